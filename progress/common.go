@@ -1,0 +1,71 @@
+package progress
+
+import (
+	"time"
+
+	"go.opentelemetry.io/otel/log"
+)
+
+// The common catalogue: event types every driver has, so that TNCO can draw
+// a progress bar for any driver. Their detail keys are listed on each
+// constructor and are part of the wire contract.
+const (
+	TypeOperationStarted   = "common/OperationStarted"
+	TypeProgress           = "common/Progress"
+	TypeOperationCompleted = "common/OperationCompleted"
+	TypeOperationFailed    = "common/OperationFailed"
+	// TypeEventsDropped reports records lost before export: see otelbridge.
+	TypeEventsDropped = "common/EventsDropped"
+)
+
+// OperationStarted reports the start of a lifecycle transition.
+// Details: operation (e.g. "Install").
+func OperationStarted(operation string) Event {
+	return Event{Type: TypeOperationStarted, Details: map[string]any{"operation": operation}}
+}
+
+// Progress reports completed of total steps. Details: completed, total and,
+// when unit is not empty, unit ("tasks", "bytes", ...). A consumer draws
+// completed/total; total 0 means unknown.
+func Progress(completed, total int64, unit string) Event {
+	d := map[string]any{"completed": completed, "total": total}
+	if unit != "" {
+		d["unit"] = unit
+	}
+	return Event{Type: TypeProgress, Details: d}
+}
+
+// OperationCompleted reports a successful end. Details: operation,
+// durationMs (omitted when duration is 0).
+func OperationCompleted(operation string, duration time.Duration) Event {
+	d := map[string]any{"operation": operation}
+	if duration > 0 {
+		d["durationMs"] = duration.Milliseconds()
+	}
+	return Event{Type: TypeOperationCompleted, Details: d}
+}
+
+// OperationFailed reports a failed end at severity ERROR. Details:
+// operation, failureCode (Ignition's failureDetails.failureCode, e.g.
+// "INTERNAL_ERROR", "RESOURCE_NOT_FOUND") and description, which must be
+// user-safe text.
+func OperationFailed(operation, failureCode, description string) Event {
+	return Event{
+		Type:     TypeOperationFailed,
+		Severity: log.SeverityError,
+		Details:  map[string]any{"operation": operation, "failureCode": failureCode, "description": description},
+	}
+}
+
+// EventsDropped reports count records lost between since and until, at
+// severity WARN. Details: count, since, until (RFC 3339), reason.
+func EventsDropped(count int64, since, until time.Time, reason string) Event {
+	return Event{
+		Type:     TypeEventsDropped,
+		Severity: log.SeverityWarn,
+		Details: map[string]any{
+			"count": count, "since": since.UTC().Format(time.RFC3339Nano),
+			"until": until.UTC().Format(time.RFC3339Nano), "reason": reason,
+		},
+	}
+}

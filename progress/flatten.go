@@ -1,0 +1,550 @@
+package progress
+
+import (
+	"encoding"
+	"encoding/base64"
+	"encoding/json"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// encoder flattens one event's details into attributes. It is pooled: the
+// hot path reuses its buffers.
+type encoder struct {
+	attrs     []attribute.KeyValue
+	sortBuf   []string
+	keys      *keyCache
+	red       *Redactor
+	lim       Limits
+	bytes     int // string bytes written so far
+	ndetails  int // detail attributes written so far
+	truncated int // cuts made (limits, unsupported values)
+}
+
+var encoderPool = sync.Pool{New: func() any {
+	return &encoder{attrs: make([]attribute.KeyValue, 0, 32), sortBuf: make([]string, 0, 32)}
+}}
+
+func getEncoder(keys *keyCache, red *Redactor, lim Limits) *encoder {
+	e := encoderPool.Get().(*encoder)
+	e.keys, e.red, e.lim = keys, red, lim
+	return e
+}
+
+func putEncoder(e *encoder) {
+	if cap(e.attrs) > 1024 {
+		return // do not keep outsized buffers alive
+	}
+	clear(e.attrs)
+	clear(e.sortBuf)
+	*e = encoder{attrs: e.attrs[:0], sortBuf: e.sortBuf[:0]}
+	encoderPool.Put(e)
+}
+
+// details flattens an event's Details below detailsRoot.
+//
+// A map or struct is flattened key by key. Any other non-nil value (a
+// string, a slice, ...) is kept whole under the key "value".
+func (e *encoder) details(v any) {
+	switch d := v.(type) {
+	case nil:
+		return
+	case map[string]any:
+		e.flattenMap(detailsRoot, d, 1)
+		return
+	case map[string]string:
+		e.flattenStringMap(detailsRoot, d)
+		return
+	}
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Interface {
+		if rv.IsNil() {
+			return
+		}
+		rv = rv.Elem()
+	}
+	info := typeInfoOf(rv.Type())
+	switch {
+	case info.marshaler:
+		e.field(detailsRoot+DetailsSeparator+"value", rv.Interface(), 1)
+	case rv.Kind() == reflect.Struct:
+		e.flattenStruct(detailsRoot, rv, info, 1)
+	case rv.Kind() == reflect.Map && info.mapKeyOK:
+		e.flattenReflectMap(detailsRoot, rv, 1)
+	default:
+		e.add(detailsRoot+DetailsSeparator+"value", e.reflectValue(rv, 1))
+	}
+}
+
+func (e *encoder) add(key string, v attribute.Value) {
+	if e.ndetails >= e.lim.MaxAttributes {
+		e.truncated++
+		return
+	}
+	e.ndetails++
+	e.attrs = append(e.attrs, attribute.KeyValue{Key: attribute.Key(key), Value: v})
+}
+
+func (e *encoder) flattenMap(parent string, m map[string]any, depth int) {
+	start := len(e.sortBuf)
+	for k := range m {
+		e.sortBuf = append(e.sortBuf, k)
+	}
+	keys := e.sortBuf[start:]
+	slices.Sort(keys)
+	for _, k := range keys {
+		ent := e.keys.child(parent, k)
+		if ent.secret {
+			e.add(ent.key, attribute.StringValue(Redacted))
+			continue
+		}
+		e.field(ent.key, m[k], depth)
+	}
+	clear(e.sortBuf[start:])
+	e.sortBuf = e.sortBuf[:start]
+}
+
+func (e *encoder) flattenStringMap(parent string, m map[string]string) {
+	start := len(e.sortBuf)
+	for k := range m {
+		e.sortBuf = append(e.sortBuf, k)
+	}
+	keys := e.sortBuf[start:]
+	slices.Sort(keys)
+	for _, k := range keys {
+		ent := e.keys.child(parent, k)
+		if ent.secret {
+			e.add(ent.key, attribute.StringValue(Redacted))
+			continue
+		}
+		e.add(ent.key, e.str(m[k]))
+	}
+	clear(e.sortBuf[start:])
+	e.sortBuf = e.sortBuf[:start]
+}
+
+// field writes one detail at key: maps and structs are flattened further,
+// everything else becomes one attribute value.
+func (e *encoder) field(key string, v any, depth int) {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			e.add(key, attribute.MapValue())
+		} else if depth >= e.lim.MaxDepth {
+			e.truncated++
+			e.add(key, attribute.StringValue(TruncatedDepth))
+		} else {
+			e.flattenMap(key, x, depth+1)
+		}
+		return
+	case map[string]string:
+		if len(x) == 0 {
+			e.add(key, attribute.MapValue())
+		} else if depth >= e.lim.MaxDepth {
+			e.truncated++
+			e.add(key, attribute.StringValue(TruncatedDepth))
+		} else {
+			e.flattenStringMap(key, x)
+		}
+		return
+	}
+	if val, ok := e.scalar(v); ok {
+		e.add(key, val)
+		return
+	}
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Interface {
+		if rv.IsNil() {
+			e.add(key, attribute.Value{})
+			return
+		}
+		rv = rv.Elem()
+	}
+	info := typeInfoOf(rv.Type())
+	flattenable := !info.marshaler && (rv.Kind() == reflect.Struct || (rv.Kind() == reflect.Map && info.mapKeyOK))
+	if !flattenable {
+		e.add(key, e.reflectValue(rv, depth))
+		return
+	}
+	if depth >= e.lim.MaxDepth {
+		e.truncated++
+		e.add(key, attribute.StringValue(TruncatedDepth))
+		return
+	}
+	if rv.Kind() == reflect.Struct {
+		if len(info.fields) == 0 {
+			e.add(key, attribute.MapValue())
+			return
+		}
+		e.flattenStruct(key, rv, info, depth+1)
+		return
+	}
+	if rv.Len() == 0 {
+		e.add(key, attribute.MapValue())
+		return
+	}
+	e.flattenReflectMap(key, rv, depth+1)
+}
+
+func (e *encoder) flattenStruct(parent string, rv reflect.Value, info *typeInfo, depth int) {
+	for i := range info.fields {
+		f := &info.fields[i]
+		fv, err := rv.FieldByIndexErr(f.index)
+		if err != nil || (f.omitEmpty && isEmptyValue(fv)) || (f.omitZero && fv.IsZero()) {
+			continue // a nil embedded pointer has no fields, as in encoding/json
+		}
+		ent := e.keys.child(parent, f.name)
+		if ent.secret {
+			e.add(ent.key, attribute.StringValue(Redacted))
+			continue
+		}
+		if val, ok := e.reflectScalar(fv); ok {
+			e.add(ent.key, val)
+			continue
+		}
+		if !fv.CanInterface() {
+			continue
+		}
+		e.field(ent.key, fv.Interface(), depth)
+	}
+}
+
+func (e *encoder) flattenReflectMap(parent string, rv reflect.Value, depth int) {
+	keys := sortedMapKeys(rv)
+	for _, kv := range keys {
+		ent := e.keys.child(parent, kv.s)
+		if ent.secret {
+			e.add(ent.key, attribute.StringValue(Redacted))
+			continue
+		}
+		mv := rv.MapIndex(kv.v)
+		if val, ok := e.reflectScalar(mv); ok {
+			e.add(ent.key, val)
+			continue
+		}
+		e.field(ent.key, mv.Interface(), depth)
+	}
+}
+
+// str applies redaction by shape and the string limits.
+func (e *encoder) str(s string) attribute.Value {
+	if e.red.SecretValue(s) {
+		return attribute.StringValue(Redacted)
+	}
+	if len(s) > e.lim.MaxStringLen {
+		e.truncated++
+		s = cutUTF8(s, e.lim.MaxStringLen) + TruncatedSuffix
+	}
+	if e.bytes+len(s) > e.lim.MaxDetailsBytes {
+		e.truncated++
+		return attribute.StringValue(TruncatedSuffix)
+	}
+	e.bytes += len(s)
+	return attribute.StringValue(s)
+}
+
+func cutUTF8(s string, n int) string {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// scalar converts the common non-container values without reflection.
+func (e *encoder) scalar(v any) (attribute.Value, bool) {
+	switch x := v.(type) {
+	case string:
+		return e.str(x), true
+	case bool:
+		return attribute.BoolValue(x), true
+	case int:
+		return attribute.Int64Value(int64(x)), true
+	case int64:
+		return attribute.Int64Value(x), true
+	case int32:
+		return attribute.Int64Value(int64(x)), true
+	case int16:
+		return attribute.Int64Value(int64(x)), true
+	case int8:
+		return attribute.Int64Value(int64(x)), true
+	case uint:
+		return uintValue(uint64(x)), true
+	case uint64:
+		return uintValue(x), true
+	case uint32:
+		return attribute.Int64Value(int64(x)), true
+	case uint16:
+		return attribute.Int64Value(int64(x)), true
+	case uint8:
+		return attribute.Int64Value(int64(x)), true
+	case float64:
+		return floatValue(x), true
+	case float32:
+		return floatValue(float64(x)), true
+	case nil:
+		return attribute.Value{}, true
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return attribute.Int64Value(i), true
+		}
+		if f, err := x.Float64(); err == nil {
+			return floatValue(f), true
+		}
+		return e.str(x.String()), true
+	case time.Time:
+		return attribute.StringValue(x.Format(time.RFC3339Nano)), true
+	case time.Duration:
+		return attribute.Int64Value(int64(x)), true
+	case []string:
+		return e.stringSlice(x), true
+	case []any:
+		return e.slice(x, 1), true
+	case error:
+		return e.str(x.Error()), true
+	}
+	return attribute.Value{}, false
+}
+
+func (e *encoder) stringSlice(x []string) attribute.Value {
+	if len(x) > e.lim.MaxSliceLen {
+		e.truncated++
+		x = x[:e.lim.MaxSliceLen]
+	}
+	vals := make([]attribute.Value, len(x))
+	for i, s := range x {
+		vals[i] = e.str(s)
+	}
+	return attribute.SliceValue(vals...)
+}
+
+func (e *encoder) slice(x []any, depth int) attribute.Value {
+	if depth > e.lim.MaxDepth {
+		e.truncated++
+		return attribute.StringValue(TruncatedDepth)
+	}
+	if len(x) > e.lim.MaxSliceLen {
+		e.truncated++
+		x = x[:e.lim.MaxSliceLen]
+	}
+	vals := make([]attribute.Value, len(x))
+	for i, el := range x {
+		vals[i] = e.value(el, depth+1)
+	}
+	return attribute.SliceValue(vals...)
+}
+
+// value converts v whole (maps become MAP values, not flattened): it is used
+// inside slices, where flattening would lose the element boundaries.
+func (e *encoder) value(v any, depth int) attribute.Value {
+	switch x := v.(type) {
+	case []any:
+		return e.slice(x, depth)
+	case map[string]any:
+		if depth > e.lim.MaxDepth {
+			e.truncated++
+			return attribute.StringValue(TruncatedDepth)
+		}
+		start := len(e.sortBuf)
+		for k := range x {
+			e.sortBuf = append(e.sortBuf, k)
+		}
+		keys := e.sortBuf[start:]
+		slices.Sort(keys)
+		kvs := make([]attribute.KeyValue, 0, len(keys))
+		for _, k := range keys {
+			if e.red.SecretKey(k) {
+				kvs = append(kvs, attribute.String(k, Redacted))
+				continue
+			}
+			kvs = append(kvs, attribute.KeyValue{Key: attribute.Key(k), Value: e.value(x[k], depth+1)})
+		}
+		clear(e.sortBuf[start:])
+		e.sortBuf = e.sortBuf[:start]
+		return attribute.MapValue(kvs...)
+	}
+	if val, ok := e.scalar(v); ok {
+		return val
+	}
+	return e.reflectValue(reflect.ValueOf(v), depth)
+}
+
+func (e *encoder) reflectScalar(rv reflect.Value) (attribute.Value, bool) {
+	switch rv.Kind() {
+	case reflect.String:
+		if rv.Type() == stringType {
+			return e.str(rv.String()), true
+		}
+	case reflect.Bool:
+		if rv.Type() == boolType {
+			return attribute.BoolValue(rv.Bool()), true
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if !typeInfoOf(rv.Type()).marshaler {
+			return attribute.Int64Value(rv.Int()), true
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if !typeInfoOf(rv.Type()).marshaler {
+			return uintValue(rv.Uint()), true
+		}
+	case reflect.Float32, reflect.Float64:
+		if !typeInfoOf(rv.Type()).marshaler {
+			return floatValue(rv.Float()), true
+		}
+	}
+	return attribute.Value{}, false
+}
+
+var (
+	stringType = reflect.TypeFor[string]()
+	boolType   = reflect.TypeFor[bool]()
+)
+
+// reflectValue converts any value whole, the way encoding/json would shape
+// it. See Flatten for the fallbacks.
+func (e *encoder) reflectValue(rv reflect.Value, depth int) attribute.Value {
+	if depth > e.lim.MaxDepth {
+		e.truncated++
+		return attribute.StringValue(TruncatedDepth)
+	}
+	for rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Interface {
+		if rv.IsNil() {
+			return attribute.Value{}
+		}
+		rv = rv.Elem()
+	}
+	if !rv.IsValid() {
+		return attribute.Value{}
+	}
+	if val, ok := e.reflectScalar(rv); ok {
+		return val
+	}
+	info := typeInfoOf(rv.Type())
+	if info.marshaler && rv.CanInterface() {
+		return e.marshaled(rv.Interface(), depth)
+	}
+	switch rv.Kind() {
+	case reflect.String:
+		return e.str(rv.String())
+	case reflect.Bool:
+		return attribute.BoolValue(rv.Bool())
+	case reflect.Struct:
+		kvs := make([]attribute.KeyValue, 0, len(info.fields))
+		for i := range info.fields {
+			f := &info.fields[i]
+			fv, err := rv.FieldByIndexErr(f.index)
+			if err != nil || (f.omitEmpty && isEmptyValue(fv)) || (f.omitZero && fv.IsZero()) {
+				continue
+			}
+			if e.red.SecretKey(f.name) {
+				kvs = append(kvs, attribute.String(f.name, Redacted))
+				continue
+			}
+			kvs = append(kvs, attribute.KeyValue{Key: attribute.Key(f.name), Value: e.reflectValue(fv, depth+1)})
+		}
+		return attribute.MapValue(kvs...)
+	case reflect.Map:
+		if !info.mapKeyOK {
+			return e.unsupported(rv)
+		}
+		if rv.IsNil() {
+			return attribute.Value{}
+		}
+		keys := sortedMapKeys(rv)
+		kvs := make([]attribute.KeyValue, 0, len(keys))
+		for _, k := range keys {
+			if e.red.SecretKey(k.s) {
+				kvs = append(kvs, attribute.String(k.s, Redacted))
+				continue
+			}
+			kvs = append(kvs, attribute.KeyValue{Key: attribute.Key(k.s), Value: e.reflectValue(rv.MapIndex(k.v), depth+1)})
+		}
+		return attribute.MapValue(kvs...)
+	case reflect.Slice, reflect.Array:
+		if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
+			if rv.IsNil() {
+				return attribute.Value{}
+			}
+			return e.str(base64.StdEncoding.EncodeToString(rv.Bytes())) // as encoding/json
+		}
+		if rv.Kind() == reflect.Slice && rv.IsNil() {
+			return attribute.Value{}
+		}
+		n := rv.Len()
+		if n > e.lim.MaxSliceLen {
+			e.truncated++
+			n = e.lim.MaxSliceLen
+		}
+		vals := make([]attribute.Value, n)
+		for i := range n {
+			vals[i] = e.reflectValue(rv.Index(i), depth+1)
+		}
+		return attribute.SliceValue(vals...)
+	}
+	return e.unsupported(rv)
+}
+
+// unsupported is the fallback for values JSON cannot hold: channels,
+// functions, complex numbers, unsafe pointers and maps with keys that are
+// not strings, integers or TextMarshalers.
+func (e *encoder) unsupported(rv reflect.Value) attribute.Value {
+	e.truncated++
+	return attribute.StringValue("[unsupported: " + rv.Type().String() + "]")
+}
+
+// marshaled encodes a json.Marshaler or encoding.TextMarshaler as
+// encoding/json would, then converts the resulting JSON value.
+func (e *encoder) marshaled(v any, depth int) attribute.Value {
+	if m, ok := v.(json.Marshaler); ok {
+		b, err := m.MarshalJSON()
+		if err != nil {
+			e.truncated++
+			return attribute.StringValue("[unsupported: MarshalJSON failed]")
+		}
+		var out any
+		dec := json.NewDecoder(bytesReader(b))
+		dec.UseNumber()
+		if err := dec.Decode(&out); err != nil {
+			e.truncated++
+			return attribute.StringValue("[unsupported: MarshalJSON returned invalid JSON]")
+		}
+		return e.value(out, depth)
+	}
+	if m, ok := v.(encoding.TextMarshaler); ok {
+		b, err := m.MarshalText()
+		if err != nil {
+			e.truncated++
+			return attribute.StringValue("[unsupported: MarshalText failed]")
+		}
+		return e.str(string(b))
+	}
+	return e.unsupported(reflect.ValueOf(v))
+}
+
+func uintValue(u uint64) attribute.Value {
+	if u > math.MaxInt64 {
+		// No int64 holds it; a float would lose digits. Keep it exact.
+		return attribute.StringValue(strconv.FormatUint(u, 10))
+	}
+	return attribute.Int64Value(int64(u))
+}
+
+// floatValue keeps finite floats; NaN and ±Inf, which JSON cannot hold,
+// become the strings "NaN", "+Inf" and "-Inf".
+func floatValue(f float64) attribute.Value {
+	switch {
+	case math.IsNaN(f):
+		return attribute.StringValue("NaN")
+	case math.IsInf(f, 1):
+		return attribute.StringValue("+Inf")
+	case math.IsInf(f, -1):
+		return attribute.StringValue("-Inf")
+	}
+	return attribute.Float64Value(f)
+}

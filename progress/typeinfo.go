@@ -1,0 +1,178 @@
+package progress
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"io"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// typeInfo is the per-type plan for encoding details: computed once per
+// type, so the hot path does no tag parsing or method-set lookups.
+type typeInfo struct {
+	marshaler bool        // json.Marshaler or encoding.TextMarshaler
+	mapKeyOK  bool        // a map whose keys encoding/json accepts
+	fields    []fieldInfo // struct fields in encoding/json order
+}
+
+type fieldInfo struct {
+	name      string
+	index     []int
+	omitEmpty bool
+	omitZero  bool
+}
+
+var typeInfos sync.Map // reflect.Type -> *typeInfo
+
+var (
+	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+func typeInfoOf(t reflect.Type) *typeInfo {
+	if v, ok := typeInfos.Load(t); ok {
+		return v.(*typeInfo)
+	}
+	info := &typeInfo{
+		marshaler: t.Implements(jsonMarshalerType) || t.Implements(textMarshalerType),
+	}
+	switch t.Kind() {
+	case reflect.Map:
+		k := t.Key()
+		switch k.Kind() {
+		case reflect.String, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+			info.mapKeyOK = true
+		default:
+			info.mapKeyOK = k.Implements(textMarshalerType)
+		}
+	case reflect.Struct:
+		info.fields = structFields(t)
+	}
+	v, _ := typeInfos.LoadOrStore(t, info)
+	return v.(*typeInfo)
+}
+
+// structFields lists the fields encoding/json would encode: exported ones,
+// renamed by their json tag, "-" skipped, untagged embedded structs inlined
+// (a field of the outer struct wins over an inlined one of the same name).
+func structFields(t reflect.Type) []fieldInfo {
+	var out []fieldInfo
+	seen := map[string]bool{}
+	var walk func(t reflect.Type, index []int, depth int)
+	walk = func(t reflect.Type, index []int, depth int) {
+		var embedded []reflect.StructField
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			tag := sf.Tag.Get("json")
+			if tag == "-" {
+				continue
+			}
+			name, opts, _ := strings.Cut(tag, ",")
+			if sf.Anonymous && name == "" {
+				ft := sf.Type
+				if ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if ft.Kind() == reflect.Struct {
+					embedded = append(embedded, sf)
+					continue
+				}
+			}
+			if !sf.IsExported() {
+				continue
+			}
+			if name == "" {
+				name = sf.Name
+			}
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			out = append(out, fieldInfo{
+				name:      name,
+				index:     append(slices.Clone(index), i),
+				omitEmpty: hasOpt(opts, "omitempty"),
+				omitZero:  hasOpt(opts, "omitzero"),
+			})
+		}
+		if depth > 4 {
+			return
+		}
+		for _, sf := range embedded {
+			ft := sf.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			walk(ft, append(slices.Clone(index), sf.Index...), depth+1)
+		}
+	}
+	walk(t, nil, 0)
+	return out
+}
+
+func hasOpt(opts, want string) bool {
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		if o == want {
+			return true
+		}
+	}
+	return false
+}
+
+// isEmptyValue is encoding/json's omitempty rule.
+func isEmptyValue(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
+		return v.IsZero()
+	}
+	return false
+}
+
+type mapKey struct {
+	s string
+	v reflect.Value
+}
+
+// sortedMapKeys returns a map's keys as strings (as encoding/json writes
+// them), sorted.
+func sortedMapKeys(rv reflect.Value) []mapKey {
+	keys := make([]mapKey, 0, rv.Len())
+	iter := rv.MapRange()
+	for iter.Next() {
+		k := iter.Key()
+		var s string
+		switch k.Kind() {
+		case reflect.String:
+			s = k.String()
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			s = strconv.FormatInt(k.Int(), 10)
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+			s = strconv.FormatUint(k.Uint(), 10)
+		default:
+			if tm, ok := k.Interface().(encoding.TextMarshaler); ok {
+				b, err := tm.MarshalText()
+				if err != nil {
+					continue
+				}
+				s = string(b)
+			}
+		}
+		keys = append(keys, mapKey{s, k})
+	}
+	slices.SortFunc(keys, func(a, b mapKey) int { return strings.Compare(a.s, b.s) })
+	return keys
+}
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
