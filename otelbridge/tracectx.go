@@ -1,0 +1,95 @@
+package otelbridge
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+
+	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/propagation"
+)
+
+// NewTraceCtxProcessor returns a processor that stamps every tracectx value
+// of the emit context onto every record as a "tracectx.<key>" string
+// attribute (progress.TraceCtxPrefix), the shape of Ignition's logstash
+// lines. It covers progress events, condition transitions and ordinary logs
+// that arrive through the slog bridge alike.
+//
+// Values pass through red before they leave: a key that red.SecretKey
+// reports as secret gets progress.Redacted as its value, and any other value
+// goes through red.Value (PEM private keys). A nil red redacts nothing.
+//
+// The processor mutates the record in OnEmit and forwards nothing itself, so
+// it must be registered before the batch or simple processor that exports:
+//
+//	sdklog.NewLoggerProvider(
+//		sdklog.WithProcessor(otelbridge.NewTraceCtxProcessor(progress.DefaultRedactor())),
+//		sdklog.WithProcessor(sdklog.NewBatchProcessor(exp)),
+//	)
+//
+// A value already stamped on the record under the same key is replaced: the
+// request's context is the authority on its own tracectx. OnEmit never
+// blocks, allocates nothing when the context carries no tracectx, and is
+// safe for concurrent use.
+func NewTraceCtxProcessor(red *progress.Redactor) sdklog.Processor {
+	return &traceCtxProcessor{red: red}
+}
+
+type traceCtxProcessor struct {
+	red *progress.Redactor
+}
+
+// maxStackAttrs covers the usual tracectx set (transactionid, processid,
+// taskid, tenantid, driverrequestid, externalrequestid) without a heap
+// allocation for the attribute slice.
+const maxStackAttrs = 8
+
+// Enabled returns true: the processor never filters, it only decorates.
+// Returning false would let the SDK drop records when it is the only
+// processor, which would be a surprising way to lose logs.
+func (p *traceCtxProcessor) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
+
+func (p *traceCtxProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
+	if ctx == nil || r == nil {
+		return nil
+	}
+	vals := propagation.FromContext(ctx)
+	if vals.Len() == 0 {
+		return nil
+	}
+	var buf [maxStackAttrs]attribute.KeyValue
+	attrs := buf[:0]
+	vals.All(func(k, v string) bool {
+		if p.red.SecretKey(k) {
+			v = progress.Redacted
+		} else {
+			v = p.red.Value(v)
+		}
+		attrs = append(attrs, attribute.String(attrKey(k), v))
+		return true
+	})
+	r.AddAttributes(attrs...)
+	return nil
+}
+
+func (p *traceCtxProcessor) Shutdown(context.Context) error   { return nil }
+func (p *traceCtxProcessor) ForceFlush(context.Context) error { return nil }
+
+// knownKeys avoids a string concatenation per record for the keys every
+// Ignition request carries.
+var knownKeys = map[string]string{
+	"transactionid":     progress.TraceCtxPrefix + "transactionid",
+	"processid":         progress.TraceCtxPrefix + "processid",
+	"taskid":            progress.TraceCtxPrefix + "taskid",
+	"tenantid":          progress.TraceCtxPrefix + "tenantid",
+	"driverrequestid":   progress.TraceCtxPrefix + "driverrequestid",
+	"externalrequestid": progress.TraceCtxPrefix + "externalrequestid",
+}
+
+func attrKey(k string) string {
+	if s, ok := knownKeys[k]; ok {
+		return s
+	}
+	return progress.TraceCtxPrefix + k
+}
