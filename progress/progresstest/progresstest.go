@@ -1,0 +1,164 @@
+// Package progresstest captures the progress events and condition
+// transitions a driver records, so that the driver's own tests can assert
+// on them (type, details, envelope, trace correlation) without a collector.
+//
+// It is built on the real OpenTelemetry SDK: records go through an SDK
+// LoggerProvider, which fills in trace and span ids exactly as production
+// does, and are read back with progress.Decode.
+package progresstest
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/log"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/progressotel/progressotel/progress"
+)
+
+// Sink captures every record emitted through its LoggerProvider. It is safe
+// for concurrent use.
+type Sink struct {
+	lp *sdklog.LoggerProvider
+	c  *capture
+}
+
+// NewSink returns a Sink whose LoggerProvider captures synchronously.
+// Extra processors (for example otelbridge.NewTraceCtxProcessor) run
+// before the capture, as they would before an exporter.
+func NewSink(processors ...sdklog.Processor) *Sink {
+	c := &capture{}
+	opts := make([]sdklog.LoggerProviderOption, 0, len(processors)+1)
+	for _, p := range processors {
+		opts = append(opts, sdklog.WithProcessor(p))
+	}
+	opts = append(opts, sdklog.WithProcessor(c))
+	return &Sink{lp: sdklog.NewLoggerProvider(opts...), c: c}
+}
+
+// Install returns a Sink that is the global LoggerProvider and whose
+// Recorder is progress.Default() for the duration of the test, so code that
+// calls progress.Record is captured. The previous globals are restored at
+// cleanup. Tests that use Install must not run in parallel.
+func Install(tb testing.TB, processors ...sdklog.Processor) *Sink {
+	tb.Helper()
+	s := NewSink(processors...)
+	prevLP := otel.GetLoggerProvider()
+	prevRec := progress.Default()
+	otel.SetLoggerProvider(s.lp)
+	progress.SetDefault(s.Recorder())
+	tb.Cleanup(func() {
+		progress.SetDefault(prevRec)
+		otel.SetLoggerProvider(prevLP)
+		_ = s.lp.Shutdown(context.Background())
+	})
+	return s
+}
+
+// LoggerProvider is the SDK provider that feeds the Sink.
+func (s *Sink) LoggerProvider() *sdklog.LoggerProvider { return s.lp }
+
+// Recorder returns a progress.Recorder that emits into the Sink.
+func (s *Sink) Recorder(opts ...progress.Option) *progress.Recorder {
+	return progress.NewRecorder(append([]progress.Option{progress.WithLoggerProvider(s.lp)}, opts...)...)
+}
+
+// Records returns clones of every captured record, in emit order.
+func (s *Sink) Records() []sdklog.Record {
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	out := make([]sdklog.Record, len(s.c.records))
+	for i := range s.c.records {
+		out[i] = s.c.records[i].Clone()
+	}
+	return out
+}
+
+// Reset forgets the captured records.
+func (s *Sink) Reset() {
+	s.c.mu.Lock()
+	s.c.records = nil
+	s.c.mu.Unlock()
+}
+
+// Event is a captured progress event or transition, decoded.
+type Event struct {
+	progress.Decoded
+	EventName string
+	Severity  log.Severity
+	Timestamp time.Time
+	TraceID   trace.TraceID
+	SpanID    trace.SpanID
+	// Scope is the instrumentation scope name of the record.
+	Scope string
+}
+
+// Events decodes the captured progress records, in emit order. Records
+// that are not progress records (ordinary logs) are skipped.
+func (s *Sink) Events() []Event {
+	recs := s.Records()
+	out := make([]Event, 0, len(recs))
+	for i := range recs {
+		r := &recs[i]
+		d, err := progress.Decode(r)
+		if err != nil {
+			continue
+		}
+		out = append(out, Event{
+			Decoded: d, EventName: r.EventName(), Severity: r.Severity(), Timestamp: r.Timestamp(),
+			TraceID: r.TraceID(), SpanID: r.SpanID(), Scope: r.InstrumentationScope().Name,
+		})
+	}
+	return out
+}
+
+// OfType returns the captured events whose EventName is name (a
+// progressEventType or a stream).
+func (s *Sink) OfType(name string) []Event {
+	var out []Event
+	for _, e := range s.Events() {
+		if e.EventName == name {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Types returns the EventName of every captured progress record, in order.
+func (s *Sink) Types() []string {
+	evs := s.Events()
+	out := make([]string, len(evs))
+	for i, e := range evs {
+		out[i] = e.EventName
+	}
+	return out
+}
+
+// CorrelatedWith reports whether e was recorded inside span.
+func (e Event) CorrelatedWith(span trace.Span) bool {
+	sc := span.SpanContext()
+	return sc.IsValid() && e.TraceID == sc.TraceID() && e.SpanID == sc.SpanID()
+}
+
+// capture is an sdk/log Processor that keeps clones of what it sees.
+type capture struct {
+	mu      sync.Mutex
+	records []sdklog.Record
+}
+
+func (c *capture) OnEmit(_ context.Context, r *sdklog.Record) error {
+	clone := r.Clone()
+	c.mu.Lock()
+	c.records = append(c.records, clone)
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *capture) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
+func (c *capture) Shutdown(context.Context) error                        { return nil }
+func (c *capture) ForceFlush(context.Context) error                      { return nil }
