@@ -1,0 +1,18 @@
+// Package otelbridge is the event log service of a driver: it bootstraps the
+// OpenTelemetry SDK at start-up so that progress events, condition
+// transitions and the driver's own slog logs reach the configured exporters,
+// correlated with traces and stamped with the request's tracectx values.
+//
+// Call Setup once in main and defer its shutdown:
+//
+//	shutdown, err := otelbridge.Setup(ctx)
+//	if err != nil {
+//		return err
+//	}
+//	defer shutdown(context.Background())
+//
+// Setup reads the standard environment (OTEL_SERVICE_NAME,
+// OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_*, OTEL_LOGS_EXPORTER); every
+// setting also has an Option, so tests configure it without the
+// environment.
+package otelbridge
