@@ -1,0 +1,319 @@
+package prettyexporter
+
+import (
+	"context"
+	"encoding/hex"
+	"os"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+)
+
+// Exporter writes each record as one readable line: the human format of
+// docs/formats.md. It implements go.opentelemetry.io/otel/sdk/log.Exporter
+// and is safe for concurrent use.
+type Exporter struct {
+	sink
+	color  bool
+	noTime bool
+	layout string
+}
+
+var _ sdklog.Exporter = (*Exporter)(nil)
+
+// New returns a pretty exporter writing to os.Stderr unless WithWriter says
+// otherwise. It colours when the writer is a terminal (see WithColor). The
+// error is always nil today; it is there so that a future option can fail
+// without an API change.
+func New(opts ...Option) (*Exporter, error) {
+	c := newConfig(os.Stderr, opts)
+	e := &Exporter{color: useColor(c.color, c.w), noTime: c.noTime, layout: c.timeLayout}
+	e.w = c.w
+	return e, nil
+}
+
+// Colored reports whether the exporter writes ANSI colours, as resolved
+// from WithColor, the writer and NO_COLOR when it was created.
+func (e *Exporter) Colored() bool { return e.color }
+
+// Export writes records, one line each, with a single Write. It returns
+// ctx's error if ctx ends before all are encoded (nothing is written then),
+// and sdk/log.ErrExporterShutdown after Shutdown, writing nothing.
+func (e *Exporter) Export(ctx context.Context, records []sdklog.Record) error {
+	return e.export(ctx, records, e.appendRecord)
+}
+
+// ForceFlush flushes w if it is buffered (has a Flush() error method).
+func (e *Exporter) ForceFlush(ctx context.Context) error { return e.forceFlush(ctx) }
+
+// Shutdown flushes a buffered writer and stops the exporter; later Exports
+// write nothing. It waits only for a Write already in progress.
+func (e *Exporter) Shutdown(context.Context) error { return e.shutdown() }
+
+func (e *Exporter) sgr(b []byte, code string) []byte {
+	if e.color {
+		b = append(b, code...)
+	}
+	return b
+}
+
+func (e *Exporter) reset(b []byte) []byte {
+	if e.color {
+		b = append(b, sgrReset...)
+	}
+	return b
+}
+
+func (e *Exporter) appendRecord(b []byte, r *sdklog.Record) []byte {
+	v := getView()
+	defer putView(v)
+	v.load(r)
+
+	if !e.noTime {
+		ts := r.Timestamp()
+		if ts.IsZero() {
+			ts = r.ObservedTimestamp()
+		}
+		b = e.sgr(b, sgrDim)
+		b = ts.Local().AppendFormat(b, e.layout)
+		b = e.reset(b)
+		b = append(b, ' ')
+	}
+	b = e.appendLevel(b, r)
+	b = append(b, ' ')
+
+	switch v.kind {
+	case kindEvent:
+		b = e.appendType(b, v.name)
+		b = e.appendResource(b, v)
+	case kindTransition:
+		b = e.sgr(b, groupColor(v.name))
+		b = appendText(b, v.name, false)
+		b = e.reset(b)
+		b = e.appendResource(b, v)
+		b = append(b, "  "...)
+		b = e.appendTransition(b, v)
+	default:
+		if v.name != "" {
+			b = e.sgr(b, sgrBold)
+			b = appendText(b, v.name, false)
+			b = e.reset(b)
+			b = append(b, ' ')
+		}
+		b = appendBody(b, r.Body())
+	}
+
+	if tid := r.TraceID(); tid.IsValid() {
+		b = append(b, "  "...)
+		b = e.sgr(b, sgrDim)
+		b = hex.AppendEncode(b, tid[:4])
+		b = e.reset(b)
+	}
+	if v.hasTx {
+		b = append(b, "  "...)
+		b = e.appendKey(b, "tx")
+		b = appendText(b, v.txID, false)
+	}
+	if len(v.details) > 0 || len(v.extra) > 0 {
+		b = append(b, ' ')
+	}
+	for _, d := range v.details {
+		b = append(b, ' ')
+		b = e.appendKV(b, d.path, d.v)
+	}
+	for _, kv := range v.extra {
+		b = append(b, ' ')
+		b = e.appendKV(b, string(kv.Key), kv.Value)
+	}
+	b = e.appendEnvelope(b, v)
+	return append(b, '\n')
+}
+
+// levels are fixed-width, so that the types line up.
+func (e *Exporter) appendLevel(b []byte, r *sdklog.Record) []byte {
+	s := r.Severity()
+	switch {
+	case s >= 21:
+		return e.marked(b, sgrRed, "FTL")
+	case s >= 17:
+		return e.marked(b, sgrRed, "ERR")
+	case s >= 13:
+		return e.marked(b, sgrYellow, "WRN")
+	case s >= 9:
+		return e.marked(b, sgrGreen, "INF")
+	case s >= 5:
+		return e.marked(b, sgrDim, "DBG")
+	case s >= 1:
+		return e.marked(b, sgrDim, "TRC")
+	}
+	return append(b, "---"...)
+}
+
+func (e *Exporter) marked(b []byte, code, s string) []byte {
+	b = e.sgr(b, code)
+	b = append(b, s...)
+	return e.reset(b)
+}
+
+// appendType writes group/ in the group's colour and the name in bold.
+func (e *Exporter) appendType(b []byte, typ string) []byte {
+	i := strings.IndexByte(typ, '/')
+	if i < 0 || !bare(typ, false) {
+		b = e.sgr(b, sgrBold)
+		b = appendText(b, typ, false)
+		return e.reset(b)
+	}
+	b = e.sgr(b, groupColor(typ[:i]))
+	b = append(b, typ[:i+1]...)
+	b = e.reset(b)
+	b = e.sgr(b, sgrBold)
+	b = append(b, typ[i+1:]...)
+	return e.reset(b)
+}
+
+// appendResource writes "  Type/id" (or whichever of the two is set).
+func (e *Exporter) appendResource(b []byte, v *view) []byte {
+	if v.resType == "" && v.resID == "" {
+		return b
+	}
+	b = append(b, "  "...)
+	if v.resType != "" {
+		b = appendText(b, v.resType, false)
+		if v.resID != "" {
+			b = append(b, '/')
+		}
+	}
+	if v.resID != "" {
+		b = appendText(b, v.resID, false)
+	}
+	return b
+}
+
+// appendTransition writes `False (Provisioning) → True (Provisioned) "msg"`,
+// the previous state only when known.
+func (e *Exporter) appendTransition(b []byte, v *view) []byte {
+	if v.tr.hasPrev {
+		b = e.sgr(b, sgrDim)
+		b = appendCondition(b, v.tr.pStatus, v.tr.pReason)
+		b = e.reset(b)
+		b = append(b, " → "...)
+	}
+	b = e.sgr(b, sgrBold)
+	b = appendText(b, v.tr.status, false)
+	b = e.reset(b)
+	if v.tr.reason != "" {
+		b = append(b, " ("...)
+		b = appendText(b, v.tr.reason, false)
+		b = append(b, ')')
+	}
+	if v.tr.message != "" {
+		b = append(b, ' ')
+		b = strconv.AppendQuote(b, v.tr.message)
+	}
+	return b
+}
+
+func appendCondition(b []byte, status, reason string) []byte {
+	b = appendText(b, status, false)
+	if reason != "" {
+		b = append(b, " ("...)
+		b = appendText(b, reason, false)
+		b = append(b, ')')
+	}
+	return b
+}
+
+// appendBody writes a log's body: a string as it is when printable, any
+// other value as in key=value.
+func appendBody(b []byte, body attribute.Value) []byte {
+	switch body.Type() {
+	case attribute.EMPTY:
+		return b
+	case attribute.STRING:
+		return appendMessage(b, body.AsString())
+	}
+	return appendPrettyValue(b, body, false)
+}
+
+func (e *Exporter) appendKey(b []byte, k string) []byte {
+	b = e.sgr(b, sgrDim)
+	b = appendText(b, k, false)
+	b = append(b, '=')
+	return e.reset(b)
+}
+
+// appendKV writes key=value; a non-empty map value is spread into
+// key.sub=value pairs, the way details travel on the wire.
+func (e *Exporter) appendKV(b []byte, k string, val attribute.Value) []byte {
+	if val.Type() != attribute.MAP || len(val.AsMap()) == 0 {
+		b = e.appendKey(b, k)
+		return appendPrettyValue(b, val, false)
+	}
+	var stack [8]string
+	return e.appendMap(b, append(stack[:0], k), val)
+}
+
+func (e *Exporter) appendMap(b []byte, path []string, val attribute.Value) []byte {
+	for i, kv := range val.AsMap() {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		p := append(path, string(kv.Key))
+		if kv.Value.Type() == attribute.MAP && len(kv.Value.AsMap()) > 0 {
+			b = e.appendMap(b, p, kv.Value)
+			continue
+		}
+		b = e.sgr(b, sgrDim)
+		for j, s := range p {
+			if j > 0 {
+				b = append(b, '.')
+			}
+			b = appendText(b, s, false)
+		}
+		b = append(b, '=')
+		b = e.reset(b)
+		b = appendPrettyValue(b, kv.Value, false)
+	}
+	return b
+}
+
+// appendEnvelope writes the envelope fields that help a reader, dimmed:
+// namespace, generation, scope and the truncation mark. The component,
+// uid, tenant, sequence and the other tracectx values are in the JSON
+// format only.
+func (e *Exporter) appendEnvelope(b []byte, v *view) []byte {
+	if v.resNS == "" && !v.hasGen && len(v.scope) == 0 && !v.truncated {
+		return b
+	}
+	b = append(b, "  "...)
+	b = e.sgr(b, sgrDim)
+	sep := false
+	field := func(prefix, k string) {
+		if sep {
+			b = append(b, ' ')
+		}
+		sep = true
+		b = append(b, prefix...)
+		b = appendText(b, k, false)
+		b = append(b, '=')
+	}
+	if v.resNS != "" {
+		field("", "namespace")
+		b = appendText(b, v.resNS, false)
+	}
+	if v.hasGen {
+		field("", "generation")
+		b = strconv.AppendInt(b, v.gen, 10)
+	}
+	for _, s := range v.scope {
+		field("scope.", s.path)
+		b = appendText(b, s.v.Emit(), false)
+	}
+	if v.truncated {
+		field("", "truncated")
+		b = append(b, "true"...)
+	}
+	return e.reset(b)
+}

@@ -1,0 +1,345 @@
+package prettyexporter
+
+import (
+	"encoding/base64"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// This file holds the escaping appenders. Every string from a record (key,
+// value, body, event name) reaches the output through one of them, so no
+// control character, DEL, C1 control or invalid UTF-8 is ever written raw:
+// the only escape sequences in the output are the SGR colour codes of
+// colour.go.
+
+// bare reports whether s can be written without quotes in the pretty
+// format: not empty, and only printable non-space runes other than '"',
+// '=' and '\\'. In a nested context (inside [..] or {..}) the structural
+// characters ",[]{}" also force quotes, so that a list never reads
+// ambiguously.
+func bare(s string, nested bool) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c <= ' ' || c == '"' || c == '=' || c == '\\' || c == 0x7f {
+				return false
+			}
+			if nested && (c == ',' || c == '[' || c == ']' || c == '{' || c == '}') {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || !strconv.IsPrint(r) {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// printable reports whether s has only printable runes (spaces allowed):
+// such a message is written as it is.
+func printable(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < ' ' || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || !strconv.IsPrint(r) {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// appendText appends s bare when it can be, else as a Go-quoted string
+// (strconv escapes every non-printable rune: \x1b, \n, \u202e, \x9b).
+func appendText(b []byte, s string, nested bool) []byte {
+	if bare(s, nested) {
+		return append(b, s...)
+	}
+	return strconv.AppendQuote(b, s)
+}
+
+// appendMessage appends a log body: as it is when printable, else quoted.
+func appendMessage(b []byte, s string) []byte {
+	if printable(s) {
+		return append(b, s...)
+	}
+	return strconv.AppendQuote(b, s)
+}
+
+// appendPrettyValue appends v for the pretty format.
+func appendPrettyValue(b []byte, v attribute.Value, nested bool) []byte {
+	switch v.Type() {
+	case attribute.STRING:
+		return appendText(b, v.AsString(), nested)
+	case attribute.BOOL:
+		return strconv.AppendBool(b, v.AsBool())
+	case attribute.INT64:
+		return strconv.AppendInt(b, v.AsInt64(), 10)
+	case attribute.FLOAT64:
+		return strconv.AppendFloat(b, v.AsFloat64(), 'g', -1, 64)
+	case attribute.BYTESLICE:
+		return base64.StdEncoding.AppendEncode(b, v.AsByteSlice())
+	case attribute.SLICE:
+		b = append(b, '[')
+		for i, e := range v.AsSlice() {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendPrettyValue(b, e, true)
+		}
+		return append(b, ']')
+	case attribute.STRINGSLICE:
+		b = append(b, '[')
+		for i, e := range v.AsStringSlice() {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendText(b, e, true)
+		}
+		return append(b, ']')
+	case attribute.INT64SLICE:
+		b = append(b, '[')
+		for i, e := range v.AsInt64Slice() {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = strconv.AppendInt(b, e, 10)
+		}
+		return append(b, ']')
+	case attribute.FLOAT64SLICE:
+		b = append(b, '[')
+		for i, e := range v.AsFloat64Slice() {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = strconv.AppendFloat(b, e, 'g', -1, 64)
+		}
+		return append(b, ']')
+	case attribute.BOOLSLICE:
+		b = append(b, '[')
+		for i, e := range v.AsBoolSlice() {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = strconv.AppendBool(b, e)
+		}
+		return append(b, ']')
+	case attribute.MAP:
+		b = append(b, '{')
+		for i, kv := range v.AsMap() {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendText(b, string(kv.Key), true)
+			b = append(b, ": "...)
+			b = appendPrettyValue(b, kv.Value, true)
+		}
+		return append(b, '}')
+	}
+	return append(b, "<nil>"...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as a JSON string. Beyond what JSON requires it
+// escapes DEL, the C1 controls and U+2028/U+2029, and replaces invalid
+// UTF-8 with U+FFFD as encoding/json does, so a line is safe to print on a
+// terminal and to embed in JavaScript.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = appendJSONChars(b, s)
+	return append(b, '"')
+}
+
+// appendJSONChars appends the escaped body of a JSON string.
+func appendJSONChars(b []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= ' ' && c != '"' && c != '\\' && c != 0x7f {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r >= 0x80 && r <= 0x9f, r == '\u2028', r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(b, s[start:]...)
+}
+
+// appendJSONFloat writes f as encoding/json would; NaN and ±Inf, which JSON
+// cannot hold, become the strings "NaN", "+Inf" and "-Inf" (the same
+// fallback as progress.Flatten).
+func appendJSONFloat(b []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(b, `"NaN"`...)
+	case math.IsInf(f, 1):
+		return append(b, `"+Inf"`...)
+	case math.IsInf(f, -1):
+		return append(b, `"-Inf"`...)
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9, as encoding/json does
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// appendJSONValue appends v as a JSON value.
+func appendJSONValue(b []byte, v attribute.Value) []byte {
+	switch v.Type() {
+	case attribute.STRING:
+		return appendJSONString(b, v.AsString())
+	case attribute.BOOL:
+		return strconv.AppendBool(b, v.AsBool())
+	case attribute.INT64:
+		return strconv.AppendInt(b, v.AsInt64(), 10)
+	case attribute.FLOAT64:
+		return appendJSONFloat(b, v.AsFloat64())
+	case attribute.BYTESLICE:
+		b = append(b, '"')
+		b = base64.StdEncoding.AppendEncode(b, v.AsByteSlice())
+		return append(b, '"')
+	case attribute.SLICE:
+		b = append(b, '[')
+		for i, e := range v.AsSlice() {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONValue(b, e)
+		}
+		return append(b, ']')
+	case attribute.STRINGSLICE:
+		b = append(b, '[')
+		for i, e := range v.AsStringSlice() {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, e)
+		}
+		return append(b, ']')
+	case attribute.INT64SLICE:
+		b = append(b, '[')
+		for i, e := range v.AsInt64Slice() {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, e, 10)
+		}
+		return append(b, ']')
+	case attribute.FLOAT64SLICE:
+		b = append(b, '[')
+		for i, e := range v.AsFloat64Slice() {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONFloat(b, e)
+		}
+		return append(b, ']')
+	case attribute.BOOLSLICE:
+		b = append(b, '[')
+		for i, e := range v.AsBoolSlice() {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendBool(b, e)
+		}
+		return append(b, ']')
+	case attribute.MAP:
+		b = append(b, '{')
+		for i, kv := range v.AsMap() {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, string(kv.Key))
+			b = append(b, ':')
+			b = appendJSONValue(b, kv.Value)
+		}
+		return append(b, '}')
+	}
+	return append(b, "null"...)
+}
+
+// appendJSONSegment appends a wire path segment as a JSON string body,
+// unescaped as progress.Decode reads it: "%25" is '%', "%2E" or "%2e" is
+// '.', and any other '%' stays as it is.
+func appendJSONSegment(b []byte, seg string) []byte {
+	for {
+		i := strings.IndexByte(seg, '%')
+		if i < 0 || i+2 >= len(seg) {
+			return appendJSONChars(b, seg)
+		}
+		var c byte
+		switch seg[i+1 : i+3] {
+		case "25":
+			c = '%'
+		case "2E", "2e":
+			c = '.'
+		default:
+			b = appendJSONChars(b, seg[:i+1])
+			seg = seg[i+1:]
+			continue
+		}
+		b = appendJSONChars(b, seg[:i])
+		b = append(b, c)
+		seg = seg[i+3:]
+	}
+}
