@@ -5,8 +5,8 @@ import (
 	"encoding/hex"
 	"os"
 	"slices"
-	"strings"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"

@@ -38,12 +38,12 @@ type view struct {
 	txID     string
 	hasTx    bool
 
-	compName, compVersion        string
+	compName, compVersion         string
 	resType, resID, resNS, resUID string
-	scope                        []pathValue
-	tenant                       string
-	gen, seq                     int64
-	hasGen, hasSeq, truncated    bool
+	scope                         []pathValue
+	tenant                        string
+	gen, seq                      int64
+	hasGen, hasSeq, truncated     bool
 
 	tr struct {
 		status, reason, message    string
