@@ -1,0 +1,43 @@
+// Program otelcol-progress is the OpenTelemetry Collector distribution of
+// progressotel: the components listed in ../builder-config.yaml and nothing
+// else. It has the shape the Collector Builder (OCB) generates, written out
+// so that `go build` alone builds it; manifest_test.go keeps the two in step.
+package main
+
+import (
+	"os"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/otelcol"
+)
+
+// The distribution's identity; equal to dist.name / dist.version of the manifest.
+const (
+	distName    = "otelcol-progress"
+	distVersion = "0.152.0-progressotel"
+)
+
+func main() {
+	if err := otelcol.NewCommand(settings()).Execute(); err != nil {
+		// cobra has already printed the error.
+		os.Exit(1)
+	}
+}
+
+func settings() otelcol.CollectorSettings {
+	return otelcol.CollectorSettings{
+		BuildInfo: component.BuildInfo{
+			Command:     distName,
+			Description: "OpenTelemetry Collector distribution for progressotel (progress events to TNCO over Kafka)",
+			Version:     distVersion,
+		},
+		Factories: components,
+		ConfigProviderSettings: otelcol.ConfigProviderSettings{
+			ResolverSettings: confmap.ResolverSettings{
+				ProviderFactories: providers(),
+			},
+		},
+		ProviderModules: providerModules(),
+	}
+}
