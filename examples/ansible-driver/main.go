@@ -39,10 +39,13 @@ func main() {
 	}
 }
 
-func run(delay time.Duration, tenant string) error {
+// run sets up the event log service and runs the playbook; opts are added
+// to Setup's (tests send the output to a buffer).
+func run(delay time.Duration, tenant string, opts ...otelbridge.Option) error {
 	ctx := context.Background()
-	shutdown, err := otelbridge.Setup(ctx, otelbridge.WithResource(resource.NewSchemaless(
-		attribute.String("service.name", "ansible-driver"))))
+	opts = append([]otelbridge.Option{otelbridge.WithResource(resource.NewSchemaless(
+		attribute.String("service.name", "ansible-driver")))}, opts...)
+	shutdown, err := otelbridge.Setup(ctx, opts...)
 	if err != nil {
 		return err
 	}

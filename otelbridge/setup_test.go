@@ -1,0 +1,119 @@
+package otelbridge
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.opentelemetry.io/otel"
+
+	"github.com/progressotel/progressotel/progress"
+)
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func env(kv map[string]string) Option {
+	return withEnv(func(k string) string { return kv[k] })
+}
+
+func TestExporterNames(t *testing.T) {
+	cases := []struct {
+		env  map[string]string
+		opts []Option
+		want string
+	}{
+		{env: map[string]string{"OTEL_LOGS_EXPORTER": "json"}, want: "json"},
+		{env: map[string]string{"OTEL_LOGS_EXPORTER": " Pretty , otlp,pretty"}, want: "pretty,otlp"},
+		{env: map[string]string{"OTEL_LOGS_EXPORTER": "none"}, want: "none"},
+		// Not a terminal (a writer is given): JSON, plus OTLP when an endpoint is set.
+		{env: map[string]string{}, opts: []Option{WithWriter(&bytes.Buffer{})}, want: "json"},
+		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317"}, opts: []Option{WithWriter(&bytes.Buffer{})}, want: "json,otlp"},
+		// Options win over the environment.
+		{env: map[string]string{"OTEL_LOGS_EXPORTER": "json"}, opts: []Option{WithExporters("console")}, want: "console"},
+	}
+	for _, c := range cases {
+		cfg := config{}
+		for _, o := range append([]Option{env(c.env)}, c.opts...) {
+			o(&cfg)
+		}
+		got, err := cfg.exporterNames()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(got, ",") != c.want {
+			t.Errorf("env %v: exporters %v, want %s", c.env, got, c.want)
+		}
+	}
+}
+
+func TestSetupRejectsUnknownExporter(t *testing.T) {
+	_, err := Setup(context.Background(), env(map[string]string{"OTEL_LOGS_EXPORTER": "pretty,fancy"}))
+	if err == nil || !strings.Contains(err.Error(), `"fancy"`) || !strings.Contains(err.Error(), "pretty, json, otlp, console, none") {
+		t.Fatalf("err = %v, want a clear error naming the value and the choices", err)
+	}
+	_, err = Setup(context.Background(), WithExporters("otlp"), env(map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "carrier-pigeon"}))
+	if err == nil || !strings.Contains(err.Error(), "carrier-pigeon") {
+		t.Fatalf("err = %v, want the bad protocol named", err)
+	}
+}
+
+// TestSetupShutdownFlushes: everything recorded before shutdown is written,
+// through the global provider and progress.Record, correlated to a span of
+// the installed TracerProvider.
+func TestSetupShutdownFlushes(t *testing.T) {
+	var out lockedBuffer
+	shutdown, err := Setup(context.Background(), WithExporters("json"), WithWriter(&out), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, span := otel.Tracer("test").Start(context.Background(), "op")
+	for i := range 500 {
+		if err := progress.Record(ctx, progress.Progress(int64(i+1), 500, "steps")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	span.End()
+	if err := shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 500 {
+		t.Fatalf("%d lines after shutdown, want 500", len(lines))
+	}
+	if !strings.Contains(lines[0], span.SpanContext().TraceID().String()) {
+		t.Errorf("first line not correlated with the span: %s", lines[0])
+	}
+	// After shutdown, Record is accepted and discarded without error.
+	if err := progress.Record(ctx, progress.Progress(1, 1, "")); err != nil {
+		t.Errorf("Record after shutdown: %v", err)
+	}
+}
+
+func TestSetupShutdownHonoursDeadline(t *testing.T) {
+	shutdown, err := Setup(context.Background(), WithExporters("none"), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	// A cancelled context must not hang; whether it reports an error is
+	// up to what was pending (nothing here).
+	_ = shutdown(ctx)
+}
