@@ -1,0 +1,144 @@
+package prettyexporter_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/progressotel/progressotel/otelbridge"
+	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/propagation"
+)
+
+// keeper is an exporter that keeps clones of what it receives, so that a
+// test can compare an exporter's output with progress.Decode of the same
+// record.
+type keeper struct {
+	mu   sync.Mutex
+	recs []sdklog.Record
+}
+
+func (k *keeper) Export(_ context.Context, rs []sdklog.Record) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for i := range rs {
+		k.recs = append(k.recs, rs[i].Clone())
+	}
+	return nil
+}
+func (k *keeper) Shutdown(context.Context) error   { return nil }
+func (k *keeper) ForceFlush(context.Context) error { return nil }
+
+func (k *keeper) all() []sdklog.Record {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]sdklog.Record(nil), k.recs...)
+}
+
+// harness is the real pipeline: a progress.Recorder emitting through an
+// SDK LoggerProvider whose processors are otelbridge's tracectx stamp, the
+// exporter under test and a keeper, inside real sdk/trace spans.
+type harness struct {
+	lp     *sdklog.LoggerProvider
+	rec    *progress.Recorder
+	tracer trace.Tracer
+	kept   *keeper
+}
+
+func newHarness(t testing.TB, exp sdklog.Exporter) *harness {
+	t.Helper()
+	k := &keeper{}
+	lp := sdklog.NewLoggerProvider(
+		sdklog.WithProcessor(otelbridge.NewTraceCtxProcessor(progress.DefaultRedactor())),
+		sdklog.WithProcessor(sdklog.NewSimpleProcessor(exp)),
+		sdklog.WithProcessor(sdklog.NewSimpleProcessor(k)),
+	)
+	tp := sdktrace.NewTracerProvider()
+	t.Cleanup(func() {
+		_ = lp.Shutdown(context.Background())
+		_ = tp.Shutdown(context.Background())
+	})
+	return &harness{
+		lp:     lp,
+		rec:    progress.NewRecorder(progress.WithLoggerProvider(lp)),
+		tracer: tp.Tracer("test"),
+		kept:   k,
+	}
+}
+
+// span starts a span carrying tracectx transactionid tx-1 and processid p-9.
+func (h *harness) span(t testing.TB) (context.Context, trace.Span) {
+	t.Helper()
+	ctx, err := propagation.WithValue(context.Background(), "transactionid", "tx-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctx, err = propagation.WithValue(ctx, "processid", "p-9"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, span := h.tracer.Start(ctx, "Install")
+	t.Cleanup(func() { span.End() })
+	return ctx, span
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent Write and read.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func lines(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// parseLines decodes each JSON line, failing the test on an invalid one.
+func parseLines(t testing.TB, out string) []map[string]any {
+	t.Helper()
+	var objs []map[string]any
+	for _, l := range lines(out) {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("invalid JSON line %q: %v", l, err)
+		}
+		objs = append(objs, m)
+	}
+	return objs
+}
+
+// jsonNormal returns v as encoding/json would read it back: the common
+// ground on which nested details are compared.
+func jsonNormal(t testing.TB, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
