@@ -8,11 +8,11 @@ import (
 	"sync"
 	"testing"
 
+	"go.opentelemetry.io/otel/attribute"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/propagation"
 )
@@ -42,9 +42,26 @@ func (k *keeper) all() []sdklog.Record {
 	return append([]sdklog.Record(nil), k.recs...)
 }
 
+// tracectxStamp stamps the context's tracectx values on each record as
+// tracectx.<key> attributes, the way otelbridge.NewTraceCtxProcessor does
+// in production. It is repeated here so that these tests do not depend on
+// otelbridge, which itself depends on this package.
+type tracectxStamp struct{}
+
+func (tracectxStamp) OnEmit(ctx context.Context, r *sdklog.Record) error {
+	propagation.FromContext(ctx).All(func(k, v string) bool {
+		r.AddAttributes(attribute.String(progress.TraceCtxPrefix+k, v))
+		return true
+	})
+	return nil
+}
+func (tracectxStamp) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
+func (tracectxStamp) Shutdown(context.Context) error                         { return nil }
+func (tracectxStamp) ForceFlush(context.Context) error                       { return nil }
+
 // harness is the real pipeline: a progress.Recorder emitting through an
-// SDK LoggerProvider whose processors are otelbridge's tracectx stamp, the
-// exporter under test and a keeper, inside real sdk/trace spans.
+// SDK LoggerProvider whose processors are a tracectx stamp, the exporter
+// under test and a keeper, inside real sdk/trace spans.
 type harness struct {
 	lp     *sdklog.LoggerProvider
 	rec    *progress.Recorder
@@ -56,7 +73,7 @@ func newHarness(t testing.TB, exp sdklog.Exporter) *harness {
 	t.Helper()
 	k := &keeper{}
 	lp := sdklog.NewLoggerProvider(
-		sdklog.WithProcessor(otelbridge.NewTraceCtxProcessor(progress.DefaultRedactor())),
+		sdklog.WithProcessor(tracectxStamp{}),
 		sdklog.WithProcessor(sdklog.NewSimpleProcessor(exp)),
 		sdklog.WithProcessor(sdklog.NewSimpleProcessor(k)),
 	)

@@ -1,0 +1,39 @@
+package prettyexporter_test
+
+import (
+	"fmt"
+	"regexp"
+	"time"
+)
+
+// sgr matches the SGR sequences the exporter writes itself (see color.go).
+var sgr = regexp.MustCompile("\x1b\\[(?:0|1|2|1;31|1;33|32|36|35|34|96|95|94)m")
+
+// checkSafe reports the first byte of out that could drive a terminal: a
+// C0 control other than the newline ending a line, or DEL. With colour on,
+// the exporter's own SGR sequences are removed first; any other escape is
+// an error.
+func checkSafe(out string, color bool) error {
+	if color {
+		out = sgr.ReplaceAllString(out, "")
+	}
+	for i := 0; i < len(out); i++ {
+		c := out[i]
+		if c == '\n' {
+			continue
+		}
+		if c < 0x20 || c == 0x7f {
+			return fmt.Errorf("raw byte %#x at %d", c, i)
+		}
+	}
+	// C1 controls (U+0080..U+009F) are escaped too: some terminals read
+	// U+009B as CSI.
+	for i, r := range out {
+		if r >= 0x80 && r <= 0x9f {
+			return fmt.Errorf("raw C1 control %U at %d", r, i)
+		}
+	}
+	return nil
+}
+
+func testTime() time.Time { return time.Date(2026, 11, 29, 14, 3, 7, 412000000, time.UTC) }
