@@ -92,7 +92,7 @@ func Decode(r RecordReader) (Decoded, error) {
 			if d.TraceCtx == nil {
 				d.TraceCtx = map[string]string{}
 			}
-			d.TraceCtx[k[len(TraceCtxPrefix):]] = kv.Value.Emit()
+			d.TraceCtx[k[len(TraceCtxPrefix):]] = kv.Value.String()
 		default:
 			d.Extra = append(d.Extra, kv)
 		}
