@@ -66,7 +66,7 @@ func WithWriter(w io.Writer) Option {
 	return func(c *config) { c.writer = w }
 }
 
-// WithExporter adds an exporter, behind its own batch processor.
+// WithExporter adds an exporter, behind its own BatchProcessor.
 func WithExporter(e sdklog.Exporter) Option {
 	return func(c *config) { c.extraExporters = append(c.extraExporters, e) }
 }
@@ -167,10 +167,10 @@ func Setup(ctx context.Context, opts ...Option) (shutdown func(context.Context) 
 			continue
 		}
 		exporters = append(exporters, exp)
-		popts = append(popts, sdklog.WithProcessor(c.batch(exp, local)))
+		popts = append(popts, sdklog.WithProcessor(c.batch(exp, name, local)))
 	}
 	for _, exp := range c.extraExporters {
-		popts = append(popts, sdklog.WithProcessor(sdklog.NewBatchProcessor(exp)))
+		popts = append(popts, sdklog.WithProcessor(NewBatchProcessor(exp, WithExporterName("extra"))))
 	}
 	lp := sdklog.NewLoggerProvider(popts...)
 
@@ -316,12 +316,14 @@ func (c *config) otlpProtocol(signal string) string {
 	return p
 }
 
-func (c *config) batch(exp sdklog.Exporter, local bool) sdklog.Processor {
-	var o []sdklog.BatchProcessorOption
+// batch puts exp behind a BatchProcessor, which counts and reports every
+// record it loses (see drops.go) where the SDK's would only warn.
+func (c *config) batch(exp sdklog.Exporter, name string, local bool) sdklog.Processor {
+	o := []BatchOption{WithExporterName(name)}
 	if local && c.getenv("OTEL_BLRP_SCHEDULE_DELAY") == "" {
-		o = append(o, sdklog.WithExportInterval(localExportInterval))
+		o = append(o, WithExportInterval(localExportInterval))
 	}
-	return sdklog.NewBatchProcessor(exp, o...)
+	return NewBatchProcessor(exp, o...)
 }
 
 func (c *config) tracerProvider(ctx context.Context, res *resource.Resource) (*sdktrace.TracerProvider, error) {
