@@ -247,23 +247,28 @@ func (e *Exporter) appendKey(b []byte, k string) []byte {
 // appendKV writes key=value; a non-empty map value is spread into
 // key.sub=value pairs, the way details travel on the wire.
 func (e *Exporter) appendKV(b []byte, k string, val attribute.Value) []byte {
-	if val.Type() != attribute.MAP || len(val.AsMap()) == 0 {
-		b = e.appendKey(b, k)
-		return appendPrettyValue(b, val, false)
+	if val.Type() == attribute.MAP {
+		// AsMap copies: call it once.
+		if kvs := val.AsMap(); len(kvs) > 0 {
+			var stack [8]string
+			return e.appendMap(b, append(stack[:0], k), kvs)
+		}
 	}
-	var stack [8]string
-	return e.appendMap(b, append(stack[:0], k), val)
+	b = e.appendKey(b, k)
+	return appendPrettyValue(b, val, false)
 }
 
-func (e *Exporter) appendMap(b []byte, path []string, val attribute.Value) []byte {
-	for i, kv := range val.AsMap() {
+func (e *Exporter) appendMap(b []byte, path []string, kvs []attribute.KeyValue) []byte {
+	for i, kv := range kvs {
 		if i > 0 {
 			b = append(b, ' ')
 		}
 		p := append(path, string(kv.Key))
-		if kv.Value.Type() == attribute.MAP && len(kv.Value.AsMap()) > 0 {
-			b = e.appendMap(b, p, kv.Value)
-			continue
+		if kv.Value.Type() == attribute.MAP {
+			if sub := kv.Value.AsMap(); len(sub) > 0 {
+				b = e.appendMap(b, p, sub)
+				continue
+			}
 		}
 		b = e.sgr(b, sgrDim)
 		for j, s := range p {
