@@ -1,0 +1,283 @@
+package otelbridge_test
+
+import (
+	"context"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploggrpc"
+	collogspb "go.opentelemetry.io/proto/otlp/collector/logs/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/progressotel/progressotel/progress"
+)
+
+// otlpServer is a real OTLP/gRPC logs endpoint on 127.0.0.1 that a test
+// stops and restarts on the same port, to play a collector that goes away
+// and comes back. It keeps every request it accepted, and their wire bytes.
+type otlpServer struct {
+	collogspb.UnimplementedLogsServiceServer
+	addr string
+
+	mu      sync.Mutex
+	srv     *grpc.Server
+	reqs    []*collogspb.ExportLogsServiceRequest
+	raw     [][]byte
+	gate    chan struct{} // when set, Export waits until it is closed
+	fail    int           // reject the next fail requests
+	arrived chan struct{} // one signal per Export call
+	got     chan struct{} // one signal per accepted request
+}
+
+// newOTLPServer reserves a free port; the server is not started.
+func newOTLPServer(t *testing.T) *otlpServer {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &otlpServer{addr: l.Addr().String(), arrived: make(chan struct{}, 1<<16), got: make(chan struct{}, 1<<16)}
+	_ = l.Close()
+	t.Cleanup(s.stop)
+	return s
+}
+
+// startOTLPServer returns a running server.
+func startOTLPServer(t *testing.T) *otlpServer {
+	t.Helper()
+	s := newOTLPServer(t)
+	s.start(t)
+	return s
+}
+
+func (s *otlpServer) start(t *testing.T) {
+	t.Helper()
+	var l net.Listener
+	var err error
+	// The port was ours a moment ago; rebinding it can race with the
+	// kernel releasing it, so retry briefly.
+	for range 100 {
+		if l, err = net.Listen("tcp", s.addr); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("listen %s: %v", s.addr, err)
+	}
+	srv := grpc.NewServer()
+	collogspb.RegisterLogsServiceServer(srv, s)
+	s.mu.Lock()
+	s.srv = srv
+	s.mu.Unlock()
+	go func() { _ = srv.Serve(l) }()
+}
+
+// stop kills the server and every open connection, as a collector crash
+// would.
+func (s *otlpServer) stop() {
+	s.mu.Lock()
+	srv := s.srv
+	s.srv = nil
+	if s.gate != nil {
+		close(s.gate)
+		s.gate = nil
+	}
+	s.mu.Unlock()
+	if srv != nil {
+		srv.Stop()
+	}
+}
+
+// hold makes Export calls wait until release.
+func (s *otlpServer) hold() {
+	s.mu.Lock()
+	s.gate = make(chan struct{})
+	s.mu.Unlock()
+}
+
+func (s *otlpServer) release() {
+	s.mu.Lock()
+	if s.gate != nil {
+		close(s.gate)
+		s.gate = nil
+	}
+	s.mu.Unlock()
+}
+
+// rejectNext makes the next n requests fail with InvalidArgument, an error
+// the exporter does not retry.
+func (s *otlpServer) rejectNext(n int) {
+	s.mu.Lock()
+	s.fail = n
+	s.mu.Unlock()
+}
+
+func (s *otlpServer) Export(ctx context.Context, req *collogspb.ExportLogsServiceRequest) (*collogspb.ExportLogsServiceResponse, error) {
+	s.arrived <- struct{}{}
+	s.mu.Lock()
+	gate := s.gate
+	s.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, status.FromContextError(ctx.Err()).Err()
+		}
+	}
+	s.mu.Lock()
+	if s.fail > 0 {
+		s.fail--
+		s.mu.Unlock()
+		return nil, status.Error(codes.InvalidArgument, "rejected by test")
+	}
+	b, err := proto.Marshal(req)
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	s.reqs = append(s.reqs, proto.Clone(req).(*collogspb.ExportLogsServiceRequest))
+	s.raw = append(s.raw, b)
+	s.mu.Unlock()
+	s.got <- struct{}{}
+	return &collogspb.ExportLogsServiceResponse{}, nil
+}
+
+// received is one log record as the server got it.
+type received struct {
+	res   map[string]string
+	scope string
+	rec   *logspb.LogRecord
+}
+
+func (s *otlpServer) records() []received {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []received
+	for _, req := range s.reqs {
+		for _, rl := range req.GetResourceLogs() {
+			res := map[string]string{}
+			for _, kv := range rl.GetResource().GetAttributes() {
+				res[kv.GetKey()] = kv.GetValue().GetStringValue()
+			}
+			for _, sl := range rl.GetScopeLogs() {
+				for _, lr := range sl.GetLogRecords() {
+					out = append(out, received{res: res, scope: sl.GetScope().GetName(), rec: lr})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// rawBytes returns every accepted request's protobuf encoding.
+func (s *otlpServer) rawBytes() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]byte(nil), s.raw...)
+}
+
+// waitFor waits until cond holds for the accepted records, failing after a
+// generous deadline: it detects a hang, it does not measure speed.
+func (s *otlpServer) waitFor(t *testing.T, what string, cond func([]received) bool) []received {
+	t.Helper()
+	deadline := time.After(60 * time.Second)
+	for {
+		recs := s.records()
+		if cond(recs) {
+			return recs
+		}
+		select {
+		case <-s.got:
+		case <-time.After(50 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s; have %d records", what, len(recs))
+		}
+	}
+}
+
+// exporter returns the real OTLP/gRPC log exporter aimed at s, without
+// retries so that a failure is immediate and the tests deterministic.
+func (s *otlpServer) exporter(t *testing.T) *otlploggrpc.Exporter {
+	t.Helper()
+	exp, err := otlploggrpc.New(context.Background(),
+		otlploggrpc.WithEndpoint(s.addr), otlploggrpc.WithInsecure(),
+		otlploggrpc.WithRetry(otlploggrpc.RetryConfig{Enabled: false}),
+		otlploggrpc.WithTimeout(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exp
+}
+
+// protoRecord lets progress.Decode read an OTLP log record.
+type protoRecord struct{ r *logspb.LogRecord }
+
+func (p protoRecord) EventName() string { return p.r.GetEventName() }
+
+func (p protoRecord) WalkAttributes(f func(attribute.KeyValue) bool) {
+	for _, kv := range p.r.GetAttributes() {
+		if !f(attribute.KeyValue{Key: attribute.Key(kv.GetKey()), Value: fromAny(kv.GetValue())}) {
+			return
+		}
+	}
+}
+
+func fromAny(v *commonpb.AnyValue) attribute.Value {
+	switch x := v.GetValue().(type) {
+	case *commonpb.AnyValue_StringValue:
+		return attribute.StringValue(x.StringValue)
+	case *commonpb.AnyValue_BoolValue:
+		return attribute.BoolValue(x.BoolValue)
+	case *commonpb.AnyValue_IntValue:
+		return attribute.Int64Value(x.IntValue)
+	case *commonpb.AnyValue_DoubleValue:
+		return attribute.Float64Value(x.DoubleValue)
+	case *commonpb.AnyValue_ArrayValue:
+		vals := make([]attribute.Value, 0, len(x.ArrayValue.GetValues()))
+		for _, e := range x.ArrayValue.GetValues() {
+			vals = append(vals, fromAny(e))
+		}
+		return attribute.SliceValue(vals...)
+	case *commonpb.AnyValue_KvlistValue:
+		kvs := make([]attribute.KeyValue, 0, len(x.KvlistValue.GetValues()))
+		for _, e := range x.KvlistValue.GetValues() {
+			kvs = append(kvs, attribute.KeyValue{Key: attribute.Key(e.GetKey()), Value: fromAny(e.GetValue())})
+		}
+		return attribute.MapValue(kvs...)
+	}
+	return attribute.Value{}
+}
+
+// decoded decodes the progress records among recs, failing on none.
+func decoded(t *testing.T, recs []received) []progress.Decoded {
+	t.Helper()
+	var out []progress.Decoded
+	for _, r := range recs {
+		d, err := progress.Decode(protoRecord{r.rec})
+		if err != nil {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// ofType keeps the records whose EventName is typ.
+func ofType(recs []received, typ string) []received {
+	var out []received
+	for _, r := range recs {
+		if r.rec.GetEventName() == typ {
+			out = append(out, r)
+		}
+	}
+	return out
+}
