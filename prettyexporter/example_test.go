@@ -48,13 +48,13 @@ func ExampleNew() {
 		Stream:    progress.StreamProvisioning,
 		Condition: progress.Condition{Status: "True", Reason: "Provisioned", Message: "Cluster is ready"},
 		Previous:  &progress.Condition{Status: "False", Reason: "Provisioning"},
-		Envelope:  progress.Envelope{Resource: progress.Resource{Type: "Cluster", ID: "foo"}, Scope: map[string]string{"organization": "acme"}},
+		Envelope:  progress.Envelope{Resource: progress.Resource{Type: "Cluster", ID: "foo"}, ObservedGeneration: 2},
 		Time:      time.Date(2026, 11, 29, 14, 3, 9, 0, time.UTC),
 	})
 	// Output:
 	// INF ansible/TaskStarted  Play/site.yml  4bf92f35  args.name=nginx args.state=present argsHidden=false taskName="Install nginx"
 	// ERR ansible/TaskFailedOnHost  Play/site.yml  4bf92f35  hostName=web-1 taskName="Start nginx" taskResult.failed=true taskResult.msg="unit not found\n" taskResult.rc=5
-	// INF provisioning  Cluster/foo  False (Provisioning) → True (Provisioned) "Cluster is ready"  4bf92f35  scope.organization=acme
+	// INF provisioning  Cluster/foo  False (Provisioning) → True (Provisioned) "Cluster is ready"  4bf92f35  generation=2
 }
 
 func ExampleNewJSON() {

@@ -167,6 +167,11 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 		b = append(b, '}')
 	}
 	if len(v.scope) > 0 {
+		// The Recorder writes the scope map in Go's random map order;
+		// sorted, equal events give equal lines.
+		if len(v.scope) > 1 && !slices.IsSortedFunc(v.scope, comparePath) {
+			slices.SortFunc(v.scope, comparePath)
+		}
 		b = append(b, `,"scope":{`...)
 		for i, kv := range v.scope {
 			if i > 0 {

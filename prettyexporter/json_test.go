@@ -76,6 +76,9 @@ func TestJSONProgressEvent(t *testing.T) {
 	}
 	got := objs[0]
 	sc := span.SpanContext()
+	if !strings.Contains(buf.String(), `"scope":{"organization":"acme","project":"p1"}`) {
+		t.Errorf("scope keys not sorted: %s", buf.String())
+	}
 	want := map[string]any{
 		"@timestamp":             "2026-11-29T13:03:07.412000001Z",
 		"@version":               "1",

@@ -284,41 +284,32 @@ func (e *Exporter) appendMap(b []byte, path []string, kvs []attribute.KeyValue) 
 	return b
 }
 
-// appendEnvelope writes the envelope fields that help a reader, dimmed:
-// namespace, generation, scope and the truncation mark. The component,
-// uid, tenant, sequence and the other tracectx values are in the JSON
-// format only.
+// appendEnvelope writes, dimmed, the envelope fields that change what a
+// line means: the resource's namespace, the observed generation and the
+// truncation mark. The component, uid, scope, tenant, sequence and the
+// tracectx values other than the transaction id repeat on every line of an
+// operation; they are in the JSON format only.
 func (e *Exporter) appendEnvelope(b []byte, v *view) []byte {
-	if v.resNS == "" && !v.hasGen && len(v.scope) == 0 && !v.truncated {
+	if v.resNS == "" && !v.hasGen && !v.truncated {
 		return b
 	}
 	b = append(b, "  "...)
 	b = e.sgr(b, sgrDim)
-	sep := false
-	field := func(prefix, k string) {
-		if sep {
-			b = append(b, ' ')
-		}
-		sep = true
-		b = append(b, prefix...)
-		b = appendText(b, k, false)
-		b = append(b, '=')
-	}
+	sep := ""
 	if v.resNS != "" {
-		field("", "namespace")
+		b = append(b, "namespace="...)
 		b = appendText(b, v.resNS, false)
+		sep = " "
 	}
 	if v.hasGen {
-		field("", "generation")
+		b = append(b, sep...)
+		b = append(b, "generation="...)
 		b = strconv.AppendInt(b, v.gen, 10)
-	}
-	for _, s := range v.scope {
-		field("scope.", s.path)
-		b = appendText(b, s.v.Emit(), false)
+		sep = " "
 	}
 	if v.truncated {
-		field("", "truncated")
-		b = append(b, "true"...)
+		b = append(b, sep...)
+		b = append(b, "truncated=true"...)
 	}
 	return e.reset(b)
 }
