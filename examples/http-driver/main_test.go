@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.opentelemetry.io/contrib/bridges/otelslog"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+
+	"github.com/progressotel/progressotel/otelbridge"
+	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/propagation"
+)
+
+const (
+	traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	traceID     = "4bf92f3577b34da6a3ce929d0e0e4736"
+)
+
+// syncBuffer is written by the exporter's goroutine and read by the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func execute(t *testing.T, url string) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url+ExecutePath, strings.NewReader(`{"lifecycleName":"Install"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("traceparent", traceparent)
+	req.Header.Set("X-Tracectx-TransactionId", "tx-1")
+	req.Header.Set("X-Tracectx-ProcessId", "p-1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("status %d: %s", resp.StatusCode, b)
+	}
+	var body executeResponse
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || body.RequestID == "" {
+		t.Fatalf("response body: %v, %+v", err, body)
+	}
+	return body.RequestID
+}
+
+// TestAcceptance is the issue's acceptance check, in-process: run with
+// OTEL_LOGS_EXPORTER=json, POST with traceparent and two tracectx headers,
+// stop as SIGINT would, and read the JSON lines.
+func TestAcceptance(t *testing.T) {
+	t.Setenv("OTEL_LOGS_EXPORTER", "json")
+	restoreGlobals(t)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	out := &syncBuffer{}
+	ready := make(chan string, 1)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-steps", "3", "-step-delay", "10ms"}, out, ready)
+	}()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-errc:
+		t.Fatalf("run: %v", err)
+	}
+
+	requestID := execute(t, "http://"+addr)
+	stop() // the signal: run waits for the transition and flushes
+	if err := <-errc; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+
+	var events []string
+	var sawSlog bool
+	sc := bufio.NewScanner(strings.NewReader(out.String()))
+	for sc.Scan() {
+		var line map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatalf("not a JSON line: %q: %v", sc.Text(), err)
+		}
+		if line["tracectx.driverrequestid"] != requestID {
+			continue // startup and shutdown lines belong to no request
+		}
+		for k, want := range map[string]string{
+			"tracectx.transactionid": "tx-1",
+			"tracectx.processid":     "p-1",
+			"traceId":                traceID,
+		} {
+			if line[k] != want {
+				t.Errorf("line %s: %s = %v, want %q", sc.Text(), k, line[k], want)
+			}
+		}
+		if typ, ok := line["progressEventType"].(string); ok {
+			events = append(events, typ)
+		} else if line["message"] == "transition finished" {
+			sawSlog = true
+		}
+	}
+	want := []string{progress.TypeOperationStarted, progress.TypeProgress, progress.TypeProgress, progress.TypeProgress, progress.TypeOperationCompleted}
+	if strings.Join(events, " ") != strings.Join(want, " ") {
+		t.Fatalf("events %v, want %v\noutput:\n%s", events, want, out.String())
+	}
+	if !sawSlog {
+		t.Errorf("the driver's own slog line is missing or not stamped\noutput:\n%s", out.String())
+	}
+}
+
+// restoreGlobals puts back what Setup replaces.
+func restoreGlobals(t *testing.T) {
+	lp, tp, prop := otel.GetLoggerProvider(), otel.GetTracerProvider(), otel.GetTextMapPropagator()
+	t.Cleanup(func() {
+		otel.SetLoggerProvider(lp)
+		otel.SetTracerProvider(tp)
+		otel.SetTextMapPropagator(prop)
+		progress.SetDefault(nil)
+	})
+}
+
+// collector keeps the records a SimpleProcessor hands it.
+type collector struct {
+	mu   sync.Mutex
+	recs []sdklog.Record
+}
+
+func (c *collector) Export(_ context.Context, rs []sdklog.Record) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range rs {
+		c.recs = append(c.recs, r.Clone())
+	}
+	return nil
+}
+func (c *collector) Shutdown(context.Context) error   { return nil }
+func (c *collector) ForceFlush(context.Context) error { return nil }
+
+// TestBackgroundRunAfterHandlerReturned holds the background goroutine
+// until the request's context is cancelled (the handler has returned), and
+// checks that what it records still carries the request's trace context and
+// tracectx.
+func TestBackgroundRunAfterHandlerReturned(t *testing.T) {
+	restoreGlobals(t)
+	col := &collector{}
+	lp := sdklog.NewLoggerProvider(
+		sdklog.WithProcessor(otelbridge.NewTraceCtxProcessor(progress.DefaultRedactor())),
+		sdklog.WithProcessor(sdklog.NewSimpleProcessor(col)),
+	)
+	defer lp.Shutdown(context.Background())
+	otel.SetTextMapPropagator(propagation.Default())
+	progress.SetDefault(progress.NewRecorder(progress.WithLoggerProvider(lp)))
+
+	reqCtx := make(chan context.Context, 1)
+	gate := make(chan struct{})
+	d := &driver{
+		log:       otelbridge.Slog("test", otelslog.WithLoggerProvider(lp)),
+		steps:     2,
+		beforeRun: func() { <-gate },
+	}
+	h := d.handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reqCtx <- r.Context()
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+
+	requestID := execute(t, srv.URL)
+	<-(<-reqCtx).Done() // the server cancels it once the handler has returned
+	close(gate)
+	if err := d.wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	var background int
+	for _, r := range col.recs {
+		attrs := map[string]string{}
+		r.WalkAttributes(func(kv attribute.KeyValue) bool {
+			attrs[string(kv.Key)] = kv.Value.AsString()
+			return true
+		})
+		if r.TraceID().String() != traceID {
+			t.Errorf("%q: trace id %s, want %s", r.Body().AsString(), r.TraceID(), traceID)
+		}
+		if attrs["tracectx.transactionid"] != "tx-1" || attrs["tracectx.processid"] != "p-1" || attrs["tracectx.driverrequestid"] != requestID {
+			t.Errorf("%q: tracectx %v", r.Body().AsString(), attrs)
+		}
+		if r.EventName() != "" || r.Body().AsString() == "transition finished" {
+			background++
+		}
+	}
+	// started, 2 progress, completed, and the slog line at the end.
+	if background != 5 {
+		t.Fatalf("%d background records, want 5", background)
+	}
+}
