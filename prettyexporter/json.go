@@ -150,7 +150,7 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 		b = append(b, ',')
 		b = appendJSONString(b, string(kv.Key))
 		b = append(b, ':')
-		b = appendJSONString(b, kv.Value.Emit())
+		b = appendJSONString(b, kv.Value.String())
 	}
 	if v.compName != "" || v.compVersion != "" {
 		b = append(b, `,"component":{`...)
@@ -180,7 +180,7 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 			b = append(b, '"')
 			b = appendJSONSegment(b, kv.path)
 			b = append(b, `":`...)
-			b = appendJSONString(b, kv.v.Emit())
+			b = appendJSONString(b, kv.v.String())
 		}
 		b = append(b, '}')
 	}

@@ -100,7 +100,7 @@ func (v *view) add(kv attribute.KeyValue) bool {
 	if strings.HasPrefix(k, progress.TraceCtxPrefix) {
 		v.traceCtx = append(v.traceCtx, kv)
 		if k == txKey {
-			v.txID, v.hasTx = kv.Value.Emit(), true
+			v.txID, v.hasTx = kv.Value.String(), true
 		}
 		return true
 	}
@@ -118,21 +118,21 @@ func (v *view) add(kv attribute.KeyValue) bool {
 	case strings.HasPrefix(k, progress.DetailsPrefix):
 		v.details = append(v.details, pathValue{k[len(progress.DetailsPrefix):], kv.Value})
 	case k == progress.AttrComponentName:
-		v.compName = kv.Value.Emit()
+		v.compName = kv.Value.String()
 	case k == progress.AttrComponentVersion:
-		v.compVersion = kv.Value.Emit()
+		v.compVersion = kv.Value.String()
 	case k == progress.AttrResourceType:
-		v.resType = kv.Value.Emit()
+		v.resType = kv.Value.String()
 	case k == progress.AttrResourceID:
-		v.resID = kv.Value.Emit()
+		v.resID = kv.Value.String()
 	case k == progress.AttrResourceNamespace:
-		v.resNS = kv.Value.Emit()
+		v.resNS = kv.Value.String()
 	case k == progress.AttrResourceUID:
-		v.resUID = kv.Value.Emit()
+		v.resUID = kv.Value.String()
 	case strings.HasPrefix(k, progress.ScopePrefix):
 		v.scope = append(v.scope, pathValue{k[len(progress.ScopePrefix):], kv.Value})
 	case k == progress.AttrTenant:
-		v.tenant = kv.Value.Emit()
+		v.tenant = kv.Value.String()
 	case k == progress.AttrObservedGeneration && kv.Value.Type() == attribute.INT64:
 		v.gen, v.hasGen = kv.Value.AsInt64(), true
 	case k == progress.AttrSequence && kv.Value.Type() == attribute.INT64:
@@ -156,17 +156,17 @@ func (v *view) transitionAttr(k string, val attribute.Value) bool {
 	}
 	switch k[len(transitionPrefix)+len(s)+1:] {
 	case "status":
-		v.tr.status = val.Emit()
+		v.tr.status = val.String()
 	case "reason":
-		v.tr.reason = val.Emit()
+		v.tr.reason = val.String()
 	case "message":
-		v.tr.message = val.Emit()
+		v.tr.message = val.String()
 	case "previous.status":
-		v.tr.pStatus, v.tr.hasPrev = val.Emit(), true
+		v.tr.pStatus, v.tr.hasPrev = val.String(), true
 	case "previous.reason":
-		v.tr.pReason, v.tr.hasPrev = val.Emit(), true
+		v.tr.pReason, v.tr.hasPrev = val.String(), true
 	case "previous.message":
-		v.tr.pMessage, v.tr.hasPrev = val.Emit(), true
+		v.tr.pMessage, v.tr.hasPrev = val.String(), true
 	default:
 		return false
 	}
