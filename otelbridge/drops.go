@@ -621,7 +621,8 @@ func (b *BatchProcessor) flush(ctx context.Context, buf []sdklog.Record) error {
 }
 
 func (b *BatchProcessor) shutdown(ctx context.Context, buf []sdklog.Record) error {
-	lost, ok := b.drain(ctx, buf)
+	drained, ok := b.drain(ctx, buf)
+	lost := drained
 	// Whatever is still queued can no longer be exported.
 	b.mu.Lock()
 	left := int64(b.n)
@@ -650,6 +651,9 @@ func (b *BatchProcessor) shutdown(ctx context.Context, buf []sdklog.Record) erro
 		unreported += g.count
 	}
 	b.mu.Unlock()
+	// Records lost in the drain above are pending too (when their report
+	// failed) but already counted as unflushed.
+	unreported = max(0, unreported-drained)
 	if lost > 0 || unreported > 0 {
 		errs = append(errs, &LostRecordsError{Exporter: b.name, Unflushed: lost, Unreported: unreported, Cause: ctx.Err()})
 	} else if ctx.Err() != nil {
