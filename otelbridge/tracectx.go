@@ -45,10 +45,12 @@ type traceCtxProcessor struct {
 // allocation for the attribute slice.
 const maxStackAttrs = 8
 
-// Enabled returns true: the processor never filters, it only decorates.
-// Returning false would let the SDK drop records when it is the only
-// processor, which would be a surprising way to lose logs.
-func (p *traceCtxProcessor) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
+// Enabled returns false: the processor only decorates records for the
+// processors after it and exports nothing, so it leaves the decision to
+// them. The SDK calls OnEmit on every processor whatever Enabled said, and
+// a Logger is enabled when any processor is; voting true here would make
+// records be built for nothing when the other processors filter them out.
+func (p *traceCtxProcessor) Enabled(context.Context, sdklog.EnabledParameters) bool { return false }
 
 func (p *traceCtxProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
 	if ctx == nil || r == nil {

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/log"
 	otelprop "go.opentelemetry.io/otel/propagation"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -139,11 +140,11 @@ func TestTraceCtxOnProgressRecords(t *testing.T) {
 
 func TestTraceCtxOnSlogRecords(t *testing.T) {
 	lp, exp := tcProvider(t, progress.DefaultRedactor())
-	log := otelbridge.Slog("test", otelslog.WithLoggerProvider(lp))
+	logger := otelbridge.Slog("test", otelslog.WithLoggerProvider(lp))
 
 	// A caller-supplied attribute of the same name does not override the
 	// request's own value.
-	log.InfoContext(tcIncoming(), "hello", "tracectx.transactionid", "spoofed", "k", "v")
+	logger.InfoContext(tcIncoming(), "hello", "tracectx.transactionid", "spoofed", "k", "v")
 	recs := exp.records()
 	if len(recs) != 1 {
 		t.Fatalf("got %d records, want 1", len(recs))
@@ -224,7 +225,7 @@ func TestHTTPMiddlewareWithOtelhttp(t *testing.T) {
 	tp := sdktrace.NewTracerProvider()
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 	rec := progress.NewRecorder(progress.WithLoggerProvider(lp))
-	log := otelbridge.Slog("test", otelslog.WithLoggerProvider(lp))
+	logger := otelbridge.Slog("test", otelslog.WithLoggerProvider(lp))
 
 	var (
 		wg         sync.WaitGroup
@@ -239,7 +240,7 @@ func TestHTTPMiddlewareWithOtelhttp(t *testing.T) {
 			defer wg.Done()
 			<-release // the handler has returned and its context is done
 			_ = rec.Record(bg, progress.Progress(1, 2, "steps"))
-			log.InfoContext(bg, "background step")
+			logger.InfoContext(bg, "background step")
 		}()
 		w.WriteHeader(http.StatusAccepted)
 	})
@@ -287,7 +288,7 @@ func BenchmarkTraceCtxProcessor(b *testing.B) {
 		sdklog.WithProcessor(sdklog.NewSimpleProcessor(exp)),
 	)
 	defer lp.Shutdown(context.Background())
-	log := otelbridge.Slog("bench", otelslog.WithLoggerProvider(lp))
+	logger := otelbridge.Slog("bench", otelslog.WithLoggerProvider(lp))
 	for _, bc := range []struct {
 		name string
 		ctx  context.Context
@@ -295,7 +296,7 @@ func BenchmarkTraceCtxProcessor(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				log.InfoContext(bc.ctx, "m")
+				logger.InfoContext(bc.ctx, "m")
 			}
 		})
 	}
@@ -324,5 +325,17 @@ func TestSlogUsesGlobalProvider(t *testing.T) {
 	}
 	if got := tcString(t, recs[0], "tracectx.transactionid"); got != "tx-1" {
 		t.Errorf("tracectx.transactionid = %q", got)
+	}
+}
+
+func TestTraceCtxProcessorLeavesEnabledToOthers(t *testing.T) {
+	alone := sdklog.NewLoggerProvider(sdklog.WithProcessor(otelbridge.NewTraceCtxProcessor(nil)))
+	defer alone.Shutdown(context.Background())
+	if alone.Logger("x").Enabled(context.Background(), log.EnabledParameters{}) {
+		t.Error("a provider with only the tracectx processor reports records as enabled")
+	}
+	lp, _ := tcProvider(t, nil)
+	if !lp.Logger("x").Enabled(context.Background(), log.EnabledParameters{}) {
+		t.Error("the exporting processor after it no longer enables records")
 	}
 }
