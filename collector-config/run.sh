@@ -1,0 +1,29 @@
+#!/bin/sh
+# run.sh [collector flags...]: start otelcol-progress with progress.yaml and
+# the overlays that the environment switches on:
+#
+#   PROGRESS_TENANTS_FILE        an overlay made by gen-tenants.sh
+#   PROGRESS_TENANTS             "a b c": generate that overlay now
+#   PROGRESS_OTLP_TLS_CERT_FILE  set: tls.yaml (OTLP over TLS)
+#   PROGRESS_OTLP_BEARER_TOKEN   set: auth.yaml (bearer-token auth)
+#   PROGRESS_LOCAL_FILE          set: local.yaml (file route for local runs)
+#   PROGRESS_OTELCOL_BIN         the binary (default: bin/otelcol-progress)
+#
+# The collector replaces this shell (exec), so signals reach it directly.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${PROGRESS_OTELCOL_BIN:-$here/../bin/otelcol-progress}
+
+if [ -n "${PROGRESS_LOCAL_FILE:-}" ]; then set -- --config "$here/local.yaml" "$@"; fi
+if [ -n "${PROGRESS_OTLP_BEARER_TOKEN:-}" ]; then set -- --config "$here/auth.yaml" "$@"; fi
+if [ -n "${PROGRESS_OTLP_TLS_CERT_FILE:-}" ]; then set -- --config "$here/tls.yaml" "$@"; fi
+if [ -n "${PROGRESS_TENANTS_FILE:-}" ]; then
+	set -- --config "$PROGRESS_TENANTS_FILE" "$@"
+elif [ -n "${PROGRESS_TENANTS:-}" ]; then
+	gen=$(mktemp "${TMPDIR:-/tmp}/otelcol-progress-tenants.XXXXXX")
+	# shellcheck disable=SC2086 # the list is split on purpose
+	"$here/gen-tenants.sh" $PROGRESS_TENANTS >"$gen"
+	set -- --config "$gen" "$@"
+fi
+set -- --config "$here/progress.yaml" "$@"
+exec "$bin" "$@"
