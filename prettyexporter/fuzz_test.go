@@ -127,6 +127,12 @@ func FuzzJSON(f *testing.F) {
 			if !json.Valid([]byte(l)) {
 				t.Fatalf("invalid JSON: %q", l)
 			}
+			// Two keys that differ only in invalid UTF-8 both become
+			// U+FFFD, as in encoding/json: JSON cannot tell them apart.
+			allValid := utf8.ValidString(key) && utf8.ValidString(value) && utf8.ValidString(body) && utf8.ValidString(name)
+			if err := uniqueKeys(l); err != nil && allValid {
+				t.Fatalf("%v in %q", err, l)
+			}
 		}
 		if err := checkSafe(out, false); err != nil {
 			t.Fatalf("%v in %q", err, out)

@@ -55,7 +55,8 @@ func (e *JSONExporter) ForceFlush(ctx context.Context) error { return e.forceFlu
 func (e *JSONExporter) Shutdown(context.Context) error { return e.shutdown() }
 
 // reservedJSON are top-level names a transition's stream key must not
-// shadow; such a stream's payload is written under "transition" instead.
+// shadow; such a stream's payload (and that of a stream named tracectx.*)
+// is written under "transition" instead.
 var reservedJSON = []string{
 	"@timestamp", "@version", "level", "logger_name", "message", "eventType", "stream",
 	"traceId", "spanId", "component", "resource", "scope", "tenant", "observedGeneration",
@@ -96,7 +97,7 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 		b = append(b, `,"eventType":"`+progress.TransitionEventType+`","stream":`...)
 		b = appendJSONString(b, v.name)
 		b = append(b, ',')
-		if slices.Contains(reservedJSON, v.name) {
+		if slices.Contains(reservedJSON, v.name) || strings.HasPrefix(v.name, progress.TraceCtxPrefix) {
 			b = append(b, `"transition"`...)
 		} else {
 			b = appendJSONString(b, v.name)

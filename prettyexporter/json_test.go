@@ -295,3 +295,31 @@ func TestJSONStructuredBody(t *testing.T) {
 		t.Errorf("message %q is not the body's JSON", objs[0]["message"])
 	}
 }
+
+func TestJSONStreamNamedLikeAField(t *testing.T) {
+	// A stream that shares its name with a top-level field must not write
+	// that key twice: its payload moves under "transition".
+	for _, stream := range []string{"message", "level", "attributes", "tracectx.transactionid"} {
+		exp, buf := newJSON(t)
+		rec := logtest.RecordFactory{EventName: stream, Attributes: []attribute.KeyValue{
+			attribute.String(progress.AttrEventType, progress.TransitionEventType),
+			attribute.String("progress."+stream+".status", "True"),
+			attribute.String("progress."+stream+".reason", "Ready"),
+			attribute.String("tracectx.transactionid", "tx-1"),
+			attribute.String("x", "y"),
+		}}.NewRecord()
+		if err := exp.Export(context.Background(), []sdklog.Record{rec}); err != nil {
+			t.Fatal(err)
+		}
+		if err := uniqueKeys(buf.String()); err != nil {
+			t.Errorf("stream %q: %v in %s", stream, err, buf.String())
+		}
+		objs := parseLines(t, buf.String())
+		if want := map[string]any{"status": "True", "reason": "Ready"}; !reflect.DeepEqual(objs[0]["transition"], want) {
+			t.Errorf("stream %q: transition = %v in %s", stream, objs[0]["transition"], buf.String())
+		}
+		if objs[0]["stream"] != stream || objs[0]["message"] != stream {
+			t.Errorf("stream %q: %s", stream, buf.String())
+		}
+	}
+}

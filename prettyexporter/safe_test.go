@@ -1,6 +1,8 @@
 package prettyexporter_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"time"
@@ -37,3 +39,60 @@ func checkSafe(out string, color bool) error {
 }
 
 func testTime() time.Time { return time.Date(2026, 11, 29, 14, 3, 7, 412000000, time.UTC) }
+
+// uniqueKeys reports a key that appears twice in one JSON object of line:
+// encoding/json would silently keep the last, and other parsers differ.
+func uniqueKeys(line string) error {
+	dec := json.NewDecoder(bytes.NewReader([]byte(line)))
+	type obj struct {
+		keys  map[string]bool
+		isObj bool
+		inKey bool
+	}
+	var stack []*obj
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			if err.Error() == "EOF" {
+				return nil
+			}
+			return err
+		}
+		var top *obj
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				if top != nil && top.isObj {
+					top.inKey = true
+				}
+				stack = append(stack, &obj{keys: map[string]bool{}, isObj: true, inKey: true})
+				continue
+			case '[':
+				if top != nil && top.isObj {
+					top.inKey = true
+				}
+				stack = append(stack, &obj{})
+				continue
+			default:
+				stack = stack[:len(stack)-1]
+				continue
+			}
+		case string:
+			if top != nil && top.isObj && top.inKey {
+				if top.keys[t] {
+					return fmt.Errorf("duplicate key %q", t)
+				}
+				top.keys[t] = true
+				top.inKey = false
+				continue
+			}
+		}
+		if top != nil && top.isObj {
+			top.inKey = true
+		}
+	}
+}
