@@ -21,7 +21,7 @@ import (
 // attribute as a top-level field, as Ignition's logstash lines had them.
 //
 // It implements go.opentelemetry.io/otel/sdk/log.Exporter and is safe for
-// concurrent use.
+// concurrent use. Create it with NewJSON; the zero value writes nothing.
 type JSONExporter struct {
 	sink
 	noTime bool
@@ -35,14 +35,14 @@ var _ sdklog.Exporter = (*JSONExporter)(nil)
 // a future option can fail without an API change.
 func NewJSON(opts ...Option) (*JSONExporter, error) {
 	c := newConfig(os.Stdout, opts)
-	e := &JSONExporter{noTime: c.noTime}
-	e.w = c.w
+	e := &JSONExporter{sink: newSink(c.w), noTime: c.noTime}
 	return e, nil
 }
 
-// Export writes records, one line each, with a single Write. It returns
-// ctx's error if ctx ends before all are encoded (nothing is written then),
-// and sdk/log.ErrExporterShutdown after Shutdown, writing nothing.
+// Export writes records, one line each, with a single Write (one per 256
+// KiB for larger batches). It returns ctx's error, writing nothing more,
+// if ctx ends first, and sdk/log.ErrExporterShutdown after Shutdown,
+// writing nothing.
 func (e *JSONExporter) Export(ctx context.Context, records []sdklog.Record) error {
 	return e.export(ctx, records, e.appendRecord)
 }
@@ -50,9 +50,11 @@ func (e *JSONExporter) Export(ctx context.Context, records []sdklog.Record) erro
 // ForceFlush flushes w if it is buffered (has a Flush() error method).
 func (e *JSONExporter) ForceFlush(ctx context.Context) error { return e.forceFlush(ctx) }
 
-// Shutdown flushes a buffered writer and stops the exporter; later Exports
-// write nothing. It waits only for a Write already in progress.
-func (e *JSONExporter) Shutdown(context.Context) error { return e.shutdown() }
+// Shutdown stops the exporter: later Exports write nothing and return
+// sdk/log.ErrExporterShutdown. It waits for a Write already in progress,
+// at most until ctx ends (then it returns ctx's error), and flushes a
+// buffered writer.
+func (e *JSONExporter) Shutdown(ctx context.Context) error { return e.shutdown(ctx) }
 
 // reservedJSON are top-level names a transition's stream key must not
 // shadow; such a stream's payload (and that of a stream named tracectx.*)

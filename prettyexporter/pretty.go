@@ -13,7 +13,8 @@ import (
 
 // Exporter writes each record as one readable line: the human format of
 // docs/formats.md. It implements go.opentelemetry.io/otel/sdk/log.Exporter
-// and is safe for concurrent use.
+// and is safe for concurrent use. Create it with New; the zero value writes
+// nothing.
 type Exporter struct {
 	sink
 	color  bool
@@ -29,8 +30,7 @@ var _ sdklog.Exporter = (*Exporter)(nil)
 // without an API change.
 func New(opts ...Option) (*Exporter, error) {
 	c := newConfig(os.Stderr, opts)
-	e := &Exporter{color: useColor(c.color, c.w), noTime: c.noTime, layout: c.timeLayout}
-	e.w = c.w
+	e := &Exporter{sink: newSink(c.w), color: useColor(c.color, c.w), noTime: c.noTime, layout: c.timeLayout}
 	return e, nil
 }
 
@@ -38,9 +38,10 @@ func New(opts ...Option) (*Exporter, error) {
 // from WithColor, the writer and NO_COLOR when it was created.
 func (e *Exporter) Colored() bool { return e.color }
 
-// Export writes records, one line each, with a single Write. It returns
-// ctx's error if ctx ends before all are encoded (nothing is written then),
-// and sdk/log.ErrExporterShutdown after Shutdown, writing nothing.
+// Export writes records, one line each, with a single Write (one per 256
+// KiB for larger batches). It returns ctx's error, writing nothing more,
+// if ctx ends first, and sdk/log.ErrExporterShutdown after Shutdown,
+// writing nothing.
 func (e *Exporter) Export(ctx context.Context, records []sdklog.Record) error {
 	return e.export(ctx, records, e.appendRecord)
 }
@@ -48,9 +49,11 @@ func (e *Exporter) Export(ctx context.Context, records []sdklog.Record) error {
 // ForceFlush flushes w if it is buffered (has a Flush() error method).
 func (e *Exporter) ForceFlush(ctx context.Context) error { return e.forceFlush(ctx) }
 
-// Shutdown flushes a buffered writer and stops the exporter; later Exports
-// write nothing. It waits only for a Write already in progress.
-func (e *Exporter) Shutdown(context.Context) error { return e.shutdown() }
+// Shutdown stops the exporter: later Exports write nothing and return
+// sdk/log.ErrExporterShutdown. It waits for a Write already in progress,
+// at most until ctx ends (then it returns ctx's error), and flushes a
+// buffered writer.
+func (e *Exporter) Shutdown(ctx context.Context) error { return e.shutdown(ctx) }
 
 func (e *Exporter) sgr(b []byte, code string) []byte {
 	if e.color {

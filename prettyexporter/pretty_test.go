@@ -389,3 +389,62 @@ func exporters() map[string]func(w interface{ Write([]byte) (int, error) }) expo
 		},
 	}
 }
+
+// blockingWriter blocks every Write until release is closed.
+type blockingWriter struct {
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (w *blockingWriter) Write(p []byte) (int, error) {
+	w.entered <- struct{}{}
+	<-w.release
+	return len(p), nil
+}
+
+// TestStuckWriter: a writer that never returns (a full pipe, a stopped
+// terminal) must not make Shutdown or a second Export hang past their
+// contexts.
+func TestStuckWriter(t *testing.T) {
+	for name, mk := range exporters() {
+		t.Run(name, func(t *testing.T) {
+			w := &blockingWriter{entered: make(chan struct{}, 1), release: make(chan struct{})}
+			exp := mk(w)
+			rec := logtest.RecordFactory{Body: attribute.StringValue("x")}.NewRecord()
+			done := make(chan error, 1)
+			go func() { done <- exp.Export(context.Background(), []sdklog.Record{rec}) }()
+			<-w.entered // the first Export is now stuck inside Write
+
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if err := exp.Export(ctx, []sdklog.Record{rec}); !errors.Is(err, context.Canceled) {
+				t.Errorf("second Export = %v, want context.Canceled", err)
+			}
+			if err := exp.Shutdown(ctx); !errors.Is(err, context.Canceled) {
+				t.Errorf("Shutdown = %v, want context.Canceled", err)
+			}
+			close(w.release)
+			if err := <-done; err != nil {
+				t.Errorf("first Export = %v", err)
+			}
+			if err := exp.Export(context.Background(), []sdklog.Record{rec}); !errors.Is(err, sdklog.ErrExporterShutdown) {
+				t.Errorf("Export after Shutdown = %v", err)
+			}
+		})
+	}
+}
+
+func TestZeroValue(t *testing.T) {
+	rec := logtest.RecordFactory{Body: attribute.StringValue("x")}.NewRecord()
+	for _, exp := range []sdklog.Exporter{&prettyexporter.Exporter{}, &prettyexporter.JSONExporter{}} {
+		if err := exp.Export(context.Background(), []sdklog.Record{rec}); err == nil {
+			t.Errorf("%T zero value: Export succeeded", exp)
+		}
+		if err := exp.ForceFlush(context.Background()); err != nil {
+			t.Errorf("%T zero value: ForceFlush = %v", exp, err)
+		}
+		if err := exp.Shutdown(context.Background()); err != nil {
+			t.Errorf("%T zero value: Shutdown = %v", exp, err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package prettyexporter
 
 import (
 	"context"
+	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -28,13 +29,35 @@ func putBuf(b *[]byte) {
 	bufPool.Put(b)
 }
 
-// sink is the part both exporters share: a writer guarded by a mutex, and
-// the shutdown state.
+// sink is the part both exporters share: a writer guarded by a one-slot
+// semaphore (a channel rather than a sync.Mutex, so that waiting for it
+// honours a context), and the shutdown state.
 type sink struct {
-	mu      sync.Mutex
+	sem     chan struct{}
 	w       io.Writer
 	stopped atomic.Bool
 }
+
+func newSink(w io.Writer) sink { return sink{sem: make(chan struct{}, 1), w: w} }
+
+// lock takes the writer, or gives up with ctx's error.
+func (s *sink) lock(ctx context.Context) error {
+	select {
+	case s.sem <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case s.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *sink) unlock() { <-s.sem }
+
+var errNotNew = errors.New("prettyexporter: exporter not created by New or NewJSON")
 
 // encodeFunc appends one record, newline included.
 type encodeFunc func(b []byte, r *sdklog.Record) []byte
@@ -44,6 +67,9 @@ type encodeFunc func(b []byte, r *sdklog.Record) []byte
 func (s *sink) export(ctx context.Context, records []sdklog.Record, enc encodeFunc) error {
 	if s.stopped.Load() {
 		return sdklog.ErrExporterShutdown
+	}
+	if s.sem == nil {
+		return errNotNew
 	}
 	if len(records) == 0 {
 		return nil
@@ -58,7 +84,7 @@ func (s *sink) export(ctx context.Context, records []sdklog.Record, enc encodeFu
 		}
 		b = enc(b, &records[i])
 		if len(b) >= maxChunk {
-			if err := s.write(b); err != nil {
+			if err := s.write(ctx, b); err != nil {
 				*bp = b
 				return err
 			}
@@ -69,12 +95,14 @@ func (s *sink) export(ctx context.Context, records []sdklog.Record, enc encodeFu
 	if len(b) == 0 {
 		return nil
 	}
-	return s.write(b)
+	return s.write(ctx, b)
 }
 
-func (s *sink) write(b []byte) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *sink) write(ctx context.Context, b []byte) error {
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.unlock()
 	// Checked again under the lock: once Shutdown has returned, nothing
 	// more is written.
 	if s.stopped.Load() {
@@ -95,25 +123,26 @@ func (s *sink) forceFlush(ctx context.Context) error {
 		return nil
 	}
 	f, ok := s.w.(flusher)
-	if !ok {
+	if !ok || s.sem == nil {
 		return nil // nothing is buffered here: each Export has written
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.unlock()
 	return f.Flush()
 }
 
-func (s *sink) shutdown() error {
-	if s.stopped.Load() {
+// shutdown stops new writes at once, then waits (as long as ctx allows)
+// for a Write in progress and flushes a buffered writer.
+func (s *sink) shutdown(ctx context.Context) error {
+	if s.stopped.Swap(true) || s.sem == nil {
 		return nil
 	}
-	// Taking the lock waits for a Write in progress, so that nothing is
-	// written after Shutdown returns.
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stopped.Swap(true) {
-		return nil
+	if err := s.lock(ctx); err != nil {
+		return err
 	}
+	defer s.unlock()
 	if f, ok := s.w.(flusher); ok {
 		return f.Flush()
 	}
