@@ -277,6 +277,9 @@ func newCollector(t testing.TB, brokerAddr string, tenants []string, env map[str
 		"TNCO_KAFKA_BROKERS":          brokerAddr,
 		"PROGRESS_RETRY_MAX_INTERVAL": "1s",
 	}
+	if os.Getenv("E2E_DEBUG") != "" { // print every record the TNCO pipeline sees
+		vars["PROGRESS_DEBUG_VERBOSITY"] = "detailed"
+	}
 	if len(tenants) > 0 {
 		vars["PROGRESS_TENANTS"] = strings.Join(tenants, " ")
 	}
