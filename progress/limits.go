@@ -10,7 +10,12 @@ type Limits struct {
 	// Default 8.
 	MaxDepth int
 	// MaxAttributes caps the number of flattened detail attributes.
-	// Default 128.
+	// Default 64: with the envelope (at most 14 attributes and the scope
+	// keys) and up to 32 stamped tracectx values, a record stays within the
+	// SDK's default of 128 attributes per record
+	// (OTEL_LOGRECORD_ATTRIBUTE_COUNT_LIMIT). Past that limit the SDK drops
+	// the last attributes silently: progress.sequence, progress.truncated
+	// and the tracectx values, on which routing and gap detection depend.
 	MaxAttributes int
 	// MaxStringLen caps one string value, in bytes; a longer one is cut at
 	// a UTF-8 boundary and TruncatedSuffix is appended. Default 4096.
@@ -30,7 +35,7 @@ const (
 
 // DefaultLimits returns the limits used when none are given.
 func DefaultLimits() Limits {
-	return Limits{MaxDepth: 8, MaxAttributes: 128, MaxStringLen: 4096, MaxSliceLen: 256, MaxDetailsBytes: 64 << 10}
+	return Limits{MaxDepth: 8, MaxAttributes: 64, MaxStringLen: 4096, MaxSliceLen: 256, MaxDetailsBytes: 64 << 10}
 }
 
 func (l Limits) withDefaults() Limits {
