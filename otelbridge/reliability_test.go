@@ -297,3 +297,46 @@ func lifecycleChild(t *testing.T) {
 		}
 	}
 }
+
+// TestFullRecordFitsTheSDKAttributeLimit: the biggest record the library
+// makes (every envelope field, 32 tracectx values, details past
+// MaxAttributes) stays within the SDK's default attribute count limit, so
+// the SDK drops none of it, least of all the sequence, the truncation
+// marker or the tenant.
+func TestFullRecordFitsTheSDKAttributeLimit(t *testing.T) {
+	sink := progresstest.NewSink(otelbridge.NewTraceCtxProcessor(progress.DefaultRedactor()))
+	ctx := context.Background()
+	for i := range propagation.MaxValues {
+		var err error
+		key := fmt.Sprintf("key%02d", i)
+		if i == 0 {
+			key = "tenantid"
+		}
+		if ctx, err = propagation.WithValue(ctx, key, "v"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := map[string]any{}
+	for i := range 500 {
+		d[fmt.Sprint("d", i)] = i
+	}
+	evt := progress.Event{Type: "test/Full", Details: d, Envelope: progress.Envelope{
+		Component: progress.Component{Name: "c", Version: "1"},
+		Resource:  progress.Resource{Type: "T", ID: "i", Namespace: "n", UID: "u"},
+		Scope:     map[string]string{"organization": "o", "project": "p"}, ObservedGeneration: 3,
+	}}
+	if err := sink.Recorder().Record(ctx, evt); err != nil {
+		t.Fatal(err)
+	}
+	recs := sink.Records()
+	if len(recs) != 1 {
+		t.Fatal(len(recs))
+	}
+	if n := recs[0].DroppedAttributes(); n != 0 {
+		t.Fatalf("the SDK dropped %d attributes of %d", n, recs[0].AttributesLen())
+	}
+	e := sink.Events()[0]
+	if e.Sequence != 1 || !e.Truncated || e.TraceCtx["tenantid"] != "v" || len(e.TraceCtx) != propagation.MaxValues {
+		t.Errorf("sequence %d, truncated %v, %d tracectx values", e.Sequence, e.Truncated, len(e.TraceCtx))
+	}
+}
