@@ -83,17 +83,22 @@ func ParseType(s string) (group, name string, err error) {
 // MaxStreamLen is the longest accepted stream name, in bytes.
 const MaxStreamLen = 63
 
-// reservedStreams would collide with envelope attributes under "progress.".
+// reservedStreams would collide with envelope attributes under "progress."
+// or with the top-level fields of the JSON lines and the TNCO message.
 var reservedStreams = map[string]bool{
 	"details": true, "component": true, "resource": true, "scope": true,
 	"tenant": true, "sequence": true, "event_type": true,
 	"observed_generation": true, "truncated": true,
+	"message": true, "level": true, "stream": true, "attributes": true,
+	"transition": true, "logger_name": true,
 }
 
 // ValidateStream checks a transition stream name: 1 to MaxStreamLen bytes
 // of lower-case ASCII letters, digits and '_', starting with a letter, and
 // not one of the envelope's own keys (details, component, resource, scope,
-// tenant, sequence, event_type, observed_generation, truncated).
+// tenant, sequence, event_type, observed_generation, truncated) nor a
+// top-level field of the JSON formats (message, level, stream, attributes,
+// transition, logger_name).
 func ValidateStream(s string) error {
 	bad := func(rule string) error {
 		return fmt.Errorf("%w: stream %q: %s (want [a-z][a-z0-9_]*, at most %d bytes)", ErrInvalidEvent, truncateForError(s), rule, MaxStreamLen)
