@@ -32,6 +32,7 @@ import (
 	"go.opentelemetry.io/contrib/bridges/otelslog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/log"
+	"go.opentelemetry.io/otel/log/embedded"
 	"go.opentelemetry.io/otel/log/noop"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/trace"
@@ -598,5 +599,40 @@ func TestRecordNoProviderAllocs(t *testing.T) {
 	ctx := benchCtx()
 	if n := testing.AllocsPerRun(100, func() { _ = r.Record(ctx, evt) }); n != 0 {
 		t.Errorf("Record with a disabled logger: %v allocs/op, want 0", n)
+	}
+}
+
+// dropLogger is an enabled log.Logger that drops every record: with it,
+// BenchmarkRecordOverhead measures the Recorder's own work (validation,
+// flattening, sequencing, building the log.Record) without the SDK.
+type dropLogger struct{ embedded.Logger }
+
+func (dropLogger) Emit(context.Context, log.Record)                    {}
+func (dropLogger) Enabled(context.Context, log.EnabledParameters) bool { return true }
+
+type dropProvider struct{ embedded.LoggerProvider }
+
+func (dropProvider) Logger(string, ...log.LoggerOption) log.Logger { return dropLogger{} }
+
+// BenchmarkRecordOverhead is the part of BenchmarkRecord/<size>/progress
+// and progress-struct that the Recorder itself spends.
+func BenchmarkRecordOverhead(b *testing.B) {
+	ctx := benchCtx()
+	for _, c := range benchCases() {
+		for _, v := range []struct {
+			name    string
+			details any
+		}{{"progress", c.asMap}, {"progress-struct", c.typed}} {
+			b.Run(c.name+"/"+v.name, func(b *testing.B) {
+				r := progress.NewRecorder(progress.WithLoggerProvider(dropProvider{}))
+				evt := progress.Event{Type: c.typ, Details: v.details, Envelope: benchEnvelope}
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := r.Record(ctx, evt); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -18,8 +19,16 @@ import (
 // encoder flattens one event's details into attributes. It is pooled: the
 // hot path reuses its buffers.
 type encoder struct {
-	attrs     []attribute.KeyValue
+	attrs []attribute.KeyValue
+	// Scratch stacks: a call appends its entries past the current length
+	// and truncates back before it returns, so nested calls share them.
+	// attribute.SliceValue and MapValue copy their arguments, so the
+	// scratch is free again once they return.
 	sortBuf   []string
+	pairs     []mapEntry
+	rkeys     []reflectKey
+	vals      []attribute.Value
+	kvs       []attribute.KeyValue
 	keys      *keyCache
 	red       *Redactor
 	lim       Limits
@@ -28,23 +37,39 @@ type encoder struct {
 	truncated int // cuts made (limits, unsupported values)
 }
 
+// mapEntry is one entry of a map[string]any or map[string]string being
+// flattened: collecting the values with the keys saves a lookup per key.
+type mapEntry struct {
+	k string
+	v any
+	s string
+}
+
+// reflectKey is a key of a reflected map and where its value was copied.
+type reflectKey struct {
+	s string
+	i int
+}
+
 var encoderPool = sync.Pool{New: func() any {
-	return &encoder{attrs: make([]attribute.KeyValue, 0, 32), sortBuf: make([]string, 0, 32)}
+	return &encoder{attrs: make([]attribute.KeyValue, 0, 32)}
 }}
 
 func getEncoder(keys *keyCache, red *Redactor, lim Limits) *encoder {
+	keys.ready()
 	e := encoderPool.Get().(*encoder)
 	e.keys, e.red, e.lim = keys, red, lim
 	return e
 }
 
 func putEncoder(e *encoder) {
-	if cap(e.attrs) > 1024 {
+	if cap(e.attrs) > 1024 || cap(e.vals) > 1024 || cap(e.kvs) > 1024 || cap(e.pairs) > 1024 {
 		return // do not keep outsized buffers alive
 	}
+	// The scratch stacks are empty (and cleared) between calls; attrs
+	// holds this record's values until now.
 	clear(e.attrs)
-	clear(e.sortBuf)
-	*e = encoder{attrs: e.attrs[:0], sortBuf: e.sortBuf[:0]}
+	*e = encoder{attrs: e.attrs[:0], sortBuf: e.sortBuf, pairs: e.pairs, rkeys: e.rkeys, vals: e.vals, kvs: e.kvs}
 	encoderPool.Put(e)
 }
 
@@ -57,10 +82,10 @@ func (e *encoder) details(v any) {
 	case nil:
 		return
 	case map[string]any:
-		e.flattenMap(detailsRoot, d, 1)
+		e.flattenMap(&e.keys.root, d, 1)
 		return
 	case map[string]string:
-		e.flattenStringMap(detailsRoot, d)
+		e.flattenStringMap(&e.keys.root, d)
 		return
 	}
 	rv := reflect.ValueOf(v)
@@ -73,66 +98,68 @@ func (e *encoder) details(v any) {
 	info := typeInfoOf(rv.Type())
 	switch {
 	case info.marshaler:
-		e.field(detailsRoot+DetailsSeparator+"value", rv.Interface(), 1)
+		e.field(&e.keys.value, rv.Interface(), 1)
 	case rv.Kind() == reflect.Struct:
-		e.flattenStruct(detailsRoot, rv, info, 1)
+		e.flattenStruct(&e.keys.root, rv, info, 1)
 	case rv.Kind() == reflect.Map && info.mapKeyOK:
-		e.flattenReflectMap(detailsRoot, rv, 1)
+		e.flattenReflectMap(&e.keys.root, rv, info, 1)
 	default:
-		e.add(detailsRoot+DetailsSeparator+"value", e.reflectValue(rv, 1))
+		e.add(&e.keys.value, e.reflectValue(rv, 1))
 	}
 }
 
-func (e *encoder) add(key string, v attribute.Value) {
+func (e *encoder) add(n *keyNode, v attribute.Value) {
 	if e.ndetails >= e.lim.MaxAttributes {
 		e.truncated++
 		return
 	}
 	e.ndetails++
-	e.attrs = append(e.attrs, attribute.KeyValue{Key: attribute.Key(key), Value: v})
+	e.attrs = append(e.attrs, attribute.KeyValue{Key: n.key, Value: v})
 }
 
-func (e *encoder) flattenMap(parent string, m map[string]any, depth int) {
-	start := len(e.sortBuf)
-	for k := range m {
-		e.sortBuf = append(e.sortBuf, k)
+func cmpEntries(a, b mapEntry) int { return strings.Compare(a.k, b.k) }
+
+func (e *encoder) flattenMap(parent *keyNode, m map[string]any, depth int) {
+	start := len(e.pairs)
+	for k, v := range m {
+		e.pairs = append(e.pairs, mapEntry{k: k, v: v})
 	}
-	keys := e.sortBuf[start:]
-	slices.Sort(keys)
-	for _, k := range keys {
-		ent := e.keys.child(parent, k)
+	slices.SortFunc(e.pairs[start:], cmpEntries)
+	// e.field may grow e.pairs: index it afresh on every step.
+	for i := start; i < start+len(m); i++ {
+		p := e.pairs[i]
+		ent := e.keys.child(parent, p.k)
 		if ent.secret {
-			e.add(ent.key, attribute.StringValue(Redacted))
+			e.add(ent, attribute.StringValue(Redacted))
 			continue
 		}
-		e.field(ent.key, m[k], depth)
+		e.field(ent, p.v, depth)
 	}
-	clear(e.sortBuf[start:])
-	e.sortBuf = e.sortBuf[:start]
+	clear(e.pairs[start:])
+	e.pairs = e.pairs[:start]
 }
 
-func (e *encoder) flattenStringMap(parent string, m map[string]string) {
-	start := len(e.sortBuf)
-	for k := range m {
-		e.sortBuf = append(e.sortBuf, k)
+func (e *encoder) flattenStringMap(parent *keyNode, m map[string]string) {
+	start := len(e.pairs)
+	for k, v := range m {
+		e.pairs = append(e.pairs, mapEntry{k: k, s: v})
 	}
-	keys := e.sortBuf[start:]
-	slices.Sort(keys)
-	for _, k := range keys {
-		ent := e.keys.child(parent, k)
+	slices.SortFunc(e.pairs[start:], cmpEntries)
+	for _, p := range e.pairs[start:] {
+		ent := e.keys.child(parent, p.k)
 		if ent.secret {
-			e.add(ent.key, attribute.StringValue(Redacted))
+			e.add(ent, attribute.StringValue(Redacted))
 			continue
 		}
-		e.add(ent.key, e.str(m[k]))
+		e.add(ent, e.str(p.s))
 	}
-	clear(e.sortBuf[start:])
-	e.sortBuf = e.sortBuf[:start]
+	clear(e.pairs[start:])
+	e.pairs = e.pairs[:start]
 }
 
 // field writes one detail at key: maps and structs are flattened further,
 // everything else becomes one attribute value.
-func (e *encoder) field(key string, v any, depth int) {
+func (e *encoder) field(key *keyNode, v any, depth int) {
 	switch x := v.(type) {
 	case map[string]any:
 		if len(x) == 0 {
@@ -190,47 +217,138 @@ func (e *encoder) field(key string, v any, depth int) {
 		e.add(key, attribute.MapValue())
 		return
 	}
-	e.flattenReflectMap(key, rv, depth+1)
+	e.flattenReflectMap(key, rv, info, depth+1)
 }
 
-func (e *encoder) flattenStruct(parent string, rv reflect.Value, info *typeInfo, depth int) {
+// flattenStruct follows the type's plan: scalar fields are read directly
+// and plain struct fields recursed into, with no per-field type lookups.
+func (e *encoder) flattenStruct(parent *keyNode, rv reflect.Value, info *typeInfo, depth int) {
 	for i := range info.fields {
 		f := &info.fields[i]
-		fv, err := rv.FieldByIndexErr(f.index)
-		if err != nil || (f.omitEmpty && isEmptyValue(fv)) || (f.omitZero && fv.IsZero()) {
-			continue // a nil embedded pointer has no fields, as in encoding/json
+		var fv reflect.Value
+		if len(f.index) == 1 {
+			fv = rv.Field(f.index[0])
+		} else {
+			var err error
+			if fv, err = rv.FieldByIndexErr(f.index); err != nil {
+				continue // a nil embedded pointer has no fields, as in encoding/json
+			}
+		}
+		if (f.omitEmpty && isEmptyValue(fv)) || (f.omitZero && fv.IsZero()) {
+			continue
 		}
 		ent := e.keys.child(parent, f.name)
 		if ent.secret {
-			e.add(ent.key, attribute.StringValue(Redacted))
+			e.add(ent, attribute.StringValue(Redacted))
 			continue
 		}
-		if val, ok := e.reflectScalar(fv); ok {
-			e.add(ent.key, val)
+		switch f.kind {
+		case scalarString:
+			e.add(ent, e.str(fv.String()))
+			continue
+		case scalarBool:
+			e.add(ent, attribute.BoolValue(fv.Bool()))
+			continue
+		case scalarInt:
+			e.add(ent, attribute.Int64Value(fv.Int()))
+			continue
+		case scalarUint:
+			e.add(ent, uintValue(fv.Uint()))
+			continue
+		case scalarFloat:
+			e.add(ent, floatValue(fv.Float()))
 			continue
 		}
 		if !fv.CanInterface() {
 			continue
 		}
-		e.field(ent.key, fv.Interface(), depth)
+		if f.plain != nil {
+			e.plainStruct(ent, fv, f.plain, depth)
+			continue
+		}
+		e.field(ent, fv.Interface(), depth)
 	}
 }
 
-func (e *encoder) flattenReflectMap(parent string, rv reflect.Value, depth int) {
+// plainStruct is field for a struct that is neither a marshaler nor an
+// error, without boxing it into an interface first.
+func (e *encoder) plainStruct(key *keyNode, rv reflect.Value, info *typeInfo, depth int) {
+	if depth >= e.lim.MaxDepth {
+		e.truncated++
+		e.add(key, attribute.StringValue(TruncatedDepth))
+		return
+	}
+	if len(info.fields) == 0 {
+		e.add(key, attribute.MapValue())
+		return
+	}
+	e.flattenStruct(key, rv, info, depth+1)
+}
+
+func cmpReflectKeys(a, b reflectKey) int { return strings.Compare(a.s, b.s) }
+
+func (e *encoder) flattenReflectMap(parent *keyNode, rv reflect.Value, info *typeInfo, depth int) {
+	if info.stringKeys {
+		e.flattenStringKeyMap(parent, rv, info, depth)
+		return
+	}
 	keys := sortedMapKeys(rv)
 	for _, kv := range keys {
 		ent := e.keys.child(parent, kv.s)
 		if ent.secret {
-			e.add(ent.key, attribute.StringValue(Redacted))
+			e.add(ent, attribute.StringValue(Redacted))
 			continue
 		}
 		mv := rv.MapIndex(kv.v)
 		if val, ok := e.reflectScalar(mv); ok {
-			e.add(ent.key, val)
+			e.add(ent, val)
 			continue
 		}
-		e.field(ent.key, mv.Interface(), depth)
+		e.field(ent, mv.Interface(), depth)
 	}
+}
+
+// flattenStringKeyMap flattens a map whose keys are strings. It copies the
+// entries into one slice with SetIterKey/SetIterValue, so it allocates
+// twice per map instead of twice per entry as MapIndex would.
+func (e *encoder) flattenStringKeyMap(parent *keyNode, rv reflect.Value, info *typeInfo, depth int) {
+	n := rv.Len()
+	if n == 0 {
+		return
+	}
+	t := rv.Type()
+	key := reflect.New(t.Key()).Elem()
+	vals := reflect.MakeSlice(info.elemSlice, n, n)
+	start := len(e.rkeys)
+	var it reflect.MapIter
+	it.Reset(rv)
+	for i := 0; it.Next() && i < n; i++ {
+		key.SetIterKey(&it)
+		vals.Index(i).SetIterValue(&it)
+		e.rkeys = append(e.rkeys, reflectKey{s: key.String(), i: i})
+	}
+	end := len(e.rkeys)
+	slices.SortFunc(e.rkeys[start:end], cmpReflectKeys)
+	for j := start; j < end; j++ {
+		k := e.rkeys[j]
+		ent := e.keys.child(parent, k.s)
+		if ent.secret {
+			e.add(ent, attribute.StringValue(Redacted))
+			continue
+		}
+		mv := vals.Index(k.i)
+		if val, ok := e.reflectScalar(mv); ok {
+			e.add(ent, val)
+			continue
+		}
+		if info.elem != nil && info.elem.plain {
+			e.plainStruct(ent, mv, info.elem, depth)
+			continue
+		}
+		e.field(ent, mv.Interface(), depth)
+	}
+	clear(e.rkeys[start:])
+	e.rkeys = e.rkeys[:start]
 }
 
 // str applies redaction by shape and the string limits.
@@ -317,11 +435,28 @@ func (e *encoder) stringSlice(x []string) attribute.Value {
 		e.truncated++
 		x = x[:e.lim.MaxSliceLen]
 	}
-	vals := make([]attribute.Value, len(x))
-	for i, s := range x {
-		vals[i] = e.str(s)
+	start := len(e.vals)
+	for _, s := range x {
+		e.vals = append(e.vals, e.str(s))
 	}
-	return attribute.SliceValue(vals...)
+	return e.popSlice(start)
+}
+
+// popSlice returns the SLICE value of e.vals[start:] and pops them. Every
+// nested call has popped its own entries, so they are contiguous.
+func (e *encoder) popSlice(start int) attribute.Value {
+	v := attribute.SliceValue(e.vals[start:]...)
+	clear(e.vals[start:])
+	e.vals = e.vals[:start]
+	return v
+}
+
+// popMap is popSlice for MAP values built in e.kvs.
+func (e *encoder) popMap(start int) attribute.Value {
+	v := attribute.MapValue(e.kvs[start:]...)
+	clear(e.kvs[start:])
+	e.kvs = e.kvs[:start]
+	return v
 }
 
 func (e *encoder) slice(x []any, depth int) attribute.Value {
@@ -333,11 +468,12 @@ func (e *encoder) slice(x []any, depth int) attribute.Value {
 		e.truncated++
 		x = x[:e.lim.MaxSliceLen]
 	}
-	vals := make([]attribute.Value, len(x))
-	for i, el := range x {
-		vals[i] = e.value(el, depth+1)
+	start := len(e.vals)
+	for _, el := range x {
+		v := e.value(el, depth+1)
+		e.vals = append(e.vals, v)
 	}
-	return attribute.SliceValue(vals...)
+	return e.popSlice(start)
 }
 
 // value converts v whole (maps become MAP values, not flattened): it is used
@@ -351,23 +487,27 @@ func (e *encoder) value(v any, depth int) attribute.Value {
 			e.truncated++
 			return attribute.StringValue(TruncatedDepth)
 		}
-		start := len(e.sortBuf)
+		// Walk the keys sorted: the string budget (MaxDetailsBytes) is
+		// spent in this order, so what gets cut must not depend on map
+		// iteration order.
+		ks := len(e.sortBuf)
 		for k := range x {
 			e.sortBuf = append(e.sortBuf, k)
 		}
-		keys := e.sortBuf[start:]
-		slices.Sort(keys)
-		kvs := make([]attribute.KeyValue, 0, len(keys))
-		for _, k := range keys {
+		slices.Sort(e.sortBuf[ks:])
+		start := len(e.kvs)
+		for i := ks; i < ks+len(x); i++ {
+			k := e.sortBuf[i]
 			if e.red.SecretKey(k) {
-				kvs = append(kvs, attribute.String(k, Redacted))
+				e.kvs = append(e.kvs, attribute.String(k, Redacted))
 				continue
 			}
-			kvs = append(kvs, attribute.KeyValue{Key: attribute.Key(k), Value: e.value(x[k], depth+1)})
+			v := e.value(x[k], depth+1)
+			e.kvs = append(e.kvs, attribute.KeyValue{Key: attribute.Key(k), Value: v})
 		}
-		clear(e.sortBuf[start:])
-		e.sortBuf = e.sortBuf[:start]
-		return attribute.MapValue(kvs...)
+		clear(e.sortBuf[ks:])
+		e.sortBuf = e.sortBuf[:ks]
+		return e.popMap(start)
 	}
 	if val, ok := e.scalar(v); ok {
 		return val
@@ -435,7 +575,7 @@ func (e *encoder) reflectValue(rv reflect.Value, depth int) attribute.Value {
 	case reflect.Bool:
 		return attribute.BoolValue(rv.Bool())
 	case reflect.Struct:
-		kvs := make([]attribute.KeyValue, 0, len(info.fields))
+		start := len(e.kvs)
 		for i := range info.fields {
 			f := &info.fields[i]
 			fv, err := rv.FieldByIndexErr(f.index)
@@ -443,12 +583,13 @@ func (e *encoder) reflectValue(rv reflect.Value, depth int) attribute.Value {
 				continue
 			}
 			if e.red.SecretKey(f.name) {
-				kvs = append(kvs, attribute.String(f.name, Redacted))
+				e.kvs = append(e.kvs, attribute.String(f.name, Redacted))
 				continue
 			}
-			kvs = append(kvs, attribute.KeyValue{Key: attribute.Key(f.name), Value: e.reflectValue(fv, depth+1)})
+			v := e.reflectValue(fv, depth+1)
+			e.kvs = append(e.kvs, attribute.KeyValue{Key: attribute.Key(f.name), Value: v})
 		}
-		return attribute.MapValue(kvs...)
+		return e.popMap(start)
 	case reflect.Map:
 		if !info.mapKeyOK {
 			return e.unsupported(rv)
@@ -457,15 +598,16 @@ func (e *encoder) reflectValue(rv reflect.Value, depth int) attribute.Value {
 			return attribute.Value{}
 		}
 		keys := sortedMapKeys(rv)
-		kvs := make([]attribute.KeyValue, 0, len(keys))
+		start := len(e.kvs)
 		for _, k := range keys {
 			if e.red.SecretKey(k.s) {
-				kvs = append(kvs, attribute.String(k.s, Redacted))
+				e.kvs = append(e.kvs, attribute.String(k.s, Redacted))
 				continue
 			}
-			kvs = append(kvs, attribute.KeyValue{Key: attribute.Key(k.s), Value: e.reflectValue(rv.MapIndex(k.v), depth+1)})
+			v := e.reflectValue(rv.MapIndex(k.v), depth+1)
+			e.kvs = append(e.kvs, attribute.KeyValue{Key: attribute.Key(k.s), Value: v})
 		}
-		return attribute.MapValue(kvs...)
+		return e.popMap(start)
 	case reflect.Slice, reflect.Array:
 		if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
 			if rv.IsNil() {
@@ -481,11 +623,12 @@ func (e *encoder) reflectValue(rv reflect.Value, depth int) attribute.Value {
 			e.truncated++
 			n = e.lim.MaxSliceLen
 		}
-		vals := make([]attribute.Value, n)
+		start := len(e.vals)
 		for i := range n {
-			vals[i] = e.reflectValue(rv.Index(i), depth+1)
+			v := e.reflectValue(rv.Index(i), depth+1)
+			e.vals = append(e.vals, v)
 		}
-		return attribute.SliceValue(vals...)
+		return e.popSlice(start)
 	}
 	return e.unsupported(rv)
 }

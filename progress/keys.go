@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // detailsRoot is DetailsPrefix without its trailing separator: the parent
@@ -14,47 +16,72 @@ const detailsRoot = "progress.details"
 // still correct, only built per call.
 const maxCachedKeys = 4096
 
-type pathKey struct{ parent, seg string }
-
-type keyEntry struct {
-	key    string // full attribute key
-	secret bool   // the segment names a secret
+// keyNode is one detail path in the key cache: its full attribute key and
+// the children seen below it. The cache is a tree, so a lookup hashes only
+// the new segment, never the whole parent path.
+type keyNode struct {
+	key    attribute.Key // full attribute key
+	secret bool          // the last segment names a secret
+	// kids maps an unescaped segment to its node. Reads are lock-free;
+	// writers copy the map under keyCache.mu.
+	kids atomic.Pointer[map[string]*keyNode]
 }
 
 // keyCache interns flattened detail keys, so that the hot path builds no
-// strings for keys it has seen. Reads are lock-free (copy on write).
+// strings for keys it has seen. Set red before use; do not copy it.
 type keyCache struct {
-	mu  sync.Mutex
-	m   atomic.Pointer[map[pathKey]keyEntry]
-	red *Redactor
+	once  sync.Once
+	mu    sync.Mutex
+	n     int     // nodes stored, at most maxCachedKeys
+	root  keyNode // detailsRoot: the parent of every top-level detail
+	value keyNode // detailsRoot + ".value": a top-level non-map value
+	red   *Redactor
 }
 
-func (c *keyCache) child(parent, seg string) keyEntry {
-	if m := c.m.Load(); m != nil {
-		if e, ok := (*m)[pathKey{parent, seg}]; ok {
-			return e
+// ready names the fixed nodes on first use, so that a keyCache needs no
+// constructor.
+func (c *keyCache) ready() {
+	c.once.Do(func() {
+		c.root.key = detailsRoot
+		c.value.key = detailsRoot + DetailsSeparator + "value"
+	})
+}
+
+// child returns the node of segment seg below parent. Past maxCachedKeys
+// it returns a node that is not stored: correct, only not reused.
+func (c *keyCache) child(parent *keyNode, seg string) *keyNode {
+	if m := parent.kids.Load(); m != nil {
+		if n, ok := (*m)[seg]; ok {
+			return n
 		}
 	}
-	e := keyEntry{key: parent + DetailsSeparator + escapeSegment(seg), secret: c.red.SecretKey(seg)}
+	n := &keyNode{
+		key:    attribute.Key(string(parent.key) + DetailsSeparator + escapeSegment(seg)),
+		secret: c.red.SecretKey(seg),
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	old := c.m.Load()
-	n := 0
+	old := parent.kids.Load()
+	size := 0
 	if old != nil {
-		n = len(*old)
+		if n2, ok := (*old)[seg]; ok {
+			return n2 // another goroutine stored it first
+		}
+		size = len(*old)
 	}
-	if n >= maxCachedKeys {
-		return e
+	if c.n >= maxCachedKeys {
+		return n
 	}
-	next := make(map[pathKey]keyEntry, n+1)
+	next := make(map[string]*keyNode, size+1)
 	if old != nil {
 		for k, v := range *old {
 			next[k] = v
 		}
 	}
-	next[pathKey{strings.Clone(parent), strings.Clone(seg)}] = e
-	c.m.Store(&next)
-	return e
+	next[strings.Clone(seg)] = n // do not keep a caller's larger string alive
+	parent.kids.Store(&next)
+	c.n++
+	return n
 }
 
 // escapeSegment makes a detail key safe to join: '%' becomes "%25" and '.'

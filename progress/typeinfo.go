@@ -18,6 +18,14 @@ type typeInfo struct {
 	marshaler bool        // json.Marshaler or encoding.TextMarshaler
 	mapKeyOK  bool        // a map whose keys encoding/json accepts
 	fields    []fieldInfo // struct fields in encoding/json order
+	// plain: a struct that is neither a marshaler nor an error, so it is
+	// flattened field by field (an error is written as its Error text).
+	plain bool
+	// For a map with string-kind keys: its values' plan (nil unless they
+	// are structs) and the slice type that holds a copy of its values.
+	stringKeys bool
+	elem       *typeInfo
+	elemSlice  reflect.Type
 }
 
 type fieldInfo struct {
@@ -25,6 +33,54 @@ type fieldInfo struct {
 	index     []int
 	omitEmpty bool
 	omitZero  bool
+	// kind is the field's scalar encoding, decided once from its type (as
+	// reflectScalar decides per value); scalarNone for everything else.
+	kind scalarKind
+	// plain is the plan of a field whose type is a plain struct, so it is
+	// flattened without boxing it into an interface.
+	plain *typeInfo
+}
+
+type scalarKind uint8
+
+const (
+	scalarNone scalarKind = iota
+	scalarString
+	scalarBool
+	scalarInt
+	scalarUint
+	scalarFloat
+)
+
+// scalarKindOf is reflectScalar's rule for a static type.
+func scalarKindOf(t reflect.Type) scalarKind {
+	switch t.Kind() {
+	case reflect.String:
+		if t == stringType {
+			return scalarString
+		}
+	case reflect.Bool:
+		if t == boolType {
+			return scalarBool
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if !isMarshaler(t) {
+			return scalarInt
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if !isMarshaler(t) {
+			return scalarUint
+		}
+	case reflect.Float32, reflect.Float64:
+		if !isMarshaler(t) {
+			return scalarFloat
+		}
+	}
+	return scalarNone
+}
+
+func isMarshaler(t reflect.Type) bool {
+	return t.Implements(jsonMarshalerType) || t.Implements(textMarshalerType)
 }
 
 var typeInfos sync.Map // reflect.Type -> *typeInfo
@@ -32,15 +88,14 @@ var typeInfos sync.Map // reflect.Type -> *typeInfo
 var (
 	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+	errorType         = reflect.TypeFor[error]()
 )
 
 func typeInfoOf(t reflect.Type) *typeInfo {
 	if v, ok := typeInfos.Load(t); ok {
 		return v.(*typeInfo)
 	}
-	info := &typeInfo{
-		marshaler: t.Implements(jsonMarshalerType) || t.Implements(textMarshalerType),
-	}
+	info := &typeInfo{marshaler: isMarshaler(t)}
 	switch t.Kind() {
 	case reflect.Map:
 		k := t.Key()
@@ -51,8 +106,17 @@ func typeInfoOf(t reflect.Type) *typeInfo {
 		default:
 			info.mapKeyOK = k.Implements(textMarshalerType)
 		}
+		if k.Kind() == reflect.String {
+			info.stringKeys = true
+			info.elemSlice = reflect.SliceOf(t.Elem())
+			if t.Elem().Kind() == reflect.Struct {
+				// A struct cannot contain itself by value: this ends.
+				info.elem = typeInfoOf(t.Elem())
+			}
+		}
 	case reflect.Struct:
 		info.fields = structFields(t)
+		info.plain = !info.marshaler && !t.Implements(errorType)
 	}
 	v, _ := typeInfos.LoadOrStore(t, info)
 	return v.(*typeInfo)
@@ -94,12 +158,20 @@ func structFields(t reflect.Type) []fieldInfo {
 				continue
 			}
 			seen[name] = true
-			out = append(out, fieldInfo{
+			f := fieldInfo{
 				name:      name,
 				index:     append(slices.Clone(index), i),
 				omitEmpty: hasOpt(opts, "omitempty"),
 				omitZero:  hasOpt(opts, "omitzero"),
-			})
+				kind:      scalarKindOf(sf.Type),
+			}
+			if sf.Type.Kind() == reflect.Struct {
+				// A struct cannot contain itself by value: this ends.
+				if fi := typeInfoOf(sf.Type); fi.plain {
+					f.plain = fi
+				}
+			}
+			out = append(out, f)
 		}
 		if depth > 4 {
 			return
