@@ -76,8 +76,8 @@ func (s *sink) OnEmit(_ context.Context, r *sdklog.Record) error {
 	return nil
 }
 func (s *sink) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
-func (s *sink) Shutdown(context.Context) error                        { return nil }
-func (s *sink) ForceFlush(context.Context) error                      { return nil }
+func (s *sink) Shutdown(context.Context) error                         { return nil }
+func (s *sink) ForceFlush(context.Context) error                       { return nil }
 
 type captured struct {
 	progress.Decoded
