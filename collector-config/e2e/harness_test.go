@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -28,6 +29,7 @@ import (
 	"go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"google.golang.org/grpc/credentials"
 
 	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/progress"
@@ -402,6 +404,7 @@ type driver struct {
 
 type driverOpt struct {
 	headers     map[string]string
+	tls         *tls.Config
 	noSeedBody  bool
 	libRedacted bool
 }
@@ -409,9 +412,14 @@ type driverOpt struct {
 func newDriver(t testing.TB, endpoint string, o driverOpt) *driver {
 	t.Helper()
 	ctx := context.Background()
-	opts := []otlploggrpc.Option{otlploggrpc.WithEndpoint(endpoint), otlploggrpc.WithInsecure(),
+	opts := []otlploggrpc.Option{otlploggrpc.WithEndpoint(endpoint),
 		otlploggrpc.WithRetry(otlploggrpc.RetryConfig{Enabled: true, InitialInterval: 100 * time.Millisecond,
 			MaxInterval: time.Second, MaxElapsedTime: 30 * time.Second})}
+	if o.tls != nil {
+		opts = append(opts, otlploggrpc.WithTLSCredentials(credentials.NewTLS(o.tls)))
+	} else {
+		opts = append(opts, otlploggrpc.WithInsecure())
+	}
 	if o.headers != nil {
 		opts = append(opts, otlploggrpc.WithHeaders(o.headers))
 	}

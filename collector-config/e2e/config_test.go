@@ -1,0 +1,212 @@
+package e2e
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/progressotel/progressotel/progress"
+)
+
+// Every shipped configuration, alone and with each overlay, passes
+// `otelcol-progress validate` and then starts and delivers an event: some
+// mistakes (a bad Kafka encoding, a missing certificate) only fail at start.
+func TestShippedConfigs(t *testing.T) {
+	certFile, keyFile, clientTLS := selfSignedCert(t)
+	cases := []struct {
+		name    string
+		tenants []string
+		env     map[string]string
+		tls     bool
+		token   string
+		local   bool
+	}{
+		{name: "progress.yaml"},
+		{name: "tenants overlay", tenants: []string{"tenant-a", "tenant-b"}},
+		{name: "tenants.example.yaml", env: map[string]string{"PROGRESS_TENANTS_FILE": mustAbs(t, filepath.Join(configDir, "tenants.example.yaml"))}},
+		{name: "auth.yaml", tenants: []string{"tenant-a"}, token: "tok-abc"},
+		{name: "tls.yaml", tenants: []string{"tenant-a"}, tls: true},
+		{name: "local.yaml", tenants: []string{"tenant-a"}, local: true},
+		{name: "all overlays", tenants: []string{"tenant-a"}, tls: true, token: "tok-abc", local: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b := startBroker(t)
+			cons := startConsumer(t, b.addr())
+			env := map[string]string{}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			if tc.tls {
+				env["PROGRESS_OTLP_TLS_CERT_FILE"] = certFile
+				env["PROGRESS_OTLP_TLS_KEY_FILE"] = keyFile
+			}
+			if tc.token != "" {
+				env["PROGRESS_OTLP_BEARER_TOKEN"] = tc.token
+			}
+			localFile := filepath.Join(t.TempDir(), "local.jsonl")
+			if tc.local {
+				env["PROGRESS_LOCAL_FILE"] = localFile
+			}
+			col := newCollector(t, b.addr(), tc.tenants, env)
+
+			cmd := exec.Command(filepath.Join(configDir, "run.sh"), "validate")
+			cmd.Env = col.env
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("validate: %v\n%s", err, out)
+			}
+			col.start()
+
+			o := driverOpt{}
+			if tc.tls {
+				o.tls = clientTLS
+			}
+			if tc.token != "" {
+				o.headers = map[string]string{"authorization": "Bearer " + tc.token}
+			}
+			d := newDriver(t, col.grpc, o)
+			if err := d.rec.Record(context.Background(), progress.Event{
+				Type: "ansible/PlayStarted", Details: map[string]any{"playName": "config-smoke"},
+				Envelope: progress.Envelope{Scope: map[string]string{"tenant": "tenant-a"}},
+			}); err != nil {
+				t.Fatal(err)
+			}
+			d.flush(t)
+			wantTopic := "progress_unrouted"
+			if len(tc.tenants) > 0 || tc.env["PROGRESS_TENANTS_FILE"] != "" {
+				wantTopic = "progress_events_tenant-a"
+			}
+			cons.waitFor(t, 60*time.Second, "the event on "+wantTopic, func(m []message) bool {
+				return countMarker(onTopic(m, wantTopic), "config-smoke") == 1
+			})
+			if tc.local {
+				deadline := time.Now().Add(30 * time.Second)
+				for {
+					b, _ := os.ReadFile(localFile)
+					if strings.Contains(string(b), "config-smoke") {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("local file route: %s has no event: %s", localFile, b)
+					}
+					time.Sleep(100 * time.Millisecond)
+				}
+			}
+		})
+	}
+}
+
+// validate is not enough on its own: it catches bad OTTL, but a bad Kafka
+// encoding only fails at start. Both are caught by this suite.
+func TestValidateAndStartCatchMistakes(t *testing.T) {
+	orig, err := os.ReadFile(filepath.Join(configDir, "progress.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, old, new string
+		failsValidate  bool
+	}{
+		{"bad OTTL", `set(log.body["tenant"], `, `set(log.body["tenant"] `, true},
+		{"bad Kafka encoding", "      encoding: raw\n", "      encoding: rawjson\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(string(orig), tc.old) {
+				t.Fatalf("progress.yaml no longer contains %q", tc.old)
+			}
+			bad := filepath.Join(t.TempDir(), "bad.yaml")
+			if err := os.WriteFile(bad, []byte(strings.Replace(string(orig), tc.old, tc.new, 1)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			c := newCollector(t, "127.0.0.1:1", nil, nil)
+			cmd := exec.Command(collectorBin, "validate", "--config", bad)
+			cmd.Env = c.env
+			out, err := cmd.CombinedOutput()
+			if (err != nil) != tc.failsValidate {
+				t.Fatalf("validate error = %v, want failure %v\n%s", err, tc.failsValidate, out)
+			}
+			if tc.failsValidate {
+				return
+			}
+			cmd = exec.Command(collectorBin, "--config", bad)
+			cmd.Env = c.env
+			done := make(chan error, 1)
+			var buf syncBuffer
+			cmd.Stdout, cmd.Stderr = &buf, &buf
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(buf.String(), "rawjson") {
+					t.Fatalf("start: err=%v, output does not name the encoding:\n%s", err, buf.String())
+				}
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatalf("a bad encoding did not stop the collector:\n%s", buf.String())
+			}
+		})
+	}
+}
+
+// selfSignedCert writes a certificate for 127.0.0.1 and its key, and
+// returns a client TLS config that trusts it.
+func selfSignedCert(t *testing.T) (certFile, keyFile string, client *tls.Config) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "otelcol-progress test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
