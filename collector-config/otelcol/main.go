@@ -36,6 +36,8 @@ func settings() otelcol.CollectorSettings {
 		ConfigProviderSettings: otelcol.ConfigProviderSettings{
 			ResolverSettings: confmap.ResolverSettings{
 				ProviderFactories: providers(),
+				// As OCB and otelcol-contrib: a bare ${VAR} reads the environment.
+				DefaultScheme: "env",
 			},
 		},
 		ProviderModules: providerModules(),

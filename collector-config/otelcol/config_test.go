@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/otelcol"
+)
+
+// load resolves the shipped files as `otelcol-progress --config a --config
+// b ...` does (later files merged over earlier ones), with this
+// distribution's providers and factories, and validates the result.
+func load(t *testing.T, files ...string) *otelcol.Config {
+	t.Helper()
+	uris := make([]string, len(files))
+	for i, f := range files {
+		abs, err := filepath.Abs(filepath.Join("..", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		uris[i] = "file:" + abs
+	}
+	p, err := otelcol.NewConfigProvider(otelcol.ConfigProviderSettings{ResolverSettings: confmap.ResolverSettings{
+		URIs: uris, ProviderFactories: providers(), DefaultScheme: "env",
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := components()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := p.Get(context.Background(), f)
+	if err != nil {
+		t.Fatalf("%v: %v", files, err)
+	}
+	if err := confmap.Validate(cfg); err != nil {
+		t.Fatalf("%v: invalid: %v", files, err)
+	}
+	return cfg
+}
+
+// Every shipped file and overlay combination loads and validates with the
+// real factories, and every Kafka destination in it keeps its promises:
+// raw (JSON body) encoding, a persistent queue on file_storage, one
+// consumer (order), and retries that never give up.
+func TestShippedConfigsValidate(t *testing.T) {
+	t.Setenv("PROGRESS_OTLP_BEARER_TOKEN", "token-for-validation")
+	t.Setenv("PROGRESS_OTLP_TLS_CERT_FILE", "/nonexistent/cert.pem") // read at start only
+	t.Setenv("PROGRESS_OTLP_TLS_KEY_FILE", "/nonexistent/key.pem")
+	t.Setenv("PROGRESS_LOCAL_FILE", filepath.Join(t.TempDir(), "local.jsonl"))
+	for _, files := range [][]string{
+		{"progress.yaml"},
+		{"progress.yaml", "tenants.example.yaml"},
+		{"progress.yaml", "auth.yaml"},
+		{"progress.yaml", "tls.yaml"},
+		{"progress.yaml", "local.yaml"},
+		{"progress.yaml", "tenants.example.yaml", "tls.yaml", "auth.yaml", "local.yaml"},
+	} {
+		cfg := load(t, files...)
+		kafkas := 0
+		for id, c := range cfg.Exporters {
+			kc, ok := c.(*kafkaexporter.Config)
+			if !ok {
+				continue
+			}
+			kafkas++
+			if kc.Logs.Encoding != "raw" {
+				t.Errorf("%v %s: encoding %q, want raw", files, id, kc.Logs.Encoding)
+			}
+			q := kc.QueueBatchConfig
+			if !q.HasValue() || q.Get().StorageID == nil || *q.Get().StorageID != component.MustNewID("file_storage") {
+				t.Errorf("%v %s: sending_queue is not persistent on file_storage", files, id)
+			} else if q.Get().NumConsumers != 1 {
+				t.Errorf("%v %s: %d queue consumers, want 1 (order)", files, id, q.Get().NumConsumers)
+			}
+			if !kc.BackOffConfig.Enabled || kc.BackOffConfig.MaxElapsedTime != 0 {
+				t.Errorf("%v %s: retries give up (%+v)", files, id, kc.BackOffConfig)
+			}
+		}
+		want := 1
+		if len(files) > 1 && files[1] == "tenants.example.yaml" {
+			want = 3
+		}
+		if kafkas != want {
+			t.Errorf("%v: %d kafka exporters, want %d", files, kafkas, want)
+		}
+	}
+}
+
+// TNCO_KAFKA_BROKERS takes one broker, a comma-separated list or a YAML
+// list (the env provider parses values as YAML).
+func TestBrokersFromEnv(t *testing.T) {
+	for env, want := range map[string][]string{
+		"":                             {"127.0.0.1:9092"},
+		"kafka-1:9093":                 {"kafka-1:9093"},
+		"[kafka-1:9093, kafka-2:9093]": {"kafka-1:9093", "kafka-2:9093"},
+		"kafka-1:9093,kafka-2:9093":    {"kafka-1:9093", "kafka-2:9093"},
+	} {
+		if env != "" {
+			t.Setenv("TNCO_KAFKA_BROKERS", env)
+		}
+		cfg := load(t, "progress.yaml")
+		got := cfg.Exporters[component.MustNewIDWithName("kafka", "unrouted")].(*kafkaexporter.Config).Brokers
+		if len(got) != len(want) || got[0] != want[0] || got[len(got)-1] != want[len(want)-1] {
+			t.Errorf("TNCO_KAFKA_BROKERS=%q: brokers %q, want %q", env, got, want)
+		}
+	}
+}
