@@ -37,12 +37,11 @@ type encoder struct {
 	truncated int // cuts made (limits, unsupported values)
 }
 
-// mapEntry is one entry of a map[string]any or map[string]string being
-// flattened: collecting the values with the keys saves a lookup per key.
+// mapEntry is one entry of a map[string]any being flattened: collecting
+// the values with the keys saves a lookup per key.
 type mapEntry struct {
 	k string
 	v any
-	s string
 }
 
 // reflectKey is a key of a reflected map and where its value was copied.
@@ -140,21 +139,21 @@ func (e *encoder) flattenMap(parent *keyNode, m map[string]any, depth int) {
 }
 
 func (e *encoder) flattenStringMap(parent *keyNode, m map[string]string) {
-	start := len(e.pairs)
-	for k, v := range m {
-		e.pairs = append(e.pairs, mapEntry{k: k, s: v})
+	start := len(e.sortBuf)
+	for k := range m {
+		e.sortBuf = append(e.sortBuf, k)
 	}
-	slices.SortFunc(e.pairs[start:], cmpEntries)
-	for _, p := range e.pairs[start:] {
-		ent := e.keys.child(parent, p.k)
+	slices.Sort(e.sortBuf[start:])
+	for _, k := range e.sortBuf[start:] {
+		ent := e.keys.child(parent, k)
 		if ent.secret {
 			e.add(ent, attribute.StringValue(Redacted))
 			continue
 		}
-		e.add(ent, e.str(p.s))
+		e.add(ent, e.str(m[k]))
 	}
-	clear(e.pairs[start:])
-	e.pairs = e.pairs[:start]
+	clear(e.sortBuf[start:])
+	e.sortBuf = e.sortBuf[:start]
 }
 
 // field writes one detail at key: maps and structs are flattened further,

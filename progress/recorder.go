@@ -3,6 +3,7 @@ package progress
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -181,9 +182,11 @@ func RecordTransition(ctx context.Context, t Transition) error {
 // documented on Limits and Flatten, and counted. Record never blocks on
 // I/O; a nil ctx is treated as context.Background().
 func (r *Recorder) Record(ctx context.Context, evt Event) error {
-	if _, _, err := ParseType(evt.Type); err != nil {
-		r.reject(ctx, "type")
-		return err
+	if !validType(evt.Type) {
+		if _, _, err := ParseType(evt.Type); err != nil {
+			r.reject(ctx, "type")
+			return err
+		}
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -201,6 +204,52 @@ func (r *Recorder) Record(ctx context.Context, evt Event) error {
 	e.details(evt.Details)
 	r.emit(ctx, e, &evt.Envelope, evt.Type, sev, evt.Time, attribute.Value{})
 	return nil
+}
+
+// Byte classes of a progressEventType, for validType.
+const (
+	typeGroupStart = 1 << iota // [a-z]
+	typeGroup                  // [a-z0-9_-]
+	typeNameStart              // [A-Za-z]
+	typeName                   // [A-Za-z0-9_.-]
+)
+
+var typeClass = func() (t [256]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = typeGroupStart | typeGroup | typeNameStart | typeName
+		t[c-'a'+'A'] = typeNameStart | typeName
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = typeGroup | typeName
+	}
+	t['_'], t['-'], t['.'] = typeGroup|typeName, typeGroup|typeName, typeName
+	return t
+}()
+
+// validType is ParseType's rule as one table-driven pass, for the hot
+// path; ParseType still explains a rejection.
+func validType(s string) bool {
+	if len(s) == 0 || len(s) > MaxTypeLen {
+		return false
+	}
+	slash := strings.IndexByte(s, '/')
+	if slash <= 0 || slash == len(s)-1 {
+		return false
+	}
+	if typeClass[s[0]]&typeGroupStart == 0 || typeClass[s[slash+1]]&typeNameStart == 0 {
+		return false
+	}
+	for i := 1; i < slash; i++ {
+		if typeClass[s[i]]&typeGroup == 0 {
+			return false
+		}
+	}
+	for i := slash + 2; i < len(s); i++ {
+		if typeClass[s[i]]&typeName == 0 { // a second '/' ends here too
+			return false
+		}
+	}
+	return true
 }
 
 // RecordTransition emits a condition transition on t.Stream. The record's
