@@ -1,0 +1,221 @@
+// Command k8s-controller is a controller-runtime reconciler that reports
+// its condition transitions with progressotel, against controller-runtime's
+// fake client: no cluster needed.
+//
+// It drives a Widget through provisioning (Provisioning → Provisioned) and
+// its lifecycle (Pending → Running → Stopped) over several reconcile loops.
+// Loops that change nothing emit nothing, and a loop whose status update
+// fails emits nothing either: transitions are emitted only after the status
+// write has been persisted.
+//
+//	go run ./examples/k8s-controller                          # pretty, on stderr
+//	OTEL_LOGS_EXPORTER=json go run ./examples/k8s-controller  # JSON lines on stdout
+//
+// The narration ("reconcile 2: no change") goes to stderr, so that stdout
+// carries only the records of the chosen exporter.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+
+	"go.opentelemetry.io/otel"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/progressotel/progressotel/kube"
+	"github.com/progressotel/progressotel/otelbridge"
+	"github.com/progressotel/progressotel/progress"
+)
+
+func main() {
+	// Pretty output by default; OTEL_LOGS_EXPORTER (json, otlp, ...) wins.
+	var opts []otelbridge.Option
+	if os.Getenv("OTEL_LOGS_EXPORTER") == "" {
+		opts = append(opts, otelbridge.WithExporters("pretty"))
+	}
+	if err := run(context.Background(), os.Stderr, opts...); err != nil {
+		fmt.Fprintln(os.Stderr, "k8s-controller:", err)
+		os.Exit(1)
+	}
+}
+
+// cloud is the simulated infrastructure behind the Widget: provisioning
+// finishes when the demo says so.
+type cloud struct{ provisioned atomic.Bool }
+
+// WidgetReconciler sets the Available and Active conditions of a Widget
+// from the cloud's state and reports their transitions.
+type WidgetReconciler struct {
+	client.Client
+	Scheme  *runtime.Scheme
+	Cloud   *cloud
+	Emitter *kube.Emitter
+	// Say narrates what a reconcile did.
+	Say func(format string, args ...any)
+}
+
+// Reconcile is one pass of the control loop.
+func (r *WidgetReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	w := &Widget{}
+	if err := r.Get(ctx, req.NamespacedName, w); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+
+	available := metav1.Condition{Type: conditionAvailable, Status: metav1.ConditionFalse,
+		Reason: "Provisioning", Message: "the widget is being provisioned"}
+	active := metav1.Condition{Type: conditionActive, Status: metav1.ConditionFalse,
+		Reason: "Pending", Message: "waiting for provisioning"}
+	if r.Cloud.provisioned.Load() {
+		available = metav1.Condition{Type: conditionAvailable, Status: metav1.ConditionTrue,
+			Reason: "Provisioned", Message: "the widget is ready"}
+		if w.Spec.Running {
+			active = metav1.Condition{Type: conditionActive, Status: metav1.ConditionTrue,
+				Reason: "Running", Message: "the widget is running"}
+		} else {
+			active = metav1.Condition{Type: conditionActive, Status: metav1.ConditionFalse,
+				Reason: "Stopped", Message: "the widget is stopped"}
+		}
+	}
+	available.ObservedGeneration, active.ObservedGeneration = w.Generation, w.Generation
+
+	// Copies of the prior conditions, taken before SetStatusCondition
+	// overwrites the slice they live in.
+	priorAvailable := kube.FindCondition(w.Status.Conditions, conditionAvailable)
+	priorActive := kube.FindCondition(w.Status.Conditions, conditionActive)
+	meta.SetStatusCondition(&w.Status.Conditions, available)
+	meta.SetStatusCondition(&w.Status.Conditions, active)
+
+	if err := r.Status().Update(ctx, w); err != nil {
+		// The transition did not happen: nothing is emitted. The retry
+		// reads the same prior conditions and emits then.
+		return reconcile.Result{}, err
+	}
+
+	// Persisted: now the transitions are facts. Errors are counted by the
+	// Recorder; a reconcile never fails because of telemetry.
+	p, _ := r.Emitter.EmitIfChanged(ctx, r.Scheme, w, progress.StreamProvisioning, priorAvailable, available)
+	l, _ := r.Emitter.EmitIfChanged(ctx, r.Scheme, w, progress.StreamLifecycle, priorActive, active)
+	switch {
+	case p && l:
+		r.Say("provisioning %s → %s, lifecycle %s → %s", reasonOr(priorAvailable), available.Reason, reasonOr(priorActive), active.Reason)
+	case p:
+		r.Say("provisioning %s → %s", reasonOr(priorAvailable), available.Reason)
+	case l:
+		r.Say("lifecycle %s → %s", reasonOr(priorActive), active.Reason)
+	default:
+		r.Say("no change, nothing emitted")
+	}
+	return reconcile.Result{}, nil
+}
+
+func reasonOr(c metav1.Condition) string {
+	if c.Reason == "" {
+		return "(none)"
+	}
+	return c.Reason
+}
+
+// run sets up OpenTelemetry with opts and runs the demo, narrating to
+// narration.
+func run(ctx context.Context, narration io.Writer, opts ...otelbridge.Option) (err error) {
+	shutdown, err := otelbridge.Setup(ctx, opts...)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, shutdown(context.Background())) }()
+
+	scheme := runtime.NewScheme()
+	if err := addToScheme(scheme); err != nil {
+		return err
+	}
+	key := types.NamespacedName{Namespace: "org-acme", Name: "widget-1"}
+	widget := &Widget{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: key.Name, Namespace: key.Namespace, UID: "7d1e5c2a-0000-4000-8000-000000000001", Generation: 1,
+			Labels: map[string]string{kube.LabelOrganization: "acme", kube.LabelProject: "web"},
+		},
+		Spec: WidgetSpec{Running: true},
+	}
+
+	// A status update that fails once on demand, as a conflict would.
+	var failNextStatusUpdate atomic.Bool
+	c := fake.NewClientBuilder().
+		WithScheme(scheme).
+		WithObjects(widget).
+		WithStatusSubresource(&Widget{}).
+		WithInterceptorFuncs(interceptor.Funcs{
+			SubResourceUpdate: func(ctx context.Context, inner client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+				if failNextStatusUpdate.Swap(false) {
+					return apierrors.NewConflict(groupVersion.WithResource("widgets").GroupResource(), obj.GetName(),
+						errors.New("the object has been modified"))
+				}
+				return inner.SubResource(sub).Update(ctx, obj, opts...)
+			},
+		}).
+		Build()
+
+	var loop int
+	r := &WidgetReconciler{
+		Client: c, Scheme: scheme, Cloud: &cloud{},
+		Emitter: kube.NewEmitter(kube.WithComponentVersion("v0.1.0")),
+		Say: func(format string, args ...any) {
+			fmt.Fprintf(narration, "reconcile %d: %s\n", loop, fmt.Sprintf(format, args...))
+		},
+	}
+	reconcileOnce := func() {
+		loop++
+		if _, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: key}); err != nil {
+			r.Say("status update failed (%v): nothing emitted, will retry", err)
+		}
+		flush(ctx)
+	}
+	note := func(s string) { fmt.Fprintf(narration, "-- %s\n", s) }
+
+	reconcileOnce() // Provisioning, Pending
+	reconcileOnce() // still provisioning: no change
+
+	note("the cloud finishes provisioning; the next status update will conflict")
+	r.Cloud.provisioned.Store(true)
+	failNextStatusUpdate.Store(true)
+	reconcileOnce() // the write fails: nothing emitted
+	reconcileOnce() // retry: Provisioned, Running
+	reconcileOnce() // no change
+
+	note("a user powers the widget off (spec.running=false)")
+	if err := setRunning(ctx, c, key, false); err != nil {
+		return err
+	}
+	reconcileOnce() // Stopped
+	reconcileOnce() // no change
+	return nil
+}
+
+func setRunning(ctx context.Context, c client.Client, key types.NamespacedName, running bool) error {
+	w := &Widget{}
+	if err := c.Get(ctx, key, w); err != nil {
+		return err
+	}
+	w.Spec.Running = running
+	w.Generation++ // the API server does this; the fake client does not
+	return c.Update(ctx, w)
+}
+
+// flush pushes out what the batch processors hold, so that the records of
+// each loop print next to its narration.
+func flush(ctx context.Context) {
+	if f, ok := otel.GetLoggerProvider().(interface{ ForceFlush(context.Context) error }); ok {
+		_ = f.ForceFlush(ctx)
+	}
+}
