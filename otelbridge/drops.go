@@ -13,11 +13,14 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploggrpc"
 	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/sdk/resource"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 
 	"github.com/progressotel/progressotel/progress"
 )
@@ -416,7 +419,7 @@ func (b *BatchProcessor) count(reason string, n int64) {
 		attribute.String("reason", reason), attribute.String("exporter", b.name)))
 }
 
-// lose accounts a batch the exporter did not take.
+// lose accounts the batch in flight that the exporter did not take.
 func (b *BatchProcessor) lose(recs []sdklog.Record, reason string) {
 	if len(recs) == 0 {
 		return
@@ -426,6 +429,7 @@ func (b *BatchProcessor) lose(recs []sdklog.Record, reason string) {
 	for i := range recs {
 		b.account(&recs[i], reason, now)
 	}
+	b.inflight.Store(0) // lose is only called for the batch in flight
 	b.mu.Unlock()
 	b.count(reason, int64(len(recs)))
 }
@@ -478,7 +482,7 @@ func (b *BatchProcessor) exportOne(buf []sdklog.Record) {
 		b.report(ctx)
 		return
 	}
-	if b.export(ctx, buf[:n]) {
+	if b.export(ctx, buf[:n]) == nil {
 		b.report(ctx)
 	}
 	if remaining >= b.batchSize {
@@ -489,19 +493,22 @@ func (b *BatchProcessor) exportOne(buf []sdklog.Record) {
 	}
 }
 
-// export sends recs and accounts the outcome; it reports success.
-func (b *BatchProcessor) export(ctx context.Context, recs []sdklog.Record) bool {
+// export sends recs and accounts the outcome.
+func (b *BatchProcessor) export(ctx context.Context, recs []sdklog.Record) error {
 	err := b.exp.Export(ctx, recs)
 	if err != nil {
 		otel.Handle(err)
 		b.lose(recs, DropExportFailed)
 	} else {
+		// Settled under mu, so that Shutdown's snapshot is consistent.
+		b.mu.Lock()
 		b.c.exported.Add(int64(len(recs)))
 		global.exported.Add(int64(len(recs)))
+		b.inflight.Store(0)
+		b.mu.Unlock()
 	}
 	clear(recs)
-	b.inflight.Store(0)
-	return err == nil
+	return err
 }
 
 // report exports one common/EventsDropped record per pending group. A
@@ -586,30 +593,31 @@ func (s *reportSink) Shutdown(context.Context) error                         { r
 func (s *reportSink) ForceFlush(context.Context) error                       { return nil }
 
 // drain exports every queued record with ctx. It stops when ctx is done,
-// leaving the rest queued, and returns how many records it lost.
-func (b *BatchProcessor) drain(ctx context.Context, buf []sdklog.Record) (lost int64, ok bool) {
-	ok = true
+// leaving the rest queued, and returns how many records it lost and the
+// first export error.
+func (b *BatchProcessor) drain(ctx context.Context, buf []sdklog.Record) (lost int64, err error) {
 	for ctx.Err() == nil {
 		n, _ := b.dequeue(buf)
 		if n == 0 {
 			break
 		}
-		if b.export(ctx, buf[:n]) {
-			continue
+		if e := b.export(ctx, buf[:n]); e != nil {
+			lost += int64(n)
+			if err == nil {
+				err = e
+			}
 		}
-		ok = false
-		lost += int64(n)
 	}
-	return lost, ok
+	return lost, err
 }
 
 func (b *BatchProcessor) flush(ctx context.Context, buf []sdklog.Record) error {
-	lost, ok := b.drain(ctx, buf)
+	lost, drainErr := b.drain(ctx, buf)
 	var errs []error
 	if ctx.Err() != nil {
 		errs = append(errs, ctx.Err())
 	} else {
-		if ok {
+		if drainErr == nil {
 			b.report(ctx)
 		}
 		errs = append(errs, b.exp.ForceFlush(ctx))
@@ -621,7 +629,7 @@ func (b *BatchProcessor) flush(ctx context.Context, buf []sdklog.Record) error {
 }
 
 func (b *BatchProcessor) shutdown(ctx context.Context, buf []sdklog.Record) error {
-	drained, ok := b.drain(ctx, buf)
+	drained, drainErr := b.drain(ctx, buf)
 	lost := drained
 	// Whatever is still queued can no longer be exported.
 	b.mu.Lock()
@@ -639,7 +647,7 @@ func (b *BatchProcessor) shutdown(ctx context.Context, buf []sdklog.Record) erro
 
 	var errs []error
 	if ctx.Err() == nil {
-		if ok {
+		if drainErr == nil {
 			b.report(ctx)
 		}
 		errs = append(errs, b.exp.ForceFlush(ctx))
@@ -655,7 +663,11 @@ func (b *BatchProcessor) shutdown(ctx context.Context, buf []sdklog.Record) erro
 	// failed) but already counted as unflushed.
 	unreported = max(0, unreported-drained)
 	if lost > 0 || unreported > 0 {
-		errs = append(errs, &LostRecordsError{Exporter: b.name, Unflushed: lost, Unreported: unreported, Cause: ctx.Err()})
+		cause := ctx.Err()
+		if cause == nil {
+			cause = drainErr
+		}
+		errs = append(errs, &LostRecordsError{Exporter: b.name, Unflushed: lost, Unreported: unreported, Cause: cause})
 	} else if ctx.Err() != nil {
 		errs = append(errs, ctx.Err())
 	}
@@ -708,6 +720,10 @@ func (b *BatchProcessor) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	b.stopped = true
+	// What is not yet settled (exported or counted lost) now, less what
+	// gets exported from here on, is what this shutdown fails to flush.
+	unsettled := int64(b.n) + b.inflight.Load()
+	exportedBefore := b.c.exported.Load()
 	b.mu.Unlock()
 
 	// An export in progress runs on b.ctx: cut it when the deadline passes.
@@ -727,7 +743,8 @@ func (b *BatchProcessor) Shutdown(ctx context.Context) error {
 		}
 		// The exporter does not honour the deadline: answer with what is
 		// known now; the worker counts the rest when the exporter returns.
-		return &LostRecordsError{Exporter: b.name, Unflushed: b.c.queued.Load() + b.inflight.Load(), Cause: ctx.Err()}
+		left := max(0, unsettled-(b.c.exported.Load()-exportedBefore))
+		return &LostRecordsError{Exporter: b.name, Unflushed: left, Cause: ctx.Err()}
 	}
 }
 
@@ -741,7 +758,8 @@ type LostRecordsError struct {
 	// Unreported records were lost earlier and no common/EventsDropped
 	// event for them reached the exporter.
 	Unreported int64
-	// Cause is the context's error when the deadline passed, else nil.
+	// Cause is the context's error when the deadline passed, else the
+	// first export error.
 	Cause error
 }
 
@@ -768,3 +786,14 @@ type discardExporter struct{}
 func (discardExporter) Export(context.Context, []sdklog.Record) error { return nil }
 func (discardExporter) Shutdown(context.Context) error                { return nil }
 func (discardExporter) ForceFlush(context.Context) error              { return nil }
+
+// grpcReconnect caps gRPC's reconnect backoff at 5 seconds (gRPC's default
+// grows to 120 seconds), so that after a long collector outage records flow
+// again within seconds of its return rather than minutes, while the queue
+// overflows and counts drops.
+func grpcReconnect() otlploggrpc.Option {
+	return otlploggrpc.WithDialOption(grpc.WithConnectParams(grpc.ConnectParams{
+		Backoff:           backoff.Config{BaseDelay: time.Second, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 5 * time.Second},
+		MinConnectTimeout: 10 * time.Second,
+	}))
+}
