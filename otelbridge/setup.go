@@ -291,7 +291,7 @@ func (c *config) newExporter(ctx context.Context, name string) (exp sdklog.Expor
 	case ExporterOTLP:
 		switch p := c.otlpProtocol("LOGS"); p {
 		case "grpc":
-			exp, err = otlploggrpc.New(ctx)
+			exp, err = otlploggrpc.New(ctx, grpcReconnect())
 		case "http/protobuf":
 			exp, err = otlploghttp.New(ctx)
 		default:
