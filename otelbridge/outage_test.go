@@ -20,14 +20,13 @@ const outageQueue = 256
 
 // setupOTLP runs the real Setup with only the OTLP exporter, configured
 // through the standard environment, and restores the globals afterwards.
-func setupOTLP(t *testing.T, srv *otlpServer) (shutdown func(context.Context) error, reader *sdkmetric.ManualReader) {
+func setupOTLP(t *testing.T, srv *otlpServer, queue int) (shutdown func(context.Context) error, reader *sdkmetric.ManualReader) {
 	t.Helper()
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+srv.addr)
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
 	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "500") // ms: one export attempt
 	t.Setenv("OTEL_BLRP_SCHEDULE_DELAY", "50")    // ms
-	t.Setenv("OTEL_BLRP_MAX_QUEUE_SIZE", fmt.Sprint(outageQueue))
-	t.Setenv("OTEL_BLRP_MAX_EXPORT_BATCH_SIZE", "64")
+	t.Setenv("OTEL_BLRP_MAX_QUEUE_SIZE", fmt.Sprint(queue))
 
 	reader = sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
@@ -92,7 +91,7 @@ func drive(t *testing.T, phase string, n int) {
 
 // untilFlowing records a marker event until the server has it: the
 // exporter reconnects by itself, on gRPC's reconnect backoff.
-func untilFlowing(t *testing.T, srv *otlpServer, marker string) {
+func untilFlowing(t *testing.T, srv *otlpServer, marker string) (recorded int) {
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for i := 0; ; i++ {
@@ -101,7 +100,7 @@ func untilFlowing(t *testing.T, srv *otlpServer, marker string) {
 			t.Fatal(err)
 		}
 		if len(ofType(srv.records(), "test/"+marker)) > 0 {
-			return
+			return i + 1
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("events did not flow again after the collector came back (%s)", marker)
@@ -125,7 +124,7 @@ func reportedTotal(t *testing.T, srv *otlpServer) int64 {
 func TestCollectorOutage(t *testing.T) {
 	before := otelbridge.Stats()
 	srv := newOTLPServer(t) // reserved, not listening: collector absent
-	shutdown, reader := setupOTLP(t, srv)
+	shutdown, reader := setupOTLP(t, srv, outageQueue)
 
 	drive(t, "absent-at-startup", 3000)
 
@@ -184,7 +183,7 @@ func TestCollectorOutage(t *testing.T) {
 // collector is gone returns promptly with the count it could not flush.
 func TestShutdownWhileCollectorDown(t *testing.T) {
 	srv := newOTLPServer(t)
-	shutdown, _ := setupOTLP(t, srv)
+	shutdown, _ := setupOTLP(t, srv, outageQueue)
 	drive(t, "down", 100)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
