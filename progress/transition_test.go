@@ -142,7 +142,7 @@ func envelopeShape(r *sdklog.Record) (names []string, env map[string]string) {
 		}
 		names = append(names, k)
 		if k != progress.AttrSequence {
-			env[k] = v.Emit()
+			env[k] = v.String()
 		}
 	}
 	slices.Sort(names)
