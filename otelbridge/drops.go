@@ -593,31 +593,35 @@ func (s *reportSink) Shutdown(context.Context) error                         { r
 func (s *reportSink) ForceFlush(context.Context) error                       { return nil }
 
 // drain exports every queued record with ctx. It stops when ctx is done,
-// leaving the rest queued, and returns how many records it lost and the
-// first export error.
-func (b *BatchProcessor) drain(ctx context.Context, buf []sdklog.Record) (lost int64, err error) {
+// leaving the rest queued. It returns how many records it lost, the first
+// export error, and whether the exporter is healthy: the last export
+// succeeded, or there was nothing to export.
+func (b *BatchProcessor) drain(ctx context.Context, buf []sdklog.Record) (lost int64, err error, healthy bool) {
+	healthy = true
 	for ctx.Err() == nil {
 		n, _ := b.dequeue(buf)
 		if n == 0 {
 			break
 		}
-		if e := b.export(ctx, buf[:n]); e != nil {
+		e := b.export(ctx, buf[:n])
+		healthy = e == nil
+		if e != nil {
 			lost += int64(n)
 			if err == nil {
 				err = e
 			}
 		}
 	}
-	return lost, err
+	return lost, err, healthy
 }
 
 func (b *BatchProcessor) flush(ctx context.Context, buf []sdklog.Record) error {
-	lost, drainErr := b.drain(ctx, buf)
+	lost, _, healthy := b.drain(ctx, buf)
 	var errs []error
 	if ctx.Err() != nil {
 		errs = append(errs, ctx.Err())
 	} else {
-		if drainErr == nil {
+		if healthy {
 			b.report(ctx)
 		}
 		errs = append(errs, b.exp.ForceFlush(ctx))
@@ -629,7 +633,7 @@ func (b *BatchProcessor) flush(ctx context.Context, buf []sdklog.Record) error {
 }
 
 func (b *BatchProcessor) shutdown(ctx context.Context, buf []sdklog.Record) error {
-	drained, drainErr := b.drain(ctx, buf)
+	drained, drainErr, healthy := b.drain(ctx, buf)
 	lost := drained
 	// Whatever is still queued can no longer be exported.
 	b.mu.Lock()
@@ -647,7 +651,7 @@ func (b *BatchProcessor) shutdown(ctx context.Context, buf []sdklog.Record) erro
 
 	var errs []error
 	if ctx.Err() == nil {
-		if drainErr == nil {
+		if healthy {
 			b.report(ctx)
 		}
 		errs = append(errs, b.exp.ForceFlush(ctx))
