@@ -21,7 +21,11 @@ fi
 
 seen=" "
 for t in "$@"; do
-	if ! printf '%s' "$t" | grep -Eq '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'; then
+	case "$t" in
+	'' | [!A-Za-z0-9]* | *[!A-Za-z0-9._-]*) ok=no ;;
+	*) ok=yes ;;
+	esac
+	if [ "$ok" = no ] || [ "${#t}" -gt 64 ]; then
 		echo "$0: invalid tenant id: '$t' (want [A-Za-z0-9][A-Za-z0-9._-]{0,63})" >&2
 		exit 2
 	fi
