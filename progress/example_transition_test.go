@@ -11,7 +11,7 @@ import (
 
 // transitionPrinter is an SDK processor that prints each transition it
 // receives as a consumer would read it, previous state included.
-type transitionPrinter struct{ discardProcessor }
+type transitionPrinter struct{ trDiscard }
 
 func (transitionPrinter) OnEmit(_ context.Context, r *sdklog.Record) error {
 	d, err := progress.Decode(r)

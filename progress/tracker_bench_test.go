@@ -15,7 +15,7 @@ import (
 func benchTracker(b *testing.B, n int) (*progress.Tracker, []progress.Transition) {
 	// A real SDK provider whose processor drops records: the benchmarks
 	// measure the Tracker and the Recorder, not a test sink.
-	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(discardProcessor{}))
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(trDiscard{}))
 	b.Cleanup(func() { _ = lp.Shutdown(context.Background()) })
 	tk := progress.NewTracker(progress.NewRecorder(progress.WithLoggerProvider(lp)))
 	trs := make([]progress.Transition, 0, 2*n)
@@ -28,8 +28,8 @@ func benchTracker(b *testing.B, n int) (*progress.Tracker, []progress.Transition
 			ObservedGeneration: 3,
 		}
 		trs = append(trs,
-			progress.Transition{Stream: progress.StreamProvisioning, Condition: cond("True", "Provisioned", "the cluster is ready"), Envelope: env},
-			progress.Transition{Stream: progress.StreamLifecycle, Condition: cond("True", "Running", ""), Envelope: env})
+			progress.Transition{Stream: progress.StreamProvisioning, Condition: trCond("True", "Provisioned", "the cluster is ready"), Envelope: env},
+			progress.Transition{Stream: progress.StreamLifecycle, Condition: trCond("True", "Running", ""), Envelope: env})
 	}
 	for _, tr := range trs {
 		if ok, err := tk.Observe(context.Background(), tr); !ok || err != nil {
@@ -76,7 +76,7 @@ func BenchmarkTransitionChanged(b *testing.B) {
 	tk, trs := benchTracker(b, 1)
 	ctx := context.Background()
 	a, c := trs[1], trs[1]
-	c.Condition = cond("False", "Stopped", "")
+	c.Condition = trCond("False", "Stopped", "")
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -91,9 +91,9 @@ func BenchmarkTransitionChanged(b *testing.B) {
 	}
 }
 
-type discardProcessor struct{}
+type trDiscard struct{}
 
-func (discardProcessor) OnEmit(context.Context, *sdklog.Record) error           { return nil }
-func (discardProcessor) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
-func (discardProcessor) Shutdown(context.Context) error                         { return nil }
-func (discardProcessor) ForceFlush(context.Context) error                       { return nil }
+func (trDiscard) OnEmit(context.Context, *sdklog.Record) error           { return nil }
+func (trDiscard) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
+func (trDiscard) Shutdown(context.Context) error                         { return nil }
+func (trDiscard) ForceFlush(context.Context) error                       { return nil }

@@ -10,7 +10,7 @@ import (
 	"github.com/progressotel/progressotel/progress"
 )
 
-func cond(status, reason, message string) progress.Condition {
+func trCond(status, reason, message string) progress.Condition {
 	return progress.Condition{Status: status, Reason: reason, Message: message}
 }
 
@@ -58,15 +58,15 @@ func TestTrackerEdgeTriggers(t *testing.T) {
 		c    progress.Condition
 		emit bool
 	}{
-		{cond("False", "Provisioning", "creating the network"), true},
-		{cond("False", "Provisioning", "creating the network"), false}, // a repeat (the next poll)
-		{cond("False", "Provisioning", "creating the servers"), true},  // message only
-		{cond("False", "Provisioning", "creating the servers"), false},
-		{cond("True", "Provisioning", "creating the servers"), true},  // status only
-		{cond("True", "Provisioned", "creating the servers"), true},   // reason only
-		{cond("True", "Provisioned", ""), true},                       // message cleared
-		{cond("False", "Provisioning", "creating the network"), true}, // back to an earlier state
-		{cond("False", "Provisioning", "creating the network"), false},
+		{trCond("False", "Provisioning", "creating the network"), true},
+		{trCond("False", "Provisioning", "creating the network"), false}, // a repeat (the next poll)
+		{trCond("False", "Provisioning", "creating the servers"), true},  // message only
+		{trCond("False", "Provisioning", "creating the servers"), false},
+		{trCond("True", "Provisioning", "creating the servers"), true},  // status only
+		{trCond("True", "Provisioned", "creating the servers"), true},   // reason only
+		{trCond("True", "Provisioned", ""), true},                       // message cleared
+		{trCond("False", "Provisioning", "creating the network"), true}, // back to an earlier state
+		{trCond("False", "Provisioning", "creating the network"), false},
 	}
 	for _, s := range steps {
 		mustObserve(t, tk, trOn(resA, P, s.c), s.emit)
@@ -110,7 +110,7 @@ func TestTrackerKeysByResourceAndStream(t *testing.T) {
 	resOtherNS.Namespace = "org-other"
 	resOtherType := resA
 	resOtherType.Type = "KubernetesCluster"
-	c := cond("True", "Running", "")
+	c := trCond("True", "Running", "")
 
 	mustObserve(t, tk, trOn(resA, progress.StreamLifecycle, c), true)
 	mustObserve(t, tk, trOn(resA, progress.StreamProvisioning, c), true) // another stream
@@ -137,7 +137,7 @@ func TestTrackerKeysByResourceAndStream(t *testing.T) {
 func TestTrackerOverridesCallerPrevious(t *testing.T) {
 	rec, sink := newTrRecorder(t)
 	tk := progress.NewTracker(rec)
-	tr := trOn(resA, progress.StreamLifecycle, cond("True", "Running", ""))
+	tr := trOn(resA, progress.StreamLifecycle, trCond("True", "Running", ""))
 	tr.Previous = &progress.Condition{Status: "made", Reason: "up"}
 	mustObserve(t, tk, tr, true)
 	if p := prevOf(trDecoded(t, sink)[0]); p != "<none>" {
@@ -149,7 +149,7 @@ func TestTrackerEvictsLeastRecentlyUsed(t *testing.T) {
 	rec, sink := newTrRecorder(t)
 	tk := progress.NewTracker(rec, progress.WithCapacity(2))
 	r := func(id string) progress.Resource { return progress.Resource{Type: "Widget", ID: id} }
-	running := cond("True", "Running", "")
+	running := trCond("True", "Running", "")
 
 	mustObserve(t, tk, trOn(r("a"), progress.StreamLifecycle, running), true)
 	mustObserve(t, tk, trOn(r("a"), progress.StreamProvisioning, running), true)
@@ -186,9 +186,9 @@ func TestTrackerForget(t *testing.T) {
 	rec, sink := newTrRecorder(t)
 	tk := progress.NewTracker(rec)
 	other := progress.Resource{Type: "Widget", ID: "other"}
-	mustObserve(t, tk, trOn(resA, progress.StreamLifecycle, cond("True", "Running", "")), true)
-	mustObserve(t, tk, trOn(resA, progress.StreamProvisioning, cond("True", "Provisioned", "")), true)
-	mustObserve(t, tk, trOn(other, progress.StreamLifecycle, cond("True", "Running", "")), true)
+	mustObserve(t, tk, trOn(resA, progress.StreamLifecycle, trCond("True", "Running", "")), true)
+	mustObserve(t, tk, trOn(resA, progress.StreamProvisioning, trCond("True", "Provisioned", "")), true)
+	mustObserve(t, tk, trOn(other, progress.StreamLifecycle, trCond("True", "Running", "")), true)
 
 	// UID is not part of the match: Forget with what a delete event has.
 	forget := resA
@@ -198,13 +198,13 @@ func TestTrackerForget(t *testing.T) {
 	if tk.Len() != 1 {
 		t.Fatalf("Len = %d after Forget, want 1", tk.Len())
 	}
-	mustObserve(t, tk, trOn(other, progress.StreamLifecycle, cond("True", "Running", "")), false)
+	mustObserve(t, tk, trOn(other, progress.StreamLifecycle, trCond("True", "Running", "")), false)
 
 	sink.mu.Lock()
 	sink.records = nil
 	sink.mu.Unlock()
-	mustObserve(t, tk, trOn(resA, progress.StreamLifecycle, cond("True", "Running", "")), true)
-	mustObserve(t, tk, trOn(resA, progress.StreamProvisioning, cond("False", "Deprovisioning", "")), true)
+	mustObserve(t, tk, trOn(resA, progress.StreamLifecycle, trCond("True", "Running", "")), true)
+	mustObserve(t, tk, trOn(resA, progress.StreamProvisioning, trCond("False", "Deprovisioning", "")), true)
 	for _, d := range trDecoded(t, sink) {
 		if d.Transition.Previous != nil {
 			t.Errorf("%s after Forget: previous %s, want none", d.Transition.Stream, prevOf(d))
@@ -219,7 +219,7 @@ func TestTrackerRecreatedObjectByUID(t *testing.T) {
 	v1.UID = "uid-1"
 	v2 := resA
 	v2.UID = "uid-2"
-	c := cond("True", "Provisioned", "")
+	c := trCond("True", "Provisioned", "")
 	mustObserve(t, tk, trOn(resA, progress.StreamProvisioning, c), true) // UID unknown yet
 	mustObserve(t, tk, trOn(v1, progress.StreamProvisioning, c), false)  // learns uid-1
 	mustObserve(t, tk, trOn(v2, progress.StreamProvisioning, c), true)   // deleted and re-created
@@ -234,8 +234,8 @@ func TestTrackerInvalidTransition(t *testing.T) {
 	rec, sink := newTrRecorder(t)
 	tk := progress.NewTracker(rec)
 	for _, tr := range []progress.Transition{
-		trOn(resA, "Not A Stream", cond("True", "Running", "")),
-		trOn(resA, progress.StreamLifecycle, cond("", "Running", "")),
+		trOn(resA, "Not A Stream", trCond("True", "Running", "")),
+		trOn(resA, progress.StreamLifecycle, trCond("", "Running", "")),
 	} {
 		emitted, err := tk.Observe(context.Background(), tr)
 		if emitted || !errors.Is(err, progress.ErrInvalidEvent) {
@@ -246,11 +246,11 @@ func TestTrackerInvalidTransition(t *testing.T) {
 		t.Errorf("Len %d, records %d, invalid %d", tk.Len(), len(sink.all()), rec.Stats().Invalid)
 	}
 	// An invalid observation leaves a known stream as it was.
-	mustObserve(t, tk, trOn(resA, progress.StreamLifecycle, cond("True", "Running", "")), true)
-	if _, err := tk.Observe(context.Background(), trOn(resA, progress.StreamLifecycle, cond("", "", "x"))); err == nil {
+	mustObserve(t, tk, trOn(resA, progress.StreamLifecycle, trCond("True", "Running", "")), true)
+	if _, err := tk.Observe(context.Background(), trOn(resA, progress.StreamLifecycle, trCond("", "", "x"))); err == nil {
 		t.Fatal("empty status accepted")
 	}
-	mustObserve(t, tk, trOn(resA, progress.StreamLifecycle, cond("True", "Running", "")), false)
+	mustObserve(t, tk, trOn(resA, progress.StreamLifecycle, trCond("True", "Running", "")), false)
 }
 
 func TestTrackerNilRecorderUsesDefault(t *testing.T) {
@@ -259,7 +259,7 @@ func TestTrackerNilRecorderUsesDefault(t *testing.T) {
 	t.Cleanup(func() { progress.SetDefault(prev) })
 	tk := progress.NewTracker(nil)
 	progress.SetDefault(rec) // after NewTracker: the Default of the moment is used
-	mustObserve(t, tk, trOn(resA, progress.StreamLifecycle, cond("True", "Running", "")), true)
+	mustObserve(t, tk, trOn(resA, progress.StreamLifecycle, trCond("True", "Running", "")), true)
 	if len(sink.all()) != 1 {
 		t.Error("the Default Recorder did not receive the transition")
 	}
@@ -268,7 +268,7 @@ func TestTrackerNilRecorderUsesDefault(t *testing.T) {
 func TestObserveUnchangedAllocatesNothing(t *testing.T) {
 	rec, _ := newTrRecorder(t)
 	tk := progress.NewTracker(rec)
-	tr := trOn(resA, progress.StreamLifecycle, cond("True", "Running", "the server is running"))
+	tr := trOn(resA, progress.StreamLifecycle, trCond("True", "Running", "the server is running"))
 	tr.Resource.UID = "uid-1"
 	tr.Scope = map[string]string{"organization": "acme"}
 	mustObserve(t, tk, tr, true)
@@ -291,10 +291,10 @@ func TestTrackerConcurrent(t *testing.T) {
 	tk := progress.NewTracker(rec)
 	const workers, perWorker = 16, 20
 	seq := []progress.Condition{
-		cond("False", "Pending", ""), cond("False", "Pending", ""),
-		cond("True", "Running", ""), cond("True", "Running", ""),
-		cond("True", "Running", "2 of 2 servers"), // message only
-		cond("False", "Stopped", ""), cond("False", "Stopped", ""),
+		trCond("False", "Pending", ""), trCond("False", "Pending", ""),
+		trCond("True", "Running", ""), trCond("True", "Running", ""),
+		trCond("True", "Running", "2 of 2 servers"), // message only
+		trCond("False", "Stopped", ""), trCond("False", "Stopped", ""),
 	}
 	const emitsPerKey = 4 // Pending, Running, Running+message, Stopped
 	shared := progress.Resource{Type: "Widget", ID: "shared"}
@@ -311,7 +311,7 @@ func TestTrackerConcurrent(t *testing.T) {
 							t.Error(err)
 						}
 					}
-					if _, err := tk.Observe(ctx, trOn(shared, "health", cond("True", "Healthy", ""))); err != nil {
+					if _, err := tk.Observe(ctx, trOn(shared, "health", trCond("True", "Healthy", ""))); err != nil {
 						t.Error(err)
 					}
 				}
@@ -367,7 +367,7 @@ func TestTrackerConcurrentEviction(t *testing.T) {
 	rec, sink := newTrRecorder(t)
 	const capacity = 8
 	tk := progress.NewTracker(rec, progress.WithCapacity(capacity))
-	states := []progress.Condition{cond("False", "Pending", ""), cond("True", "Running", ""), cond("False", "Stopped", "")}
+	states := []progress.Condition{trCond("False", "Pending", ""), trCond("True", "Running", ""), trCond("False", "Stopped", "")}
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Go(func() {
@@ -398,15 +398,15 @@ func TestTrackerConcurrentEviction(t *testing.T) {
 }
 
 func TestChanged(t *testing.T) {
-	base := cond("True", "Provisioned", "ready")
+	base := trCond("True", "Provisioned", "ready")
 	for _, tc := range []struct {
 		next progress.Condition
 		want bool
 	}{
 		{base, false},
-		{cond("False", "Provisioned", "ready"), true},
-		{cond("True", "Provisioning", "ready"), true},
-		{cond("True", "Provisioned", "ready again"), true}, // message only
+		{trCond("False", "Provisioned", "ready"), true},
+		{trCond("True", "Provisioning", "ready"), true},
+		{trCond("True", "Provisioned", "ready again"), true}, // message only
 		{progress.Condition{}, true},
 	} {
 		if got := progress.Changed(base, tc.next); got != tc.want {
@@ -418,7 +418,7 @@ func TestChanged(t *testing.T) {
 func TestRecordIfChanged(t *testing.T) {
 	rec, sink := newTrRecorder(t)
 	ctx := context.Background()
-	tr := trOn(resA, progress.StreamProvisioning, cond("False", "Provisioning", "creating"))
+	tr := trOn(resA, progress.StreamProvisioning, trCond("False", "Provisioning", "creating"))
 	tr.Previous = &progress.Condition{Status: "stale"} // replaced: prior is the truth
 
 	// No prior condition on the object: the first transition.
@@ -434,7 +434,7 @@ func TestRecordIfChanged(t *testing.T) {
 	if ok, err := rec.RecordIfChanged(ctx, prior, tr); !ok || err != nil {
 		t.Fatalf("message only: %v, %v", ok, err)
 	}
-	if _, err := rec.RecordIfChanged(ctx, prior, trOn(resA, "Bad", cond("True", "x", ""))); !errors.Is(err, progress.ErrInvalidEvent) {
+	if _, err := rec.RecordIfChanged(ctx, prior, trOn(resA, "Bad", trCond("True", "x", ""))); !errors.Is(err, progress.ErrInvalidEvent) {
 		t.Errorf("invalid stream: %v", err)
 	}
 
