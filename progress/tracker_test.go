@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -451,4 +453,48 @@ func TestRecordIfChanged(t *testing.T) {
 	if got[1].Transition.Message != "creating the servers" {
 		t.Errorf("second: message %q", got[1].Transition.Message)
 	}
+}
+
+// blockingProcessor blocks OnEmit for records of one resource until
+// released, as a stuck exporter behind a SimpleProcessor would.
+type blockingProcessor struct {
+	trDiscard
+	id      string
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (p *blockingProcessor) OnEmit(_ context.Context, r *sdklog.Record) error {
+	d, err := progress.Decode(r)
+	if err == nil && d.Resource.ID == p.id {
+		close(p.entered)
+		<-p.release
+	}
+	return nil
+}
+
+// TestTrackerDoesNotEmitUnderLock: while one reconciler's emission is
+// stuck in the SDK, others still observe and emit. If Observe held its lock
+// while emitting, this test would deadlock (and fail on the test timeout).
+func TestTrackerDoesNotEmitUnderLock(t *testing.T) {
+	p := &blockingProcessor{id: "stuck", entered: make(chan struct{}), release: make(chan struct{})}
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(p))
+	t.Cleanup(func() { _ = lp.Shutdown(context.Background()) })
+	tk := progress.NewTracker(progress.NewRecorder(progress.WithLoggerProvider(lp)))
+	other := progress.Resource{Type: "Widget", ID: "other"}
+	mustObserve(t, tk, trOn(other, progress.StreamLifecycle, trCond("True", "Running", "")), true)
+
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = tk.Observe(context.Background(), trOn(progress.Resource{Type: "Widget", ID: "stuck"}, progress.StreamLifecycle, trCond("True", "Running", "")))
+	}()
+	<-p.entered
+	mustObserve(t, tk, trOn(other, progress.StreamLifecycle, trCond("True", "Running", "")), false)
+	mustObserve(t, tk, trOn(other, progress.StreamLifecycle, trCond("False", "Stopped", "")), true)
+	if tk.Len() != 2 {
+		t.Errorf("Len = %d", tk.Len())
+	}
+	close(p.release)
+	<-done
 }
