@@ -66,9 +66,13 @@ func putEncoder(e *encoder) {
 		return // do not keep outsized buffers alive
 	}
 	// The scratch stacks are empty (and cleared) between calls; attrs
-	// holds this record's values until now.
+	// holds this record's values until now. Only the fields getEncoder
+	// does not set are reset: every pointer write costs a write barrier
+	// while the GC runs.
 	clear(e.attrs)
-	*e = encoder{attrs: e.attrs[:0], sortBuf: e.sortBuf, pairs: e.pairs, rkeys: e.rkeys, vals: e.vals, kvs: e.kvs}
+	e.attrs = e.attrs[:0]
+	e.keys, e.red = nil, nil
+	e.bytes, e.ndetails, e.truncated = 0, 0, 0
 	encoderPool.Put(e)
 }
 
@@ -118,12 +122,26 @@ func (e *encoder) add(n *keyNode, v attribute.Value) {
 
 func cmpEntries(a, b mapEntry) int { return strings.Compare(a.k, b.k) }
 
+// sortEntries sorts by key. Details maps are small: an inline insertion
+// sort beats the generic sort's indirect comparisons there.
+func sortEntries(p []mapEntry) {
+	if len(p) > 12 {
+		slices.SortFunc(p, cmpEntries)
+		return
+	}
+	for i := 1; i < len(p); i++ {
+		for j := i; j > 0 && p[j].k < p[j-1].k; j-- {
+			p[j], p[j-1] = p[j-1], p[j]
+		}
+	}
+}
+
 func (e *encoder) flattenMap(parent *keyNode, m map[string]any, depth int) {
 	start := len(e.pairs)
 	for k, v := range m {
 		e.pairs = append(e.pairs, mapEntry{k: k, v: v})
 	}
-	slices.SortFunc(e.pairs[start:], cmpEntries)
+	sortEntries(e.pairs[start:])
 	// e.field may grow e.pairs: index it afresh on every step.
 	for i := start; i < start+len(m); i++ {
 		p := e.pairs[i]

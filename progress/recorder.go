@@ -436,7 +436,7 @@ func (e *validationError) Unwrap() error { return ErrInvalidEvent }
 // forgotten key starts again at 1.
 type sequencer struct {
 	mu    sync.Mutex
-	m     map[seqKey]int64
+	m     map[seqKey]*int64 // a pointer: one map lookup per call, not two
 	order []seqKey // ring of keys in insertion order
 	next0 int
 }
@@ -448,7 +448,7 @@ type seqKey struct {
 
 const maxSequences = 4096
 
-func (s *sequencer) init() { s.m = make(map[seqKey]int64) }
+func (s *sequencer) init() { s.m = make(map[seqKey]*int64) }
 
 func (s *sequencer) next(ctx context.Context, env *Envelope) int64 {
 	var k seqKey
@@ -458,7 +458,7 @@ func (s *sequencer) next(ctx context.Context, env *Envelope) int64 {
 		k.typ, k.id = env.Resource.Type, env.Resource.ID
 	}
 	s.mu.Lock()
-	n, ok := s.m[k]
+	c, ok := s.m[k]
 	if !ok {
 		if len(s.order) < maxSequences {
 			s.order = append(s.order, k)
@@ -467,9 +467,11 @@ func (s *sequencer) next(ctx context.Context, env *Envelope) int64 {
 			s.order[s.next0] = k
 			s.next0 = (s.next0 + 1) % maxSequences
 		}
+		c = new(int64)
+		s.m[k] = c
 	}
-	n++
-	s.m[k] = n
+	*c++
+	n := *c
 	s.mu.Unlock()
 	return n
 }
