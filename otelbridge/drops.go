@@ -188,6 +188,7 @@ type BatchProcessor struct {
 	inflight atomic.Int64
 	c        counters
 	dropped  metric.Int64Counter
+	attrs    dropAttrs
 
 	// Owned by the worker goroutine: builds the EventsDropped records.
 	reporter *progress.Recorder
@@ -215,7 +216,7 @@ type dropGroup struct {
 
 // counters are kept per processor and summed over all processors.
 type counters struct {
-	queued, exported, queueFull, exportFailed, shutdown, reported atomic.Int64
+	exported, queueFull, exportFailed, shutdown, reported atomic.Int64
 }
 
 var global counters
@@ -238,19 +239,42 @@ type DropStats struct {
 
 func (c *counters) stats() DropStats {
 	s := DropStats{
-		Queued: c.queued.Load(), Exported: c.exported.Load(), QueueFull: c.queueFull.Load(),
+		Exported: c.exported.Load(), QueueFull: c.queueFull.Load(),
 		ExportFailed: c.exportFailed.Load(), Shutdown: c.shutdown.Load(), Reported: c.reported.Load(),
 	}
 	s.Dropped = s.QueueFull + s.ExportFailed + s.Shutdown
 	return s
 }
 
+// live holds the processors not yet shut down, for the Queued total. The
+// hot path counts nothing shared: the queue length is read under each
+// processor's own lock when asked.
+var live sync.Map // *BatchProcessor -> struct{}
+
 // Stats sums the counters of every BatchProcessor of the process since it
-// started, including those Setup built.
-func Stats() DropStats { return global.stats() }
+// started, including those Setup built. Queued is the sum over the
+// processors not yet shut down.
+func Stats() DropStats {
+	s := global.stats()
+	live.Range(func(k, _ any) bool {
+		s.Queued += k.(*BatchProcessor).queued()
+		return true
+	})
+	return s
+}
 
 // Stats returns this processor's counters.
-func (b *BatchProcessor) Stats() DropStats { return b.c.stats() }
+func (b *BatchProcessor) Stats() DropStats {
+	s := b.c.stats()
+	s.Queued = b.queued()
+	return s
+}
+
+func (b *BatchProcessor) queued() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return int64(b.n)
+}
 
 // NewBatchProcessor returns a BatchProcessor that exports through exp. A
 // nil exp exports nowhere and counts nothing as lost.
@@ -270,6 +294,7 @@ func NewBatchProcessor(exp sdklog.Exporter, opts ...BatchOption) *BatchProcessor
 		done:     make(chan struct{}),
 	}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
+	b.attrs = newDropAttrs(c.name)
 	var err error
 	b.dropped, err = c.meter.Meter("github.com/progressotel/progressotel/otelbridge",
 		metric.WithInstrumentationVersion(progress.Version)).Int64Counter(MetricRecordsDropped,
@@ -279,6 +304,7 @@ func NewBatchProcessor(exp sdklog.Exporter, opts ...BatchOption) *BatchProcessor
 		otel.Handle(err)
 		b.dropped, _ = metricnoop.NewMeterProvider().Meter("").Int64Counter(MetricRecordsDropped)
 	}
+	live.Store(b, struct{}{})
 	go b.run()
 	return b
 }
@@ -318,8 +344,6 @@ func (b *BatchProcessor) OnEmit(_ context.Context, r *sdklog.Record) error {
 	} else {
 		b.ring[(b.head+b.n)%len(b.ring)] = rec
 		b.n++
-		b.c.queued.Add(1)
-		global.queued.Add(1)
 	}
 	n := b.n
 	b.mu.Unlock()
@@ -356,8 +380,6 @@ func (b *BatchProcessor) dequeue(buf []sdklog.Record) (n, remaining int) {
 		b.head = (b.head + 1) % len(b.ring)
 	}
 	b.n -= n
-	b.c.queued.Add(-int64(n))
-	global.queued.Add(-int64(n))
 	b.inflight.Store(int64(n))
 	return n, b.n
 }
@@ -404,19 +426,34 @@ func (b *BatchProcessor) count(reason string, n int64) {
 	if n <= 0 {
 		return
 	}
+	var attrs metric.AddOption
 	switch reason {
 	case DropQueueFull:
 		b.c.queueFull.Add(n)
 		global.queueFull.Add(n)
+		attrs = b.attrs.queueFull
 	case DropExportFailed:
 		b.c.exportFailed.Add(n)
 		global.exportFailed.Add(n)
+		attrs = b.attrs.exportFailed
 	default:
 		b.c.shutdown.Add(n)
 		global.shutdown.Add(n)
+		attrs = b.attrs.shutdown
 	}
-	b.dropped.Add(context.Background(), n, metric.WithAttributes(
-		attribute.String("reason", reason), attribute.String("exporter", b.name)))
+	b.dropped.Add(context.Background(), n, attrs)
+}
+
+// dropAttrs are the metric's attribute sets, built once: a full queue
+// counts on the caller's path.
+type dropAttrs struct{ queueFull, exportFailed, shutdown metric.AddOption }
+
+func newDropAttrs(exporter string) dropAttrs {
+	set := func(reason string) metric.AddOption {
+		return metric.WithAttributeSet(attribute.NewSet(
+			attribute.String("reason", reason), attribute.String("exporter", exporter)))
+	}
+	return dropAttrs{set(DropQueueFull), set(DropExportFailed), set(DropShutdown)}
 }
 
 // lose accounts the batch in flight that the exporter did not take.
@@ -643,8 +680,6 @@ func (b *BatchProcessor) shutdown(ctx context.Context, buf []sdklog.Record) erro
 		b.head = (b.head + 1) % len(b.ring)
 		b.n--
 	}
-	b.c.queued.Add(-left)
-	global.queued.Add(-left)
 	b.mu.Unlock()
 	b.count(DropShutdown, left)
 	lost += left
@@ -724,6 +759,7 @@ func (b *BatchProcessor) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	b.stopped = true
+	live.Delete(b)
 	// What is not yet settled (exported or counted lost) now, less what
 	// gets exported from here on, is what this shutdown fails to flush.
 	unsettled := int64(b.n) + b.inflight.Load()

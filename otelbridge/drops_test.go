@@ -415,3 +415,42 @@ func TestNoRecordIsLostSilently(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkOnEmit compares the cost a driver pays per record with this
+// processor and with the SDK's BatchProcessor, in front of an exporter that
+// discards: "steady" with a queue that never fills, "full" with the default
+// queue, which a tight loop overflows (drops are silent in the SDK, counted
+// here).
+func BenchmarkOnEmit(b *testing.B) {
+	var r sdklog.Record
+	r.SetEventName("ansible/TaskStarted")
+	r.AddAttributes(attribute.String(progress.AttrEventType, progress.EventType),
+		attribute.String("progress.details.taskName", "install"), attribute.Int64(progress.AttrSequence, 1))
+	for _, queue := range []struct {
+		name string
+		size int
+	}{{"steady", 1 << 16}, {"full", otelbridge.DefaultMaxQueueSize}} {
+		for _, c := range []struct {
+			name string
+			new  func() sdklog.Processor
+		}{
+			{"otelbridge", func() sdklog.Processor {
+				return otelbridge.NewBatchProcessor(nil, otelbridge.WithMaxQueueSize(queue.size))
+			}},
+			{"sdk", func() sdklog.Processor { return sdklog.NewBatchProcessor(nil, sdklog.WithMaxQueueSize(queue.size)) }},
+		} {
+			b.Run(queue.name+"/"+c.name, func(b *testing.B) {
+				p := c.new()
+				defer func() { _ = p.Shutdown(context.Background()) }()
+				ctx := context.Background()
+				b.ReportAllocs()
+				b.ResetTimer()
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						_ = p.OnEmit(ctx, &r)
+					}
+				})
+			})
+		}
+	}
+}
