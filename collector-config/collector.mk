@@ -5,6 +5,9 @@
 #   make test-collector   manifest/config tests and the end-to-end suite
 #   make demo-pipeline    driver -> OTLP -> collector -> Kafka -> printed
 
+# The e2e module builds against the working tree of the root module
+# (replace ../..): -mod=mod lets it follow new root dependencies without a
+# manual `go mod tidy` there.
 GO            ?= go
 OTELCOL_BIN   ?= bin/otelcol-progress
 
@@ -18,10 +21,10 @@ collector:
 ## end-to-end suite against the built collector and an in-process Kafka.
 test-collector: collector
 	cd collector-config/otelcol && $(GO) vet ./... && $(GO) test -count=1 ./...
-	cd collector-config/e2e && $(GO) vet ./... && \
-		PROGRESS_OTELCOL_BIN=$(CURDIR)/$(OTELCOL_BIN) $(GO) test -race -count=1 -timeout 15m ./...
+	cd collector-config/e2e && $(GO) vet -mod=mod ./... && \
+		PROGRESS_OTELCOL_BIN=$(CURDIR)/$(OTELCOL_BIN) $(GO) test -mod=mod -race -count=1 -timeout 15m ./...
 
 ## demo-pipeline: the ansible demo driver through the shipped collector
 ## config to a local Kafka-protocol broker; prints what TNCO receives.
 demo-pipeline: collector
-	cd collector-config/e2e && $(GO) run ./cmd/demo-pipeline -root $(CURDIR)
+	cd collector-config/e2e && $(GO) run -mod=mod ./cmd/demo-pipeline -root $(CURDIR)

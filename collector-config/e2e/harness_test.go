@@ -229,17 +229,16 @@ func countMarker(msgs []message, marker string) int {
 // collector runs the built distribution through run.sh with the shipped
 // configuration, configured by environment variables only.
 type collector struct {
-	t        testing.TB
-	env      []string
-	grpc     string
-	http     string
-	metrics  string
-	storage  string
-	cmd      *exec.Cmd
-	out      *syncBuffer
-	exited   chan struct{}
-	exitErr  error
-	extraEnv map[string]string
+	t       testing.TB
+	env     []string
+	grpc    string
+	http    string
+	metrics string
+	storage string
+	cmd     *exec.Cmd
+	out     *syncBuffer
+	exited  chan struct{}
+	exitErr error
 }
 
 type syncBuffer struct {

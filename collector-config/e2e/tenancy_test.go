@@ -74,9 +74,9 @@ func TestTenantIsolation(t *testing.T) {
 	d.flush(t)
 
 	total := len(tenants)*perTenant + len(unrouted)
-	msgs := cons.waitFor(t, 90*time.Second, fmt.Sprintf("%d messages", total), func(m []message) bool { return len(m) >= total })
+	cons.waitFor(t, 90*time.Second, fmt.Sprintf("%d messages", total), func(m []message) bool { return len(m) >= total })
 	time.Sleep(time.Second) // let any stray extra message show up
-	msgs = cons.all()
+	msgs := cons.all()
 	if len(msgs) != total {
 		t.Errorf("got %d messages, want %d", len(msgs), total)
 	}
