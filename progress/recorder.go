@@ -437,13 +437,13 @@ func (e *validationError) Unwrap() error { return ErrInvalidEvent }
 type sequencer struct {
 	mu    sync.Mutex
 	m     map[seqKey]*int64 // a pointer: one map lookup per call, not two
-	order []seqKey // ring of keys in insertion order
+	order []seqKey          // ring of keys in insertion order
 	next0 int
 }
 
 type seqKey struct {
-	trace   trace.TraceID
-	typ, id string
+	trace       trace.TraceID
+	typ, ns, id string
 }
 
 const maxSequences = 4096
@@ -455,7 +455,7 @@ func (s *sequencer) next(ctx context.Context, env *Envelope) int64 {
 	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
 		k.trace = sc.TraceID()
 	} else {
-		k.typ, k.id = env.Resource.Type, env.Resource.ID
+		k.typ, k.ns, k.id = env.Resource.Type, env.Resource.Namespace, env.Resource.ID
 	}
 	s.mu.Lock()
 	c, ok := s.m[k]

@@ -160,5 +160,5 @@ func (c *capture) OnEmit(_ context.Context, r *sdklog.Record) error {
 }
 
 func (c *capture) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
-func (c *capture) Shutdown(context.Context) error                        { return nil }
-func (c *capture) ForceFlush(context.Context) error                      { return nil }
+func (c *capture) Shutdown(context.Context) error                         { return nil }
+func (c *capture) ForceFlush(context.Context) error                       { return nil }
