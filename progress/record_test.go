@@ -249,3 +249,28 @@ func mustValues(t *testing.T, kv ...string) propagation.Values {
 	}
 	return propagation.FromContext(ctx)
 }
+
+// Without a span, sequence numbers count per resource: same-named
+// resources in two namespaces each start at 1 and stay contiguous.
+func TestSequencePerResourceWithoutSpan(t *testing.T) {
+	sink := progresstest.NewSink()
+	rec := sink.Recorder()
+	for range 2 {
+		for _, ns := range []string{"team-a", "team-b"} {
+			evt := progress.Event{Type: "kubernetes/ObjectUpdated", Envelope: progress.Envelope{
+				Resource: progress.Resource{Type: "Cluster", Namespace: ns, ID: "db"}}}
+			if err := rec.Record(context.Background(), evt); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got := map[string][]int64{}
+	for _, ev := range sink.Events() {
+		got[ev.Resource.Namespace] = append(got[ev.Resource.Namespace], ev.Sequence)
+	}
+	for _, ns := range []string{"team-a", "team-b"} {
+		if !reflect.DeepEqual(got[ns], []int64{1, 2}) {
+			t.Errorf("%s: sequence %v, want [1 2]", ns, got[ns])
+		}
+	}
+}
