@@ -178,3 +178,37 @@ func TestTNCOMessage(t *testing.T) {
 		t.Errorf("the ordinary pipeline saw no record (sent=%v); the test would prove nothing", n)
 	}
 }
+
+// Without the seed map in the record body the collector cannot nest the
+// details (no unflatten in OTTL at v0.152): it sends them one level deep
+// with their wire keys and says so with "detailsFlattened": true.
+func TestTNCOMessageFlattenedFallback(t *testing.T) {
+	b := startBroker(t)
+	cons := startConsumer(t, b.addr())
+	col := newCollector(t, b.addr(), []string{"tenant-a"}, nil)
+	col.start()
+	d := newDriver(t, col.grpc, driverOpt{noSeedBody: true})
+	if err := d.rec.Record(context.Background(), progress.Event{
+		Type: "ansible/PlaybookResult",
+		Details: map[string]any{
+			"hostStats": map[string]any{"web1.example.com": map[string]any{"ok": 3}},
+			"plays":     []any{map[string]any{"play": map[string]any{"name": "p"}}},
+		},
+		Envelope: progress.Envelope{Scope: map[string]string{"tenant": "tenant-a"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	d.flush(t)
+	msgs := cons.waitFor(t, 60*time.Second, "the event", func(m []message) bool { return len(m) == 1 })
+	body := msgs[0].body(t)
+	want := jsonOf(t, map[string]any{
+		"hostStats.web1%2Eexample%2Ecom.ok": 3,
+		"plays":                             []any{map[string]any{"play": map[string]any{"name": "p"}}},
+	})
+	if !reflect.DeepEqual(body["details"], want) || body["detailsFlattened"] != true {
+		t.Errorf("fallback details = %v, detailsFlattened = %v; want %v, true", body["details"], body["detailsFlattened"], want)
+	}
+	if body["eventType"] != "ResourceTransitionProgressEvent" || body["progressEventType"] != "ansible/PlaybookResult" {
+		t.Errorf("seed keys wrong: %v", body)
+	}
+}
