@@ -152,7 +152,11 @@ func Setup(ctx context.Context, opts ...Option) (shutdown func(context.Context) 
 		popts = append(popts, sdklog.WithProcessor(p))
 	}
 	var exporters []sdklog.Exporter
+	var batches []*BatchProcessor
 	closeAll := func() {
+		for _, b := range batches {
+			_ = b.Shutdown(context.Background())
+		}
 		for _, e := range exporters {
 			_ = e.Shutdown(context.Background())
 		}
@@ -167,10 +171,13 @@ func Setup(ctx context.Context, opts ...Option) (shutdown func(context.Context) 
 			continue
 		}
 		exporters = append(exporters, exp)
-		popts = append(popts, sdklog.WithProcessor(c.batch(exp, name, local)))
+		batches = append(batches, c.batch(exp, name, local))
 	}
 	for _, exp := range c.extraExporters {
-		popts = append(popts, sdklog.WithProcessor(NewBatchProcessor(exp, WithExporterName("extra"))))
+		batches = append(batches, NewBatchProcessor(exp, WithExporterName("extra")))
+	}
+	for _, b := range batches {
+		popts = append(popts, sdklog.WithProcessor(b))
 	}
 	lp := sdklog.NewLoggerProvider(popts...)
 
@@ -200,6 +207,15 @@ func Setup(ctx context.Context, opts ...Option) (shutdown func(context.Context) 
 		}
 		if err := lp.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("otelbridge: log shutdown: %w", err))
+		}
+		// The provider skips its processors when ctx is done before they
+		// are reached; shut them anyway, so that their goroutines end and
+		// what they held is counted and reported as lost. After a normal
+		// shutdown this is a no-op.
+		for _, b := range batches {
+			if err := b.Shutdown(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("otelbridge: log shutdown: %w", err))
+			}
 		}
 		return errors.Join(errs...)
 	}, nil
@@ -318,7 +334,7 @@ func (c *config) otlpProtocol(signal string) string {
 
 // batch puts exp behind a BatchProcessor, which counts and reports every
 // record it loses (see drops.go) where the SDK's would only warn.
-func (c *config) batch(exp sdklog.Exporter, name string, local bool) sdklog.Processor {
+func (c *config) batch(exp sdklog.Exporter, name string, local bool) *BatchProcessor {
 	o := []BatchOption{WithExporterName(name)}
 	if local && c.getenv("OTEL_BLRP_SCHEDULE_DELAY") == "" {
 		o = append(o, WithExportInterval(localExportInterval))
