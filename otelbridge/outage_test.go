@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -25,7 +26,9 @@ func setupOTLP(t *testing.T, srv *otlpServer, queue int) (shutdown func(context.
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+srv.addr)
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
 	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "500") // ms: one export attempt
-	t.Setenv("OTEL_BLRP_SCHEDULE_DELAY", "50")    // ms
+	if os.Getenv("OTEL_BLRP_SCHEDULE_DELAY") == "" {
+		t.Setenv("OTEL_BLRP_SCHEDULE_DELAY", "50") // ms
+	}
 	t.Setenv("OTEL_BLRP_MAX_QUEUE_SIZE", fmt.Sprint(queue))
 
 	reader = sdkmetric.NewManualReader()
@@ -193,4 +196,33 @@ func TestShutdownWhileCollectorDown(t *testing.T) {
 		t.Fatalf("shutdown = %v, want a *LostRecordsError counting all 100 lost records", err)
 	}
 	t.Log(err)
+}
+
+// TestShutdownWithExpiredContext: the SDK's provider skips its processors
+// when the context is already done; Setup's shutdown still ends them and
+// says what was lost, instead of leaking their goroutines silently.
+func TestShutdownWithExpiredContext(t *testing.T) {
+	srv := startOTLPServer(t)
+	srv.hold()
+	t.Setenv("OTEL_BLRP_SCHEDULE_DELAY", "3600000") // no export before shutdown
+	before := otelbridge.Stats()
+	shutdown, _ := setupOTLP(t, srv, outageQueue)
+	drive(t, "expired", 10)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := shutdown(ctx)
+	var lost *otelbridge.LostRecordsError
+	if !errors.As(err, &lost) || lost.Unflushed != 10 {
+		t.Fatalf("shutdown with a cancelled context = %v, want a *LostRecordsError for 10 records", err)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v does not name the cancellation", err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for otelbridge.Stats().Shutdown-before.Shutdown != 10 {
+		if time.Now().After(deadline) {
+			t.Fatalf("Stats %+v: the 10 records were never counted", otelbridge.Stats())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
