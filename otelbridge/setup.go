@@ -49,6 +49,7 @@ type config struct {
 	res            *resource.Resource
 	noPropagator   bool
 	noTracer       bool
+	noSeedBody     bool
 	red            *progress.Redactor
 	recorderOpts   []progress.Option
 	getenv         func(string) string
@@ -96,6 +97,13 @@ func WithoutGlobalPropagator() Option {
 // them over OTLP when an OTLP endpoint is configured.
 func WithoutTracerProvider() Option {
 	return func(c *config) { c.noTracer = true }
+}
+
+// WithoutSeedBody sends OTLP records without the seed-000 body (see
+// SeedBodyExporter): smaller payloads, for pipelines that do not need
+// nested details.
+func WithoutSeedBody() Option {
+	return func(c *config) { c.noSeedBody = true }
 }
 
 // WithRedactor replaces the redaction of details and tracectx values.
@@ -315,6 +323,9 @@ func (c *config) newExporter(ctx context.Context, name string) (exp sdklog.Expor
 		}
 		if err != nil {
 			return nil, false, fmt.Errorf("otelbridge: otlp log exporter: %w", err)
+		}
+		if !c.noSeedBody {
+			exp = SeedBodyExporter(exp)
 		}
 		return exp, false, nil
 	}

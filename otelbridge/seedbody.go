@@ -1,0 +1,53 @@
+package otelbridge
+
+import (
+	"context"
+
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+
+	"github.com/progressotel/progressotel/progress"
+)
+
+// SeedBodyExporter wraps next so that each progress event it exports
+// carries its seed-000 form, {eventType, progressEventType, details} with the
+// details nested, as the record body (see progress.SeedBody). Other records
+// pass unchanged.
+//
+// The Collector's transform language cannot unflatten the
+// progress.details.* attributes, so the collector config builds the TNCO
+// message's nested details from this body. The attributes stay as they are,
+// so filters, redaction and routing keep working on flat keys; the price is
+// the details travelling twice on the OTLP hop. The work happens on the
+// export goroutine, never in progress.Record. Setup wraps its otlp exporter
+// with it unless WithoutSeedBody is given.
+func SeedBodyExporter(next sdklog.Exporter) sdklog.Exporter {
+	return &seedBodyExporter{next: next}
+}
+
+type seedBodyExporter struct {
+	next sdklog.Exporter
+	buf  []sdklog.Record // reused: Export is never called concurrently
+}
+
+func (e *seedBodyExporter) Export(ctx context.Context, records []sdklog.Record) error {
+	out := e.buf[:0]
+	for i := range records {
+		r := &records[i]
+		if r.InstrumentationScope().Name == progress.ScopeName {
+			if body, ok := progress.SeedBody(r); ok {
+				c := r.Clone() // the Exporter contract: never modify the caller's record
+				c.SetBody(body)
+				out = append(out, c)
+				continue
+			}
+		}
+		out = append(out, *r)
+	}
+	err := e.next.Export(ctx, out)
+	clear(out) // retain no records between exports
+	e.buf = out[:0]
+	return err
+}
+
+func (e *seedBodyExporter) Shutdown(ctx context.Context) error   { return e.next.Shutdown(ctx) }
+func (e *seedBodyExporter) ForceFlush(ctx context.Context) error { return e.next.ForceFlush(ctx) }
