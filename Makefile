@@ -3,13 +3,20 @@ GO          ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # Nested modules, each with its own go.mod: the core module never depends on them.
 NESTED      := $(wildcard kube/go.mod)
+# Every nested module, for lint; the collector ones follow the root module's
+# working tree (replace ../..), hence -mod=mod.
+LINT_MODULES := kube bench/e2e collector-config/otelcol collector-config/e2e
 
-.PHONY: all test test-core test-nested demo demo-k8s lint fmt vet staticcheck bench fuzz soak clean
+.PHONY: all test test-core test-nested demo demo-k8s demo-http lint fmt vet staticcheck bench fuzz soak clean
+
+# collector, test-collector, demo-pipeline: the Collector build and its e2e suite.
+include collector-config/collector.mk
 
 all: test
 
-## test: every test of every module, with the race detector.
-test: test-core test-nested
+## test: every test of every module, with the race detector, including the
+## end-to-end suite against the real collector build (built on first run).
+test: test-core test-nested test-collector
 
 test-core:
 	$(GO) vet ./...
@@ -29,6 +36,22 @@ demo:
 demo-k8s:
 	@cd kube && OTEL_LOGS_EXPORTER=$${OTEL_LOGS_EXPORTER:-pretty} $(GO) run ./examples/k8s-controller
 
+## demo-http: an Ignition-style HTTP driver; POST to /api/driver/lifecycle/execute.
+demo-http:
+	OTEL_LOGS_EXPORTER=$${OTEL_LOGS_EXPORTER:-pretty} $(GO) run ./examples/http-driver -addr $${ADDR:-127.0.0.1:8080}
+
+## bench: the benchmarks behind BENCHMARKS.md, one table of ratios to the baseline.
+bench:
+	./bench/run.sh
+
+## fuzz: every fuzz target, FUZZTIME each (default 15s), one after another.
+fuzz:
+	FUZZTIME=$${FUZZTIME:-15s} ./scripts/fuzz.sh
+
+## soak: the collector flaps under load for SOAK (default 2m).
+soak:
+	SOAK=$${SOAK:-2m} ./scripts/soak.sh
+
 ## lint: gofmt, go vet and staticcheck on every module.
 lint: fmt vet staticcheck
 
@@ -37,11 +60,11 @@ fmt:
 
 vet:
 	$(GO) vet ./...
-	@for m in $(dir $(NESTED)); do (cd $$m && $(GO) vet ./...) || exit 1; done
+	@for m in $(LINT_MODULES); do echo "== vet $$m"; (cd $$m && GOFLAGS=-mod=mod $(GO) vet ./...) || exit 1; done
 
 staticcheck:
 	$(STATICCHECK) ./...
-	@for m in $(dir $(NESTED)); do (cd $$m && $(STATICCHECK) ./...) || exit 1; done
+	@for m in $(LINT_MODULES); do echo "== staticcheck $$m"; (cd $$m && GOFLAGS=-mod=mod $(STATICCHECK) ./...) || exit 1; done
 
 clean:
 	rm -rf bin

@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -434,11 +433,15 @@ func newDriver(t testing.TB, endpoint string, o driverOpt) *driver {
 		red = progress.DefaultRedactor()
 		recOpts = nil
 	}
-	procs := []sdklog.LoggerProviderOption{sdklog.WithProcessor(otelbridge.NewTraceCtxProcessor(red))}
+	// The exporter is wrapped as otelbridge.Setup wraps its otlp exporter.
+	var out sdklog.Exporter = exp
 	if !o.noSeedBody {
-		procs = append(procs, sdklog.WithProcessor(seedBodyProcessor{}))
+		out = otelbridge.SeedBodyExporter(exp)
 	}
-	procs = append(procs, sdklog.WithProcessor(sdklog.NewBatchProcessor(exp, sdklog.WithExportInterval(50*time.Millisecond))))
+	procs := []sdklog.LoggerProviderOption{
+		sdklog.WithProcessor(otelbridge.NewTraceCtxProcessor(red)),
+		sdklog.WithProcessor(sdklog.NewBatchProcessor(out, sdklog.WithExportInterval(50*time.Millisecond))),
+	}
 	lp := sdklog.NewLoggerProvider(procs...)
 	d := &driver{lp: lp, tp: sdktrace.NewTracerProvider()}
 	recOpts = append(recOpts, progress.WithLoggerProvider(lp))
@@ -469,61 +472,4 @@ func (d *driver) ordinary(ctx context.Context, msg string) {
 	r.SetBody(attribute.StringValue(msg))
 	r.AddAttributes(attribute.String("progress.event_type", "ResourceTransitionProgressEvent")) // a lookalike
 	d.lp.Logger("example.com/driver/logging").Emit(ctx, r)
-}
-
-// seedBodyProcessor puts the seed-000 map of a progress event into the
-// record body ({eventType, progressEventType, details}), nested. The
-// collector takes the nested details from there: OTTL at the Collector's
-// v0.152 has no unflatten (docs/collector.md, "Why the body").
-type seedBodyProcessor struct{}
-
-func (seedBodyProcessor) OnEmit(_ context.Context, r *sdklog.Record) error {
-	if r.InstrumentationScope().Name != progress.ScopeName {
-		return nil
-	}
-	d, err := progress.Decode(r)
-	if err != nil || d.EventType != progress.EventType {
-		return nil
-	}
-	r.SetBody(toValue(d.Seed()))
-	return nil
-}
-
-func (seedBodyProcessor) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
-func (seedBodyProcessor) Shutdown(context.Context) error                         { return nil }
-func (seedBodyProcessor) ForceFlush(context.Context) error                       { return nil }
-
-func toValue(v any) attribute.Value {
-	switch x := v.(type) {
-	case nil:
-		return attribute.Value{}
-	case string:
-		return attribute.StringValue(x)
-	case bool:
-		return attribute.BoolValue(x)
-	case int64:
-		return attribute.Int64Value(x)
-	case float64:
-		return attribute.Float64Value(x)
-	case []byte:
-		return attribute.ByteSliceValue(x)
-	case []any:
-		vs := make([]attribute.Value, len(x))
-		for i, e := range x {
-			vs[i] = toValue(e)
-		}
-		return attribute.SliceValue(vs...)
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		kvs := make([]attribute.KeyValue, 0, len(x))
-		for _, k := range keys {
-			kvs = append(kvs, attribute.KeyValue{Key: attribute.Key(k), Value: toValue(x[k])})
-		}
-		return attribute.MapValue(kvs...)
-	}
-	return attribute.StringValue(fmt.Sprint(v))
 }

@@ -101,13 +101,17 @@ func TestBrokersFromEnv(t *testing.T) {
 		"[kafka-1:9093, kafka-2:9093]": {"kafka-1:9093", "kafka-2:9093"},
 		"kafka-1:9093,kafka-2:9093":    {"kafka-1:9093", "kafka-2:9093"},
 	} {
-		if env != "" {
-			t.Setenv("TNCO_KAFKA_BROKERS", env)
-		}
-		cfg := load(t, "progress.yaml")
-		got := cfg.Exporters[component.MustNewIDWithName("kafka", "unrouted")].(*kafkaexporter.Config).Brokers
-		if len(got) != len(want) || got[0] != want[0] || got[len(got)-1] != want[len(want)-1] {
-			t.Errorf("TNCO_KAFKA_BROKERS=%q: brokers %q, want %q", env, got, want)
-		}
+		// A subtest each: t.Setenv restores the variable when it ends, so
+		// the unset case never sees another case's value.
+		t.Run(env, func(t *testing.T) {
+			if env != "" {
+				t.Setenv("TNCO_KAFKA_BROKERS", env)
+			}
+			cfg := load(t, "progress.yaml")
+			got := cfg.Exporters[component.MustNewIDWithName("kafka", "unrouted")].(*kafkaexporter.Config).Brokers
+			if len(got) != len(want) || got[0] != want[0] || got[len(got)-1] != want[len(want)-1] {
+				t.Errorf("TNCO_KAFKA_BROKERS=%q: brokers %q, want %q", env, got, want)
+			}
+		})
 	}
 }
