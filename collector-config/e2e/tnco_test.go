@@ -107,7 +107,7 @@ func TestTNCOMessage(t *testing.T) {
 		"resource":               map[string]any{"type": "Assembly", "id": "asm-1"},
 		"component":              map[string]any{"name": "ansible-driver", "version": "1.2.3"},
 		"scope":                  map[string]any{"tenant": "tenant-a"},
-		"severity":               "INFO",
+		"level":                  "INFO",
 		"traceId":                sc.TraceID().String(),
 		"spanId":                 sc.SpanID().String(),
 		"tracectx.transactionid": "7d9b1c52-tx",
@@ -141,8 +141,8 @@ func TestTNCOMessage(t *testing.T) {
 			"sshKey":    "****\n",
 			"apiToken":  "****",
 		},
-		"sequence":  1,
-		"timestamp": "2026-11-29T10:00:00.123Z",
+		"sequence":   1,
+		"@timestamp": "2026-11-29T10:00:00.123Z",
 	})
 	wantTransition := with(map[string]any{
 		"eventType":         "ConditionTransition",
@@ -151,8 +151,8 @@ func TestTNCOMessage(t *testing.T) {
 			"status": "True", "reason": "Provisioned", "message": "the assembly is ready",
 			"previous": map[string]any{"status": "False", "reason": "Provisioning"},
 		},
-		"sequence":  2,
-		"timestamp": "2026-11-29T10:00:01.123Z",
+		"sequence":   2,
+		"@timestamp": "2026-11-29T10:00:01.123Z",
 	})
 	for i, want := range []map[string]any{wantEvent, wantTransition} {
 		body := got[i].body(t)
