@@ -15,4 +15,14 @@
 // OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_*, OTEL_LOGS_EXPORTER); every
 // setting also has an Option, so tests configure it without the
 // environment.
+//
+// What Setup installs, in record order:
+//   - NewTraceCtxProcessor stamps the request's tracectx values on every
+//     record (progress events, transitions, slog logs through Slog);
+//   - each exporter sits behind a BatchProcessor that never blocks the
+//     caller and counts every record it loses, reporting the losses in the
+//     stream as common/EventsDropped, in the progress.records.dropped
+//     metric and in Stats;
+//   - the otlp exporter is wrapped in SeedBodyExporter, so the collector
+//     can forward each event to TNCO with nested details.
 package otelbridge
