@@ -103,8 +103,10 @@ func TestExtractMergesOverExisting(t *testing.T) {
 	}
 }
 
+type markerKey struct{}
+
 func TestExtractWithoutTraceCtxKeepsContext(t *testing.T) {
-	ctx := context.WithValue(context.Background(), struct{}{}, 1)
+	ctx := context.WithValue(context.Background(), markerKey{}, 1)
 	if got := propagation.TraceCtx().Extract(ctx, otelprop.MapCarrier{"traceparent": traceparent}); got != ctx {
 		t.Fatal("Extract without x-tracectx-* keys returned a new context")
 	}
