@@ -439,6 +439,10 @@ type sequencer struct {
 	m     map[seqKey]*int64 // a pointer: one map lookup per call, not two
 	order []seqKey          // ring of keys in insertion order
 	next0 int
+	// The last key and its counter: the records of one operation tend to
+	// come in runs, and a comparison is cheaper than hashing the key.
+	last  seqKey
+	lastC *int64
 }
 
 type seqKey struct {
@@ -458,6 +462,12 @@ func (s *sequencer) next(ctx context.Context, env *Envelope) int64 {
 		k.typ, k.ns, k.id = env.Resource.Type, env.Resource.Namespace, env.Resource.ID
 	}
 	s.mu.Lock()
+	if s.lastC != nil && s.last == k {
+		*s.lastC++
+		n := *s.lastC
+		s.mu.Unlock()
+		return n
+	}
 	c, ok := s.m[k]
 	if !ok {
 		if len(s.order) < maxSequences {
@@ -470,6 +480,7 @@ func (s *sequencer) next(ctx context.Context, env *Envelope) int64 {
 		c = new(int64)
 		s.m[k] = c
 	}
+	s.last, s.lastC = k, c
 	*c++
 	n := *c
 	s.mu.Unlock()
