@@ -8,17 +8,18 @@
 # processes on the machine spreads over all variants instead of skewing the
 # one that happened to run during it.
 #
-#   BENCH_COUNT  rounds (default 6, the fewest for benchstat's 95% CI)
-#   BENCH_TIME   -benchtime per benchmark and round (default 1s)
+#   BENCH_COUNT  rounds (default 16: many short rounds average out bursts
+#                of load better than a few long ones; benchstat needs 6)
+#   BENCH_TIME   -benchtime per benchmark and round (default 250ms)
 #   BENCH_OUT    directory for the test binaries and raw output
 #                (default ${TMPDIR:-/tmp}/progressotel-bench)
 #
-# About 3-4 minutes on a 2-core machine with the defaults.
+# About 3 minutes on a 2-core machine with the defaults.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-count=${BENCH_COUNT:-6}
-benchtime=${BENCH_TIME:-1s}
+count=${BENCH_COUNT:-16}
+benchtime=${BENCH_TIME:-250ms}
 out=${BENCH_OUT:-${TMPDIR:-/tmp}/progressotel-bench}
 mkdir -p "$out"
 raw="$out/raw.txt"
