@@ -41,6 +41,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,6 +65,7 @@ func main() {
 	drain := flag.Duration("drain", 60*time.Second, "give up waiting for a step's events after this long")
 	workers := flag.Int("workers", 1, "driver goroutines sharing the offered rate")
 	keepGoing := flag.Bool("keep-going", false, "try every rate even after one is not sustained")
+	cpuprofile := flag.String("cpuprofile", "", "write the driver's CPU profile to this file")
 	// Internal, for -role=sink.
 	kafkaPort := flag.Int("kafka-port", 0, "sink: Kafka port")
 	httpPort := flag.Int("http-port", 0, "sink: port of the count endpoint")
@@ -83,6 +85,18 @@ func main() {
 			}
 			rs = append(rs, n)
 		}
+		if *cpuprofile != "" {
+			f, ferr := os.Create(*cpuprofile)
+			if ferr != nil {
+				fmt.Fprintln(os.Stderr, "e2e:", ferr)
+				os.Exit(1)
+			}
+			if ferr := pprof.StartCPUProfile(f); ferr != nil {
+				fmt.Fprintln(os.Stderr, "e2e:", ferr)
+				os.Exit(1)
+			}
+			defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
+		}
 		err = runDriver(driverConfig{root: *root, endpoint: *endpoint, rates: rs, step: *step, lag: *lag,
 			drain: *drain, workers: *workers, keepGoing: *keepGoing})
 	default:
@@ -90,6 +104,7 @@ func main() {
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
+		pprof.StopCPUProfile() // os.Exit skips the deferred stop
 		os.Exit(1)
 	}
 }
