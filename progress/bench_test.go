@@ -547,7 +547,7 @@ type benchAttr struct {
 // the sequence value is blanked (the baseline counts globally, the
 // Recorder per trace) but its presence and type are kept.
 func benchRecordShape(r *sdklog.Record) (head [4]string, attrs []benchAttr) {
-	head = [4]string{r.EventName(), r.Severity().String(), r.SeverityText(), r.Body().Emit()}
+	head = [4]string{r.EventName(), r.Severity().String(), r.SeverityText(), r.Body().String()}
 	r.WalkAttributes(func(kv attribute.KeyValue) bool {
 		if kv.Key == kSequence {
 			kv.Value = attribute.Int64Value(0)
@@ -598,9 +598,9 @@ func TestBenchVariantsEquivalent(t *testing.T) {
 				}
 				for j := range min(len(got), len(want)) {
 					if got[j].key != want[j].key || got[j].val.Type() != want[j].val.Type() ||
-						got[j].val.Emit() != want[j].val.Emit() {
+						got[j].val.String() != want[j].val.String() {
 						t.Errorf("%s: attribute %d = %s=%s (%s), baseline %s=%s (%s)", name, j,
-							got[j].key, got[j].val.Emit(), got[j].val.Type(), want[j].key, want[j].val.Emit(), want[j].val.Type())
+							got[j].key, got[j].val.String(), got[j].val.Type(), want[j].key, want[j].val.String(), want[j].val.Type())
 					}
 				}
 			}

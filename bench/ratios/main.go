@@ -166,6 +166,9 @@ func parseCSV(out []byte) (results, error) {
 	return res, nil
 }
 
+// procsSuffix is the -GOMAXPROCS suffix of a benchmark name.
+var procsSuffix = regexp.MustCompile(`-\d+$`)
+
 var (
 	sizes    = []string{"small", "medium", "large"}
 	variants = []string{"baseline", "progress", "progress-struct", "otelslog", "otelslog-flat", "slog-json"}
@@ -241,7 +244,7 @@ func run(w io.Writer, bs []string, files []string) error {
 		for _, row := range sortedKeys(other) {
 			for _, col := range sortedKeys(other[row]) {
 				t := other[row][col]["sec/op"]
-				fmt.Fprintf(w, "| %s | %s ± %s | %s | %s |  | %.0f | %.0f |\n", row, ns(t.center), t.ci,
+				fmt.Fprintf(w, "| %s | %s ± %s | %s | %s |  | %.0f | %.0f |\n", procsSuffix.ReplaceAllString(row, ""), ns(t.center), t.ci,
 					nsIf(other[row][col]["cpu-sec/op"]), perSec(t.center),
 					other[row][col]["B/op"].center, other[row][col]["allocs/op"].center)
 			}
