@@ -14,7 +14,9 @@
 // sustained when nothing was lost (every event reached Kafka, the driver's
 // batch processor dropped none) and the pipeline drained within -lag of the
 // step's end: a pipeline that only catches up long afterwards did not keep
-// up. The answer is the highest sustained step.
+// up. The machine may be shared, so each rate gets -tries tries and counts
+// as sustained when one of them is; the table shows every try. The answer
+// is the highest sustained rate below the first rate that is not.
 //
 // Driver CPU per event is getrusage(RUSAGE_SELF) over the step (the
 // broker and consumer run in another process); collector CPU per event is
@@ -59,8 +61,9 @@ func main() {
 	role := flag.String("role", "driver", "driver, or sink (internal: the broker and consumer process)")
 	root := flag.String("root", "../..", "repository root (for collector-config/run.sh and bin/otelcol-progress)")
 	endpoint := flag.String("endpoint", "", "send to this OTLP gRPC endpoint (host:port) instead of starting the collector; loss is then not checked")
-	rates := flag.String("rates", "1000,2000,3000,4000,6000,8000,12000,16000,24000,32000", "offered rates to try, events/s, in increasing order")
-	step := flag.Duration("step", 10*time.Second, "duration of each rate step")
+	rates := flag.String("rates", "1000,2000,2500,3000,3500,4000,5000,6000,8000", "offered rates to try, events/s, in increasing order")
+	step := flag.Duration("step", 30*time.Second, "duration of each rate step")
+	tries := flag.Int("tries", 2, "tries per rate; a rate is sustained when one try loses nothing")
 	lag := flag.Duration("lag", 3*time.Second, "a step is sustained only if it drains within this time after it ends")
 	drain := flag.Duration("drain", 60*time.Second, "give up waiting for a step's events after this long")
 	workers := flag.Int("workers", 1, "driver goroutines sharing the offered rate")
@@ -98,7 +101,7 @@ func main() {
 			defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
 		}
 		err = runDriver(driverConfig{root: *root, endpoint: *endpoint, rates: rs, step: *step, lag: *lag,
-			drain: *drain, workers: *workers, keepGoing: *keepGoing})
+			drain: *drain, workers: *workers, tries: max(*tries, 1), keepGoing: *keepGoing})
 	default:
 		err = fmt.Errorf("unknown role %q", *role)
 	}
@@ -115,6 +118,7 @@ type driverConfig struct {
 	step, lag      time.Duration
 	drain          time.Duration
 	workers        int
+	tries          int
 	keepGoing      bool
 }
 
@@ -415,60 +419,35 @@ func runDriver(cfg driverConfig) error {
 	}
 	fmt.Printf("\nmachine: %d CPUs, load average %s\n", numCPU(), loadavg())
 	fmt.Println()
-	fmt.Println("| offered/s | sent | achieved/s | received | lost | driver drops | drained after | driver CPU/event | collector CPU/event |")
-	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| offered/s | try | sent | achieved/s | received (total) | lost | driver drops | drained after | driver CPU/event | collector CPU/event |")
+	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 
 	var totalSent int64
 	best := -1
 	var bestRes stepResult
 	for _, rate := range cfg.rates {
-		before := otelbridge.Stats()
-		cpu0, ccpu0 := selfCPU(), p.collectorCPU()
-		start := time.Now()
-		sent := drive(rate, cfg.step, cfg.workers)
-		elapsed := time.Since(start)
-		cpu1 := selfCPU()
-		totalSent += int64(sent)
-		flush()
-		res := stepResult{offered: rate, sent: sent, elapsed: elapsed, driverCPU: cpu1 - cpu0, drained: -1}
-		end := start.Add(elapsed)
-		if checked {
-			deadline := time.Now().Add(cfg.drain)
-			for {
-				n, err := p.received()
-				if err == nil && n >= totalSent {
-					res.drained = time.Since(end)
-					res.received = n
-					break
-				}
-				if time.Now().After(deadline) {
-					res.received = n
-					break
-				}
-				time.Sleep(20 * time.Millisecond)
+		ok := false
+		// A burst of load from elsewhere on the machine can cost one try;
+		// a rate is sustained when one of its tries loses nothing.
+		for try := 1; try <= cfg.tries && !ok; try++ {
+			res := runStep(p, cfg, rate, &totalSent, flush)
+			drained := "not drained"
+			if res.drained >= 0 {
+				drained = res.drained.Round(10 * time.Millisecond).String()
 			}
-			res.lost = totalSent - res.received
+			if !checked {
+				drained = "n/a"
+			}
+			fmt.Printf("| %d | %d | %d | %.0f | %s | %s | %d | %s | %s | %s |\n", rate, try, res.sent, res.achieved(),
+				ifChecked(checked, strconv.FormatInt(res.received, 10)), ifChecked(checked, strconv.FormatInt(res.lost, 10)),
+				res.dropped, drained, perEvent(res.driverCPU, res.sent), ifChecked(checked, perEvent(res.collectorCPU, res.sent)))
+			if res.sustained(cfg.lag, checked) {
+				ok = true
+				best, bestRes = rate, res
+			}
 		}
-		res.collectorCPU = p.collectorCPU() - ccpu0
-		after := otelbridge.Stats()
-		res.dropped = after.Dropped - before.Dropped
-		drained := "not drained"
-		if res.drained >= 0 {
-			drained = res.drained.Round(10 * time.Millisecond).String()
-		}
-		if !checked {
-			drained = "n/a"
-		}
-		fmt.Printf("| %d | %d | %.0f | %s | %s | %d | %s | %s | %s |\n", rate, sent, res.achieved(),
-			ifChecked(checked, strconv.FormatInt(res.received, 10)), ifChecked(checked, strconv.FormatInt(res.lost, 10)),
-			res.dropped, drained, perEvent(res.driverCPU, sent), ifChecked(checked, perEvent(res.collectorCPU, sent)))
-		if res.sustained(cfg.lag, checked) {
-			best, bestRes = rate, res
-		} else if !cfg.keepGoing {
+		if !ok && !cfg.keepGoing {
 			break
-		}
-		if checked && res.lost != 0 {
-			totalSent = res.received // later steps count from what arrived
 		}
 	}
 	fmt.Println()
@@ -483,6 +462,53 @@ func runDriver(cfg driverConfig) error {
 	fmt.Printf("sustained %s: %d events/s (achieved %.0f/s); driver CPU %s/event; collector CPU %s/event\n",
 		what, best, bestRes.achieved(), perEvent(bestRes.driverCPU, bestRes.sent), perEvent(bestRes.collectorCPU, bestRes.sent))
 	return nil
+}
+
+// runStep offers rate events/s for cfg.step, then flushes and waits until
+// the consumer has seen every event sent so far (*totalSent), or until no
+// more arrive.
+func runStep(p *pipeline, cfg driverConfig, rate int, totalSent *int64, flush func()) stepResult {
+	before := otelbridge.Stats()
+	cpu0, ccpu0 := selfCPU(), p.collectorCPU()
+	start := time.Now()
+	sent := drive(rate, cfg.step, cfg.workers)
+	elapsed := time.Since(start)
+	cpu1 := selfCPU()
+	*totalSent += int64(sent)
+	flush()
+	res := stepResult{offered: rate, sent: sent, elapsed: elapsed, driverCPU: cpu1 - cpu0, drained: -1}
+	end := start.Add(elapsed)
+	if p.countURL != "" {
+		deadline := time.Now().Add(cfg.drain)
+		var last int64 = -1
+		lastChange := time.Now()
+		for {
+			n, err := p.received()
+			if err == nil && n >= *totalSent {
+				res.drained = time.Since(end)
+				res.received = n
+				break
+			}
+			if n != last {
+				last, lastChange = n, time.Now()
+			}
+			// Lost events never arrive: stop once nothing has moved for
+			// a while and the driver has nothing queued.
+			stalled := time.Since(lastChange) > 5*time.Second && otelbridge.Stats().Queued == 0
+			if time.Now().After(deadline) || stalled {
+				res.received = n
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		res.lost = *totalSent - res.received
+		if res.lost != 0 {
+			*totalSent = res.received // later steps count from what arrived
+		}
+	}
+	res.collectorCPU = p.collectorCPU() - ccpu0
+	res.dropped = otelbridge.Stats().Dropped - before.Dropped
+	return res
 }
 
 func ifChecked(checked bool, s string) string {
