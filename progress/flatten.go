@@ -62,7 +62,7 @@ func getEncoder(keys *keyCache, red *Redactor, lim Limits) *encoder {
 }
 
 func putEncoder(e *encoder) {
-	if cap(e.attrs) > 1024 || cap(e.vals) > 1024 || cap(e.kvs) > 1024 || cap(e.pairs) > 1024 {
+	if max(cap(e.attrs), cap(e.vals), cap(e.kvs), cap(e.pairs), cap(e.sortBuf), cap(e.rkeys)) > 1024 {
 		return // do not keep outsized buffers alive
 	}
 	// The scratch stacks are empty (and cleared) between calls; attrs
