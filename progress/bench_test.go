@@ -31,6 +31,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -678,4 +679,45 @@ func FuzzRecordType(f *testing.F) {
 			t.Fatalf("type %q: ParseType error %v, Record error %v", s, perr, rerr)
 		}
 	})
+}
+
+// raceEnabled: under the race detector sync.Pool drops items at random, so
+// allocation counts are not meaningful.
+func raceEnabled() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
+}
+
+// TestRecordAllocs pins the Recorder's own allocations per Record, with a
+// logger that is enabled and drops the record. For small and medium events
+// the one allocation is log.Record's overflow slice for attributes beyond
+// its five inline slots, which a hand-built record of the same attributes
+// makes too. The large event's slice and map values cost one allocation
+// each in attribute.SliceValue/MapValue, plus two per string-keyed map of
+// structs.
+func TestRecordAllocs(t *testing.T) {
+	if raceEnabled() {
+		t.Skip("allocation counts vary under the race detector")
+	}
+	ctx := benchCtx()
+	r := progress.NewRecorder(progress.WithLoggerProvider(dropProvider{}))
+	want := map[string][2]float64{"small": {1, 1}, "medium": {1, 1}, "large": {9, 12}}
+	for _, c := range benchCases() {
+		for i, d := range []any{c.asMap, c.typed} {
+			evt := progress.Event{Type: c.typ, Details: d, Envelope: benchEnvelope}
+			_ = r.Record(ctx, evt) // warm the key cache and the type plan
+			got := testing.AllocsPerRun(200, func() { _ = r.Record(ctx, evt) })
+			if got > want[c.name][i] {
+				t.Errorf("%s %T: %v allocs/op, want at most %v", c.name, d, got, want[c.name][i])
+			}
+		}
+	}
 }
