@@ -30,9 +30,19 @@ suites="progress"
 if grep -qs '^func BenchmarkExporter' prettyexporter/*_test.go; then
 	suites="$suites prettyexporter"
 fi
+built=""
 for s in $suites; do
-	go test -c -o "$out/$s.test" "./$s"
+	if go test -c -o "$out/$s.test" "./$s"; then
+		built="$built $s"
+	elif [ "$s" = progress ]; then
+		exit 1
+	else
+		# Another area's package that does not build right now must not
+		# cost the Record table.
+		echo "warning: ./$s does not build; its benchmarks are left out" >&2
+	fi
 done
+suites=$built
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(go env GOVERSION), $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
