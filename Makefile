@@ -7,7 +7,7 @@ NESTED      := $(wildcard kube/go.mod)
 # working tree (replace ../..), hence -mod=mod.
 LINT_MODULES := kube bench/e2e collector-config/otelcol collector-config/e2e
 
-.PHONY: all test test-core test-nested demo demo-k8s demo-http lint fmt vet staticcheck bench fuzz soak clean
+.PHONY: all test test-core test-nested demo demo-k8s demo-http lint fmt vet staticcheck bench bench-e2e fuzz soak clean
 
 # collector, test-collector, demo-pipeline: the Collector build and its e2e suite.
 include collector-config/collector.mk
@@ -43,6 +43,10 @@ demo-http:
 ## bench: the benchmarks behind BENCHMARKS.md, one table of ratios to the baseline.
 bench:
 	./bench/run.sh
+
+## bench-e2e: events/s with zero loss through OTLP gRPC, the real collector and Kafka; CPU per event.
+bench-e2e: collector
+	cd bench/e2e && $(GO) run . -root ../..
 
 ## fuzz: every fuzz target, FUZZTIME each (default 15s), one after another.
 fuzz:
