@@ -10,6 +10,7 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/progresstest"
 )
 
 func trCond(status, reason, message string) progress.Condition {
@@ -21,9 +22,9 @@ func trOn(res progress.Resource, stream string, c progress.Condition) progress.T
 }
 
 // trDecoded returns the transitions captured by sink, decoded, in order.
-func trDecoded(t testing.TB, sink *trSink) []progress.Decoded {
+func trDecoded(t testing.TB, sink *progresstest.Sink) []progress.Decoded {
 	t.Helper()
-	recs := sink.all()
+	recs := sink.Records()
 	out := make([]progress.Decoded, len(recs))
 	for i := range recs {
 		out[i] = trDecode(t, &recs[i])
@@ -128,7 +129,7 @@ func TestTrackerKeysByResourceAndStream(t *testing.T) {
 	tr.ObservedGeneration = 9
 	mustObserve(t, tk, tr, false)
 
-	if n := len(sink.all()); n != 5 {
+	if n := len(sink.Records()); n != 5 {
 		t.Errorf("%d records, want 5", n)
 	}
 	if tk.Len() != 3 {
@@ -171,9 +172,7 @@ func TestTrackerEvictsLeastRecentlyUsed(t *testing.T) {
 	mustObserve(t, tk, trOn(r("a"), progress.StreamProvisioning, running), false)
 	// "b" was evicted: the same condition is emitted again, with no known
 	// previous state.
-	sink.mu.Lock()
-	sink.records = nil
-	sink.mu.Unlock()
+	sink.Reset()
 	mustObserve(t, tk, trOn(r("b"), progress.StreamLifecycle, running), true)
 	got := trDecoded(t, sink)
 	if len(got) != 1 || got[0].Resource.ID != "b" || got[0].Transition.Previous != nil {
@@ -202,9 +201,7 @@ func TestTrackerForget(t *testing.T) {
 	}
 	mustObserve(t, tk, trOn(other, progress.StreamLifecycle, trCond("True", "Running", "")), false)
 
-	sink.mu.Lock()
-	sink.records = nil
-	sink.mu.Unlock()
+	sink.Reset()
 	mustObserve(t, tk, trOn(resA, progress.StreamLifecycle, trCond("True", "Running", "")), true)
 	mustObserve(t, tk, trOn(resA, progress.StreamProvisioning, trCond("False", "Deprovisioning", "")), true)
 	for _, d := range trDecoded(t, sink) {
@@ -244,8 +241,8 @@ func TestTrackerInvalidTransition(t *testing.T) {
 			t.Errorf("Observe(%q, %+v) = %v, %v; want false, ErrInvalidEvent", tr.Stream, tr.Condition, emitted, err)
 		}
 	}
-	if tk.Len() != 0 || len(sink.all()) != 0 || rec.Stats().Invalid != 2 {
-		t.Errorf("Len %d, records %d, invalid %d", tk.Len(), len(sink.all()), rec.Stats().Invalid)
+	if tk.Len() != 0 || len(sink.Records()) != 0 || rec.Stats().Invalid != 2 {
+		t.Errorf("Len %d, records %d, invalid %d", tk.Len(), len(sink.Records()), rec.Stats().Invalid)
 	}
 	// An invalid observation leaves a known stream as it was.
 	mustObserve(t, tk, trOn(resA, progress.StreamLifecycle, trCond("True", "Running", "")), true)
@@ -262,7 +259,7 @@ func TestTrackerNilRecorderUsesDefault(t *testing.T) {
 	tk := progress.NewTracker(nil)
 	progress.SetDefault(rec) // after NewTracker: the Default of the moment is used
 	mustObserve(t, tk, trOn(resA, progress.StreamLifecycle, trCond("True", "Running", "")), true)
-	if len(sink.all()) != 1 {
+	if len(sink.Records()) != 1 {
 		t.Error("the Default Recorder did not receive the transition")
 	}
 }
@@ -357,8 +354,8 @@ func TestTrackerConcurrent(t *testing.T) {
 			}
 		}
 	}
-	if st := tk.Stats(); st.Emitted != int64(len(sink.all())) || st.Tracked != workers*perWorker+1 {
-		t.Errorf("Stats %+v, records %d", st, len(sink.all()))
+	if st := tk.Stats(); st.Emitted != int64(len(sink.Records())) || st.Tracked != workers*perWorker+1 {
+		t.Errorf("Stats %+v, records %d", st, len(sink.Records()))
 	}
 }
 

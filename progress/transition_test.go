@@ -6,47 +6,23 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/progresstest"
 )
 
-// trSink is a real SDK LoggerProvider whose only processor keeps clones of
-// the records, as an exporter would receive them.
-type trSink struct {
-	mu      sync.Mutex
-	records []sdklog.Record
-}
-
-func (s *trSink) OnEmit(_ context.Context, r *sdklog.Record) error {
-	c := r.Clone()
-	s.mu.Lock()
-	s.records = append(s.records, c)
-	s.mu.Unlock()
-	return nil
-}
-func (s *trSink) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
-func (s *trSink) Shutdown(context.Context) error                         { return nil }
-func (s *trSink) ForceFlush(context.Context) error                       { return nil }
-
-func (s *trSink) all() []sdklog.Record {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.records)
-}
-
-// newTrRecorder returns a Recorder emitting into a fresh sink. The sequence
-// attribute is left on: parity must hold with the defaults.
-func newTrRecorder(t testing.TB) (*progress.Recorder, *trSink) {
+// newTrRecorder returns a Recorder emitting into a fresh progresstest
+// sink. The sequence attribute is left on: parity must hold with the
+// defaults.
+func newTrRecorder(t testing.TB) (*progress.Recorder, *progresstest.Sink) {
 	t.Helper()
-	s := &trSink{}
-	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(s))
-	t.Cleanup(func() { _ = lp.Shutdown(context.Background()) })
-	return progress.NewRecorder(progress.WithLoggerProvider(lp)), s
+	s := progresstest.NewSink()
+	t.Cleanup(func() { _ = s.LoggerProvider().Shutdown(context.Background()) })
+	return s.Recorder(), s
 }
 
 func trAttrs(r *sdklog.Record) map[string]attribute.Value {
@@ -92,7 +68,7 @@ func TestTransitionSelectedByEventName(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	recs := sink.all()
+	recs := sink.Records()
 	if len(recs) != len(sent) {
 		t.Fatalf("got %d records, want %d", len(recs), len(sent))
 	}
@@ -162,7 +138,7 @@ func TestTransitionEnvelopeParity(t *testing.T) {
 		if err := rec.RecordTransition(ctx, progress.Transition{Stream: stream, Condition: cond, Previous: prev, Envelope: trEnvelope}); err != nil {
 			t.Fatal(err)
 		}
-		recs := sink.all()
+		recs := sink.Records()
 		if len(recs) != 1 {
 			t.Fatalf("%s: %d records", stream, len(recs))
 		}
@@ -200,7 +176,7 @@ func TestTransitionEnvelopeParity(t *testing.T) {
 	if err := rec.Record(ctx, progress.Event{Type: progress.TypeProgress, Envelope: trEnvelope}); err != nil {
 		t.Fatal(err)
 	}
-	evs := sink.all()
+	evs := sink.Records()
 	_, evEnv := envelopeShape(&evs[0])
 	for k, v := range want {
 		if k == progress.AttrEventType {
@@ -221,7 +197,7 @@ func TestTransitionScopeIsPresentOnly(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	recs := sink.all()
+	recs := sink.Records()
 	a := trAttrs(&recs[0])
 	if _, ok := a[progress.ScopePrefix+"project"]; ok {
 		t.Error("an organization-scoped resource carries a project key")
@@ -253,7 +229,7 @@ func TestTransitionPreviousFields(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	recs := sink.all()
+	recs := sink.Records()
 	firstAttrs := trAttrs(&recs[0])
 	for k := range firstAttrs {
 		if strings.Contains(k, ".previous.") {
@@ -294,7 +270,7 @@ func TestTransitionDecodeRoundTrip(t *testing.T) {
 	if err := rec.RecordTransition(context.Background(), want); err != nil {
 		t.Fatal(err)
 	}
-	recs := sink.all()
+	recs := sink.Records()
 	d := trDecode(t, &recs[0])
 	got := d.Transition
 	if got.Stream != want.Stream || got.Condition != want.Condition {
@@ -316,7 +292,7 @@ func TestTransitionDecodeRoundTrip(t *testing.T) {
 	if err := rec.RecordTransition(context.Background(), want); err != nil {
 		t.Fatal(err)
 	}
-	recs = sink.all()
+	recs = sink.Records()
 	if d := trDecode(t, &recs[1]); d.Transition.Previous != nil {
 		t.Errorf("decoded previous %v for a first transition", *d.Transition.Previous)
 	}
@@ -335,7 +311,7 @@ func TestTransitionInvalidIsNotEmitted(t *testing.T) {
 			t.Errorf("RecordTransition(%q, %+v) = %v, want ErrInvalidEvent", tr.Stream, tr.Condition, err)
 		}
 	}
-	if n := len(sink.all()); n != 0 {
+	if n := len(sink.Records()); n != 0 {
 		t.Errorf("%d invalid transitions emitted", n)
 	}
 	if got := rec.Stats().Invalid; got != 4 {
