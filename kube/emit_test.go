@@ -4,13 +4,11 @@ import (
 	"context"
 	"maps"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
-	sdklog "go.opentelemetry.io/otel/sdk/log"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/progressotel/progressotel/kube"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/progresstest"
 )
 
 // ComputeCluster is a minimal custom resource, registered in testScheme.
@@ -61,54 +60,33 @@ func testScheme(t testing.TB) *runtime.Scheme {
 	return s
 }
 
-// sink is a real SDK LoggerProvider whose processor keeps clones of the
-// records, as an exporter would receive them.
-type sink struct {
-	mu      sync.Mutex
-	records []sdklog.Record
-}
+// sink captures records on the real SDK (progresstest).
+type sink struct{ *progresstest.Sink }
 
-func (s *sink) OnEmit(_ context.Context, r *sdklog.Record) error {
-	c := r.Clone()
-	s.mu.Lock()
-	s.records = append(s.records, c)
-	s.mu.Unlock()
-	return nil
-}
-func (s *sink) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
-func (s *sink) Shutdown(context.Context) error                         { return nil }
-func (s *sink) ForceFlush(context.Context) error                       { return nil }
-
-type captured struct {
-	progress.Decoded
-	EventName string
-}
-
-func (s *sink) decoded(t testing.TB) []captured {
+// decoded returns the captured transitions, in order.
+func (s sink) decoded(t testing.TB) []progresstest.Event {
 	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]captured, 0, len(s.records))
-	for i := range s.records {
-		d, err := progress.Decode(&s.records[i])
-		if err != nil || d.Transition == nil {
-			t.Fatalf("record %d (%s) is not a transition: %v", i, s.records[i].EventName(), err)
-		}
-		out = append(out, captured{Decoded: d, EventName: s.records[i].EventName()})
+	evs := s.Events()
+	if n := len(s.Records()); n != len(evs) {
+		t.Fatalf("%d records, %d of them progress records", n, len(evs))
 	}
-	return out
+	for i, e := range evs {
+		if e.Transition == nil {
+			t.Fatalf("record %d (%s) is not a transition", i, e.EventName)
+		}
+	}
+	return evs
 }
 
-func newRecorder(t testing.TB) (*progress.Recorder, *sink) {
+func newRecorder(t testing.TB) (*progress.Recorder, sink) {
 	t.Helper()
-	s := &sink{}
-	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(s))
-	t.Cleanup(func() { _ = lp.Shutdown(context.Background()) })
-	return progress.NewRecorder(progress.WithLoggerProvider(lp)), s
+	s := progresstest.NewSink()
+	t.Cleanup(func() { _ = s.LoggerProvider().Shutdown(context.Background()) })
+	return s.Recorder(), sink{s}
 }
 
 // installDefault makes the package-level functions record into a sink.
-func installDefault(t testing.TB) (*progress.Recorder, *sink) {
+func installDefault(t testing.TB) (*progress.Recorder, sink) {
 	t.Helper()
 	rec, s := newRecorder(t)
 	prev := progress.Default()

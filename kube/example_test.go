@@ -10,11 +10,13 @@ import (
 
 	"github.com/progressotel/progressotel/kube"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/progresstest"
 )
 
 // printer is an SDK processor that prints each transition as a consumer
-// reads it back with progress.Decode.
-type printer struct{ *sink }
+// reads it back with progress.Decode. It borrows Enabled, Shutdown and
+// ForceFlush from a progresstest processor.
+type printer struct{ sdklog.Processor }
 
 func (printer) OnEmit(_ context.Context, r *sdklog.Record) error {
 	d, err := progress.Decode(r)
@@ -34,7 +36,7 @@ func (printer) OnEmit(_ context.Context, r *sdklog.Record) error {
 // useDefaultPrinter makes progress.Default() print; in a real controller
 // otelbridge.Setup installs the Default Recorder.
 func useDefaultPrinter() (restore func()) {
-	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(printer{&sink{}}))
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(printer{progresstest.NewSink().Processor()}))
 	prev := progress.Default()
 	progress.SetDefault(progress.NewRecorder(progress.WithLoggerProvider(lp)))
 	return func() { progress.SetDefault(prev); _ = lp.Shutdown(context.Background()) }

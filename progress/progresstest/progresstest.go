@@ -63,6 +63,11 @@ func Install(tb testing.TB, processors ...sdklog.Processor) *Sink {
 // LoggerProvider is the SDK provider that feeds the Sink.
 func (s *Sink) LoggerProvider() *sdklog.LoggerProvider { return s.lp }
 
+// Processor returns the capturing processor behind the Sink, to add to
+// another provider, such as the one otelbridge.Setup builds
+// (otelbridge.WithProcessor): what that provider emits is captured too.
+func (s *Sink) Processor() sdklog.Processor { return s.c }
+
 // Recorder returns a progress.Recorder that emits into the Sink.
 func (s *Sink) Recorder(opts ...progress.Option) *progress.Recorder {
 	return progress.NewRecorder(append([]progress.Option{progress.WithLoggerProvider(s.lp)}, opts...)...)
@@ -94,8 +99,9 @@ type Event struct {
 	Timestamp time.Time
 	TraceID   trace.TraceID
 	SpanID    trace.SpanID
-	// Scope is the instrumentation scope name of the record.
-	Scope string
+	// InstrumentationScope is the record's instrumentation scope name
+	// (progress.ScopeName for records of a progress.Recorder).
+	InstrumentationScope string
 }
 
 // Events decodes the captured progress records, in emit order. Records
@@ -111,7 +117,7 @@ func (s *Sink) Events() []Event {
 		}
 		out = append(out, Event{
 			Decoded: d, EventName: r.EventName(), Severity: r.Severity(), Timestamp: r.Timestamp(),
-			TraceID: r.TraceID(), SpanID: r.SpanID(), Scope: r.InstrumentationScope().Name,
+			TraceID: r.TraceID(), SpanID: r.SpanID(), InstrumentationScope: r.InstrumentationScope().Name,
 		})
 	}
 	return out
