@@ -17,28 +17,12 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/propagation"
 )
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestSequenceContiguousPerTraceUnderConcurrency: the rule a consumer relies
 // on. progress.sequence counts 1, 2, 3, ... per trace (operation), or per
@@ -152,7 +136,7 @@ func runSecrets(t *testing.T, opts ...otelbridge.Option) (local string, wire [][
 	srv := startOTLPServer(t)
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+srv.addr)
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
-	var out syncBuffer
+	var out testutil.SyncBuffer
 	prevLP, prevRec := otel.GetLoggerProvider(), progress.Default()
 	t.Cleanup(func() { progress.SetDefault(prevRec); otel.SetLoggerProvider(prevLP) })
 	shutdown, err := otelbridge.Setup(context.Background(), append([]otelbridge.Option{
@@ -261,7 +245,7 @@ func lifecycleChild(t *testing.T) {
 	if err := progress.Record(context.Background(), progress.Event{}); !errors.Is(err, progress.ErrInvalidEvent) {
 		t.Fatalf("zero Event before Setup = %v, want ErrInvalidEvent", err)
 	}
-	var out syncBuffer
+	var out testutil.SyncBuffer
 	shutdown, err := otelbridge.Setup(context.Background(), otelbridge.WithExporters(otelbridge.ExporterJSON),
 		otelbridge.WithWriter(&out), otelbridge.WithoutTracerProvider(), otelbridge.WithoutGlobalPropagator())
 	if err != nil {

@@ -4,30 +4,13 @@ import (
 	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.opentelemetry.io/otel"
 
+	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/progress"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func env(kv map[string]string) Option {
 	return withEnv(func(k string) string { return kv[k] })
@@ -78,7 +61,7 @@ func TestSetupRejectsUnknownExporter(t *testing.T) {
 // through the global provider and progress.Record, correlated to a span of
 // the installed TracerProvider.
 func TestSetupShutdownFlushes(t *testing.T) {
-	var out lockedBuffer
+	var out testutil.SyncBuffer
 	shutdown, err := Setup(context.Background(), WithExporters("json"), WithWriter(&out), env(nil))
 	if err != nil {
 		t.Fatal(err)

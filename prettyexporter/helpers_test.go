@@ -1,7 +1,6 @@
 package prettyexporter_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -103,24 +102,6 @@ func (h *harness) span(t testing.TB) (context.Context, trace.Span) {
 	ctx, span := h.tracer.Start(ctx, "Install")
 	t.Cleanup(func() { span.End() })
 	return ctx, span
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent Write and read.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func lines(s string) []string {

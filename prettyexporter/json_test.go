@@ -17,13 +17,14 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/sdk/log/logtest"
 
+	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/prettyexporter"
 	"github.com/progressotel/progressotel/progress"
 )
 
-func newJSON(t testing.TB, opts ...prettyexporter.Option) (*prettyexporter.JSONExporter, *syncBuffer) {
+func newJSON(t testing.TB, opts ...prettyexporter.Option) (*prettyexporter.JSONExporter, *testutil.SyncBuffer) {
 	t.Helper()
-	var buf syncBuffer
+	var buf testutil.SyncBuffer
 	exp, err := prettyexporter.NewJSON(append([]prettyexporter.Option{prettyexporter.WithWriter(&buf)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)

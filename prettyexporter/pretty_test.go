@@ -18,13 +18,14 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/sdk/log/logtest"
 
+	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/prettyexporter"
 	"github.com/progressotel/progressotel/progress"
 )
 
-func newPretty(t testing.TB, opts ...prettyexporter.Option) (*prettyexporter.Exporter, *syncBuffer) {
+func newPretty(t testing.TB, opts ...prettyexporter.Option) (*prettyexporter.Exporter, *testutil.SyncBuffer) {
 	t.Helper()
-	var buf syncBuffer
+	var buf testutil.SyncBuffer
 	base := []prettyexporter.Option{prettyexporter.WithWriter(&buf), prettyexporter.WithoutTime(), prettyexporter.WithColor(prettyexporter.ColorNever)}
 	exp, err := prettyexporter.New(append(base, opts...)...)
 	if err != nil {
@@ -310,7 +311,7 @@ func TestCancelledContext(t *testing.T) {
 func TestConcurrent(t *testing.T) {
 	for name, mk := range exporters() {
 		t.Run(name, func(t *testing.T) {
-			var buf syncBuffer
+			var buf testutil.SyncBuffer
 			exp := mk(&buf)
 			h := newHarness(t, exp)
 			ctx, _ := h.span(t)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -22,7 +23,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	}
 	for name, mk := range exporters() {
 		t.Run(name, func(t *testing.T) {
-			var buf syncBuffer
+			var buf testutil.SyncBuffer
 			h := newHarness(t, mk(&buf))
 			ctx, _ := h.span(t)
 			if err := h.rec.Record(ctx, progress.Event{Type: "ansible/TaskStarted", Details: details}); err != nil {

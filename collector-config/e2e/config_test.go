@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -144,7 +145,7 @@ func TestValidateAndStartCatchMistakes(t *testing.T) {
 			cmd = exec.Command(collectorBin, "--config", bad)
 			cmd.Env = c.env
 			done := make(chan error, 1)
-			var buf syncBuffer
+			var buf testutil.SyncBuffer
 			cmd.Stdout, cmd.Stderr = &buf, &buf
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)

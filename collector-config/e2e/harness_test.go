@@ -30,6 +30,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"google.golang.org/grpc/credentials"
 
+	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/progress"
 )
@@ -235,26 +236,9 @@ type collector struct {
 	metrics string
 	storage string
 	cmd     *exec.Cmd
-	out     *syncBuffer
+	out     *testutil.SyncBuffer
 	exited  chan struct{}
 	exitErr error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // newCollector prepares a collector whose Kafka is brokerAddr and whose
@@ -301,7 +285,7 @@ func newCollector(t testing.TB, brokerAddr string, tenants []string, env map[str
 func (c *collector) start() {
 	t := c.t
 	t.Helper()
-	c.out = &syncBuffer{}
+	c.out = &testutil.SyncBuffer{}
 	c.cmd = exec.Command(filepath.Join(configDir, "run.sh"))
 	c.cmd.Env = c.env
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out

@@ -5,35 +5,24 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/otelbridge"
 )
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
 
 // TestDemoJSONLines checks the acceptance criteria of the demo: every line
 // is a seed-shaped event with nested details and real trace ids, and task
 // events are recorded in their own child spans.
 func TestDemoJSONLines(t *testing.T) {
-	var out syncBuffer
+	var out testutil.SyncBuffer
 	if err := run(0, "tenant-a", otelbridge.WithExporters("json"), otelbridge.WithWriter(&out)); err != nil {
 		t.Fatal(err)
 	}
 	types := map[string]int{}
 	var playSpan string
 	taskSpans := map[string]bool{}
-	sc := bufio.NewScanner(&out.b)
+	sc := bufio.NewScanner(bytes.NewReader(out.Bytes()))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		var line map[string]any

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
+	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/propagation"
@@ -26,24 +26,6 @@ const (
 	traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 	traceID     = "4bf92f3577b34da6a3ce929d0e0e4736"
 )
-
-// syncBuffer is written by the exporter's goroutine and read by the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func execute(t *testing.T, url string) string {
 	t.Helper()
@@ -78,7 +60,7 @@ func TestAcceptance(t *testing.T) {
 	restoreGlobals(t)
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	out := &syncBuffer{}
+	out := &testutil.SyncBuffer{}
 	ready := make(chan string, 1)
 	errc := make(chan error, 1)
 	go func() {
