@@ -827,13 +827,14 @@ func (discardExporter) Export(context.Context, []sdklog.Record) error { return n
 func (discardExporter) Shutdown(context.Context) error                { return nil }
 func (discardExporter) ForceFlush(context.Context) error              { return nil }
 
-// grpcReconnect caps gRPC's reconnect backoff at 5 seconds (gRPC's default
-// grows to 120 seconds), so that after a long collector outage records flow
-// again within seconds of its return rather than minutes, while the queue
-// overflows and counts drops.
+// reconnectParams cap gRPC's reconnect backoff at 5 seconds (gRPC's default
+// grows to 120 s), so that logs and spans flow again soon after a collector
+// comes back.
+var reconnectParams = grpc.ConnectParams{
+	Backoff:           backoff.Config{BaseDelay: time.Second, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 5 * time.Second},
+	MinConnectTimeout: 10 * time.Second,
+}
+
 func grpcReconnect() otlploggrpc.Option {
-	return otlploggrpc.WithDialOption(grpc.WithConnectParams(grpc.ConnectParams{
-		Backoff:           backoff.Config{BaseDelay: time.Second, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 5 * time.Second},
-		MinConnectTimeout: 10 * time.Second,
-	}))
+	return otlploggrpc.WithDialOption(grpc.WithConnectParams(reconnectParams))
 }

@@ -18,6 +18,7 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"google.golang.org/grpc"
 
 	"github.com/progressotel/progressotel/prettyexporter"
 	"github.com/progressotel/progressotel/progress"
@@ -363,7 +364,7 @@ func (c *config) tracerProvider(ctx context.Context, res *resource.Resource) (*s
 		)
 		switch p := c.otlpProtocol("TRACES"); p {
 		case "grpc":
-			exp, err = otlptracegrpc.New(ctx)
+			exp, err = otlptracegrpc.New(ctx, otlptracegrpc.WithDialOption(grpc.WithConnectParams(reconnectParams)))
 		case "http/protobuf":
 			exp, err = otlptracehttp.New(ctx)
 		default:
