@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 
 	"github.com/progressotel/progressotel/prettyexporter"
 	"github.com/progressotel/progressotel/progress"
@@ -382,4 +383,16 @@ func (c *config) tracerProvider(ctx context.Context, res *resource.Resource) (*s
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// reconnectParams cap gRPC's reconnect backoff at 5 seconds (gRPC's default
+// grows to 120 s), so that logs and spans flow again soon after a collector
+// comes back.
+var reconnectParams = grpc.ConnectParams{
+	Backoff:           backoff.Config{BaseDelay: time.Second, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 5 * time.Second},
+	MinConnectTimeout: 10 * time.Second,
+}
+
+func grpcReconnect() otlploggrpc.Option {
+	return otlploggrpc.WithDialOption(grpc.WithConnectParams(reconnectParams))
 }
