@@ -116,8 +116,9 @@ type task struct {
 	name   string
 	args   map[string]any
 	noLog  bool
-	retry  string // host that needs one retry
-	failOn string // host whose failure is ignored
+	retry   string // host that needs one retry
+	failOn  string // host whose failure is ignored
+	changes bool   // the task changes the hosts when it succeeds
 }
 
 var (
@@ -125,11 +126,11 @@ var (
 	play     = "Install nginx on web tier"
 	playbook = []task{
 		{name: "Gather facts"},
-		{name: "Install nginx", args: map[string]any{"name": "nginx", "state": "present"}, retry: "web-2"},
-		{name: "Write database credentials", args: map[string]any{"dest": "/etc/app/db.conf", "db_password": "s3cr3t"}, noLog: true},
-		{name: "Template site config", args: map[string]any{"src": "site.j2", "dest": "/etc/nginx/conf.d/site.conf", "api_token": "tok-123"}},
+		{name: "Install nginx", args: map[string]any{"name": "nginx", "state": "present"}, retry: "web-2", changes: true},
+		{name: "Write database credentials", args: map[string]any{"dest": "/etc/app/db.conf", "db_password": "s3cr3t"}, noLog: true, changes: true},
+		{name: "Template site config", args: map[string]any{"src": "site.j2", "dest": "/etc/nginx/conf.d/site.conf", "api_token": "tok-123"}, changes: true},
 		{name: "Probe optional module", args: map[string]any{"name": "nginx-mod-extra"}, failOn: "web-1"},
-		{name: "Start nginx", args: map[string]any{"name": "nginx", "state": "started"}},
+		{name: "Start nginx", args: map[string]any{"name": "nginx", "state": "started"}, changes: true},
 	}
 )
 
@@ -210,7 +211,7 @@ func runTask(ctx context.Context, tracer trace.Tracer, record func(context.Conte
 			stats[h].Failures++
 			continue
 		}
-		changed := t.args != nil
+		changed := t.changes
 		onHost.TaskResult = &taskResult{Changed: changed, RC: &rc0}
 		if t.noLog {
 			onHost.TaskResult.Msg = "the output has been hidden due to the fact that 'no_log: true' was specified for this result"
