@@ -113,9 +113,9 @@ type (
 )
 
 type task struct {
-	name   string
-	args   map[string]any
-	noLog  bool
+	name    string
+	args    map[string]any
+	noLog   bool
 	retry   string // host that needs one retry
 	failOn  string // host whose failure is ignored
 	changes bool   // the task changes the hosts when it succeeds
