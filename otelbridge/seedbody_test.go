@@ -3,7 +3,6 @@ package otelbridge
 import (
 	"context"
 	"reflect"
-	"sync"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -11,26 +10,11 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/progresstest"
 )
 
-type memExporter struct {
-	mu      sync.Mutex
-	records []sdklog.Record
-}
-
-func (m *memExporter) Export(_ context.Context, rs []sdklog.Record) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for i := range rs {
-		m.records = append(m.records, rs[i].Clone())
-	}
-	return nil
-}
-func (m *memExporter) Shutdown(context.Context) error   { return nil }
-func (m *memExporter) ForceFlush(context.Context) error { return nil }
-
 func TestSeedBodyExporter(t *testing.T) {
-	mem := &memExporter{}
+	mem := &progresstest.Exporter{}
 	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sdklog.NewSimpleProcessor(SeedBodyExporter(mem))))
 	rec := progress.NewRecorder(progress.WithLoggerProvider(lp))
 	ctx := context.Background()
@@ -45,41 +29,41 @@ func TestSeedBodyExporter(t *testing.T) {
 	plain.SetBody(attribute.StringValue("an ordinary log"))
 	lp.Logger("driver").Emit(ctx, plain)
 
-	if len(mem.records) != 3 {
-		t.Fatalf("%d records exported", len(mem.records))
+	if len(mem.Records()) != 3 {
+		t.Fatalf("%d records exported", len(mem.Records()))
 	}
 	want := map[string]any{"eventType": progress.EventType, "progressEventType": "ansible/TaskFailedOnHost", "details": details}
-	if got := progress.ValueOf(mem.records[0].Body()); !reflect.DeepEqual(got, want) {
+	if got := progress.ValueOf(mem.Records()[0].Body()); !reflect.DeepEqual(got, want) {
 		t.Errorf("event body = %#v, want %#v", got, want)
 	}
-	if d, err := progress.Decode(&mem.records[0]); err != nil || !reflect.DeepEqual(d.Details, details) {
+	if d, err := progress.Decode(&mem.Records()[0]); err != nil || !reflect.DeepEqual(d.Details, details) {
 		t.Errorf("attributes must stay flat and decodable: %v %v", d.Details, err)
 	}
-	if got := mem.records[1].Body().AsString(); got != "lifecycle" {
+	if got := mem.Records()[1].Body().AsString(); got != "lifecycle" {
 		t.Errorf("transition body changed: %q", got)
 	}
-	if got := mem.records[2].Body().AsString(); got != "an ordinary log" {
+	if got := mem.Records()[2].Body().AsString(); got != "an ordinary log" {
 		t.Errorf("ordinary log body changed: %q", got)
 	}
 }
 
 // The caller's records are never modified (Exporter contract).
 func TestSeedBodyExporterDoesNotModifyInput(t *testing.T) {
-	mem := &memExporter{}
-	capture := &memExporter{}
+	mem := &progresstest.Exporter{}
+	capture := &progresstest.Exporter{}
 	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sdklog.NewSimpleProcessor(capture)))
 	rec := progress.NewRecorder(progress.WithLoggerProvider(lp))
 	if err := rec.Record(context.Background(), progress.Event{Type: "common/X", Details: map[string]any{"k": "v"}}); err != nil {
 		t.Fatal(err)
 	}
-	in := capture.records
+	in := capture.Records()
 	if err := SeedBodyExporter(mem).Export(context.Background(), in); err != nil {
 		t.Fatal(err)
 	}
 	if in[0].Body().Type() != attribute.EMPTY {
 		t.Errorf("input record modified: body %v", in[0].Body())
 	}
-	if mem.records[0].Body().Type() != attribute.MAP {
+	if mem.Records()[0].Body().Type() != attribute.MAP {
 		t.Errorf("output body not the seed map")
 	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/propagation"
 )
 
@@ -29,35 +30,11 @@ const (
 	tcParentSpan  = "00f067aa0ba902b7"
 )
 
-// tcExporter keeps what it is given: the real SDK's records, as an exporter
-// behind a SimpleProcessor sees them.
-type tcExporter struct {
-	mu   sync.Mutex
-	recs []sdklog.Record
-}
-
-func (e *tcExporter) Export(_ context.Context, recs []sdklog.Record) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, r := range recs {
-		e.recs = append(e.recs, r.Clone())
-	}
-	return nil
-}
-func (e *tcExporter) Shutdown(context.Context) error   { return nil }
-func (e *tcExporter) ForceFlush(context.Context) error { return nil }
-
-func (e *tcExporter) records() []sdklog.Record {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]sdklog.Record(nil), e.recs...)
-}
-
 // tcProvider is an SDK LoggerProvider with the tracectx processor in front
 // of a synchronous exporter, in the order Setup uses.
-func tcProvider(t *testing.T, red *progress.Redactor) (*sdklog.LoggerProvider, *tcExporter) {
+func tcProvider(t *testing.T, red *progress.Redactor) (*sdklog.LoggerProvider, *progresstest.Exporter) {
 	t.Helper()
-	exp := &tcExporter{}
+	exp := &progresstest.Exporter{}
 	lp := sdklog.NewLoggerProvider(
 		sdklog.WithProcessor(otelbridge.NewTraceCtxProcessor(red)),
 		sdklog.WithProcessor(sdklog.NewSimpleProcessor(exp)),
@@ -109,7 +86,7 @@ func TestTraceCtxOnProgressRecords(t *testing.T) {
 	if err := rec.RecordTransition(ctx, progress.Transition{Stream: progress.StreamLifecycle, Condition: progress.Condition{Status: "True", Reason: "Running"}}); err != nil {
 		t.Fatal(err)
 	}
-	recs := exp.records()
+	recs := exp.Records()
 	if len(recs) != 2 {
 		t.Fatalf("got %d records, want 2", len(recs))
 	}
@@ -145,7 +122,7 @@ func TestTraceCtxOnSlogRecords(t *testing.T) {
 	// A caller-supplied attribute of the same name does not override the
 	// request's own value.
 	logger.InfoContext(tcIncoming(), "hello", "tracectx.transactionid", "spoofed", "k", "v")
-	recs := exp.records()
+	recs := exp.Records()
 	if len(recs) != 1 {
 		t.Fatalf("got %d records, want 1", len(recs))
 	}
@@ -173,7 +150,7 @@ func TestTraceCtxOnSlogRecords(t *testing.T) {
 func TestTraceCtxWithoutValuesAddsNothing(t *testing.T) {
 	lp, exp := tcProvider(t, progress.DefaultRedactor())
 	otelbridge.Slog("test", otelslog.WithLoggerProvider(lp)).InfoContext(context.Background(), "plain")
-	for k := range tcAttrs(exp.records()[0]) {
+	for k := range tcAttrs(exp.Records()[0]) {
 		t.Errorf("unexpected attribute %s", k)
 	}
 }
@@ -190,7 +167,7 @@ func TestTraceCtxRedaction(t *testing.T) {
 	t.Run("default redactor", func(t *testing.T) {
 		lp, exp := tcProvider(t, progress.DefaultRedactor())
 		otelbridge.Slog("test", otelslog.WithLoggerProvider(lp)).InfoContext(ctx, "m")
-		r := exp.records()[0]
+		r := exp.Records()[0]
 		if got := tcString(t, r, "tracectx.authtoken"); got != progress.Redacted {
 			t.Errorf("tracectx.authtoken = %q, want %q", got, progress.Redacted)
 		}
@@ -204,14 +181,14 @@ func TestTraceCtxRedaction(t *testing.T) {
 	t.Run("extra secret key", func(t *testing.T) {
 		lp, exp := tcProvider(t, progress.DefaultRedactor().With("processid"))
 		otelbridge.Slog("test", otelslog.WithLoggerProvider(lp)).InfoContext(ctx, "m")
-		if got := tcString(t, exp.records()[0], "tracectx.processid"); got != progress.Redacted {
+		if got := tcString(t, exp.Records()[0], "tracectx.processid"); got != progress.Redacted {
 			t.Errorf("tracectx.processid = %q, want %q", got, progress.Redacted)
 		}
 	})
 	t.Run("nil redactor", func(t *testing.T) {
 		lp, exp := tcProvider(t, nil)
 		otelbridge.Slog("test", otelslog.WithLoggerProvider(lp)).InfoContext(ctx, "m")
-		if got := tcString(t, exp.records()[0], "tracectx.authtoken"); got != "s3cr3t" {
+		if got := tcString(t, exp.Records()[0], "tracectx.authtoken"); got != "s3cr3t" {
 			t.Errorf("tracectx.authtoken = %q, want the raw value with a nil Redactor", got)
 		}
 	})
@@ -267,7 +244,7 @@ func TestHTTPMiddlewareWithOtelhttp(t *testing.T) {
 	if !serverSpan.IsValid() || serverSpan.SpanID().String() == tcParentSpan {
 		t.Fatalf("handler span %v: the middleware replaced otelhttp's server span", serverSpan)
 	}
-	recs := exp.records()
+	recs := exp.Records()
 	if len(recs) != 2 {
 		t.Fatalf("got %d records, want 2", len(recs))
 	}
@@ -316,7 +293,7 @@ func TestSlogUsesGlobalProvider(t *testing.T) {
 
 	otelbridge.Slog("").InfoContext(tcIncoming(), "via global")
 	slog.New(otelbridge.SlogHandler("h")).WarnContext(context.Background(), "via handler")
-	recs := exp.records()
+	recs := exp.Records()
 	if len(recs) != 2 {
 		t.Fatalf("got %d records through the global provider, want 2", len(recs))
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/progressotel/progressotel/prettyexporter"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/progresstest"
 )
 
 // playbookBatch returns the records of a small Ansible run, emitted by a
@@ -19,7 +20,7 @@ import (
 // detail keys, common progress, a failure, the playbook result and a
 // condition transition.
 func playbookBatch(b *testing.B) []sdklog.Record {
-	h := newHarness(b, &keeper{}) // the keeper of the harness collects
+	h := newHarness(b, &progresstest.Exporter{}) // the keeper of the harness collects
 	ctx, _ := h.span(b)
 	env := progress.Envelope{
 		Component: progress.Component{Name: "ansible-driver", Version: "1.4.0"},
@@ -65,7 +66,7 @@ func playbookBatch(b *testing.B) []sdklog.Record {
 	}); err != nil {
 		b.Fatal(err)
 	}
-	return h.kept.all()
+	return h.kept.Records()
 }
 
 // BenchmarkExporter exports the same batch through each exporter to

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -13,33 +12,9 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/propagation"
 )
-
-// keeper is an exporter that keeps clones of what it receives, so that a
-// test can compare an exporter's output with progress.Decode of the same
-// record.
-type keeper struct {
-	mu   sync.Mutex
-	recs []sdklog.Record
-}
-
-func (k *keeper) Export(_ context.Context, rs []sdklog.Record) error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	for i := range rs {
-		k.recs = append(k.recs, rs[i].Clone())
-	}
-	return nil
-}
-func (k *keeper) Shutdown(context.Context) error   { return nil }
-func (k *keeper) ForceFlush(context.Context) error { return nil }
-
-func (k *keeper) all() []sdklog.Record {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return append([]sdklog.Record(nil), k.recs...)
-}
 
 // tracectxStamp stamps the context's tracectx values on each record as
 // tracectx.<key> attributes, the way otelbridge.NewTraceCtxProcessor does
@@ -65,12 +40,12 @@ type harness struct {
 	lp     *sdklog.LoggerProvider
 	rec    *progress.Recorder
 	tracer trace.Tracer
-	kept   *keeper
+	kept   *progresstest.Exporter
 }
 
 func newHarness(t testing.TB, exp sdklog.Exporter) *harness {
 	t.Helper()
-	k := &keeper{}
+	k := &progresstest.Exporter{}
 	lp := sdklog.NewLoggerProvider(
 		sdklog.WithProcessor(tracectxStamp{}),
 		sdklog.WithProcessor(sdklog.NewSimpleProcessor(exp)),

@@ -105,7 +105,7 @@ func TestJSONProgressEvent(t *testing.T) {
 	}
 
 	// The details are exactly what progress.Decode reads from the record.
-	recs := h.kept.all()
+	recs := h.kept.Records()
 	d, err := progress.Decode(&recs[0])
 	if err != nil {
 		t.Fatal(err)

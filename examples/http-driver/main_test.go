@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.opentelemetry.io/contrib/bridges/otelslog"
@@ -19,6 +18,7 @@ import (
 	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/propagation"
 )
 
@@ -125,30 +125,13 @@ func restoreGlobals(t *testing.T) {
 	})
 }
 
-// collector keeps the records a SimpleProcessor hands it.
-type collector struct {
-	mu   sync.Mutex
-	recs []sdklog.Record
-}
-
-func (c *collector) Export(_ context.Context, rs []sdklog.Record) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, r := range rs {
-		c.recs = append(c.recs, r.Clone())
-	}
-	return nil
-}
-func (c *collector) Shutdown(context.Context) error   { return nil }
-func (c *collector) ForceFlush(context.Context) error { return nil }
-
 // TestBackgroundRunAfterHandlerReturned holds the background goroutine
 // until the request's context is cancelled (the handler has returned), and
 // checks that what it records still carries the request's trace context and
 // tracectx.
 func TestBackgroundRunAfterHandlerReturned(t *testing.T) {
 	restoreGlobals(t)
-	col := &collector{}
+	col := &progresstest.Exporter{}
 	lp := sdklog.NewLoggerProvider(
 		sdklog.WithProcessor(otelbridge.NewTraceCtxProcessor(progress.DefaultRedactor())),
 		sdklog.WithProcessor(sdklog.NewSimpleProcessor(col)),
@@ -178,10 +161,8 @@ func TestBackgroundRunAfterHandlerReturned(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	col.mu.Lock()
-	defer col.mu.Unlock()
 	var background int
-	for _, r := range col.recs {
+	for _, r := range col.Records() {
 		attrs := map[string]string{}
 		r.WalkAttributes(func(kv attribute.KeyValue) bool {
 			attrs[string(kv.Key)] = kv.Value.AsString()
