@@ -98,50 +98,15 @@ func appendPrettyValue(b []byte, v attribute.Value, nested bool) []byte {
 	case attribute.BYTESLICE:
 		return base64.StdEncoding.AppendEncode(b, v.AsByteSlice())
 	case attribute.SLICE:
-		b = append(b, '[')
-		for i, e := range v.AsSlice() {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = appendPrettyValue(b, e, true)
-		}
-		return append(b, ']')
+		return appendList(b, v.AsSlice(), ", ", func(b []byte, e attribute.Value) []byte { return appendPrettyValue(b, e, true) })
 	case attribute.STRINGSLICE:
-		b = append(b, '[')
-		for i, e := range v.AsStringSlice() {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = appendText(b, e, true)
-		}
-		return append(b, ']')
+		return appendList(b, v.AsStringSlice(), ", ", func(b []byte, e string) []byte { return appendText(b, e, true) })
 	case attribute.INT64SLICE:
-		b = append(b, '[')
-		for i, e := range v.AsInt64Slice() {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = strconv.AppendInt(b, e, 10)
-		}
-		return append(b, ']')
+		return appendList(b, v.AsInt64Slice(), ", ", func(b []byte, e int64) []byte { return strconv.AppendInt(b, e, 10) })
 	case attribute.FLOAT64SLICE:
-		b = append(b, '[')
-		for i, e := range v.AsFloat64Slice() {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = strconv.AppendFloat(b, e, 'g', -1, 64)
-		}
-		return append(b, ']')
+		return appendList(b, v.AsFloat64Slice(), ", ", func(b []byte, e float64) []byte { return strconv.AppendFloat(b, e, 'g', -1, 64) })
 	case attribute.BOOLSLICE:
-		b = append(b, '[')
-		for i, e := range v.AsBoolSlice() {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = strconv.AppendBool(b, e)
-		}
-		return append(b, ']')
+		return appendList(b, v.AsBoolSlice(), ", ", func(b []byte, e bool) []byte { return strconv.AppendBool(b, e) })
 	case attribute.MAP:
 		b = append(b, '{')
 		for i, kv := range v.AsMap() {
@@ -243,6 +208,18 @@ func appendJSONFloat(b []byte, f float64) []byte {
 	return b
 }
 
+// appendList appends s as "[e0<sep>e1...]", each element written by each.
+func appendList[T any](b []byte, s []T, sep string, each func([]byte, T) []byte) []byte {
+	b = append(b, '[')
+	for i, e := range s {
+		if i > 0 {
+			b = append(b, sep...)
+		}
+		b = each(b, e)
+	}
+	return append(b, ']')
+}
+
 // appendJSONValue appends v as a JSON value.
 func appendJSONValue(b []byte, v attribute.Value) []byte {
 	switch v.Type() {
@@ -259,50 +236,15 @@ func appendJSONValue(b []byte, v attribute.Value) []byte {
 		b = base64.StdEncoding.AppendEncode(b, v.AsByteSlice())
 		return append(b, '"')
 	case attribute.SLICE:
-		b = append(b, '[')
-		for i, e := range v.AsSlice() {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONValue(b, e)
-		}
-		return append(b, ']')
+		return appendList(b, v.AsSlice(), ",", func(b []byte, e attribute.Value) []byte { return appendJSONValue(b, e) })
 	case attribute.STRINGSLICE:
-		b = append(b, '[')
-		for i, e := range v.AsStringSlice() {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, e)
-		}
-		return append(b, ']')
+		return appendList(b, v.AsStringSlice(), ",", func(b []byte, e string) []byte { return appendJSONString(b, e) })
 	case attribute.INT64SLICE:
-		b = append(b, '[')
-		for i, e := range v.AsInt64Slice() {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, e, 10)
-		}
-		return append(b, ']')
+		return appendList(b, v.AsInt64Slice(), ",", func(b []byte, e int64) []byte { return strconv.AppendInt(b, e, 10) })
 	case attribute.FLOAT64SLICE:
-		b = append(b, '[')
-		for i, e := range v.AsFloat64Slice() {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONFloat(b, e)
-		}
-		return append(b, ']')
+		return appendList(b, v.AsFloat64Slice(), ",", func(b []byte, e float64) []byte { return appendJSONFloat(b, e) })
 	case attribute.BOOLSLICE:
-		b = append(b, '[')
-		for i, e := range v.AsBoolSlice() {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendBool(b, e)
-		}
-		return append(b, ']')
+		return appendList(b, v.AsBoolSlice(), ",", func(b []byte, e bool) []byte { return strconv.AppendBool(b, e) })
 	case attribute.MAP:
 		b = append(b, '{')
 		for i, kv := range v.AsMap() {
