@@ -405,11 +405,21 @@ type transitionKeys struct {
 	status, reason, message, prevStatus, prevReason, prevMessage attribute.Key
 }
 
-var transitionKeyCache sync.Map // stream -> *transitionKeys
+// transitionKeyCache interns the payload keys per stream: lock-free reads
+// of a copy-on-write map, bounded so that a caller inventing stream names
+// cannot grow it without limit (past the bound, keys are built per call).
+var transitionKeyCache struct {
+	mu sync.Mutex
+	m  atomic.Pointer[map[string]*transitionKeys]
+}
+
+const maxCachedStreams = 256
 
 func transitionKeysFor(stream string) *transitionKeys {
-	if v, ok := transitionKeyCache.Load(stream); ok {
-		return v.(*transitionKeys)
+	if m := transitionKeyCache.m.Load(); m != nil {
+		if k, ok := (*m)[stream]; ok {
+			return k
+		}
 	}
 	p := transitionPrefix + stream + "."
 	k := &transitionKeys{
@@ -417,8 +427,22 @@ func transitionKeysFor(stream string) *transitionKeys {
 		prevStatus: attribute.Key(p + "previous.status"), prevReason: attribute.Key(p + "previous.reason"),
 		prevMessage: attribute.Key(p + "previous.message"),
 	}
-	v, _ := transitionKeyCache.LoadOrStore(stream, k)
-	return v.(*transitionKeys)
+	transitionKeyCache.mu.Lock()
+	defer transitionKeyCache.mu.Unlock()
+	var old map[string]*transitionKeys
+	if p := transitionKeyCache.m.Load(); p != nil {
+		old = *p
+	}
+	if len(old) >= maxCachedStreams {
+		return k
+	}
+	next := make(map[string]*transitionKeys, len(old)+1)
+	for s, v := range old {
+		next[s] = v
+	}
+	next[strings.Clone(stream)] = k
+	transitionKeyCache.m.Store(&next)
+	return k
 }
 
 func errorf(format string, args ...any) error {
