@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -271,6 +272,29 @@ func TestSequencePerResourceWithoutSpan(t *testing.T) {
 	for _, ns := range []string{"team-a", "team-b"} {
 		if !reflect.DeepEqual(got[ns], []int64{1, 2}) {
 			t.Errorf("%s: sequence %v, want [1 2]", ns, got[ns])
+		}
+	}
+}
+
+// Past the bound of the per-stream key cache, transitions are still written
+// and decoded correctly.
+func TestManyStreams(t *testing.T) {
+	sink := progresstest.NewSink()
+	rec := sink.Recorder()
+	const n = 300
+	for i := range n {
+		stream := "s" + strconv.Itoa(i)
+		if err := rec.RecordTransition(context.Background(), progress.Transition{Stream: stream, Condition: progress.Condition{Status: "True", Reason: stream}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs := sink.Events()
+	if len(evs) != n {
+		t.Fatalf("%d events", len(evs))
+	}
+	for i, ev := range evs {
+		if want := "s" + strconv.Itoa(i); ev.Transition.Stream != want || ev.Transition.Reason != want || ev.Transition.Status != "True" {
+			t.Fatalf("event %d: %+v", i, ev.Transition)
 		}
 	}
 }
