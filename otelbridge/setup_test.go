@@ -3,10 +3,13 @@ package otelbridge
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
 
 	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/progress"
@@ -89,14 +92,40 @@ func TestSetupShutdownFlushes(t *testing.T) {
 	}
 }
 
+// stuckExporter never finishes an export until its context ends.
+type stuckExporter struct{}
+
+func (stuckExporter) Export(ctx context.Context, _ []sdklog.Record) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+func (stuckExporter) Shutdown(context.Context) error   { return nil }
+func (stuckExporter) ForceFlush(context.Context) error { return nil }
+
+// TestSetupShutdownHonoursDeadline: with an exporter that never finishes,
+// shutdown returns once its deadline passes and says what it lost.
 func TestSetupShutdownHonoursDeadline(t *testing.T) {
-	shutdown, err := Setup(context.Background(), WithExporters("none"), env(nil))
+	shutdown, err := Setup(context.Background(), WithExporters("none"), WithExporter(stuckExporter{}),
+		WithoutTracerProvider(), WithoutGlobalPropagator(), env(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	// A cancelled context must not hang; whether it reports an error is
-	// up to what was pending (nothing here).
-	_ = shutdown(ctx)
+	for range 3 {
+		if err := progress.Record(context.Background(), progress.Progress(1, 1, "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- shutdown(ctx) }()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second): // a hang detector, not a timing assertion
+		t.Fatal("shutdown did not return after its deadline")
+	}
+	var lost *LostRecordsError
+	if !errors.As(err, &lost) || lost.Unflushed != 3 {
+		t.Fatalf("shutdown error = %v, want a LostRecordsError with 3 unflushed records", err)
+	}
 }
