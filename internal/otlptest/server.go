@@ -1,4 +1,7 @@
-package otelbridge_test
+// Package otlptest is a real OTLP/gRPC logs endpoint for tests, with the
+// helpers that read back what drivers sent: progress records, sequences and
+// drop reports.
+package otlptest
 
 import (
 	"context"
@@ -20,59 +23,65 @@ import (
 	"github.com/progressotel/progressotel/progress"
 )
 
-// otlpServer is a real OTLP/gRPC logs endpoint on 127.0.0.1 that a test
+// Server is a real OTLP/gRPC logs endpoint on 127.0.0.1 that a test
 // stops and restarts on the same port, to play a collector that goes away
 // and comes back. It keeps every request it accepted, and their wire bytes.
-type otlpServer struct {
+type Server struct {
 	collogspb.UnimplementedLogsServiceServer
-	addr string
+	// Addr is the address the server listens on, on 127.0.0.1.
+	Addr string
+	// Compact keeps, of each record, only what sequence and drop
+	// accounting read (for soaks); set it before Start.
+	Compact bool
+	// Arrived gets one signal per Export call, before it is held or
+	// rejected.
+	Arrived chan struct{}
 
-	mu      sync.Mutex
-	srv     *grpc.Server
-	reqs    []*collogspb.ExportLogsServiceRequest
-	raw     [][]byte
-	compact bool          // keep only what accounting needs (for soaks)
-	gate    chan struct{} // when set, Export waits until it is closed
-	fail    int           // reject the next fail requests
-	arrived chan struct{} // one signal per Export call
-	got     chan struct{} // one signal per accepted request
+	mu   sync.Mutex
+	srv  *grpc.Server
+	reqs []*collogspb.ExportLogsServiceRequest
+	raw  [][]byte
+	gate chan struct{} // when set, Export waits until it is closed
+	fail int           // reject the next fail requests
+	got  chan struct{} // one signal per accepted request
 }
 
-// newOTLPServer reserves a free port; the server is not started.
-func newOTLPServer(t *testing.T) *otlpServer {
+// New reserves a free port; the server is not started.
+func New(t testing.TB) *Server {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &otlpServer{addr: l.Addr().String(), arrived: make(chan struct{}, 1<<16), got: make(chan struct{}, 1<<16)}
+	s := &Server{Addr: l.Addr().String(), Arrived: make(chan struct{}, 1<<16), got: make(chan struct{}, 1<<16)}
 	_ = l.Close()
-	t.Cleanup(s.stop)
+	t.Cleanup(s.Stop)
 	return s
 }
 
-// startOTLPServer returns a running server.
-func startOTLPServer(t *testing.T) *otlpServer {
+// Start returns a running server.
+func Start(t testing.TB) *Server {
 	t.Helper()
-	s := newOTLPServer(t)
-	s.start(t)
+	s := New(t)
+	s.Start(t)
 	return s
 }
 
-func (s *otlpServer) start(t *testing.T) {
+// Start listens on the reserved port again (after New or Stop).
+func (s *Server) Start(t testing.TB) {
 	t.Helper()
 	var l net.Listener
 	var err error
 	// The port was ours a moment ago; rebinding it can race with the
 	// kernel releasing it, so retry briefly.
 	for range 100 {
-		if l, err = net.Listen("tcp", s.addr); err == nil {
+		if l, err = net.Listen("tcp", s.Addr); err == nil {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	if err != nil {
-		t.Fatalf("listen %s: %v", s.addr, err)
+		t.Fatalf("listen %s: %v", s.Addr, err)
 	}
 	srv := grpc.NewServer()
 	collogspb.RegisterLogsServiceServer(srv, s)
@@ -82,9 +91,9 @@ func (s *otlpServer) start(t *testing.T) {
 	go func() { _ = srv.Serve(l) }()
 }
 
-// stop kills the server and every open connection, as a collector crash
+// Stop kills the server and every open connection, as a collector crash
 // would.
-func (s *otlpServer) stop() {
+func (s *Server) Stop() {
 	s.mu.Lock()
 	srv := s.srv
 	s.srv = nil
@@ -98,20 +107,22 @@ func (s *otlpServer) stop() {
 	}
 }
 
-func (s *otlpServer) running() bool {
+// Running reports whether the server is listening.
+func (s *Server) Running() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.srv != nil
 }
 
-// hold makes Export calls wait until release.
-func (s *otlpServer) hold() {
+// Hold makes Export calls wait until Release.
+func (s *Server) Hold() {
 	s.mu.Lock()
 	s.gate = make(chan struct{})
 	s.mu.Unlock()
 }
 
-func (s *otlpServer) release() {
+// Release lets held and later Export calls through.
+func (s *Server) Release() {
 	s.mu.Lock()
 	if s.gate != nil {
 		close(s.gate)
@@ -120,16 +131,17 @@ func (s *otlpServer) release() {
 	s.mu.Unlock()
 }
 
-// rejectNext makes the next n requests fail with InvalidArgument, an error
+// RejectNext makes the next n requests fail with InvalidArgument, an error
 // the exporter does not retry.
-func (s *otlpServer) rejectNext(n int) {
+func (s *Server) RejectNext(n int) {
 	s.mu.Lock()
 	s.fail = n
 	s.mu.Unlock()
 }
 
-func (s *otlpServer) Export(ctx context.Context, req *collogspb.ExportLogsServiceRequest) (*collogspb.ExportLogsServiceResponse, error) {
-	s.arrived <- struct{}{}
+// Export is the OTLP logs service method.
+func (s *Server) Export(ctx context.Context, req *collogspb.ExportLogsServiceRequest) (*collogspb.ExportLogsServiceResponse, error) {
+	s.Arrived <- struct{}{}
 	s.mu.Lock()
 	gate := s.gate
 	s.mu.Unlock()
@@ -146,7 +158,7 @@ func (s *otlpServer) Export(ctx context.Context, req *collogspb.ExportLogsServic
 		s.mu.Unlock()
 		return nil, status.Error(codes.InvalidArgument, "rejected by test")
 	}
-	if s.compact {
+	if s.Compact {
 		s.reqs = append(s.reqs, compacted(req))
 		s.mu.Unlock()
 		s.got <- struct{}{}
@@ -164,17 +176,17 @@ func (s *otlpServer) Export(ctx context.Context, req *collogspb.ExportLogsServic
 	return &collogspb.ExportLogsServiceResponse{}, nil
 }
 
-// received is one log record as the server got it.
-type received struct {
-	res   map[string]string
-	scope string
-	rec   *logspb.LogRecord
+// Received is one log record as the server got it.
+type Received struct {
+	Res   map[string]string
+	Scope string
+	Rec   *logspb.LogRecord
 }
 
-func (s *otlpServer) records() []received {
+func (s *Server) Records() []Received {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []received
+	var out []Received
 	for _, req := range s.reqs {
 		for _, rl := range req.GetResourceLogs() {
 			res := map[string]string{}
@@ -183,7 +195,7 @@ func (s *otlpServer) records() []received {
 			}
 			for _, sl := range rl.GetScopeLogs() {
 				for _, lr := range sl.GetLogRecords() {
-					out = append(out, received{res: res, scope: sl.GetScope().GetName(), rec: lr})
+					out = append(out, Received{Res: res, Scope: sl.GetScope().GetName(), Rec: lr})
 				}
 			}
 		}
@@ -191,20 +203,20 @@ func (s *otlpServer) records() []received {
 	return out
 }
 
-// rawBytes returns every accepted request's protobuf encoding.
-func (s *otlpServer) rawBytes() [][]byte {
+// RawBytes returns every accepted request's protobuf encoding.
+func (s *Server) RawBytes() [][]byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([][]byte(nil), s.raw...)
 }
 
-// waitFor waits until cond holds for the accepted records, failing after a
+// WaitFor waits until cond holds for the accepted records, failing after a
 // generous deadline: it detects a hang, it does not measure speed.
-func (s *otlpServer) waitFor(t *testing.T, what string, cond func([]received) bool) []received {
+func (s *Server) WaitFor(t testing.TB, what string, cond func([]Received) bool) []Received {
 	t.Helper()
 	deadline := time.After(60 * time.Second)
 	for {
-		recs := s.records()
+		recs := s.Records()
 		if cond(recs) {
 			return recs
 		}
@@ -217,12 +229,12 @@ func (s *otlpServer) waitFor(t *testing.T, what string, cond func([]received) bo
 	}
 }
 
-// exporter returns the real OTLP/gRPC log exporter aimed at s, without
+// Exporter returns the real OTLP/gRPC log exporter aimed at s, without
 // retries so that a failure is immediate and the tests deterministic.
-func (s *otlpServer) exporter(t *testing.T) *otlploggrpc.Exporter {
+func (s *Server) Exporter(t testing.TB) *otlploggrpc.Exporter {
 	t.Helper()
 	exp, err := otlploggrpc.New(context.Background(),
-		otlploggrpc.WithEndpoint(s.addr), otlploggrpc.WithInsecure(),
+		otlploggrpc.WithEndpoint(s.Addr), otlploggrpc.WithInsecure(),
 		otlploggrpc.WithRetry(otlploggrpc.RetryConfig{Enabled: false}),
 		otlploggrpc.WithTimeout(10*time.Second))
 	if err != nil {
@@ -231,13 +243,13 @@ func (s *otlpServer) exporter(t *testing.T) *otlploggrpc.Exporter {
 	return exp
 }
 
-// protoRecord lets progress.Decode read an OTLP log record.
-type protoRecord struct{ r *logspb.LogRecord }
+// ProtoRecord lets progress.Decode read an OTLP log record.
+type ProtoRecord struct{ R *logspb.LogRecord }
 
-func (p protoRecord) EventName() string { return p.r.GetEventName() }
+func (p ProtoRecord) EventName() string { return p.R.GetEventName() }
 
-func (p protoRecord) WalkAttributes(f func(attribute.KeyValue) bool) {
-	for _, kv := range p.r.GetAttributes() {
+func (p ProtoRecord) WalkAttributes(f func(attribute.KeyValue) bool) {
+	for _, kv := range p.R.GetAttributes() {
 		if !f(attribute.KeyValue{Key: attribute.Key(kv.GetKey()), Value: fromAny(kv.GetValue())}) {
 			return
 		}
@@ -270,12 +282,12 @@ func fromAny(v *commonpb.AnyValue) attribute.Value {
 	return attribute.Value{}
 }
 
-// decoded decodes the progress records among recs, failing on none.
-func decoded(t *testing.T, recs []received) []progress.Decoded {
+// Decoded decodes the progress records among recs, skipping the others.
+func Decoded(t testing.TB, recs []Received) []progress.Decoded {
 	t.Helper()
 	var out []progress.Decoded
 	for _, r := range recs {
-		d, err := progress.Decode(protoRecord{r.rec})
+		d, err := progress.Decode(ProtoRecord{r.Rec})
 		if err != nil {
 			continue
 		}
@@ -284,11 +296,11 @@ func decoded(t *testing.T, recs []received) []progress.Decoded {
 	return out
 }
 
-// ofType keeps the records whose EventName is typ.
-func ofType(recs []received, typ string) []received {
-	var out []received
+// OfType keeps the records whose EventName is typ.
+func OfType(recs []Received, typ string) []Received {
+	var out []Received
 	for _, r := range recs {
-		if r.rec.GetEventName() == typ {
+		if r.Rec.GetEventName() == typ {
 			out = append(out, r)
 		}
 	}

@@ -1,167 +1,102 @@
-package otelbridge
+// The BatchProcessor in this file is a fork of the BatchProcessor of
+// go.opentelemetry.io/otel/sdk/log v1.47.0 (sdk/log/batch.go).
+//
+// What it keeps from the SDK:
+//   - the defaults and the OTEL_BLRP_* variables (queue 2048, interval 1 s,
+//     export timeout 30 s, batch 512; a batch never exceeds the queue);
+//   - OnEmit clones the record into a bounded queue and never blocks on
+//     I/O; a full queue overwrites its oldest record;
+//   - one goroutine owns every Export, ForceFlush and Shutdown call of the
+//     exporter; it exports every interval, or as soon as a batch is full,
+//     and serves a queued Shutdown before a ForceFlush before an export;
+//   - ForceFlush and Shutdown honour their context; a stopped processor
+//     accepts records without exporting them, and a second Shutdown
+//     returns nil.
+//
+// What it changes: drop accounting. The SDK counts only the records its
+// full queue overwrote, and only in a warning; the records of a failed
+// export and those left at Shutdown's deadline go without a count. Here
+// every record is written down once, exported or lost with a reason, in
+// one set of counters, so the processor is split in three:
+//   - the queue (queue.go) knows which records are queued, in flight or
+//     settled, and settles them in the ledger under one lock;
+//   - the drop ledger (drops.go) holds the counters (Stats, the
+//     progress.records.dropped metric, Shutdown's *LostRecordsError) and
+//     groups the lost records per tenant, trace and reason;
+//   - the reporter (reporter.go) exports those groups into the stream as
+//     common/EventsDropped events after the next successful export.
+//
+// And what follows from it at Shutdown: when Shutdown's context ends, the
+// export in progress is cancelled (every export runs on a context that
+// Shutdown's deadline cuts), and Shutdown settles whatever is still queued
+// or in flight itself, so its error and Stats are final when it returns and
+// no export of this processor outlives it (see Shutdown for the one
+// exception: an exporter that ignores cancellation).
+//
+// Left out: the SDK's chunking and timeout wrappers around the exporter
+// (batches are taken at most batch-size records at a time, and each
+// periodic export gets the export timeout, which is what they did), and its
+// experimental self-observability metrics (OTEL_GO_X_OBSERVABILITY), which
+// the progress.records.dropped metric replaces.
+
+package sdkparts
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/metric"
-	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
-	"go.opentelemetry.io/otel/sdk/resource"
-
-	"github.com/progressotel/progressotel/progress"
 )
 
-// Defaults of the batch processor; the OTEL_BLRP_* variables and the
-// BatchOptions override them, as for the SDK's BatchProcessor.
-const (
-	DefaultMaxQueueSize       = 2048
-	DefaultExportInterval     = time.Second
-	DefaultExportTimeout      = 30 * time.Second
-	DefaultExportMaxBatchSize = 512
-)
+// CancelGrace is how long Shutdown waits, after its context has ended and
+// it has cancelled the export in progress, for that export to return: long
+// enough for any exporter that honours its context, short enough that a
+// driver's exit is never held up by one that does not.
+const CancelGrace = 500 * time.Millisecond
 
-// BatchOption configures NewBatchProcessor.
-type BatchOption func(*batchConfig)
-
-type batchConfig struct {
-	maxQueue  int
-	interval  time.Duration
-	timeout   time.Duration
-	batchSize int
-	name      string
-	meter     metric.MeterProvider
-}
-
-// WithMaxQueueSize bounds the queue (default 2048, OTEL_BLRP_MAX_QUEUE_SIZE).
-func WithMaxQueueSize(n int) BatchOption { return func(c *batchConfig) { c.maxQueue = n } }
-
-// WithExportInterval sets the longest wait between exports (default 1s,
-// OTEL_BLRP_SCHEDULE_DELAY in milliseconds).
-func WithExportInterval(d time.Duration) BatchOption {
-	return func(c *batchConfig) { c.interval = d }
-}
-
-// WithExportTimeout bounds one periodic export (default 30s,
-// OTEL_BLRP_EXPORT_TIMEOUT in milliseconds).
-func WithExportTimeout(d time.Duration) BatchOption { return func(c *batchConfig) { c.timeout = d } }
-
-// WithExportMaxBatchSize caps the records of one export (default 512,
-// OTEL_BLRP_MAX_EXPORT_BATCH_SIZE; never more than the queue size).
-func WithExportMaxBatchSize(n int) BatchOption { return func(c *batchConfig) { c.batchSize = n } }
-
-// WithExporterName names the exporter in the progress.records.dropped
-// metric ("otlp", "json", ...).
-func WithExporterName(name string) BatchOption { return func(c *batchConfig) { c.name = name } }
-
-// WithDropMeterProvider counts drops through p instead of the global
-// MeterProvider.
-func WithDropMeterProvider(p metric.MeterProvider) BatchOption {
-	return func(c *batchConfig) { c.meter = p }
-}
-
-func newBatchConfig(opts []BatchOption) batchConfig {
-	c := batchConfig{
-		maxQueue:  envInt("OTEL_BLRP_MAX_QUEUE_SIZE", DefaultMaxQueueSize),
-		interval:  envMillis("OTEL_BLRP_SCHEDULE_DELAY", DefaultExportInterval),
-		timeout:   envMillis("OTEL_BLRP_EXPORT_TIMEOUT", DefaultExportTimeout),
-		batchSize: envInt("OTEL_BLRP_MAX_EXPORT_BATCH_SIZE", DefaultExportMaxBatchSize),
-	}
-	for _, o := range opts {
-		o(&c)
-	}
-	if c.maxQueue <= 0 {
-		c.maxQueue = DefaultMaxQueueSize
-	}
-	if c.interval <= 0 {
-		c.interval = DefaultExportInterval
-	}
-	if c.timeout <= 0 {
-		c.timeout = DefaultExportTimeout
-	}
-	if c.batchSize <= 0 {
-		c.batchSize = DefaultExportMaxBatchSize
-	}
-	c.batchSize = min(c.batchSize, c.maxQueue)
-	if c.meter == nil {
-		c.meter = otel.GetMeterProvider()
-	}
-	return c
-}
-
-func envInt(key string, def int) int {
-	if v, err := strconv.Atoi(strings.TrimSpace(os.Getenv(key))); err == nil && v > 0 {
-		return v
-	}
-	return def
-}
-
-func envMillis(key string, def time.Duration) time.Duration {
-	if v, err := strconv.Atoi(strings.TrimSpace(os.Getenv(key))); err == nil && v > 0 {
-		return time.Duration(v) * time.Millisecond
-	}
-	return def
-}
+// errShutdownDeadline cancels the exports in progress when Shutdown's
+// context ends.
+var errShutdownDeadline = errors.New("sdkparts: the export was cut at the shutdown deadline")
 
 // BatchProcessor exports records in batches, like the SDK's BatchProcessor,
-// and accounts for every record it loses. Setup puts one in front of every
-// exporter it builds.
+// and accounts for every record it loses. otelbridge.Setup puts one in
+// front of every exporter it builds; put one in front of yours in a
+// LoggerProvider you build yourself.
 //
-// Semantics kept from the SDK: the queue is bounded (WithMaxQueueSize);
-// OnEmit never blocks on I/O, it clones the record into the queue and, when
-// the queue is full, drops the oldest queued record; one goroutine owns
-// every Export call, exporting every interval or as soon as a batch is
-// full; ForceFlush and Shutdown honour their context's deadline.
-//
-// What it adds: a record dropped from a full queue, in a failed Export, or
-// left queued at Shutdown is counted (Stats, the package Stats, and the
-// progress.records.dropped metric). After the next successful export, the
-// processor exports a common/EventsDropped event (progress.EventsDropped)
-// into the same stream, one per tenant, trace and reason, with the count
-// and the time window of the loss, so that whoever reads the stream knows
-// what it is missing. Shutdown returns a *LostRecordsError when records
-// could not be flushed or their loss could not be reported.
+// A record dropped from a full queue, in a failed Export, or left queued or
+// in flight at Shutdown is counted (Stats, and the progress.records.dropped
+// metric). After the next successful export, the processor exports a
+// common/EventsDropped event (progress.EventsDropped) into the same stream,
+// one per tenant, trace and reason, with the count and the time window of
+// the loss, so that whoever reads the stream knows what it is missing.
+// Shutdown returns a *LostRecordsError when records could not be flushed or
+// their loss could not be reported.
 type BatchProcessor struct {
 	exp       sdklog.Exporter
 	name      string
 	batchSize int
-	maxQueue  int
 	interval  time.Duration
 	timeout   time.Duration
 
-	mu      sync.Mutex
-	ring    []sdklog.Record // grows up to maxQueue
-	head, n int
-	stopped bool
-	pending map[dropKey]*dropGroup // lost and not yet reported
+	q      *queue
+	ledger *ledger
+	rep    reporter // the worker's, except learn
 
-	res atomic.Pointer[resource.Resource] // learned from the first record
-
+	stopOnce sync.Once
+	stopped  chan struct{} // closed by the first Shutdown
 	trigger  chan struct{}
 	flushReq chan request
 	shutReq  chan request
-	done     chan struct{}
-	// ctx is cancelled when Shutdown's deadline passes, so that an export
-	// in progress does not outlive it.
-	ctx    context.Context
-	cancel context.CancelFunc
+	done     chan struct{} // closed when the worker has returned
 
-	inflight atomic.Int64
-	c        counters
-	dropped  metric.Int64Counter
-	attrs    dropAttrs
-
-	// Owned by the worker goroutine: builds the EventsDropped records.
-	reporter *progress.Recorder
-	sink     *reportSink
+	// cut is cancelled when Shutdown's context ends; every export runs on
+	// a context that cut cancels.
+	cut       context.Context
+	cutExport context.CancelCauseFunc
 }
 
 type request struct {
@@ -176,28 +111,18 @@ func NewBatchProcessor(exp sdklog.Exporter, opts ...BatchOption) *BatchProcessor
 	if exp == nil {
 		exp = discardExporter{}
 	}
+	l := newLedger(c.name, c.meter)
 	b := &BatchProcessor{
-		exp: exp, name: c.name, batchSize: c.batchSize, maxQueue: c.maxQueue,
-		interval: c.interval, timeout: c.timeout,
-		ring:     make([]sdklog.Record, min(c.maxQueue, c.batchSize)),
-		pending:  map[dropKey]*dropGroup{},
+		exp: exp, name: c.name, batchSize: c.batchSize, interval: c.interval, timeout: c.timeout,
+		q:        newQueue(c.maxQueue, c.batchSize, l),
+		ledger:   l,
+		stopped:  make(chan struct{}),
 		trigger:  make(chan struct{}, 1),
 		flushReq: make(chan request),
 		shutReq:  make(chan request, 1),
 		done:     make(chan struct{}),
 	}
-	b.ctx, b.cancel = context.WithCancel(context.Background())
-	b.attrs = newDropAttrs(c.name)
-	var err error
-	b.dropped, err = c.meter.Meter("github.com/progressotel/progressotel/otelbridge",
-		metric.WithInstrumentationVersion(progress.Version)).Int64Counter(MetricRecordsDropped,
-		metric.WithDescription("Log records lost before export: queue full, export failed, or left at shutdown."),
-		metric.WithUnit("{record}"))
-	if err != nil {
-		otel.Handle(err)
-		b.dropped, _ = metricnoop.NewMeterProvider().Meter("").Int64Counter(MetricRecordsDropped)
-	}
-	live.Store(b, struct{}{})
+	b.cut, b.cutExport = context.WithCancelCause(context.Background())
 	go b.run()
 	return b
 }
@@ -206,151 +131,131 @@ func NewBatchProcessor(exp sdklog.Exporter, opts ...BatchOption) *BatchProcessor
 func (b *BatchProcessor) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
 
 // OnEmit queues a clone of r. It never blocks on I/O: when the queue is
-// full the oldest record is dropped and counted.
+// full the oldest record is dropped and counted. After Shutdown, r is
+// counted as lost at shutdown.
 func (b *BatchProcessor) OnEmit(_ context.Context, r *sdklog.Record) error {
 	if r == nil {
 		return nil
 	}
-	if b.res.Load() == nil {
-		if res := r.Resource(); res != nil {
-			b.res.CompareAndSwap(nil, res)
-		}
-	}
-	rec := r.Clone()
-	b.mu.Lock()
-	if b.stopped {
-		b.mu.Unlock()
-		b.count(DropShutdown, 1)
+	b.rep.learn(r)
+	n, accepted, overwrote := b.q.push(r.Clone())
+	switch {
+	case !accepted:
+		b.ledger.observe(DropShutdown, 1)
 		return nil
-	}
-	full := false
-	if b.n == len(b.ring) && len(b.ring) < b.maxQueue {
-		b.grow()
-	}
-	if b.n == len(b.ring) {
-		// Overwrite the oldest, as the SDK does: the newest progress is the
-		// most useful to whoever watches, and the gap is reported.
-		b.account(&b.ring[b.head], DropQueueFull, time.Now())
-		b.ring[b.head] = rec
-		b.head = (b.head + 1) % len(b.ring)
-		full = true
-	} else {
-		b.ring[(b.head+b.n)%len(b.ring)] = rec
-		b.n++
-	}
-	n := b.n
-	b.mu.Unlock()
-	if full {
-		b.count(DropQueueFull, 1)
+	case overwrote:
+		b.ledger.observe(DropQueueFull, 1)
 	}
 	if n >= b.batchSize {
-		select {
-		case b.trigger <- struct{}{}:
-		default:
-		}
+		b.signal()
 	}
 	return nil
 }
 
-// grow doubles the ring up to maxQueue; the caller holds mu.
-func (b *BatchProcessor) grow() {
-	next := make([]sdklog.Record, min(2*len(b.ring), b.maxQueue))
-	for i := 0; i < b.n; i++ {
-		next[i] = b.ring[(b.head+i)%len(b.ring)]
+func (b *BatchProcessor) signal() {
+	select {
+	case b.trigger <- struct{}{}:
+	default:
 	}
-	b.ring, b.head = next, 0
 }
 
-// dequeue moves up to len(buf) records into buf; the caller then owns them
-// as in flight.
-func (b *BatchProcessor) dequeue(buf []sdklog.Record) (n, remaining int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	n = min(len(buf), b.n)
-	for i := 0; i < n; i++ {
-		buf[i] = b.ring[b.head]
-		b.ring[b.head] = sdklog.Record{}
-		b.head = (b.head + 1) % len(b.ring)
-	}
-	b.n -= n
-	b.inflight.Store(int64(n))
-	return n, b.n
+// Stats returns this processor's counters. After Shutdown has returned
+// they are final: Exported + Dropped is every record OnEmit received.
+func (b *BatchProcessor) Stats() DropStats {
+	s := b.ledger.stats()
+	s.Queued = b.q.len()
+	return s
 }
 
 func (b *BatchProcessor) run() {
+	defer close(b.done)
 	timer := time.NewTimer(b.interval)
 	defer timer.Stop()
+	// Exporters must not retain the slice passed to them, so the worker
+	// reuses one buffer for every batch.
 	buf := make([]sdklog.Record, b.batchSize)
 	for {
+		// A queued Shutdown wins over everything, then a ForceFlush, then
+		// an export, as in the SDK.
 		select {
 		case req := <-b.shutReq:
-			err := b.shutdown(req.ctx, buf)
-			close(b.done)
-			req.resp <- err
+			req.resp <- b.shutdown(req.ctx, buf)
 			return
 		default:
 		}
 		select {
 		case req := <-b.shutReq:
-			err := b.shutdown(req.ctx, buf)
-			close(b.done)
-			req.resp <- err
+			req.resp <- b.shutdown(req.ctx, buf)
+			return
+		case req := <-b.flushReq:
+			req.resp <- b.flush(req.ctx, buf)
+			continue
+		default:
+		}
+		select {
+		case req := <-b.shutReq:
+			req.resp <- b.shutdown(req.ctx, buf)
 			return
 		case req := <-b.flushReq:
 			req.resp <- b.flush(req.ctx, buf)
 		case <-timer.C:
 			b.exportOne(buf)
-			timer.Reset(b.interval)
+			resetTimer(timer, b.interval)
 		case <-b.trigger:
 			b.exportOne(buf)
-			if !timer.Stop() {
-				select {
-				case <-timer.C:
-				default:
-				}
-			}
-			timer.Reset(b.interval)
+			resetTimer(timer, b.interval)
 		}
 	}
+}
+
+func resetTimer(t *time.Timer, d time.Duration) {
+	if !t.Stop() {
+		select {
+		case <-t.C:
+		default:
+		}
+	}
+	t.Reset(d)
+}
+
+// bounded returns ctx, also cancelled when Shutdown's context ends.
+func (b *BatchProcessor) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(b.cut, func() { cancel(context.Cause(b.cut)) })
+	return ctx, func() { stop(); cancel(nil) }
 }
 
 // exportOne exports one batch with the export timeout. With nothing queued
 // but losses unreported, it tries the report alone: its success is the
 // sign of recovery.
 func (b *BatchProcessor) exportOne(buf []sdklog.Record) {
-	ctx, cancel := context.WithTimeout(b.ctx, b.timeout)
+	tctx, tcancel := context.WithTimeout(context.Background(), b.timeout)
+	defer tcancel()
+	ctx, cancel := b.bounded(tctx)
 	defer cancel()
-	n, remaining := b.dequeue(buf)
+	n, remaining := b.q.take(buf)
 	if n == 0 {
-		b.report(ctx)
+		_ = b.rep.report(ctx, b.exp, b.ledger)
 		return
 	}
 	if b.export(ctx, buf[:n]) == nil {
-		b.report(ctx)
+		_ = b.rep.report(ctx, b.exp, b.ledger)
 	}
 	if remaining >= b.batchSize {
-		select {
-		case b.trigger <- struct{}{}:
-		default:
-		}
+		b.signal()
 	}
 }
 
-// export sends recs and accounts the outcome.
-func (b *BatchProcessor) export(ctx context.Context, recs []sdklog.Record) error {
-	err := b.exp.Export(ctx, recs)
+// export sends the batch in flight and settles it.
+func (b *BatchProcessor) export(ctx context.Context, batch []sdklog.Record) error {
+	err := b.exp.Export(ctx, batch)
 	if err != nil {
 		otel.Handle(err)
-		b.lose(recs, DropExportFailed)
-	} else {
-		// Settled under mu, so that Shutdown's snapshot is consistent.
-		b.mu.Lock()
-		b.c.exported.Add(int64(len(recs)))
-		global.exported.Add(int64(len(recs)))
-		b.inflight.Store(0)
-		b.mu.Unlock()
 	}
-	clear(recs)
+	if b.q.settle(batch, err) && err != nil {
+		b.ledger.observe(DropExportFailed, int64(len(batch)))
+	}
+	clear(batch)
 	return err
 }
 
@@ -361,7 +266,7 @@ func (b *BatchProcessor) export(ctx context.Context, recs []sdklog.Record) error
 func (b *BatchProcessor) drain(ctx context.Context, buf []sdklog.Record) (lost int64, err error, healthy bool) {
 	healthy = true
 	for ctx.Err() == nil {
-		n, _ := b.dequeue(buf)
+		n, _ := b.q.take(buf)
 		if n == 0 {
 			break
 		}
@@ -378,64 +283,44 @@ func (b *BatchProcessor) drain(ctx context.Context, buf []sdklog.Record) (lost i
 }
 
 func (b *BatchProcessor) flush(ctx context.Context, buf []sdklog.Record) error {
+	ctx, cancel := b.bounded(ctx)
+	defer cancel()
 	lost, _, healthy := b.drain(ctx, buf)
 	var errs []error
 	if ctx.Err() != nil {
-		errs = append(errs, ctx.Err())
+		errs = append(errs, context.Cause(ctx))
 	} else {
 		if healthy {
-			b.report(ctx)
+			_ = b.rep.report(ctx, b.exp, b.ledger)
 		}
 		errs = append(errs, b.exp.ForceFlush(ctx))
 	}
 	if lost > 0 {
-		errs = append(errs, fmt.Errorf("otelbridge: %s: %d log records failed to export during flush", b.label(), lost))
+		errs = append(errs, fmt.Errorf("sdkparts: %s: %d log records failed to export during flush", b.label(), lost))
 	}
 	return errors.Join(errs...)
 }
 
+// shutdown is the worker's part of Shutdown: export what it can, report
+// what was lost, shut the exporter down, and settle the rest as lost. It
+// returns the exporter's errors and the first export error; Shutdown
+// builds the LostRecordsError from the ledger.
 func (b *BatchProcessor) shutdown(ctx context.Context, buf []sdklog.Record) error {
-	drained, drainErr, healthy := b.drain(ctx, buf)
-	lost := drained
-	// Whatever is still queued can no longer be exported.
-	b.mu.Lock()
-	left := int64(b.n)
-	for b.n > 0 {
-		b.ring[b.head] = sdklog.Record{}
-		b.head = (b.head + 1) % len(b.ring)
-		b.n--
-	}
-	b.mu.Unlock()
-	b.count(DropShutdown, left)
-	lost += left
-
+	ctx, cancel := b.bounded(ctx)
+	defer cancel()
+	_, drainErr, healthy := b.drain(ctx, buf)
 	var errs []error
 	if ctx.Err() == nil {
 		if healthy {
-			b.report(ctx)
+			_ = b.rep.report(ctx, b.exp, b.ledger)
 		}
 		errs = append(errs, b.exp.ForceFlush(ctx))
 	}
 	errs = append(errs, b.exp.Shutdown(ctx))
-	b.mu.Lock()
-	var unreported int64
-	for _, g := range b.pending {
-		unreported += g.count
+	if left := b.q.finish(); left > 0 {
+		b.ledger.observe(DropShutdown, left)
 	}
-	b.mu.Unlock()
-	// Records lost in the drain above are pending too (when their report
-	// failed) but already counted as unflushed.
-	unreported = max(0, unreported-drained)
-	if lost > 0 || unreported > 0 {
-		cause := ctx.Err()
-		if cause == nil {
-			cause = drainErr
-		}
-		errs = append(errs, &LostRecordsError{Exporter: b.name, Unflushed: lost, Unreported: unreported, Cause: cause})
-	} else if ctx.Err() != nil {
-		errs = append(errs, ctx.Err())
-	}
-	return errors.Join(errs...)
+	return errors.Join(drainErr, errors.Join(errs...))
 }
 
 func (b *BatchProcessor) label() string {
@@ -448,11 +333,10 @@ func (b *BatchProcessor) label() string {
 // ForceFlush exports everything queued and flushes the exporter, within
 // ctx's deadline. Records still queued when the deadline passes stay queued.
 func (b *BatchProcessor) ForceFlush(ctx context.Context) error {
-	b.mu.Lock()
-	stopped := b.stopped
-	b.mu.Unlock()
-	if stopped {
+	select {
+	case <-b.stopped:
 		return nil
+	default:
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -474,43 +358,68 @@ func (b *BatchProcessor) ForceFlush(ctx context.Context) error {
 }
 
 // Shutdown exports what it can within ctx's deadline, then shuts the
-// exporter down. When records could not be flushed, or were lost earlier
-// and their loss could not be reported in the stream, the error includes a
-// *LostRecordsError that says how many. Later calls return nil.
+// exporter down. Later calls return nil.
+//
+// When ctx ends first, Shutdown cancels the export in progress, counts
+// every record still queued or in flight as lost (DropShutdown), and waits
+// at most CancelGrace for the cancelled export to return. So when it
+// returns, Stats is final and, for an exporter that honours its context,
+// no export of this processor is running; an exporter that ignores
+// cancellation is left to finish on its own, and its outcome no longer
+// counts (its records stay counted as lost).
+//
+// When records could not be flushed, or were lost earlier and their loss
+// could not be reported in the stream, the error includes a
+// *LostRecordsError that says how many.
 func (b *BatchProcessor) Shutdown(ctx context.Context) error {
-	b.mu.Lock()
-	if b.stopped {
-		b.mu.Unlock()
+	first := false
+	b.stopOnce.Do(func() { first = true; close(b.stopped) })
+	if !first {
 		return nil
 	}
-	b.stopped = true
-	live.Delete(b)
-	// What is not yet settled (exported or counted lost) now, less what
-	// gets exported from here on, is what this shutdown fails to flush.
-	unsettled := int64(b.n) + b.inflight.Load()
-	exportedBefore := b.c.exported.Load()
-	b.mu.Unlock()
+	b.q.close()
 
-	// An export in progress runs on b.ctx: cut it when the deadline passes.
-	stop := context.AfterFunc(ctx, b.cancel)
+	stop := context.AfterFunc(ctx, func() { b.cutExport(errShutdownDeadline) })
 	defer stop()
 	resp := make(chan error, 1)
 	b.shutReq <- request{ctx, resp}
+	var err error
 	select {
-	case err := <-resp:
-		b.cancel()
-		return err
+	case err = <-resp:
 	case <-ctx.Done():
-		select {
-		case err := <-resp:
-			return err
-		default:
+		// Settle what is left now, so that Stats is final on return, then
+		// give the cancelled export a moment to return.
+		if left := b.q.finish(); left > 0 {
+			b.ledger.observe(DropShutdown, left)
 		}
-		// The exporter does not honour the deadline: answer with what is
-		// known now; the worker counts the rest when the exporter returns.
-		left := max(0, unsettled-(b.c.exported.Load()-exportedBefore))
-		return &LostRecordsError{Exporter: b.name, Unflushed: left, Cause: ctx.Err()}
+		grace := time.NewTimer(CancelGrace)
+		select {
+		case err = <-resp:
+		case <-grace.C:
+			err = fmt.Errorf("sdkparts: %s: the export did not return within %v of its cancellation", b.label(), CancelGrace)
+		}
+		grace.Stop()
 	}
+	b.cutExport(errShutdownDeadline)
+
+	failed, atEnd := b.q.shutdownLoss()
+	unflushed := failed + atEnd
+	// Records lost in this shutdown's drain are unflushed, and pending a
+	// report that can no longer be made: count them once.
+	unreported := max(0, b.ledger.unreported()-failed)
+	if unflushed > 0 || unreported > 0 {
+		cause := ctx.Err()
+		if cause == nil {
+			cause = err
+		} else if err != nil {
+			cause = errors.Join(cause, err)
+		}
+		return &LostRecordsError{Exporter: b.name, Unflushed: unflushed, Unreported: unreported, Cause: cause}
+	}
+	if ctx.Err() != nil {
+		return errors.Join(ctx.Err(), err)
+	}
+	return err
 }
 
 type discardExporter struct{}

@@ -1,4 +1,4 @@
-package otelbridge_test
+package sdkparts_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
-	"github.com/progressotel/progressotel/otelbridge"
+	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -38,8 +38,8 @@ func (e *flakyExporter) ForceFlush(context.Context) error { return nil }
 // A failed export loses its batch; the processor counts the loss and, after
 // the next successful export, reports it in the same stream.
 func ExampleNewBatchProcessor() {
-	bp := otelbridge.NewBatchProcessor(&flakyExporter{down: 1},
-		otelbridge.WithExporterName("otlp"), otelbridge.WithExportInterval(time.Hour))
+	bp := sdkparts.NewBatchProcessor(&flakyExporter{down: 1},
+		sdkparts.WithExporterName("otlp"), sdkparts.WithExportInterval(time.Hour))
 	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(bp))
 	rec := progress.NewRecorder(progress.WithLoggerProvider(lp))
 	ctx := context.Background()
@@ -57,7 +57,7 @@ func ExampleNewBatchProcessor() {
 	s := bp.Stats()
 	fmt.Printf("exported %d, dropped %d, reported %d\n", s.Exported, s.Dropped, s.Reported)
 	// Output:
-	// otelbridge: otlp: 2 log records failed to export during flush
+	// sdkparts: otlp: 2 log records failed to export during flush
 	// common/Progress sequence: 3
 	// common/Progress sequence: 4
 	// common/EventsDropped count: 2 reason: export_failed

@@ -1,8 +1,7 @@
-package otelbridge
+package sdkparts
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,8 +28,9 @@ const (
 	// DropExportFailed: the exporter returned an error for the batch that
 	// held the record (collector down, rejected, timed out).
 	DropExportFailed = "export_failed"
-	// DropShutdown: the record was still queued when Shutdown's deadline
-	// passed, or was emitted after Shutdown.
+	// DropShutdown: the record was still queued, or its export was in
+	// progress, when Shutdown's context ended; or it was emitted after
+	// Shutdown.
 	DropShutdown = "shutdown"
 )
 
@@ -58,14 +58,41 @@ type dropGroup struct {
 	tracectx     []attribute.KeyValue
 }
 
-// counters are kept per processor and summed over all processors.
-type counters struct {
+// ledger writes down what became of every record a BatchProcessor
+// received: exported, or lost with a reason. Its counters are the only
+// ones: Stats, the Shutdown error and the reports are read from them. Lost
+// records are also kept in groups per (tenant, trace, reason) until a
+// common/EventsDropped report for them reaches the exporter.
+type ledger struct {
 	exported, queueFull, exportFailed, shutdown, reported atomic.Int64
+
+	mu      sync.Mutex
+	pending map[dropKey]*dropGroup // lost and not yet reported
+
+	metric metric.Int64Counter
+	attrs  dropAttrs
 }
 
-var global counters
+func newLedger(exporter string, mp metric.MeterProvider) *ledger {
+	l := &ledger{pending: map[dropKey]*dropGroup{}, attrs: newDropAttrs(exporter)}
+	var err error
+	l.metric, err = mp.Meter(meterName, metric.WithInstrumentationVersion(progress.Version)).Int64Counter(MetricRecordsDropped,
+		metric.WithDescription("Log records lost before export: queue full, export failed, or left at shutdown."),
+		metric.WithUnit("{record}"))
+	if err != nil {
+		otel.Handle(err)
+		l.metric, _ = metricnoop.NewMeterProvider().Meter("").Int64Counter(MetricRecordsDropped)
+	}
+	return l
+}
 
-// DropStats counts what BatchProcessors did with the records they received.
+// meterName is the instrumentation scope of the progress.records.dropped
+// metric.
+const meterName = "github.com/progressotel/progressotel/otelbridge/sdkparts"
+
+// DropStats counts what a BatchProcessor did with the records it received.
+// Every record received is, at any time, queued, in flight, exported or
+// dropped; after Shutdown returns, only the last two.
 type DropStats struct {
 	// Queued records are waiting for export now.
 	Queued int64
@@ -81,48 +108,104 @@ type DropStats struct {
 	Reported int64
 }
 
-func (c *counters) stats() DropStats {
+// Add returns the sum of s and o, for a total over several processors.
+func (s DropStats) Add(o DropStats) DropStats {
+	return DropStats{
+		Queued: s.Queued + o.Queued, Exported: s.Exported + o.Exported, Dropped: s.Dropped + o.Dropped,
+		QueueFull: s.QueueFull + o.QueueFull, ExportFailed: s.ExportFailed + o.ExportFailed,
+		Shutdown: s.Shutdown + o.Shutdown, Reported: s.Reported + o.Reported,
+	}
+}
+
+func (l *ledger) stats() DropStats {
 	s := DropStats{
-		Exported: c.exported.Load(), QueueFull: c.queueFull.Load(),
-		ExportFailed: c.exportFailed.Load(), Shutdown: c.shutdown.Load(), Reported: c.reported.Load(),
+		Exported: l.exported.Load(), QueueFull: l.queueFull.Load(),
+		ExportFailed: l.exportFailed.Load(), Shutdown: l.shutdown.Load(), Reported: l.reported.Load(),
 	}
 	s.Dropped = s.QueueFull + s.ExportFailed + s.Shutdown
 	return s
 }
 
-// live holds the processors not yet shut down, for the Queued total. The
-// hot path counts nothing shared: the queue length is read under each
-// processor's own lock when asked.
-var live sync.Map // *BatchProcessor -> struct{}
-
-// Stats sums the counters of every BatchProcessor of the process since it
-// started, including those Setup built. Queued is the sum over the
-// processors not yet shut down.
-func Stats() DropStats {
-	s := global.stats()
-	live.Range(func(k, _ any) bool {
-		s.Queued += k.(*BatchProcessor).queued()
-		return true
-	})
-	return s
+// add counts n records lost for reason, without a group (records lost at
+// shutdown can no longer be reported in the stream).
+func (l *ledger) add(reason string, n int64) {
+	switch reason {
+	case DropQueueFull:
+		l.queueFull.Add(n)
+	case DropExportFailed:
+		l.exportFailed.Add(n)
+	default:
+		l.shutdown.Add(n)
+	}
 }
 
-// Stats returns this processor's counters.
-func (b *BatchProcessor) Stats() DropStats {
-	s := b.c.stats()
-	s.Queued = b.queued()
-	return s
+// observe adds n lost records to the progress.records.dropped metric.
+func (l *ledger) observe(reason string, n int64) {
+	if n <= 0 {
+		return
+	}
+	var attrs metric.AddOption
+	switch reason {
+	case DropQueueFull:
+		attrs = l.attrs.queueFull
+	case DropExportFailed:
+		attrs = l.attrs.exportFailed
+	default:
+		attrs = l.attrs.shutdown
+	}
+	l.metric.Add(context.Background(), n, attrs)
 }
 
-func (b *BatchProcessor) queued() int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return int64(b.n)
+// takePending hands the unreported groups to the reporter.
+func (l *ledger) takePending() map[dropKey]*dropGroup {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.pending) == 0 {
+		return nil
+	}
+	groups := l.pending
+	l.pending = map[dropKey]*dropGroup{}
+	return groups
 }
 
-// account adds one lost record to its group; the caller holds mu and calls
-// count afterwards.
-func (b *BatchProcessor) account(r *sdklog.Record, reason string, now time.Time) {
+// settleReport writes down the outcome of a report of groups: reported,
+// or pending again (merged with what was lost meanwhile) for the next
+// attempt.
+func (l *ledger) settleReport(groups map[dropKey]*dropGroup, total int64, err error) {
+	if err == nil {
+		l.reported.Add(total)
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for k, g := range groups {
+		if p := l.pending[k]; p != nil {
+			p.count += g.count
+			p.since = g.since
+		} else {
+			l.pending[k] = g
+		}
+	}
+}
+
+// unreported returns how many lost records no report has covered yet.
+func (l *ledger) unreported() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var n int64
+	for _, g := range l.pending {
+		n += g.count
+	}
+	return n
+}
+
+// lose writes one lost record down: its count and its group, so that the
+// reporter can say whose records were lost. The caller records the metric
+// (observe) outside its locks.
+func (l *ledger) lose(r *sdklog.Record, reason string, now time.Time) {
+	l.add(reason, 1)
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	k := dropKey{reason: reason}
 	var tracectx []attribute.KeyValue
 	r.WalkAttributes(func(kv attribute.KeyValue) bool {
@@ -138,46 +221,23 @@ func (b *BatchProcessor) account(r *sdklog.Record, reason string, now time.Time)
 		return true
 	})
 	k.trace = r.TraceID()
-	g := b.pending[k]
+	g := l.pending[k]
 	if g == nil {
-		if len(b.pending) >= maxDropGroups {
+		if len(l.pending) >= maxDropGroups {
 			k = dropKey{reason: reason}
 			tracectx = nil
-			g = b.pending[k]
+			g = l.pending[k]
 		}
 		if g == nil {
 			g = &dropGroup{since: now, span: r.SpanID(), flags: r.TraceFlags(), tracectx: tracectx}
 			if !k.trace.IsValid() && k.tenant == "" {
 				g.tracectx = nil // an aggregate group speaks for no request
 			}
-			b.pending[k] = g
+			l.pending[k] = g
 		}
 	}
 	g.count++
 	g.until = now
-}
-
-// count adds n lost records to the counters and the metric.
-func (b *BatchProcessor) count(reason string, n int64) {
-	if n <= 0 {
-		return
-	}
-	var attrs metric.AddOption
-	switch reason {
-	case DropQueueFull:
-		b.c.queueFull.Add(n)
-		global.queueFull.Add(n)
-		attrs = b.attrs.queueFull
-	case DropExportFailed:
-		b.c.exportFailed.Add(n)
-		global.exportFailed.Add(n)
-		attrs = b.attrs.exportFailed
-	default:
-		b.c.shutdown.Add(n)
-		global.shutdown.Add(n)
-		attrs = b.attrs.shutdown
-	}
-	b.dropped.Add(context.Background(), n, attrs)
 }
 
 // dropAttrs are the metric's attribute sets, built once: a full queue
@@ -191,132 +251,3 @@ func newDropAttrs(exporter string) dropAttrs {
 	}
 	return dropAttrs{set(DropQueueFull), set(DropExportFailed), set(DropShutdown)}
 }
-
-// lose accounts the batch in flight that the exporter did not take.
-func (b *BatchProcessor) lose(recs []sdklog.Record, reason string) {
-	if len(recs) == 0 {
-		return
-	}
-	now := time.Now()
-	b.mu.Lock()
-	for i := range recs {
-		b.account(&recs[i], reason, now)
-	}
-	b.inflight.Store(0) // lose is only called for the batch in flight
-	b.mu.Unlock()
-	b.count(reason, int64(len(recs)))
-}
-
-// report exports one common/EventsDropped record per pending group. A
-// failed report keeps its groups pending for the next attempt.
-func (b *BatchProcessor) report(ctx context.Context) {
-	b.mu.Lock()
-	if len(b.pending) == 0 {
-		b.mu.Unlock()
-		return
-	}
-	groups := b.pending
-	b.pending = map[dropKey]*dropGroup{}
-	b.mu.Unlock()
-
-	recs, total := b.reportRecords(groups)
-	if err := b.exp.Export(ctx, recs); err != nil {
-		otel.Handle(err)
-		b.mu.Lock()
-		for k, g := range groups {
-			if p := b.pending[k]; p != nil {
-				p.count += g.count
-				p.since = g.since
-			} else {
-				b.pending[k] = g
-			}
-		}
-		b.mu.Unlock()
-		return
-	}
-	b.c.reported.Add(total)
-	global.reported.Add(total)
-}
-
-func (b *BatchProcessor) reportRecords(groups map[dropKey]*dropGroup) ([]sdklog.Record, int64) {
-	if b.reporter == nil {
-		b.sink = &reportSink{}
-		popts := []sdklog.LoggerProviderOption{sdklog.WithProcessor(b.sink)}
-		if res := b.res.Load(); res != nil {
-			popts = append(popts, sdklog.WithResource(res))
-		}
-		// The reports carry no progress.sequence: they are not part of any
-		// operation's sequence, they account for its gaps.
-		b.reporter = progress.NewRecorder(
-			progress.WithLoggerProvider(sdklog.NewLoggerProvider(popts...)),
-			progress.WithoutSequence(),
-			progress.WithMeterProvider(metricnoop.NewMeterProvider()))
-	}
-	var total int64
-	b.sink.recs = b.sink.recs[:0]
-	for k, g := range groups {
-		total += g.count
-		ctx := context.Background()
-		if k.trace.IsValid() {
-			ctx = trace.ContextWithSpanContext(ctx, trace.NewSpanContext(trace.SpanContextConfig{
-				TraceID: k.trace, SpanID: g.span, TraceFlags: g.flags, Remote: true,
-			}))
-		}
-		evt := progress.EventsDropped(g.count, g.since, g.until, k.reason)
-		if k.tenant != "" {
-			evt.Scope = map[string]string{"tenant": k.tenant}
-		}
-		before := len(b.sink.recs)
-		_ = b.reporter.Record(ctx, evt)
-		if len(b.sink.recs) > before && len(g.tracectx) > 0 {
-			b.sink.recs[len(b.sink.recs)-1].AddAttributes(g.tracectx...)
-		}
-	}
-	return b.sink.recs, total
-}
-
-// reportSink captures the records of the reporter's private provider.
-type reportSink struct {
-	recs []sdklog.Record
-}
-
-func (s *reportSink) OnEmit(_ context.Context, r *sdklog.Record) error {
-	s.recs = append(s.recs, r.Clone())
-	return nil
-}
-func (s *reportSink) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
-func (s *reportSink) Shutdown(context.Context) error                         { return nil }
-func (s *reportSink) ForceFlush(context.Context) error                       { return nil }
-
-// LostRecordsError reports records a BatchProcessor could not deliver by
-// the end of Shutdown.
-type LostRecordsError struct {
-	Exporter string
-	// Unflushed records were queued or in flight at shutdown and not
-	// exported.
-	Unflushed int64
-	// Unreported records were lost earlier and no common/EventsDropped
-	// event for them reached the exporter.
-	Unreported int64
-	// Cause is the context's error when the deadline passed, else the
-	// first export error.
-	Cause error
-}
-
-func (e *LostRecordsError) Error() string {
-	name := e.Exporter
-	if name == "" {
-		name = "exporter"
-	}
-	s := fmt.Sprintf("otelbridge: %s: %d log records could not be flushed at shutdown", name, e.Unflushed)
-	if e.Unreported > 0 {
-		s += fmt.Sprintf(", and the loss of %d earlier records was never reported in the stream", e.Unreported)
-	}
-	if e.Cause != nil {
-		s += ": " + e.Cause.Error()
-	}
-	return s
-}
-
-// Unwrap returns Cause, so errors.Is(err, context.DeadlineExceeded) works.
-func (e *LostRecordsError) Unwrap() error { return e.Cause }

@@ -1,4 +1,4 @@
-package otelbridge
+package sdkparts
 
 import (
 	"context"
@@ -8,28 +8,32 @@ import (
 	"github.com/progressotel/progressotel/progress"
 )
 
-// SeedBodyExporter wraps next so that each progress event it exports
-// carries its seed-000 form, {eventType, progressEventType, details} with the
-// details nested, as the record body (see progress.SeedBody). Other records
-// pass unchanged.
+// NewMessageBodyExporter wraps next so that each progress event it exports
+// carries, as its record body, the message TNCO receives for it:
+// {eventType, progressEventType, details} with the details nested, as
+// Ignition's ResourceTransitionProgressEvent.to_dict() has it (see
+// progress.SeedBody). Other records pass unchanged.
 //
 // The Collector's transform language cannot unflatten the
 // progress.details.* attributes, so the collector config builds the TNCO
 // message's nested details from this body. The attributes stay as they are,
 // so filters, redaction and routing keep working on flat keys; the price is
 // the details travelling twice on the OTLP hop. The work happens on the
-// export goroutine, never in progress.Record. Setup wraps its otlp exporter
-// with it unless WithoutSeedBody is given.
-func SeedBodyExporter(next sdklog.Exporter) sdklog.Exporter {
-	return &seedBodyExporter{next: next}
+// export goroutine, never in progress.Record. otelbridge.Setup wraps its
+// otlp exporter with it unless otelbridge.WithoutMessageBody is given.
+//
+// Export is not safe for concurrent use, which the SDK's processors never
+// do: it reuses one buffer.
+func NewMessageBodyExporter(next sdklog.Exporter) sdklog.Exporter {
+	return &messageBodyExporter{next: next}
 }
 
-type seedBodyExporter struct {
+type messageBodyExporter struct {
 	next sdklog.Exporter
 	buf  []sdklog.Record // reused: Export is never called concurrently
 }
 
-func (e *seedBodyExporter) Export(ctx context.Context, records []sdklog.Record) error {
+func (e *messageBodyExporter) Export(ctx context.Context, records []sdklog.Record) error {
 	out := e.buf[:0]
 	for i := range records {
 		r := &records[i]
@@ -49,5 +53,5 @@ func (e *seedBodyExporter) Export(ctx context.Context, records []sdklog.Record) 
 	return err
 }
 
-func (e *seedBodyExporter) Shutdown(ctx context.Context) error   { return e.next.Shutdown(ctx) }
-func (e *seedBodyExporter) ForceFlush(ctx context.Context) error { return e.next.ForceFlush(ctx) }
+func (e *messageBodyExporter) Shutdown(ctx context.Context) error   { return e.next.Shutdown(ctx) }
+func (e *messageBodyExporter) ForceFlush(ctx context.Context) error { return e.next.ForceFlush(ctx) }

@@ -1,4 +1,4 @@
-package otelbridge
+package sdkparts_test
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 	otellog "go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
+	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
 )
 
-func TestSeedBodyExporter(t *testing.T) {
+func TestMessageBodyExporter(t *testing.T) {
 	mem := &progresstest.Exporter{}
-	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sdklog.NewSimpleProcessor(SeedBodyExporter(mem))))
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sdklog.NewSimpleProcessor(sdkparts.NewMessageBodyExporter(mem))))
 	rec := progress.NewRecorder(progress.WithLoggerProvider(lp))
 	ctx := context.Background()
 	details := map[string]any{"taskResult": map[string]any{"rc": int64(2)}, "a.b": "x"}
@@ -48,7 +49,7 @@ func TestSeedBodyExporter(t *testing.T) {
 }
 
 // The caller's records are never modified (Exporter contract).
-func TestSeedBodyExporterDoesNotModifyInput(t *testing.T) {
+func TestMessageBodyExporterDoesNotModifyInput(t *testing.T) {
 	mem := &progresstest.Exporter{}
 	capture := &progresstest.Exporter{}
 	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sdklog.NewSimpleProcessor(capture)))
@@ -57,13 +58,13 @@ func TestSeedBodyExporterDoesNotModifyInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := capture.Records()
-	if err := SeedBodyExporter(mem).Export(context.Background(), in); err != nil {
+	if err := sdkparts.NewMessageBodyExporter(mem).Export(context.Background(), in); err != nil {
 		t.Fatal(err)
 	}
 	if in[0].Body().Type() != attribute.EMPTY {
 		t.Errorf("input record modified: body %v", in[0].Body())
 	}
 	if mem.Records()[0].Body().Type() != attribute.MAP {
-		t.Errorf("output body not the seed map")
+		t.Errorf("output body not the message map")
 	}
 }

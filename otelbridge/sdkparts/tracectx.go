@@ -1,4 +1,4 @@
-package otelbridge
+package sdkparts
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 // it must be registered before the batch or simple processor that exports:
 //
 //	sdklog.NewLoggerProvider(
-//		sdklog.WithProcessor(otelbridge.NewTraceCtxProcessor(progress.DefaultRedactor())),
+//		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(progress.DefaultRedactor())),
 //		sdklog.WithProcessor(sdklog.NewBatchProcessor(exp)),
 //	)
 //

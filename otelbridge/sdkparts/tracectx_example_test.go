@@ -1,4 +1,4 @@
-package otelbridge_test
+package sdkparts_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	otelprop "go.opentelemetry.io/otel/propagation"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
-	"github.com/progressotel/progressotel/otelbridge"
+	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/propagation"
 )
@@ -32,15 +32,17 @@ func (printExporter) Export(_ context.Context, rs []sdklog.Record) error {
 func (printExporter) Shutdown(context.Context) error   { return nil }
 func (printExporter) ForceFlush(context.Context) error { return nil }
 
-// A driver's slog calls are stamped with the request's tracectx. In a
-// driver, otelbridge.Setup builds the provider and Slog needs no option.
-func ExampleSlog() {
+// A driver's slog calls, through the contrib otelslog bridge, are stamped
+// with the request's tracectx, redacted. In a driver, otelbridge.Setup
+// builds the provider and installs it globally, and the logger needs no
+// option: otelslog.NewLogger("example.com/mydriver").
+func ExampleNewTraceCtxProcessor() {
 	lp := sdklog.NewLoggerProvider(
-		sdklog.WithProcessor(otelbridge.NewTraceCtxProcessor(progress.DefaultRedactor())),
+		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(progress.DefaultRedactor())),
 		sdklog.WithProcessor(sdklog.NewSimpleProcessor(printExporter{})),
 	)
 	defer lp.Shutdown(context.Background())
-	log := otelbridge.Slog("example.com/mydriver", otelslog.WithLoggerProvider(lp))
+	log := otelslog.NewLogger("example.com/mydriver", otelslog.WithLoggerProvider(lp))
 
 	h := http.Header{}
 	h.Set("X-Tracectx-TransactionId", "tx-1")

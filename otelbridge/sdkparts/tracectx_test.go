@@ -1,4 +1,4 @@
-package otelbridge_test
+package sdkparts_test
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/progressotel/progressotel/otelbridge"
+	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/propagation"
@@ -36,7 +36,7 @@ func tcProvider(t *testing.T, red *progress.Redactor) (*sdklog.LoggerProvider, *
 	t.Helper()
 	exp := &progresstest.Exporter{}
 	lp := sdklog.NewLoggerProvider(
-		sdklog.WithProcessor(otelbridge.NewTraceCtxProcessor(red)),
+		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(red)),
 		sdklog.WithProcessor(sdklog.NewSimpleProcessor(exp)),
 	)
 	t.Cleanup(func() { _ = lp.Shutdown(context.Background()) })
@@ -117,7 +117,7 @@ func TestTraceCtxOnProgressRecords(t *testing.T) {
 
 func TestTraceCtxOnSlogRecords(t *testing.T) {
 	lp, exp := tcProvider(t, progress.DefaultRedactor())
-	logger := otelbridge.Slog("test", otelslog.WithLoggerProvider(lp))
+	logger := otelslog.NewLogger("test", otelslog.WithLoggerProvider(lp))
 
 	// A caller-supplied attribute of the same name does not override the
 	// request's own value.
@@ -149,7 +149,7 @@ func TestTraceCtxOnSlogRecords(t *testing.T) {
 
 func TestTraceCtxWithoutValuesAddsNothing(t *testing.T) {
 	lp, exp := tcProvider(t, progress.DefaultRedactor())
-	otelbridge.Slog("test", otelslog.WithLoggerProvider(lp)).InfoContext(context.Background(), "plain")
+	otelslog.NewLogger("test", otelslog.WithLoggerProvider(lp)).InfoContext(context.Background(), "plain")
 	for k := range tcAttrs(exp.Records()[0]) {
 		t.Errorf("unexpected attribute %s", k)
 	}
@@ -166,7 +166,7 @@ func TestTraceCtxRedaction(t *testing.T) {
 
 	t.Run("default redactor", func(t *testing.T) {
 		lp, exp := tcProvider(t, progress.DefaultRedactor())
-		otelbridge.Slog("test", otelslog.WithLoggerProvider(lp)).InfoContext(ctx, "m")
+		otelslog.NewLogger("test", otelslog.WithLoggerProvider(lp)).InfoContext(ctx, "m")
 		r := exp.Records()[0]
 		if got := tcString(t, r, "tracectx.authtoken"); got != progress.Redacted {
 			t.Errorf("tracectx.authtoken = %q, want %q", got, progress.Redacted)
@@ -180,14 +180,14 @@ func TestTraceCtxRedaction(t *testing.T) {
 	})
 	t.Run("extra secret key", func(t *testing.T) {
 		lp, exp := tcProvider(t, progress.DefaultRedactor().With("processid"))
-		otelbridge.Slog("test", otelslog.WithLoggerProvider(lp)).InfoContext(ctx, "m")
+		otelslog.NewLogger("test", otelslog.WithLoggerProvider(lp)).InfoContext(ctx, "m")
 		if got := tcString(t, exp.Records()[0], "tracectx.processid"); got != progress.Redacted {
 			t.Errorf("tracectx.processid = %q, want %q", got, progress.Redacted)
 		}
 	})
 	t.Run("nil redactor", func(t *testing.T) {
 		lp, exp := tcProvider(t, nil)
-		otelbridge.Slog("test", otelslog.WithLoggerProvider(lp)).InfoContext(ctx, "m")
+		otelslog.NewLogger("test", otelslog.WithLoggerProvider(lp)).InfoContext(ctx, "m")
 		if got := tcString(t, exp.Records()[0], "tracectx.authtoken"); got != "s3cr3t" {
 			t.Errorf("tracectx.authtoken = %q, want the raw value with a nil Redactor", got)
 		}
@@ -202,7 +202,7 @@ func TestHTTPMiddlewareWithOtelhttp(t *testing.T) {
 	tp := sdktrace.NewTracerProvider()
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 	rec := progress.NewRecorder(progress.WithLoggerProvider(lp))
-	logger := otelbridge.Slog("test", otelslog.WithLoggerProvider(lp))
+	logger := otelslog.NewLogger("test", otelslog.WithLoggerProvider(lp))
 
 	var (
 		wg         sync.WaitGroup
@@ -261,11 +261,11 @@ func TestHTTPMiddlewareWithOtelhttp(t *testing.T) {
 func BenchmarkTraceCtxProcessor(b *testing.B) {
 	exp := &discardExporter{}
 	lp := sdklog.NewLoggerProvider(
-		sdklog.WithProcessor(otelbridge.NewTraceCtxProcessor(progress.DefaultRedactor())),
+		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(progress.DefaultRedactor())),
 		sdklog.WithProcessor(sdklog.NewSimpleProcessor(exp)),
 	)
 	defer lp.Shutdown(context.Background())
-	logger := otelbridge.Slog("bench", otelslog.WithLoggerProvider(lp))
+	logger := otelslog.NewLogger("bench", otelslog.WithLoggerProvider(lp))
 	for _, bc := range []struct {
 		name string
 		ctx  context.Context
@@ -285,19 +285,22 @@ func (discardExporter) Export(context.Context, []sdklog.Record) error { return n
 func (discardExporter) Shutdown(context.Context) error                { return nil }
 func (discardExporter) ForceFlush(context.Context) error              { return nil }
 
-func TestSlogUsesGlobalProvider(t *testing.T) {
+// TestSlogThroughTheGlobalProvider: a driver's slog logger made with the
+// contrib bridge's defaults, as docs/propagation.md shows, goes through the
+// global provider (the one Setup installs) and gets the tracectx stamp.
+func TestSlogThroughTheGlobalProvider(t *testing.T) {
 	prev := otel.GetLoggerProvider()
 	t.Cleanup(func() { otel.SetLoggerProvider(prev) })
 	lp, exp := tcProvider(t, nil)
 	otel.SetLoggerProvider(lp)
 
-	otelbridge.Slog("").InfoContext(tcIncoming(), "via global")
-	slog.New(otelbridge.SlogHandler("h")).WarnContext(context.Background(), "via handler")
+	otelslog.NewLogger("example.com/mydriver").InfoContext(tcIncoming(), "via global")
+	slog.New(otelslog.NewHandler("h")).WarnContext(context.Background(), "via handler")
 	recs := exp.Records()
 	if len(recs) != 2 {
 		t.Fatalf("got %d records through the global provider, want 2", len(recs))
 	}
-	if recs[0].InstrumentationScope().Name == "" || recs[1].InstrumentationScope().Name != "h" {
+	if recs[0].InstrumentationScope().Name != "example.com/mydriver" || recs[1].InstrumentationScope().Name != "h" {
 		t.Errorf("scopes %q, %q", recs[0].InstrumentationScope().Name, recs[1].InstrumentationScope().Name)
 	}
 	if got := tcString(t, recs[0], "tracectx.transactionid"); got != "tx-1" {
@@ -306,7 +309,7 @@ func TestSlogUsesGlobalProvider(t *testing.T) {
 }
 
 func TestTraceCtxProcessorLeavesEnabledToOthers(t *testing.T) {
-	alone := sdklog.NewLoggerProvider(sdklog.WithProcessor(otelbridge.NewTraceCtxProcessor(nil)))
+	alone := sdklog.NewLoggerProvider(sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(nil)))
 	defer alone.Shutdown(context.Background())
 	if alone.Logger("x").Enabled(context.Background(), log.EnabledParameters{}) {
 		t.Error("a provider with only the tracectx processor reports records as enabled")

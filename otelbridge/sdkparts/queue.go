@@ -1,0 +1,161 @@
+package sdkparts
+
+import (
+	"sync"
+	"time"
+
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+)
+
+// queue holds the records of a BatchProcessor from OnEmit until they are
+// settled: exported, or lost with a reason. A record is in exactly one of
+// three states, queued, in flight (taken by the worker for an export) or
+// settled, and every change of state that settles records writes them in
+// the ledger under the queue's lock. So whoever holds the lock sees the
+// queue and the ledger agree, which is what makes Shutdown's count exact.
+type queue struct {
+	ledger *ledger
+
+	mu       sync.Mutex
+	ring     []sdklog.Record // grows up to max
+	head, n  int
+	max      int
+	inflight int  // records taken and not yet settled
+	closed   bool // no more records are accepted
+	finished bool // everything left was settled as lost: the worker's results no longer count
+
+	// What Shutdown could not flush: records taken after close whose
+	// export failed, and records settled by finish.
+	takenClosed         bool // the batch in flight was taken after close
+	failedClosed, atEnd int64
+}
+
+func newQueue(max, initial int, l *ledger) *queue {
+	return &queue{ledger: l, max: max, ring: make([]sdklog.Record, min(max, initial))}
+}
+
+// push queues r. When the queue is full it overwrites the oldest record, as
+// the SDK's queue does (the newest progress is the most useful to whoever
+// watches, and the gap is reported), and writes that record down as lost.
+// It returns the queue length, whether r was accepted (false once the
+// queue is closed: r is written down as lost at shutdown), and whether a
+// record was overwritten.
+func (q *queue) push(r sdklog.Record) (n int, accepted, overwrote bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		q.ledger.add(DropShutdown, 1)
+		return q.n, false, false
+	}
+	if q.n == len(q.ring) && len(q.ring) < q.max {
+		q.grow()
+	}
+	if q.n == len(q.ring) {
+		q.ledger.lose(&q.ring[q.head], DropQueueFull, time.Now())
+		q.ring[q.head] = r
+		q.head = (q.head + 1) % len(q.ring)
+		return q.n, true, true
+	}
+	q.ring[(q.head+q.n)%len(q.ring)] = r
+	q.n++
+	return q.n, true, false
+}
+
+// grow doubles the ring up to max; the caller holds mu.
+func (q *queue) grow() {
+	next := make([]sdklog.Record, min(2*len(q.ring), q.max))
+	for i := 0; i < q.n; i++ {
+		next[i] = q.ring[(q.head+i)%len(q.ring)]
+	}
+	q.ring, q.head = next, 0
+}
+
+// take moves up to len(buf) records into buf, in order; they are in flight
+// until settle. It returns how many it took and how many remain queued.
+func (q *queue) take(buf []sdklog.Record) (n, remaining int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.finished {
+		return 0, 0
+	}
+	n = min(len(buf), q.n)
+	for i := 0; i < n; i++ {
+		buf[i] = q.ring[q.head]
+		q.ring[q.head] = sdklog.Record{}
+		q.head = (q.head + 1) % len(q.ring)
+	}
+	q.n -= n
+	q.inflight = n
+	q.takenClosed = q.closed
+	return n, q.n
+}
+
+// settle writes down the outcome of the batch in flight: exported when err
+// is nil, else lost with DropExportFailed. It returns false, and writes
+// nothing, when finish has already counted the batch as lost.
+func (q *queue) settle(batch []sdklog.Record, err error) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.finished {
+		return false
+	}
+	q.inflight = 0
+	if err == nil {
+		q.ledger.exported.Add(int64(len(batch)))
+		return true
+	}
+	now := time.Now()
+	for i := range batch {
+		q.ledger.lose(&batch[i], DropExportFailed, now)
+	}
+	if q.takenClosed {
+		q.failedClosed += int64(len(batch))
+	}
+	return true
+}
+
+// close stops accepting records: they are counted as lost at shutdown.
+func (q *queue) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+}
+
+// shutdownLoss returns what Shutdown could not flush: the records whose
+// export failed after close (they also wait for a report that will not
+// come), and those finish settled as lost.
+func (q *queue) shutdownLoss() (failed, atEnd int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.failedClosed, q.atEnd
+}
+
+// finish writes every record still queued or in flight down as lost at
+// shutdown and empties the queue; a later settle of the batch in flight
+// counts nothing. It returns how many records it wrote down; a second call
+// returns 0.
+func (q *queue) finish() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	if q.finished {
+		return 0
+	}
+	q.finished = true
+	left := int64(q.n + q.inflight)
+	for ; q.n > 0; q.n-- {
+		q.ring[q.head] = sdklog.Record{}
+		q.head = (q.head + 1) % len(q.ring)
+	}
+	q.inflight = 0
+	q.atEnd = left
+	q.ledger.add(DropShutdown, left)
+	return left
+}
+
+// len returns how many records are queued.
+func (q *queue) len() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return int64(q.n)
+}
