@@ -3,26 +3,34 @@
 // transitions and the driver's own slog logs reach the configured exporters,
 // correlated with traces and stamped with the request's tracectx values.
 //
-// Call Setup once in main and defer its shutdown:
+// Call Setup once in main and defer the Shutdown of the Telemetry it
+// returns:
 //
-//	shutdown, err := otelbridge.Setup(ctx)
+//	tel, err := otelbridge.Setup(ctx)
 //	if err != nil {
 //		return err
 //	}
-//	defer shutdown(context.Background())
+//	defer tel.Shutdown(context.Background())
 //
 // Setup reads the standard environment (OTEL_SERVICE_NAME,
-// OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_*, OTEL_LOGS_EXPORTER); every
-// setting also has an Option, so tests configure it without the
+// OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_*, OTEL_LOGS_EXPORTER,
+// OTEL_BLRP_*); the environment wins over the code's defaults, and most
+// settings also have an Option, so tests configure them without the
 // environment.
 //
-// What Setup installs, in record order:
-//   - NewTraceCtxProcessor stamps the request's tracectx values on every
-//     record (progress events, transitions, slog logs through Slog);
-//   - each exporter sits behind a BatchProcessor that never blocks the
+// Setup assembles the parts of package sdkparts, which a driver that
+// builds its own LoggerProvider uses directly. In record order:
+//   - the tracectx processor stamps the request's tracectx values on every
+//     record (progress events, transitions, slog logs);
+//   - each exporter sits behind a batch processor that never blocks the
 //     caller and counts every record it loses, reporting the losses in the
 //     stream as common/EventsDropped, in the progress.records.dropped
-//     metric and in Stats;
-//   - the otlp exporter is wrapped in SeedBodyExporter, so the collector
-//     can forward each event to TNCO with nested details.
+//     metric and in Telemetry.Stats;
+//   - the otlp exporter is wrapped in the message body exporter, so that
+//     the collector can forward each event to TNCO with nested details.
+//
+// For the driver's own logs, use the contrib slog bridge, which goes
+// through the provider Setup installs: otelslog.NewLogger(name), with the
+// Context methods (InfoContext, ...) so that records are correlated and
+// stamped.
 package otelbridge

@@ -13,7 +13,9 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 
+	"github.com/progressotel/progressotel/internal/otlptest"
 	"github.com/progressotel/progressotel/otelbridge"
+	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -21,9 +23,9 @@ const outageQueue = 256
 
 // setupOTLP runs the real Setup with only the OTLP exporter, configured
 // through the standard environment, and restores the globals afterwards.
-func setupOTLP(t *testing.T, srv *otlpServer, queue int) (shutdown func(context.Context) error, reader *sdkmetric.ManualReader) {
+func setupOTLP(t *testing.T, srv *otlptest.Server, queue int) (tel *otelbridge.Telemetry, reader *sdkmetric.ManualReader) {
 	t.Helper()
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+srv.addr)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+srv.Addr)
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
 	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "500") // ms: one export attempt
 	if os.Getenv("OTEL_BLRP_SCHEDULE_DELAY") == "" {
@@ -35,7 +37,7 @@ func setupOTLP(t *testing.T, srv *otlpServer, queue int) (shutdown func(context.
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	prevMP, prevLP, prevRec := otel.GetMeterProvider(), otel.GetLoggerProvider(), progress.Default()
 	otel.SetMeterProvider(mp)
-	shutdown, err := otelbridge.Setup(context.Background(),
+	tel, err := otelbridge.Setup(context.Background(),
 		otelbridge.WithExporters(otelbridge.ExporterOTLP),
 		otelbridge.WithResource(resource.NewSchemaless(attribute.String("service.name", "drops-test"))),
 		otelbridge.WithoutTracerProvider(), otelbridge.WithoutGlobalPropagator())
@@ -43,19 +45,19 @@ func setupOTLP(t *testing.T, srv *otlpServer, queue int) (shutdown func(context.
 		t.Fatalf("Setup with the collector absent: %v", err)
 	}
 	t.Cleanup(func() {
-		_ = shutdown(context.Background())
+		_ = tel.Shutdown(context.Background())
 		progress.SetDefault(prevRec)
 		otel.SetLoggerProvider(prevLP)
 		otel.SetMeterProvider(prevMP)
 	})
-	return shutdown, reader
+	return tel, reader
 }
 
 // drive is the driver's own work: n steps, each recording a progress event
 // through the global progress.Record. It runs on its own goroutine; the
 // caller fails the test if it does not finish within a generous deadline,
 // which is how a Record call that blocks on the collector would show.
-func drive(t *testing.T, phase string, n int) {
+func drive(t *testing.T, tel *otelbridge.Telemetry, phase string, n int) {
 	t.Helper()
 	type result struct {
 		sum      int
@@ -72,7 +74,7 @@ func drive(t *testing.T, phase string, n int) {
 			if err := progress.Record(context.Background(), evt); err != nil && r.err == nil {
 				r.err = err
 			}
-			r.maxQueue = max(r.maxQueue, otelbridge.Stats().Queued)
+			r.maxQueue = max(r.maxQueue, tel.Stats().Queued)
 		}
 		done <- r
 	}()
@@ -94,7 +96,7 @@ func drive(t *testing.T, phase string, n int) {
 
 // untilFlowing records a marker event until the server has it: the
 // exporter reconnects by itself, on gRPC's reconnect backoff.
-func untilFlowing(t *testing.T, srv *otlpServer, marker string) (recorded int) {
+func untilFlowing(t *testing.T, srv *otlptest.Server, marker string) (recorded int) {
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for i := 0; ; i++ {
@@ -102,7 +104,7 @@ func untilFlowing(t *testing.T, srv *otlpServer, marker string) (recorded int) {
 		if err := progress.Record(context.Background(), evt); err != nil {
 			t.Fatal(err)
 		}
-		if len(ofType(srv.records(), "test/"+marker)) > 0 {
+		if len(otlptest.OfType(srv.Records(), "test/"+marker)) > 0 {
 			return i + 1
 		}
 		if time.Now().After(deadline) {
@@ -112,12 +114,9 @@ func untilFlowing(t *testing.T, srv *otlpServer, marker string) (recorded int) {
 	}
 }
 
-func reportedTotal(t *testing.T, srv *otlpServer) int64 {
-	var n int64
-	for _, r := range dropReports(t, srv.records()) {
-		n += r.count
-	}
-	return n
+func reportedTotal(t *testing.T, srv *otlptest.Server) int64 {
+	t.Helper()
+	return otlptest.ReportedTotal(t, srv.Records())
 }
 
 // TestCollectorOutage: the collector is absent at start-up, comes up, is
@@ -125,16 +124,15 @@ func reportedTotal(t *testing.T, srv *otlpServer) int64 {
 // the exporter is the real OTLP/gRPC exporter configured from the
 // environment; the collector is a real OTLP/gRPC server in this process.
 func TestCollectorOutage(t *testing.T) {
-	before := otelbridge.Stats()
-	srv := newOTLPServer(t) // reserved, not listening: collector absent
-	shutdown, reader := setupOTLP(t, srv, outageQueue)
+	srv := otlptest.New(t) // reserved, not listening: collector absent
+	tel, reader := setupOTLP(t, srv, outageQueue)
 
-	drive(t, "absent-at-startup", 3000)
+	drive(t, tel, "absent-at-startup", 3000)
 
-	srv.start(t)
+	srv.Start(t)
 	untilFlowing(t, srv, "Recovered1")
-	srv.waitFor(t, "a drop report after recovery", func(r []received) bool {
-		return len(ofType(r, progress.TypeEventsDropped)) > 0
+	srv.WaitFor(t, "a drop report after recovery", func(r []otlptest.Received) bool {
+		return len(otlptest.OfType(r, progress.TypeEventsDropped)) > 0
 	})
 	first := reportedTotal(t, srv)
 	// At recovery at most a full queue and one batch in flight survive.
@@ -142,42 +140,51 @@ func TestCollectorOutage(t *testing.T) {
 		t.Errorf("first report covers %d records; at least %d of 3000 could not fit the queue", first, 3000-2*outageQueue)
 	}
 
-	srv.stop() // killed mid-run
-	drive(t, "killed-mid-run", 3000)
-	srv.start(t)
+	// The server keeps a request before it answers: wait until the driver
+	// has the answer too, or the kill below would make it send the report
+	// again (an over-count the accounting allows, but not this test).
+	for deadline := time.Now().Add(time.Minute); tel.Stats().Reported < first; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the driver never learned that its report of %d records was delivered: %+v", first, tel.Stats())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	srv.Stop() // killed mid-run
+	drive(t, tel, "killed-mid-run", 3000)
+	srv.Start(t)
 	untilFlowing(t, srv, "Recovered2")
-	srv.waitFor(t, "a drop report for the second outage", func(r []received) bool {
+	srv.WaitFor(t, "a drop report for the second outage", func(r []otlptest.Received) bool {
 		return reportedTotal(t, srv) > first
 	})
 
-	if err := shutdown(context.Background()); err != nil {
+	if err := tel.Shutdown(context.Background()); err != nil {
 		t.Fatalf("shutdown with the collector back: %v", err)
 	}
-	after := otelbridge.Stats()
-	dropped := after.Dropped - before.Dropped
-	exported := after.Exported - before.Exported
-	got := srv.records()
+	after := tel.Stats()
+	dropped, exported := after.Dropped, after.Exported
+	got := srv.Records()
 	var progressRecs int64
 	for _, r := range got {
-		if r.rec.GetEventName() != progress.TypeEventsDropped {
+		if r.Rec.GetEventName() != progress.TypeEventsDropped {
 			progressRecs++
 		}
 	}
 	// An export that times out on the client after the server accepted it
 	// counts as failed: the count is an upper bound, never an under-count.
-	if progressRecs < exported || progressRecs > exported+after.ExportFailed-before.ExportFailed {
-		t.Errorf("server has %d records, Stats says %d exported, %d failed", progressRecs, exported, after.ExportFailed-before.ExportFailed)
+	if progressRecs < exported || progressRecs > exported+after.ExportFailed {
+		t.Errorf("server has %d records, Stats says %d exported, %d failed", progressRecs, exported, after.ExportFailed)
 	}
 	if total := reportedTotal(t, srv); total != dropped {
 		t.Errorf("drop reports in the stream cover %d records, Stats says %d dropped", total, dropped)
 	}
-	m := dropMetric(t, reader)
-	if m[otelbridge.DropQueueFull]+m[otelbridge.DropExportFailed]+m[otelbridge.DropShutdown] != dropped || dropped == 0 {
-		t.Errorf("metric %s = %v, want a total of %d", otelbridge.MetricRecordsDropped, m, dropped)
+	m := otlptest.DropMetric(t, reader)
+	if m[sdkparts.DropQueueFull]+m[sdkparts.DropExportFailed]+m[sdkparts.DropShutdown] != dropped || dropped == 0 {
+		t.Errorf("metric %s = %v, want a total of %d", sdkparts.MetricRecordsDropped, m, dropped)
 	}
-	for _, r := range dropReports(t, got) {
-		if r.reason != otelbridge.DropQueueFull && r.reason != otelbridge.DropExportFailed {
-			t.Errorf("unexpected reason %q", r.reason)
+	for _, r := range otlptest.DropReports(t, got, "drops-test") {
+		if r.Reason != sdkparts.DropQueueFull && r.Reason != sdkparts.DropExportFailed {
+			t.Errorf("unexpected reason %q", r.Reason)
 		}
 	}
 	t.Logf("exported %d, dropped %d (%v)", exported, dropped, m)
@@ -186,13 +193,13 @@ func TestCollectorOutage(t *testing.T) {
 // TestShutdownWhileCollectorDown: shutdown with a deadline while the
 // collector is gone returns promptly with the count it could not flush.
 func TestShutdownWhileCollectorDown(t *testing.T) {
-	srv := newOTLPServer(t)
-	shutdown, _ := setupOTLP(t, srv, outageQueue)
-	drive(t, "down", 100)
+	srv := otlptest.New(t)
+	tel, _ := setupOTLP(t, srv, outageQueue)
+	drive(t, tel, "down", 100)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	err := shutdown(ctx)
-	var lost *otelbridge.LostRecordsError
+	err := tel.Shutdown(ctx)
+	var lost *sdkparts.LostRecordsError
 	if !errors.As(err, &lost) || lost.Unflushed+lost.Unreported != 100 {
 		t.Fatalf("shutdown = %v, want a *LostRecordsError counting all 100 lost records", err)
 	}
@@ -203,27 +210,23 @@ func TestShutdownWhileCollectorDown(t *testing.T) {
 // when the context is already done; Setup's shutdown still ends them and
 // says what was lost, instead of leaking their goroutines silently.
 func TestShutdownWithExpiredContext(t *testing.T) {
-	srv := startOTLPServer(t)
-	srv.hold()
+	srv := otlptest.Start(t)
+	srv.Hold()
 	t.Setenv("OTEL_BLRP_SCHEDULE_DELAY", "3600000") // no export before shutdown
-	before := otelbridge.Stats()
-	shutdown, _ := setupOTLP(t, srv, outageQueue)
-	drive(t, "expired", 10)
+	tel, _ := setupOTLP(t, srv, outageQueue)
+	drive(t, tel, "expired", 10)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := shutdown(ctx)
-	var lost *otelbridge.LostRecordsError
+	err := tel.Shutdown(ctx)
+	var lost *sdkparts.LostRecordsError
 	if !errors.As(err, &lost) || lost.Unflushed != 10 {
 		t.Fatalf("shutdown with a cancelled context = %v, want a *LostRecordsError for 10 records", err)
 	}
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error %v does not name the cancellation", err)
 	}
-	deadline := time.Now().Add(time.Minute)
-	for otelbridge.Stats().Shutdown-before.Shutdown != 10 {
-		if time.Now().After(deadline) {
-			t.Fatalf("Stats %+v: the 10 records were never counted", otelbridge.Stats())
-		}
-		time.Sleep(10 * time.Millisecond)
+	// Counted by the time shutdown returned, not some time later.
+	if s := tel.Stats(); s.Shutdown != 10 || s.Queued != 0 {
+		t.Fatalf("Stats when shutdown returned = %+v: want the 10 records counted as lost at shutdown", s)
 	}
 }

@@ -17,8 +17,10 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/internal/otlptest"
 	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/otelbridge"
+	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/propagation"
@@ -79,7 +81,7 @@ func TestSequenceContiguousPerTraceUnderConcurrency(t *testing.T) {
 		}
 		// A consumer that lost one record sees exactly that gap.
 		lost := append(append([]int64(nil), s[:100]...), s[101:]...)
-		if gap := missing(lost, int64(len(s))); len(gap) != 1 || gap[0] != 101 {
+		if gap := otlptest.Missing(lost, int64(len(s))); len(gap) != 1 || gap[0] != 101 {
 			t.Fatalf("%s: gap detection found %v, want [101]", k, gap)
 		}
 	}
@@ -133,13 +135,13 @@ func secretContext(t *testing.T) context.Context {
 // OTLP request bytes the server received.
 func runSecrets(t *testing.T, opts ...otelbridge.Option) (local string, wire [][]byte, got []progress.Decoded) {
 	t.Helper()
-	srv := startOTLPServer(t)
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+srv.addr)
+	srv := otlptest.Start(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+srv.Addr)
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
 	var out testutil.SyncBuffer
 	prevLP, prevRec := otel.GetLoggerProvider(), progress.Default()
 	t.Cleanup(func() { progress.SetDefault(prevRec); otel.SetLoggerProvider(prevLP) })
-	shutdown, err := otelbridge.Setup(context.Background(), append([]otelbridge.Option{
+	tel, err := otelbridge.Setup(context.Background(), append([]otelbridge.Option{
 		otelbridge.WithExporters(otelbridge.ExporterPretty, otelbridge.ExporterJSON, otelbridge.ExporterOTLP),
 		otelbridge.WithWriter(&out),
 		otelbridge.WithResource(resource.NewSchemaless(attribute.String("service.name", "secrets-test"))),
@@ -152,14 +154,14 @@ func runSecrets(t *testing.T, opts ...otelbridge.Option) (local string, wire [][
 	if err := progress.Record(secretContext(t), progress.Event{Type: "test/Secrets", Details: secretDetails()}); err != nil {
 		t.Fatal(err)
 	}
-	if err := shutdown(context.Background()); err != nil {
+	if err := tel.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	recs := srv.records()
-	if len(ofType(recs, "test/Secrets")) != 1 {
+	recs := srv.Records()
+	if len(otlptest.OfType(recs, "test/Secrets")) != 1 {
 		t.Fatalf("the OTLP server did not receive the event: %d records", len(recs))
 	}
-	return out.String(), srv.rawBytes(), decoded(t, recs)
+	return out.String(), srv.RawBytes(), otlptest.Decoded(t, recs)
 }
 
 func TestSecretsNeverLeaveTheProcess(t *testing.T) {
@@ -246,7 +248,7 @@ func lifecycleChild(t *testing.T) {
 		t.Fatalf("zero Event before Setup = %v, want ErrInvalidEvent", err)
 	}
 	var out testutil.SyncBuffer
-	shutdown, err := otelbridge.Setup(context.Background(), otelbridge.WithExporters(otelbridge.ExporterJSON),
+	tel, err := otelbridge.Setup(context.Background(), otelbridge.WithExporters(otelbridge.ExporterJSON),
 		otelbridge.WithWriter(&out), otelbridge.WithoutTracerProvider(), otelbridge.WithoutGlobalPropagator())
 	if err != nil {
 		t.Fatal(err)
@@ -260,13 +262,13 @@ func lifecycleChild(t *testing.T) {
 	if err := progress.Record(cancelled, progress.Event{Type: "test/CancelledContext", Details: nil}); err != nil {
 		t.Fatal(err)
 	}
-	if err := shutdown(context.Background()); err != nil {
+	if err := tel.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if err := progress.Record(context.Background(), progress.Event{Type: "test/AfterShutdown"}); err != nil {
 		t.Fatalf("Record after Shutdown = %v, want nil", err)
 	}
-	if err := shutdown(context.Background()); err != nil {
+	if err := tel.Shutdown(context.Background()); err != nil {
 		t.Fatalf("second shutdown = %v, want nil", err)
 	}
 	s := out.String()
@@ -288,7 +290,7 @@ func lifecycleChild(t *testing.T) {
 // the SDK drops none of it, least of all the sequence, the truncation
 // marker or the tenant.
 func TestFullRecordFitsTheSDKAttributeLimit(t *testing.T) {
-	sink := progresstest.NewSink(otelbridge.NewTraceCtxProcessor(progress.DefaultRedactor()))
+	sink := progresstest.NewSink(sdkparts.NewTraceCtxProcessor(progress.DefaultRedactor()))
 	ctx := context.Background()
 	for i := range propagation.MaxValues {
 		var err error

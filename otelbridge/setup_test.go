@@ -12,6 +12,7 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
 	"github.com/progressotel/progressotel/internal/testutil"
+	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -65,7 +66,7 @@ func TestSetupRejectsUnknownExporter(t *testing.T) {
 // the installed TracerProvider.
 func TestSetupShutdownFlushes(t *testing.T) {
 	var out testutil.SyncBuffer
-	shutdown, err := Setup(context.Background(), WithExporters("json"), WithWriter(&out), env(nil))
+	tel, err := Setup(context.Background(), WithExporters("json"), WithWriter(&out), env(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,8 +77,11 @@ func TestSetupShutdownFlushes(t *testing.T) {
 		}
 	}
 	span.End()
-	if err := shutdown(context.Background()); err != nil {
+	if err := tel.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	if s := tel.Stats(); s.Exported != 500 || s.Dropped != 0 || s.Queued != 0 {
+		t.Errorf("Stats after shutdown = %+v, want 500 exported", s)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 500 {
@@ -105,7 +109,7 @@ func (stuckExporter) ForceFlush(context.Context) error { return nil }
 // TestSetupShutdownHonoursDeadline: with an exporter that never finishes,
 // shutdown returns once its deadline passes and says what it lost.
 func TestSetupShutdownHonoursDeadline(t *testing.T) {
-	shutdown, err := Setup(context.Background(), WithExporters("none"), WithExporter(stuckExporter{}),
+	tel, err := Setup(context.Background(), WithExporters("none"), WithExporter(stuckExporter{}),
 		WithoutTracerProvider(), WithoutGlobalPropagator(), env(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -118,14 +122,17 @@ func TestSetupShutdownHonoursDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- shutdown(ctx) }()
+	go func() { done <- tel.Shutdown(ctx) }()
 	select {
 	case err = <-done:
 	case <-time.After(30 * time.Second): // a hang detector, not a timing assertion
 		t.Fatal("shutdown did not return after its deadline")
 	}
-	var lost *LostRecordsError
+	var lost *sdkparts.LostRecordsError
 	if !errors.As(err, &lost) || lost.Unflushed != 3 {
 		t.Fatalf("shutdown error = %v, want a LostRecordsError with 3 unflushed records", err)
+	}
+	if s := tel.Stats(); s.Shutdown != 3 || s.Queued != 0 {
+		t.Errorf("Stats when shutdown returned = %+v, want the 3 records lost at shutdown", s)
 	}
 }

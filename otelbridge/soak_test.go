@@ -13,7 +13,8 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/progressotel/progressotel/otelbridge"
+	"github.com/progressotel/progressotel/internal/otlptest"
+	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -43,11 +44,10 @@ func TestSoak(t *testing.T) {
 	runtime.ReadMemStats(&ms)
 	baseHeap := ms.HeapInuse
 
-	before := otelbridge.Stats()
-	srv := newOTLPServer(t)
-	srv.compact = true
-	srv.start(t)
-	shutdown, reader := setupOTLP(t, srv, otelbridge.DefaultMaxQueueSize)
+	srv := otlptest.New(t)
+	srv.Compact = true
+	srv.Start(t)
+	tel, reader := setupOTLP(t, srv, sdkparts.DefaultMaxQueueSize)
 
 	const workers = 8
 	var (
@@ -58,7 +58,7 @@ func TestSoak(t *testing.T) {
 		maxQueue atomic.Int64
 	)
 	for w := range workers {
-		ctx, tid := operation(t, byte(100+w), fmt.Sprint("soak-", w%3))
+		ctx, tid := otlptest.Operation(t, byte(100+w), fmt.Sprint("soak-", w%3))
 		traces[w] = tid
 		wg.Go(func() {
 			for i := 0; !stop.Load(); i++ {
@@ -73,7 +73,7 @@ func TestSoak(t *testing.T) {
 					return
 				}
 				emitted[w]++
-				if q := otelbridge.Stats().Queued; q > maxQueue.Load() {
+				if q := tel.Stats().Queued; q > maxQueue.Load() {
 					maxQueue.Store(q)
 				}
 				if i%64 == 0 {
@@ -92,15 +92,15 @@ func TestSoak(t *testing.T) {
 		}
 		time.Sleep(max(0, min(phase, time.Until(end))))
 		if up {
-			srv.stop()
+			srv.Stop()
 		} else {
-			srv.start(t)
+			srv.Start(t)
 		}
 	}
 	stop.Store(true)
 	wg.Wait()
-	if !srv.running() {
-		srv.start(t)
+	if !srv.Running() {
+		srv.Start(t)
 	}
 
 	runtime.GC()
@@ -108,14 +108,14 @@ func TestSoak(t *testing.T) {
 	if grown := int64(ms.HeapInuse) - int64(baseHeap); grown > soakHeapBound {
 		t.Errorf("heap grew by %d MiB while the collector flapped, bound %d MiB", grown>>20, soakHeapBound>>20)
 	}
-	if q := maxQueue.Load(); q > otelbridge.DefaultMaxQueueSize {
-		t.Errorf("queue reached %d records, bound %d", q, otelbridge.DefaultMaxQueueSize)
+	if q := maxQueue.Load(); q > sdkparts.DefaultMaxQueueSize {
+		t.Errorf("queue reached %d records, bound %d", q, sdkparts.DefaultMaxQueueSize)
 	}
 
 	markers := untilFlowing(t, srv, "SoakRecovered")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := shutdown(ctx); err != nil {
+	if err := tel.Shutdown(ctx); err != nil {
 		t.Fatalf("shutdown with the collector up: %v", err)
 	}
 
@@ -123,12 +123,12 @@ func TestSoak(t *testing.T) {
 	for _, n := range emitted {
 		total += n
 	}
-	after := otelbridge.Stats()
-	exported, dropped := after.Exported-before.Exported, after.Dropped-before.Dropped
+	after := tel.Stats()
+	exported, dropped := after.Exported, after.Dropped
 	if exported+dropped != total+int64(markers) {
 		t.Errorf("exported %d + dropped %d != recorded %d", exported, dropped, total+int64(markers))
 	}
-	if m := dropMetric(t, reader); m[otelbridge.DropQueueFull]+m[otelbridge.DropExportFailed]+m[otelbridge.DropShutdown] != dropped {
+	if m := otlptest.DropMetric(t, reader); m[sdkparts.DropQueueFull]+m[sdkparts.DropExportFailed]+m[sdkparts.DropShutdown] != dropped {
 		t.Errorf("metric %v does not sum to %d dropped", m, dropped)
 	}
 
@@ -136,11 +136,11 @@ func TestSoak(t *testing.T) {
 	// a drop report of that trace. A retried export may deliver a record
 	// twice, and one that timed out after the server took it is counted as
 	// lost too: the accounting may over-count, never under-count.
-	recs := srv.records()
-	got := seqs(t, recs)
+	recs := srv.Records()
+	got := otlptest.Sequences(t, recs)
 	reported := map[trace.TraceID]int64{}
-	for _, r := range dropReports(t, recs) {
-		reported[r.trace] += r.count
+	for _, r := range otlptest.DropReports(t, recs, "drops-test") {
+		reported[r.Trace] += r.Count
 	}
 	for w, tid := range traces {
 		distinct := map[int64]bool{}
@@ -155,9 +155,9 @@ func TestSoak(t *testing.T) {
 		}
 	}
 	t.Logf("%v: recorded %d, exported %d, dropped %d, reported %d, max queue %d, heap +%d KiB",
-		d, total, exported, dropped, after.Reported-before.Reported, maxQueue.Load(), (int64(ms.HeapInuse)-int64(baseHeap))>>10)
+		d, total, exported, dropped, after.Reported, maxQueue.Load(), (int64(ms.HeapInuse)-int64(baseHeap))>>10)
 
-	srv.stop()
+	srv.Stop()
 	deadline := time.Now().Add(30 * time.Second)
 	for runtime.NumGoroutine() > baseGoroutines+5 {
 		if time.Now().After(deadline) {

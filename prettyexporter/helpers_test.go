@@ -6,36 +6,20 @@ import (
 	"strings"
 	"testing"
 
-	"go.opentelemetry.io/otel/attribute"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/propagation"
 )
 
-// tracectxStamp stamps the context's tracectx values on each record as
-// tracectx.<key> attributes, the way otelbridge.NewTraceCtxProcessor does
-// in production. It is repeated here so that these tests do not depend on
-// otelbridge, which itself depends on this package.
-type tracectxStamp struct{}
-
-func (tracectxStamp) OnEmit(ctx context.Context, r *sdklog.Record) error {
-	propagation.FromContext(ctx).All(func(k, v string) bool {
-		r.AddAttributes(attribute.String(progress.TraceCtxPrefix+k, v))
-		return true
-	})
-	return nil
-}
-func (tracectxStamp) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
-func (tracectxStamp) Shutdown(context.Context) error                         { return nil }
-func (tracectxStamp) ForceFlush(context.Context) error                       { return nil }
-
 // harness is the real pipeline: a progress.Recorder emitting through an
-// SDK LoggerProvider whose processors are a tracectx stamp, the exporter
-// under test and a keeper, inside real sdk/trace spans.
+// SDK LoggerProvider whose processors are the tracectx processor Setup
+// installs, the exporter under test and a keeper, inside real sdk/trace
+// spans.
 type harness struct {
 	lp     *sdklog.LoggerProvider
 	rec    *progress.Recorder
@@ -47,7 +31,7 @@ func newHarness(t testing.TB, exp sdklog.Exporter) *harness {
 	t.Helper()
 	k := &progresstest.Exporter{}
 	lp := sdklog.NewLoggerProvider(
-		sdklog.WithProcessor(tracectxStamp{}),
+		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(progress.DefaultRedactor())),
 		sdklog.WithProcessor(sdklog.NewSimpleProcessor(exp)),
 		sdklog.WithProcessor(sdklog.NewSimpleProcessor(k)),
 	)

@@ -31,7 +31,7 @@ import (
 	"google.golang.org/grpc/credentials"
 
 	"github.com/progressotel/progressotel/internal/testutil"
-	"github.com/progressotel/progressotel/otelbridge"
+	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -385,10 +385,10 @@ type driver struct {
 }
 
 type driverOpt struct {
-	headers     map[string]string
-	tls         *tls.Config
-	noSeedBody  bool
-	libRedacted bool
+	headers       map[string]string
+	tls           *tls.Config
+	noMessageBody bool
+	libRedacted   bool
 }
 
 func newDriver(t testing.TB, endpoint string, o driverOpt) *driver {
@@ -419,11 +419,11 @@ func newDriver(t testing.TB, endpoint string, o driverOpt) *driver {
 	}
 	// The exporter is wrapped as otelbridge.Setup wraps its otlp exporter.
 	var out sdklog.Exporter = exp
-	if !o.noSeedBody {
-		out = otelbridge.SeedBodyExporter(exp)
+	if !o.noMessageBody {
+		out = sdkparts.NewMessageBodyExporter(exp)
 	}
 	procs := []sdklog.LoggerProviderOption{
-		sdklog.WithProcessor(otelbridge.NewTraceCtxProcessor(red)),
+		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(red)),
 		sdklog.WithProcessor(sdklog.NewBatchProcessor(out, sdklog.WithExportInterval(50*time.Millisecond))),
 	}
 	lp := sdklog.NewLoggerProvider(procs...)

@@ -179,7 +179,7 @@ func TestTNCOMessage(t *testing.T) {
 	}
 }
 
-// Without the seed map in the record body the collector cannot nest the
+// Without the message body (the seed map) in the record the collector cannot nest the
 // details (no unflatten in OTTL at v0.152): it sends them one level deep
 // with their wire keys and says so with "detailsFlattened": true.
 func TestTNCOMessageFlattenedFallback(t *testing.T) {
@@ -187,7 +187,7 @@ func TestTNCOMessageFlattenedFallback(t *testing.T) {
 	cons := startConsumer(t, b.addr())
 	col := newCollector(t, b.addr(), []string{"tenant-a"}, nil)
 	col.start()
-	d := newDriver(t, col.grpc, driverOpt{noSeedBody: true})
+	d := newDriver(t, col.grpc, driverOpt{noMessageBody: true})
 	if err := d.rec.Record(context.Background(), progress.Event{
 		Type: "ansible/PlaybookResult",
 		Details: map[string]any{

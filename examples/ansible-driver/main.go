@@ -7,7 +7,11 @@
 //
 //	go run ./examples/ansible-driver                          # pretty on a terminal, else JSON lines
 //	OTEL_LOGS_EXPORTER=json go run ./examples/ansible-driver  # JSON lines on stdout
-//	OTEL_LOGS_EXPORTER=otlp OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4317 go run ./examples/ansible-driver
+//	OTEL_LOGS_EXPORTER=otlp OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 go run ./examples/ansible-driver
+//
+// The OTLP endpoint above is a collector's OTLP/HTTP port; for its gRPC
+// port (4317) add OTEL_EXPORTER_OTLP_PROTOCOL=grpc. The service name
+// defaults to ansible-driver; OTEL_SERVICE_NAME renames it.
 package main
 
 import (
@@ -45,14 +49,14 @@ func run(delay time.Duration, tenant string, opts ...otelbridge.Option) error {
 	ctx := context.Background()
 	opts = append([]otelbridge.Option{otelbridge.WithResource(resource.NewSchemaless(
 		attribute.String("service.name", "ansible-driver")))}, opts...)
-	shutdown, err := otelbridge.Setup(ctx, opts...)
+	tel, err := otelbridge.Setup(ctx, opts...)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := shutdown(sctx); err != nil {
+		if err := tel.Shutdown(sctx); err != nil {
 			fmt.Fprintln(os.Stderr, "ansible-driver:", err)
 		}
 	}()

@@ -23,6 +23,8 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/contrib/bridges/otelslog"
+
 	"github.com/progressotel/progressotel/otelbridge"
 )
 
@@ -54,20 +56,20 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 	if out != nil {
 		opts = append(opts, otelbridge.WithWriter(out))
 	}
-	shutdown, err := otelbridge.Setup(ctx, opts...)
+	tel, err := otelbridge.Setup(ctx, opts...)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if serr := shutdown(sctx); serr != nil {
+		if serr := tel.Shutdown(sctx); serr != nil {
 			err = errors.Join(err, fmt.Errorf("telemetry shutdown: %w", serr))
 		}
 	}()
 
 	d := &driver{
-		log:   otelbridge.Slog("github.com/progressotel/progressotel/examples/http-driver"),
+		log:   otelslog.NewLogger("github.com/progressotel/progressotel/examples/http-driver"),
 		steps: *steps, stepDelay: *stepDelay,
 	}
 	ln, err := net.Listen("tcp", *addr)

@@ -16,7 +16,7 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
 	"github.com/progressotel/progressotel/internal/testutil"
-	"github.com/progressotel/progressotel/otelbridge"
+	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/propagation"
@@ -133,7 +133,7 @@ func TestBackgroundRunAfterHandlerReturned(t *testing.T) {
 	restoreGlobals(t)
 	col := &progresstest.Exporter{}
 	lp := sdklog.NewLoggerProvider(
-		sdklog.WithProcessor(otelbridge.NewTraceCtxProcessor(progress.DefaultRedactor())),
+		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(progress.DefaultRedactor())),
 		sdklog.WithProcessor(sdklog.NewSimpleProcessor(col)),
 	)
 	defer lp.Shutdown(context.Background())
@@ -143,7 +143,7 @@ func TestBackgroundRunAfterHandlerReturned(t *testing.T) {
 	reqCtx := make(chan context.Context, 1)
 	gate := make(chan struct{})
 	d := &driver{
-		log:       otelbridge.Slog("test", otelslog.WithLoggerProvider(lp)),
+		log:       otelslog.NewLogger("test", otelslog.WithLoggerProvider(lp)),
 		steps:     2,
 		beforeRun: func() { <-gate },
 	}

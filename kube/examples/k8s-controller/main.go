@@ -130,11 +130,11 @@ func reasonOr(c metav1.Condition) string {
 // run sets up OpenTelemetry with opts and runs the demo, narrating to
 // narration.
 func run(ctx context.Context, narration io.Writer, opts ...otelbridge.Option) (err error) {
-	shutdown, err := otelbridge.Setup(ctx, opts...)
+	tel, err := otelbridge.Setup(ctx, opts...)
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, shutdown(context.Background())) }()
+	defer func() { err = errors.Join(err, tel.Shutdown(context.Background())) }()
 
 	scheme := runtime.NewScheme()
 	if err := addToScheme(scheme); err != nil {

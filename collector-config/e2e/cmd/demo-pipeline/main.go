@@ -159,7 +159,7 @@ func run(ctx context.Context, root, tenants string, driverArgs []string) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	say("collector otelcol-progress: OTLP gRPC 127.0.0.1:%d, tenants %q, log %s", grpcPort, tenants, logPath)
+	say("collector otelcol-progress: OTLP/HTTP 127.0.0.1:%d, OTLP gRPC 127.0.0.1:%d, tenants %q, log %s", httpPort, grpcPort, tenants, logPath)
 
 	// 4. The ansible demo driver, exporting OTLP to the collector.
 	say("running the ansible demo driver (go run ./examples/ansible-driver)")
@@ -167,8 +167,9 @@ func run(ctx context.Context, root, tenants string, driverArgs []string) error {
 	drv.Dir = root
 	drv.Env = append(os.Environ(),
 		"OTEL_LOGS_EXPORTER=otlp",
-		"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:"+strconv.Itoa(grpcPort),
-		"OTEL_EXPORTER_OTLP_PROTOCOL=grpc",
+		// The OTLP/HTTP port with the default protocol (http/protobuf).
+		"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:"+strconv.Itoa(httpPort),
+		"OTEL_EXPORTER_OTLP_PROTOCOL=",
 		// The collector takes logs only; the driver's spans stay local.
 		"OTEL_TRACES_EXPORTER=none",
 	)

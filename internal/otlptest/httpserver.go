@@ -1,0 +1,150 @@
+package otlptest
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"testing"
+
+	collogspb "go.opentelemetry.io/proto/otlp/collector/logs/v1"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/proto"
+)
+
+// HTTPServer is a real OTLP/HTTP endpoint (http/protobuf) on 127.0.0.1,
+// serving /v1/logs and /v1/traces over HTTP/1.1 like a collector's
+// OTLP/HTTP port.
+type HTTPServer struct {
+	// Addr is the address the server listens on, on 127.0.0.1.
+	Addr string
+
+	mu    sync.Mutex
+	logs  []*collogspb.ExportLogsServiceRequest
+	spans int
+	gate  chan struct{} // when set, requests wait until it is closed
+}
+
+// Hold makes requests wait, as a collector that accepts the connection and
+// never answers, until Release or the client gives up.
+func (s *HTTPServer) Hold() {
+	s.mu.Lock()
+	s.gate = make(chan struct{})
+	s.mu.Unlock()
+}
+
+// Release lets held and later requests through.
+func (s *HTTPServer) Release() {
+	s.mu.Lock()
+	if s.gate != nil {
+		close(s.gate)
+		s.gate = nil
+	}
+	s.mu.Unlock()
+}
+
+// wait holds r while the server is held; it returns false when the client
+// gave up.
+func (s *HTTPServer) wait(r *http.Request) bool {
+	s.mu.Lock()
+	gate := s.gate
+	s.mu.Unlock()
+	if gate == nil {
+		return true
+	}
+	select {
+	case <-gate:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// StartHTTP returns a running OTLP/HTTP server, stopped at the end of the
+// test.
+func StartHTTP(t testing.TB) *HTTPServer {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &HTTPServer{Addr: l.Addr().String()}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/logs", func(w http.ResponseWriter, r *http.Request) {
+		req := &collogspb.ExportLogsServiceRequest{}
+		if !s.wait(r) || !decode(w, r, req) {
+			return
+		}
+		s.mu.Lock()
+		s.logs = append(s.logs, req)
+		s.mu.Unlock()
+		reply(w, &collogspb.ExportLogsServiceResponse{})
+	})
+	mux.HandleFunc("POST /v1/traces", func(w http.ResponseWriter, r *http.Request) {
+		req := &coltracepb.ExportTraceServiceRequest{}
+		if !s.wait(r) || !decode(w, r, req) {
+			return
+		}
+		n := 0
+		for _, rs := range req.GetResourceSpans() {
+			for _, ss := range rs.GetScopeSpans() {
+				n += len(ss.GetSpans())
+			}
+		}
+		s.mu.Lock()
+		s.spans += n
+		s.mu.Unlock()
+		reply(w, &coltracepb.ExportTraceServiceResponse{})
+	})
+	srv := &http.Server{Handler: mux}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { s.Release(); _ = srv.Close() })
+	return s
+}
+
+func decode(w http.ResponseWriter, r *http.Request, m proto.Message) bool {
+	if r.Header.Get("Content-Type") != "application/x-protobuf" {
+		http.Error(w, "want application/x-protobuf", http.StatusUnsupportedMediaType)
+		return false
+	}
+	b, err := io.ReadAll(r.Body)
+	if err == nil {
+		err = proto.Unmarshal(b, m)
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return false
+	}
+	return true
+}
+
+func reply(w http.ResponseWriter, m proto.Message) {
+	b, _ := proto.Marshal(m)
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	_, _ = w.Write(b)
+}
+
+// LogEventNames returns the EventName of every log record received, in
+// order.
+func (s *HTTPServer) LogEventNames() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, req := range s.logs {
+		for _, rl := range req.GetResourceLogs() {
+			for _, sl := range rl.GetScopeLogs() {
+				for _, lr := range sl.GetLogRecords() {
+					out = append(out, lr.GetEventName())
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Spans returns how many spans the server received.
+func (s *HTTPServer) Spans() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.spans
+}

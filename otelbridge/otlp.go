@@ -1,0 +1,212 @@
+package otelbridge
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploggrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploghttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+)
+
+// OTLP protocols, the values of OTEL_EXPORTER_OTLP_PROTOCOL.
+const (
+	ProtocolGRPC         = "grpc"
+	ProtocolHTTPProtobuf = "http/protobuf"
+)
+
+// DefaultOTLPProtocol is the OTLP protocol when no variable names one:
+// http/protobuf, the OpenTelemetry specification's default and
+// contrib autoexport's, so that OTEL_EXPORTER_OTLP_ENDPOINT=http://host:4318
+// works on its own. A collector's gRPC port (4317) needs
+// OTEL_EXPORTER_OTLP_PROTOCOL=grpc; a mismatch is reported as a
+// *ProtocolMismatchError.
+const DefaultOTLPProtocol = ProtocolHTTPProtobuf
+
+// otlpProtocol returns the protocol of signal ("LOGS", "TRACES") and the
+// variable that chose it ("" for the default).
+func (c *config) otlpProtocol(signal string) (protocol, from string) {
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_" + signal + "_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
+		if p := strings.TrimSpace(c.getenv(v)); p != "" {
+			return p, v
+		}
+	}
+	return DefaultOTLPProtocol, ""
+}
+
+// otlpEndpoint returns the endpoint the exporters of signal read from the
+// environment, or "" for their default.
+func (c *config) otlpEndpoint(signal string) string {
+	if e := c.getenv("OTEL_EXPORTER_OTLP_" + signal + "_ENDPOINT"); e != "" {
+		return e
+	}
+	return c.getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
+}
+
+func (c *config) otlpLogExporter(ctx context.Context) (sdklog.Exporter, error) {
+	p, from := c.otlpProtocol("LOGS")
+	var (
+		exp sdklog.Exporter
+		err error
+	)
+	switch p {
+	case ProtocolGRPC:
+		exp, err = otlploggrpc.New(ctx, otlploggrpc.WithDialOption(grpc.WithConnectParams(reconnectParams)))
+	case ProtocolHTTPProtobuf:
+		exp, err = otlploghttp.New(ctx)
+	default:
+		return nil, unsupportedProtocol(p, from)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("otelbridge: otlp log exporter: %w", err)
+	}
+	return &checkedLogExporter{Exporter: exp, check: c.protocolCheck("logs", "LOGS", p, from)}, nil
+}
+
+func (c *config) otlpSpanExporter(ctx context.Context) (sdktrace.SpanExporter, error) {
+	p, from := c.otlpProtocol("TRACES")
+	var (
+		exp sdktrace.SpanExporter
+		err error
+	)
+	switch p {
+	case ProtocolGRPC:
+		exp, err = otlptracegrpc.New(ctx, otlptracegrpc.WithDialOption(grpc.WithConnectParams(reconnectParams)))
+	case ProtocolHTTPProtobuf:
+		exp, err = otlptracehttp.New(ctx)
+	default:
+		return nil, unsupportedProtocol(p, from)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("otelbridge: otlp trace exporter: %w", err)
+	}
+	return &checkedSpanExporter{SpanExporter: exp, check: c.protocolCheck("traces", "TRACES", p, from)}, nil
+}
+
+func unsupportedProtocol(p, from string) error {
+	return fmt.Errorf("otelbridge: unsupported OTLP protocol %q in %s (want %s or %s)", p, from, ProtocolGRPC, ProtocolHTTPProtobuf)
+}
+
+// reconnectParams cap gRPC's reconnect backoff at 5 seconds (gRPC's default
+// grows to 120 s), so that logs and spans flow again soon after a collector
+// comes back.
+var reconnectParams = grpc.ConnectParams{
+	Backoff:           backoff.Config{BaseDelay: time.Second, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 5 * time.Second},
+	MinConnectTimeout: 10 * time.Second,
+}
+
+// ProtocolMismatchError reports that an OTLP endpoint answered in the other
+// OTLP protocol: a gRPC exporter reached an HTTP server (such as a
+// collector's OTLP/HTTP port, 4318), or an http/protobuf exporter reached a
+// gRPC server (port 4317). Every export to it fails, so Setup reports it
+// once per signal through the OpenTelemetry error handler (otel.Handle,
+// which prints to stderr unless otel.SetErrorHandler replaced it), in
+// addition to the exporter's own errors and the drop accounting.
+type ProtocolMismatchError struct {
+	Signal   string // "logs" or "traces"
+	Endpoint string // as configured; "" for the exporter's default
+	Protocol string // what the exporter speaks
+	From     string // the variable that chose Protocol; "" for the default
+	Answered string // what the endpoint looked like
+	Cause    error  // the export error that showed it
+}
+
+func (e *ProtocolMismatchError) Error() string {
+	endpoint := e.Endpoint
+	if endpoint == "" {
+		endpoint = "the default endpoint"
+	}
+	from, fix := "the default", "OTEL_EXPORTER_OTLP_PROTOCOL"
+	if e.From != "" {
+		from, fix = e.From, e.From
+	}
+	want, port := ProtocolGRPC, "gRPC port (4317)"
+	if e.Protocol == ProtocolGRPC {
+		want, port = ProtocolHTTPProtobuf, "OTLP/HTTP port (4318)"
+	}
+	return fmt.Sprintf("otelbridge: OTLP %s to %s: the endpoint answered as %s, but the exporter speaks %s (%s); "+
+		"nothing is delivered until %s=%s is set or the endpoint names the collector's %s: %v",
+		e.Signal, endpoint, e.Answered, e.Protocol, from, fix, want, port, e.Cause)
+}
+
+// Unwrap returns the export error.
+func (e *ProtocolMismatchError) Unwrap() error { return e.Cause }
+
+// protocolCheck looks at export errors for the signature of the other
+// protocol, and reports the first one it finds.
+type protocolCheck struct {
+	signal, endpoint, protocol, from string
+	once                             sync.Once
+}
+
+func (c *config) protocolCheck(signal, envSignal, protocol, from string) *protocolCheck {
+	return &protocolCheck{signal: signal, endpoint: c.otlpEndpoint(envSignal), protocol: protocol, from: from}
+}
+
+// mismatchSignatures are what the exporters return when the endpoint
+// speaks the other protocol; each was observed against a real server.
+var mismatchSignatures = map[string][]struct{ text, answered string }{
+	ProtocolGRPC: {
+		// The server answered gRPC's HTTP/2 preface with an HTTP/1.1 status line.
+		{"looked like an HTTP/1.1 header", "an HTTP/1.1 server"},
+		// Over TLS, an HTTP server that negotiates HTTP/2 answers, but not
+		// with gRPC.
+		{"received unexpected content-type", "an HTTP server that does not serve gRPC"},
+	},
+	ProtocolHTTPProtobuf: {
+		// The answer began with an HTTP/2 frame (a gRPC server's SETTINGS).
+		{`malformed HTTP response "\x00\x00`, "a gRPC (HTTP/2-only) server"},
+		// Over TLS, HTTP/2 is negotiated and the gRPC server refuses the
+		// OTLP/HTTP content type.
+		{"415 Unsupported Media Type", "a server that refuses OTLP/HTTP's content type, such as a gRPC server"},
+	},
+}
+
+func (p *protocolCheck) observe(err error) {
+	if err == nil {
+		return
+	}
+	msg := err.Error()
+	for _, s := range mismatchSignatures[p.protocol] {
+		if strings.Contains(msg, s.text) {
+			p.once.Do(func() {
+				otel.Handle(&ProtocolMismatchError{
+					Signal: p.signal, Endpoint: p.endpoint, Protocol: p.protocol, From: p.from,
+					Answered: s.answered, Cause: err,
+				})
+			})
+			return
+		}
+	}
+}
+
+type checkedLogExporter struct {
+	sdklog.Exporter
+	check *protocolCheck
+}
+
+func (e *checkedLogExporter) Export(ctx context.Context, recs []sdklog.Record) error {
+	err := e.Exporter.Export(ctx, recs)
+	e.check.observe(err)
+	return err
+}
+
+type checkedSpanExporter struct {
+	sdktrace.SpanExporter
+	check *protocolCheck
+}
+
+func (e *checkedSpanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	err := e.SpanExporter.ExportSpans(ctx, spans)
+	e.check.observe(err)
+	return err
+}

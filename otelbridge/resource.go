@@ -1,0 +1,52 @@
+package otelbridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/resource"
+)
+
+// resource builds the resource in the OpenTelemetry SDKs' order of
+// precedence, each layer overriding the ones before it:
+//
+//  1. what the SDK detects: telemetry.sdk.*, process.*, and service.name
+//     unknown_service:<executable>;
+//  2. WithResource: the driver's own defaults, such as its service.name;
+//  3. OTEL_RESOURCE_ATTRIBUTES;
+//  4. OTEL_SERVICE_NAME.
+//
+// So the environment, where operators configure a deployed driver, wins
+// over code. The SDK's detector reads the process environment (os.Getenv),
+// not withEnv.
+func (c *config) resource(ctx context.Context) (*resource.Resource, error) {
+	detected, err := resource.New(ctx, resource.WithTelemetrySDK(), resource.WithProcess(),
+		resource.WithAttributes(attribute.String("service.name", "unknown_service:"+filepath.Base(os.Args[0]))))
+	if err != nil {
+		if detected == nil {
+			return nil, fmt.Errorf("otelbridge: resource: %w", err)
+		}
+		otel.Handle(fmt.Errorf("otelbridge: resource: %w", err)) // partly detected: keep what was
+	}
+	env, err := resource.New(ctx, resource.WithFromEnv())
+	if err != nil {
+		if env == nil || !errors.Is(err, resource.ErrPartialResource) {
+			return nil, fmt.Errorf("otelbridge: OTEL_RESOURCE_ATTRIBUTES: %w", err)
+		}
+		otel.Handle(fmt.Errorf("otelbridge: OTEL_RESOURCE_ATTRIBUTES: %w", err))
+	}
+	return merge(merge(detected, c.res), env), nil
+}
+
+// merge returns b over a. Resources with different schema URLs still merge,
+// into a schemaless resource (resource.Merge's documented result): the
+// attributes matter more than the schema they were written for.
+func merge(a, b *resource.Resource) *resource.Resource {
+	r, _ := resource.Merge(a, b)
+	return r
+}

@@ -1,0 +1,150 @@
+package otelbridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/progressotel/progressotel/otelbridge/sdkparts"
+)
+
+// Telemetry is what Setup installed: the LoggerProvider, the
+// TracerProvider (unless WithoutTracerProvider) and a batch processor per
+// exporter. Its methods are safe for concurrent use, and on a nil
+// *Telemetry they do nothing.
+type Telemetry struct {
+	lp      *sdklog.LoggerProvider
+	tp      *sdktrace.TracerProvider // nil with WithoutTracerProvider
+	spans   *boundedSpanExporter     // nil when spans are not exported
+	batches []*sdkparts.BatchProcessor
+
+	shutOnce sync.Once
+}
+
+// Shutdown flushes everything recorded before it, logs and spans, and shuts
+// the exporters down, within ctx's deadline. Later calls return nil.
+//
+// When it returns, Stats is final and no export of Telemetry's is still
+// running: when ctx ends first, the exports in progress are cancelled,
+// every record still queued or in flight is counted as lost, and Shutdown
+// returns an error wrapping a *sdkparts.LostRecordsError per exporter that
+// lost records, which says how many. The one exception is an exporter that
+// ignores cancellation: Shutdown waits for it at most sdkparts.CancelGrace,
+// then leaves it behind, its records counted as lost.
+func (t *Telemetry) Shutdown(ctx context.Context) error {
+	if t == nil {
+		return nil
+	}
+	var err error
+	t.shutOnce.Do(func() { err = t.shutdown(ctx) })
+	return err
+}
+
+func (t *Telemetry) shutdown(ctx context.Context) error {
+	// Logs and spans shut down side by side: a hung span export must not
+	// take the whole deadline from the logs.
+	var spanErr error
+	var wg sync.WaitGroup
+	if t.tp != nil {
+		wg.Go(func() { spanErr = t.shutdownSpans(ctx) })
+	}
+	var errs []error
+	if err := t.lp.Shutdown(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("otelbridge: log shutdown: %w", err))
+	}
+	// The provider skips its processors when ctx ends while a record is
+	// being emitted; shut them anyway, so that their goroutines end and
+	// what they held is counted and reported as lost. After a normal
+	// shutdown this is a no-op.
+	for _, b := range t.batches {
+		if err := b.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("otelbridge: log shutdown: %w", err))
+		}
+	}
+	wg.Wait()
+	if spanErr != nil {
+		errs = append(errs, spanErr)
+	}
+	return errors.Join(errs...)
+}
+
+func (t *Telemetry) shutdownSpans(ctx context.Context) error {
+	if t.spans != nil {
+		stop := context.AfterFunc(ctx, func() { t.spans.cutSpan(errSpansCut) })
+		defer stop()
+	}
+	err := t.tp.Shutdown(ctx)
+	if t.spans != nil && ctx.Err() != nil {
+		// The batcher returned at the deadline; its goroutine is still
+		// draining, now on cut exports. Wait for it to shut the exporter
+		// down.
+		t.spans.cutSpan(errSpansCut)
+		grace := time.NewTimer(sdkparts.CancelGrace)
+		defer grace.Stop()
+		select {
+		case <-t.spans.done:
+		case <-grace.C:
+			err = errors.Join(err, fmt.Errorf("otelbridge: the span export did not return within %v of its cancellation", sdkparts.CancelGrace))
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("otelbridge: trace shutdown: %w", err)
+	}
+	return nil
+}
+
+// ForceFlush exports everything recorded so far, logs and spans, within
+// ctx's deadline.
+func (t *Telemetry) ForceFlush(ctx context.Context) error {
+	if t == nil {
+		return nil
+	}
+	var errs []error
+	if t.tp != nil {
+		if err := t.tp.ForceFlush(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("otelbridge: trace flush: %w", err))
+		}
+	}
+	if err := t.lp.ForceFlush(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("otelbridge: log flush: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// Stats sums the drop accounting of every exporter's batch processor:
+// what is queued, exported and lost, and how much of the loss was reported
+// in the stream. After Shutdown has returned, it is final.
+func (t *Telemetry) Stats() sdkparts.DropStats {
+	var s sdkparts.DropStats
+	if t == nil {
+		return s
+	}
+	for _, b := range t.batches {
+		s = s.Add(b.Stats())
+	}
+	return s
+}
+
+// LoggerProvider returns the provider Setup installed globally, for a
+// component that takes one explicitly (otelslog.WithLoggerProvider,
+// progress.WithLoggerProvider).
+func (t *Telemetry) LoggerProvider() *sdklog.LoggerProvider {
+	if t == nil {
+		return nil
+	}
+	return t.lp
+}
+
+// TracerProvider returns the provider Setup installed globally, or nil
+// with WithoutTracerProvider.
+func (t *Telemetry) TracerProvider() *sdktrace.TracerProvider {
+	if t == nil {
+		return nil
+	}
+	return t.tp
+}
