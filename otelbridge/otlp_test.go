@@ -101,17 +101,25 @@ func TestOTLPDefaultsToHTTPProtobuf(t *testing.T) {
 func TestProtocolMismatchIsReported(t *testing.T) {
 	grpcSrv := otlptest.Start(t)
 	httpSrv := otlptest.StartHTTP(t)
+	cert, caFile := otlptest.NewCert(t)
+	grpcTLS := otlptest.New(t)
+	grpcTLS.TLS = &cert
+	grpcTLS.Start(t)
+	httpsSrv := otlptest.StartHTTPS(t, cert)
 	cases := []struct {
-		name, endpoint, protocol string
-		answered, fix            string
+		name, endpoint, protocol, caFile string
+		answered, fix                    string
 	}{
-		{"http/protobuf (the default) to a gRPC port", grpcSrv.Addr, "", "gRPC", "OTEL_EXPORTER_OTLP_PROTOCOL=grpc"},
-		{"grpc to an OTLP/HTTP port", httpSrv.Addr, "grpc", "HTTP/1.1", "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf"},
+		{"http/protobuf (the default) to a gRPC port", "http://" + grpcSrv.Addr, "", "", "gRPC", "OTEL_EXPORTER_OTLP_PROTOCOL=grpc"},
+		{"grpc to an OTLP/HTTP port", "http://" + httpSrv.Addr, "grpc", "", "HTTP/1.1", "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf"},
+		{"http/protobuf to a gRPC port, over TLS", "https://" + grpcTLS.Addr, "", caFile, "gRPC", "OTEL_EXPORTER_OTLP_PROTOCOL=grpc"},
+		{"grpc to an OTLP/HTTP port, over TLS", "https://" + httpsSrv.Addr, "grpc", caFile, "HTTP server", "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			stderr := captureStderrLog(t)
-			otlpEnv(t, "http://"+c.endpoint, c.protocol)
+			otlpEnv(t, c.endpoint, c.protocol)
+			t.Setenv("OTEL_EXPORTER_OTLP_CERTIFICATE", c.caFile)
 			restoreGlobals(t)
 			tel, err := otelbridge.Setup(context.Background(), otelbridge.WithExporters(otelbridge.ExporterOTLP),
 				otelbridge.WithoutGlobalPropagator())
@@ -136,7 +144,7 @@ func TestProtocolMismatchIsReported(t *testing.T) {
 			defer cancel()
 			err = tel.Shutdown(sctx)
 			out := stderr.String()
-			for _, signal := range []string{"OTLP logs to http://" + c.endpoint, "OTLP traces to http://" + c.endpoint} {
+			for _, signal := range []string{"OTLP logs to " + c.endpoint, "OTLP traces to " + c.endpoint} {
 				if n := strings.Count(out, "otelbridge: "+signal); n != 1 {
 					t.Errorf("%q reported %d times, want once:\n%s", signal, n, out)
 				}

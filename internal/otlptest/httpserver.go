@@ -1,6 +1,7 @@
 package otlptest
 
 import (
+	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
@@ -62,7 +63,13 @@ func (s *HTTPServer) wait(r *http.Request) bool {
 
 // StartHTTP returns a running OTLP/HTTP server, stopped at the end of the
 // test.
-func StartHTTP(t testing.TB) *HTTPServer {
+func StartHTTP(t testing.TB) *HTTPServer { return startHTTP(t, nil) }
+
+// StartHTTPS returns a running OTLP/HTTP server over TLS with cert (see
+// NewCert), which negotiates HTTP/2 or HTTP/1.1 as a collector's does.
+func StartHTTPS(t testing.TB, cert tls.Certificate) *HTTPServer { return startHTTP(t, &cert) }
+
+func startHTTP(t testing.TB, cert *tls.Certificate) *HTTPServer {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -97,7 +104,12 @@ func StartHTTP(t testing.TB) *HTTPServer {
 		reply(w, &coltracepb.ExportTraceServiceResponse{})
 	})
 	srv := &http.Server{Handler: mux}
-	go func() { _ = srv.Serve(l) }()
+	if cert != nil {
+		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*cert}, NextProtos: []string{"h2", "http/1.1"}}
+		go func() { _ = srv.ServeTLS(l, "", "") }()
+	} else {
+		go func() { _ = srv.Serve(l) }()
+	}
 	t.Cleanup(func() { s.Release(); _ = srv.Close() })
 	return s
 }

@@ -5,6 +5,7 @@ package otlptest
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -36,6 +38,9 @@ type Server struct {
 	// Arrived gets one signal per Export call, before it is held or
 	// rejected.
 	Arrived chan struct{}
+	// TLS, when set before Start, makes the server speak gRPC over TLS
+	// with this certificate (see NewCert).
+	TLS *tls.Certificate
 
 	mu   sync.Mutex
 	srv  *grpc.Server
@@ -83,7 +88,11 @@ func (s *Server) Start(t testing.TB) {
 	if err != nil {
 		t.Fatalf("listen %s: %v", s.Addr, err)
 	}
-	srv := grpc.NewServer()
+	var opts []grpc.ServerOption
+	if s.TLS != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{*s.TLS}})))
+	}
+	srv := grpc.NewServer(opts...)
 	collogspb.RegisterLogsServiceServer(srv, s)
 	s.mu.Lock()
 	s.srv = srv
