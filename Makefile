@@ -7,7 +7,7 @@ NESTED      := $(wildcard kube/go.mod)
 # working tree (replace ../..), hence -mod=mod.
 LINT_MODULES := kube bench/e2e collector-config/otelcol collector-config/e2e
 
-.PHONY: all test test-core test-nested demo demo-k8s demo-http lint fmt vet staticcheck bench bench-e2e fuzz soak clean
+.PHONY: all test test-core test-nested demo demo-k8s demo-http lint fmt vet staticcheck bench bench-e2e fuzz soak licenses clean
 
 # collector, test-collector, demo-pipeline: the Collector build and its e2e suite.
 include collector-config/collector.mk
@@ -55,6 +55,10 @@ fuzz:
 ## soak: the collector flaps under load for SOAK (default 2m).
 soak:
 	SOAK=$${SOAK:-2m} ./scripts/soak.sh
+
+## licenses: check that docs/licenses.md lists every dependency's licence as the module cache has it.
+licenses:
+	./scripts/licenses.sh --check
 
 ## lint: gofmt, go vet and staticcheck on every module.
 lint: fmt vet staticcheck
