@@ -33,9 +33,10 @@
 // no export of this processor outlives it (see Shutdown for the one
 // exception: an exporter that ignores cancellation).
 //
-// Left out: the SDK's chunking and timeout wrappers around the exporter
-// (batches are taken at most batch-size records at a time, and each
-// periodic export gets the export timeout, which is what they did), and its
+// Also changed: the queue grows as needed up to its bound instead of being
+// allocated whole. Left out: the SDK's chunking and timeout wrappers around
+// the exporter (batches are taken at most batch-size records at a time, and
+// each export gets the export timeout, which is what they did), and its
 // experimental self-observability metrics (OTEL_GO_X_OBSERVABILITY), which
 // the progress.records.dropped metric replaces.
 
@@ -270,7 +271,9 @@ func (b *BatchProcessor) drain(ctx context.Context, buf []sdklog.Record) (lost i
 		if n == 0 {
 			break
 		}
-		e := b.export(ctx, buf[:n])
+		ectx, cancel := context.WithTimeout(ctx, b.timeout)
+		e := b.export(ectx, buf[:n])
+		cancel()
 		healthy = e == nil
 		if e != nil {
 			lost += int64(n)

@@ -40,7 +40,7 @@ func WithExportInterval(d time.Duration) BatchOption {
 	return func(c *batchConfig) { c.interval = d }
 }
 
-// WithExportTimeout bounds one periodic export (default 30s,
+// WithExportTimeout bounds each export of a batch (default 30s,
 // OTEL_BLRP_EXPORT_TIMEOUT in milliseconds).
 func WithExportTimeout(d time.Duration) BatchOption { return func(c *batchConfig) { c.timeout = d } }
 
