@@ -16,7 +16,8 @@
 //     request-queue messages.
 //
 // The stamping of the values on records is done by
-// otelbridge.NewTraceCtxProcessor, so that ordinary logs get them too.
+// sdkparts.NewTraceCtxProcessor (package otelbridge/sdkparts), so that
+// ordinary logs get them too.
 //
 // # Bad input
 //

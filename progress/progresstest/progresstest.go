@@ -29,7 +29,7 @@ type Sink struct {
 }
 
 // NewSink returns a Sink whose LoggerProvider captures synchronously.
-// Extra processors (for example otelbridge.NewTraceCtxProcessor) run
+// Extra processors (for example sdkparts.NewTraceCtxProcessor) run
 // before the capture, as they would before an exporter.
 func NewSink(processors ...sdklog.Processor) *Sink {
 	c := &capture{}
