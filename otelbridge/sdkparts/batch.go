@@ -253,8 +253,8 @@ func (b *BatchProcessor) export(ctx context.Context, batch []sdklog.Record) erro
 	if err != nil {
 		otel.Handle(err)
 	}
-	if b.q.settle(batch, err) && err != nil {
-		b.ledger.observe(DropExportFailed, int64(len(batch)))
+	if reason, ok := b.q.settle(batch, err, b.cut.Err() != nil); ok && reason != "" {
+		b.ledger.observe(reason, int64(len(batch)))
 	}
 	clear(batch)
 	return err

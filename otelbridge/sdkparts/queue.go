@@ -25,7 +25,8 @@ type queue struct {
 	finished bool // everything left was settled as lost: the worker's results no longer count
 
 	// What Shutdown could not flush: records taken after close whose
-	// export failed, and records settled by finish.
+	// export failed, and records lost at shutdown (by finish, or in an
+	// export its deadline cut).
 	takenClosed         bool // the batch in flight was taken after close
 	failedClosed, atEnd int64
 }
@@ -91,18 +92,27 @@ func (q *queue) take(buf []sdklog.Record) (n, remaining int) {
 }
 
 // settle writes down the outcome of the batch in flight: exported when err
-// is nil, else lost with DropExportFailed. It returns false, and writes
-// nothing, when finish has already counted the batch as lost.
-func (q *queue) settle(batch []sdklog.Record, err error) bool {
+// is nil; else lost at shutdown when Shutdown's deadline cut the export
+// (cut), or lost with DropExportFailed. It returns the reason the batch
+// was lost ("" when exported), and false, writing nothing, when finish has
+// already counted the batch as lost.
+func (q *queue) settle(batch []sdklog.Record, err error, cut bool) (reason string, settled bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.finished {
-		return false
+		return "", false
 	}
 	q.inflight = 0
-	if err == nil {
+	switch {
+	case err == nil:
 		q.ledger.exported.Add(int64(len(batch)))
-		return true
+		return "", true
+	case cut:
+		// As finish would have: the export did not fail, Shutdown's
+		// deadline ended it, whichever of the two got here first.
+		q.ledger.add(DropShutdown, int64(len(batch)))
+		q.atEnd += int64(len(batch))
+		return DropShutdown, true
 	}
 	now := time.Now()
 	for i := range batch {
@@ -111,7 +121,7 @@ func (q *queue) settle(batch []sdklog.Record, err error) bool {
 	if q.takenClosed {
 		q.failedClosed += int64(len(batch))
 	}
-	return true
+	return DropExportFailed, true
 }
 
 // close stops accepting records: they are counted as lost at shutdown.
@@ -148,7 +158,7 @@ func (q *queue) finish() int64 {
 		q.head = (q.head + 1) % len(q.ring)
 	}
 	q.inflight = 0
-	q.atEnd = left
+	q.atEnd += left
 	q.ledger.add(DropShutdown, left)
 	return left
 }
