@@ -7,6 +7,10 @@
 #
 #   scripts/licenses.sh           # the tables
 #   scripts/licenses.sh --check   # fail when docs/licenses.md differs (make licenses)
+#   scripts/licenses.sh --binary bin/otelcol-progress
+#                                 # count the licences of every module linked
+#                                 # into a built binary, naming the ones that
+#                                 # are not Apache-2.0, MIT or BSD
 #
 # A licence it cannot recognise is printed as UNKNOWN and makes it exit 1.
 set -euo pipefail
@@ -56,6 +60,17 @@ row() {
 dir() {
 	$GO mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p'
 }
+
+if [ "${1:-}" = --binary ]; then
+	list=$($GO version -m "$2" | awk '$1 == "dep" || $1 == "=>" {print $2, $3}' | sort -u |
+		while read -r mod ver; do
+			printf '%s %s %s\n' "$(classify "$(dir "$mod@$ver")")" "$mod" "$ver"
+		done)
+	awk '{print $1}' <<<"$list" | sort | uniq -c
+	echo "not Apache-2.0, MIT or BSD:"
+	grep -Ev '^(Apache-2.0|MIT|BSD-[23]-Clause)(\+(Apache-2.0|MIT|BSD-[23]-Clause))* ' <<<"$list" | sed 's/^/  /' || true
+	exit
+fi
 
 echo "### The root module's build graph"
 echo
