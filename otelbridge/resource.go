@@ -15,8 +15,8 @@ import (
 // resource builds the resource in the OpenTelemetry SDKs' order of
 // precedence, each layer overriding the ones before it:
 //
-//  1. what the SDK detects: telemetry.sdk.*, process.*, and service.name
-//     unknown_service:<executable>;
+//  1. what the SDK detects: telemetry.sdk.*, process.* except the command
+//     line, and service.name unknown_service:<executable>;
 //  2. WithResource: the driver's own defaults, such as its service.name;
 //  3. OTEL_RESOURCE_ATTRIBUTES;
 //  4. OTEL_SERVICE_NAME.
@@ -24,8 +24,15 @@ import (
 // So the environment, where operators configure a deployed driver, wins
 // over code. The SDK's detector reads the process environment (os.Getenv),
 // not withEnv.
+//
+// process.command_args is left out on purpose: a command line can hold
+// secrets (ansible-playbook -e password=…, a wrapped tool's flags), and the
+// resource is sent with every batch, past the library's redaction.
 func (c *config) resource(ctx context.Context) (*resource.Resource, error) {
-	detected, err := resource.New(ctx, resource.WithTelemetrySDK(), resource.WithProcess(),
+	detected, err := resource.New(ctx, resource.WithTelemetrySDK(),
+		resource.WithProcessPID(), resource.WithProcessExecutableName(), resource.WithProcessExecutablePath(),
+		resource.WithProcessOwner(), resource.WithProcessRuntimeName(), resource.WithProcessRuntimeVersion(),
+		resource.WithProcessRuntimeDescription(),
 		resource.WithAttributes(attribute.String("service.name", "unknown_service:"+filepath.Base(os.Args[0]))))
 	if err != nil {
 		if detected == nil {

@@ -87,3 +87,18 @@ func TestServiceNameFromTheEnvironmentWinsOverCode(t *testing.T) {
 		})
 	}
 }
+
+// TestResourceCarriesNoCommandLine: a command line can hold secrets
+// (ansible-playbook -e password=…), and the resource travels with every
+// batch, past the library's redaction, so process.command_args is never set.
+func TestResourceCarriesNoCommandLine(t *testing.T) {
+	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "")
+	t.Setenv("OTEL_SERVICE_NAME", "")
+	got := resourceOf(t)
+	if v, ok := got["process.command_args"]; ok {
+		t.Errorf("process.command_args = %q is on the resource", v)
+	}
+	if got["process.executable.name"] == "" {
+		t.Errorf("process.executable.name is missing: %v", got)
+	}
+}
