@@ -1,0 +1,180 @@
+package terraform
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Command is a run of the tofu or terraform CLI.
+type Command struct {
+	// Binary is the executable: a path, or a name looked up on PATH.
+	// Empty: "tofu", else "terraform", from PATH.
+	Binary string
+	// Dir is the working directory: the root module. Empty: the current
+	// directory.
+	Dir string
+	// Args are the subcommand and its own flags, as on the command line:
+	// {"apply"}, {"plan", "-out=tfplan"}, {"destroy", "-target=x.y"},
+	// {"apply", "tfplan"}. Global options such as "-chdir=DIR" may come
+	// first. Run adds "-json", "-input=false" and, for apply and destroy,
+	// "-auto-approve" unless they are given. Run is meant for init, plan,
+	// apply, destroy and refresh: the subcommands that report progress.
+	Args []string
+	// Init runs "init -input=false -json" first, in a child span, and
+	// stops there if it fails.
+	Init bool
+	// Vars are input variables, JSON-encodable. They are written to a
+	// private variables file (-var-file) that is removed when Run returns,
+	// never put on the command line, where every user of the machine can
+	// read them.
+	Vars map[string]any
+	// SensitiveVars are input variables like Vars, whose values the
+	// adapter also keeps out of every output (see WithSensitiveValues):
+	// declare them sensitive in the configuration too, so that the tool
+	// keeps them out of its own messages.
+	SensitiveVars map[string]any
+	// Env holds "KEY=value" entries added to the tool's environment,
+	// which is the driver's own plus TF_IN_AUTOMATION=1. Later entries
+	// win.
+	Env []string
+}
+
+// varFileName is the private variables file's name; the .tfvars.json
+// suffix makes the tool read it as JSON.
+const varFileName = "progressotel.tfvars.json"
+
+// subcommands that accept -input and -var-file.
+var (
+	takesInput = []string{"init", "plan", "apply", "destroy", "refresh", "import"}
+	takesVars  = []string{"plan", "apply", "destroy", "refresh", "import"}
+)
+
+// split returns the global options, the subcommand and its arguments.
+func (c Command) split() (global []string, sub string, rest []string, err error) {
+	i := slices.IndexFunc(c.Args, func(a string) bool { return !strings.HasPrefix(a, "-") })
+	if i < 0 {
+		return nil, "", nil, errors.New("terraform: Command.Args has no subcommand (such as \"apply\")")
+	}
+	return c.Args[:i], c.Args[i], c.Args[i+1:], nil
+}
+
+// args returns the command line of the subcommand run, with the flags Run
+// adds; varFile is the variables file, or empty.
+func args(global []string, sub string, rest []string, varFile string) []string {
+	out := append(slices.Clone(global), sub)
+	if !hasFlag(rest, "json") {
+		out = append(out, "-json")
+	}
+	if slices.Contains(takesInput, sub) && !hasFlag(rest, "input") {
+		out = append(out, "-input=false")
+	}
+	if (sub == "apply" || sub == "destroy") && !hasFlag(rest, "auto-approve") {
+		out = append(out, "-auto-approve")
+	}
+	if varFile != "" && slices.Contains(takesVars, sub) {
+		out = append(out, "-var-file="+varFile)
+	}
+	return append(out, rest...)
+}
+
+// hasFlag reports whether args holds the flag name, as -name, --name,
+// -name=v or --name=v.
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// binary resolves the executable.
+func (c Command) binary() (string, error) {
+	if c.Binary != "" {
+		p, err := exec.LookPath(c.Binary)
+		if err != nil {
+			return "", fmt.Errorf("terraform: %w", err)
+		}
+		return p, nil
+	}
+	for _, name := range []string{"tofu", "terraform"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", ErrNotInstalled
+}
+
+// writeVarFile writes Vars and SensitiveVars (which win) to a file of dir,
+// readable by the owner only. It returns "" when there are none.
+func (c Command) writeVarFile(dir string) (string, error) {
+	if len(c.Vars) == 0 && len(c.SensitiveVars) == 0 {
+		return "", nil
+	}
+	all := make(map[string]any, len(c.Vars)+len(c.SensitiveVars))
+	for k, v := range c.Vars {
+		all[k] = v
+	}
+	for k, v := range c.SensitiveVars {
+		all[k] = v
+	}
+	b, err := json.Marshal(all)
+	if err != nil {
+		return "", fmt.Errorf("terraform: encoding the variables: %w", err)
+	}
+	path := filepath.Join(dir, varFileName)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return "", fmt.Errorf("terraform: writing the variables file: %w", err)
+	}
+	return path, nil
+}
+
+// sensitiveStrings lists the string forms of the scalar values in v, to be
+// kept out of every output.
+func sensitiveStrings(v any, out []string) []string {
+	switch x := v.(type) {
+	case nil:
+	case string:
+		out = append(out, x)
+	case bool:
+	case map[string]any:
+		for _, e := range x {
+			out = sensitiveStrings(e, out)
+		}
+	case []any:
+		for _, e := range x {
+			out = sensitiveStrings(e, out)
+		}
+	case []string:
+		out = append(out, x...)
+	case map[string]string:
+		for _, e := range x {
+			out = append(out, e)
+		}
+	case int:
+		out = append(out, strconv.Itoa(x))
+	case int64:
+		out = append(out, strconv.FormatInt(x, 10))
+	case float64:
+		out = append(out, strconv.FormatFloat(x, 'g', -1, 64))
+	default:
+		// Any other type: its JSON form, and the strings inside it.
+		b, err := json.Marshal(x)
+		if err != nil {
+			return out
+		}
+		var generic any
+		if json.Unmarshal(b, &generic) == nil {
+			return sensitiveStrings(generic, out)
+		}
+	}
+	return out
+}

@@ -1,0 +1,98 @@
+package terraform
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrNotInstalled is returned by Run when neither tofu nor terraform can be
+// found on PATH and Command.Binary is empty. Give the path in
+// Command.Binary, or install one of them (this repository builds OpenTofu
+// with scripts/build-tofu.sh).
+var ErrNotInstalled = errors.New("terraform: neither tofu nor terraform is on PATH (set Command.Binary)")
+
+// ErrNoMessages is returned when the tool's output held no machine-readable
+// UI message: it was not run with -json, or it failed before it could
+// write one. Result.SkippedLines counts what was read instead.
+var ErrNoMessages = errors.New("terraform: no machine-readable UI message in the output (was the tool run with -json?)")
+
+// OperationError reports an operation that failed: the tool exited with an
+// error, reported error diagnostics or errored resources, or was
+// cancelled. Its message names the error diagnostics.
+type OperationError struct {
+	// Operation is Result.Operation.
+	Operation string
+	// ExitCode is the tool's exit status; -1 for Stream or when the tool
+	// did not exit by itself.
+	ExitCode int
+	// Diagnostics are the error diagnostics, redacted.
+	Diagnostics []Diagnostic
+	// ErroredResources lists the addresses whose operation errored.
+	ErroredResources []string
+	// Stderr is the tail of what the tool wrote to stderr, redacted and
+	// without terminal escapes: for the driver's own log.
+	Stderr string
+	// Err is the cause when there is one beyond the tool's report: the
+	// context's error for a cancelled run, a read error.
+	Err error
+}
+
+func (e *OperationError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "terraform: %s failed", e.Operation)
+	if e.ExitCode > 0 {
+		fmt.Fprintf(&b, " (exit status %d)", e.ExitCode)
+	}
+	if e.Err != nil {
+		fmt.Fprintf(&b, ": %v", e.Err)
+	}
+	if len(e.Diagnostics) > 0 {
+		b.WriteString(": ")
+		b.WriteString(describeDiagnostics(e.Diagnostics))
+	} else if len(e.ErroredResources) > 0 {
+		fmt.Fprintf(&b, ": errored: %s", strings.Join(e.ErroredResources, ", "))
+	} else if e.Err == nil {
+		if line := firstLine(e.Stderr); line != "" {
+			fmt.Fprintf(&b, ": %s", line)
+		}
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause: errors.Is(err, context.Canceled) reports a
+// cancelled run.
+func (e *OperationError) Unwrap() error { return e.Err }
+
+// maxDescribed bounds the diagnostics named in a one-line description.
+const maxDescribed = 5
+
+// describeDiagnostics names diagnostics on one line: "summary (address)",
+// joined with "; ", at most maxDescribed of them and a count of the rest.
+func describeDiagnostics(ds []Diagnostic) string {
+	var b strings.Builder
+	for i, d := range ds {
+		if i == maxDescribed {
+			fmt.Fprintf(&b, "; and %d more", len(ds)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(firstLine(d.Summary))
+		if d.Address != "" {
+			fmt.Fprintf(&b, " (%s)", d.Address)
+		} else if d.Range != nil && d.Range.Filename != "" {
+			fmt.Fprintf(&b, " (%s:%d)", d.Range.Filename, d.Range.Start.Line)
+		}
+	}
+	return b.String()
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}

@@ -1,0 +1,195 @@
+package terraform
+
+// The progressEventTypes of the adapter: one per message type of the
+// machine-readable UI, "terraform/" and the type in UpperCamelCase, with a
+// past participle for the hooks that start and end something. The package
+// documentation has the full table with the details of each.
+const (
+	TypeVersion            = "terraform/Version"            // version
+	TypeLog                = "terraform/Log"                // log, and hclog lines without a type
+	TypeDiagnostic         = "terraform/Diagnostic"         // diagnostic
+	TypeResourceDrift      = "terraform/ResourceDrift"      // resource_drift
+	TypePlannedChange      = "terraform/PlannedChange"      // planned_change
+	TypeChangeSummary      = "terraform/ChangeSummary"      // change_summary
+	TypeOutputs            = "terraform/Outputs"            // outputs
+	TypeApplyStarted       = "terraform/ApplyStarted"       // apply_start
+	TypeApplyProgress      = "terraform/ApplyProgress"      // apply_progress (the tool's 10 s heartbeat)
+	TypeApplyCompleted     = "terraform/ApplyCompleted"     // apply_complete
+	TypeApplyErrored       = "terraform/ApplyErrored"       // apply_errored
+	TypeProvisionStarted   = "terraform/ProvisionStarted"   // provision_start
+	TypeProvisionOutput    = "terraform/ProvisionOutput"    // provision_progress (one line of output)
+	TypeProvisionCompleted = "terraform/ProvisionCompleted" // provision_complete
+	TypeProvisionErrored   = "terraform/ProvisionErrored"   // provision_errored
+	TypeRefreshStarted     = "terraform/RefreshStarted"     // refresh_start
+	TypeRefreshCompleted   = "terraform/RefreshCompleted"   // refresh_complete
+	// TypeMessage is used for a message whose type cannot be written as an
+	// event name (see EventType). Details: type, level, message.
+	TypeMessage = "terraform/Message"
+)
+
+// The unit of the common/Progress events: N of M resource operations.
+const ProgressUnit = "resources"
+
+// Ignition failure codes (failureDetails.failureCode) used in
+// common/OperationFailed, the same as the Ansible adapter's.
+const (
+	// FailureInfrastructure: a resource operation errored (apply_errored).
+	FailureInfrastructure = "INFRASTRUCTURE_ERROR"
+	// FailureInternal: the tool could not do the operation (invalid
+	// configuration, missing tool, cancelled, crashed).
+	FailureInternal = "INTERNAL_ERROR"
+)
+
+// Details of the events, encoded by their json tags (see progress.Flatten).
+// Every hook event carries the resource fields; keys that the tool leaves
+// out are left out (omitempty), the others are always present.
+type (
+	resourceFields struct {
+		Address      string `json:"address"`
+		ResourceType string `json:"resourceType"`
+		ResourceName string `json:"resourceName"`
+		Module       string `json:"module,omitempty"`
+		// ResourceKey is the count index (int64) or for_each key (string).
+		ResourceKey any `json:"resourceKey,omitempty"`
+	}
+	versionDetails struct {
+		Tool    string `json:"tool"`
+		Version string `json:"version"`
+		UI      string `json:"ui,omitempty"`
+	}
+	logDetails struct {
+		Level   string `json:"level"`
+		Message string `json:"message"`
+	}
+	genericDetails struct {
+		// Type is set for TypeMessage only: the other names say it.
+		Type    string `json:"type,omitempty"`
+		Level   string `json:"level"`
+		Message string `json:"message"`
+		Address string `json:"address,omitempty"`
+		Action  string `json:"action,omitempty"`
+	}
+	changeDetails struct {
+		resourceFields
+		Action          string `json:"action"`
+		Reason          string `json:"reason,omitempty"`
+		PreviousAddress string `json:"previousAddress,omitempty"`
+		ImportingID     string `json:"importingId,omitempty"`
+	}
+	outputsDetails struct {
+		Outputs map[string]outputDetails `json:"outputs"`
+	}
+	outputDetails struct {
+		Sensitive bool   `json:"sensitive"`
+		Action    string `json:"action,omitempty"`
+		// Value is never set for a sensitive output.
+		Value any `json:"value,omitempty"`
+	}
+	applyStartedDetails struct {
+		resourceFields
+		Action  string `json:"action"`
+		IDKey   string `json:"idKey,omitempty"`
+		IDValue string `json:"idValue,omitempty"`
+	}
+	applyProgressDetails struct {
+		resourceFields
+		Action         string  `json:"action"`
+		ElapsedSeconds float64 `json:"elapsedSeconds"`
+	}
+	applyCompletedDetails struct {
+		resourceFields
+		Action         string  `json:"action"`
+		IDKey          string  `json:"idKey,omitempty"`
+		IDValue        string  `json:"idValue,omitempty"`
+		ElapsedSeconds float64 `json:"elapsedSeconds"`
+	}
+	provisionDetails struct {
+		resourceFields
+		Provisioner string `json:"provisioner"`
+	}
+	provisionOutputDetails struct {
+		resourceFields
+		Provisioner string `json:"provisioner"`
+		Output      string `json:"output"`
+	}
+	refreshDetails struct {
+		resourceFields
+		IDKey   string `json:"idKey,omitempty"`
+		IDValue string `json:"idValue,omitempty"`
+	}
+)
+
+// knownTypes maps the message types of the machine-readable UI that the
+// adapter reads to their progressEventTypes.
+var knownTypes = map[string]string{
+	"version":            TypeVersion,
+	"log":                TypeLog,
+	"diagnostic":         TypeDiagnostic,
+	"resource_drift":     TypeResourceDrift,
+	"planned_change":     TypePlannedChange,
+	"change_summary":     TypeChangeSummary,
+	"outputs":            TypeOutputs,
+	"apply_start":        TypeApplyStarted,
+	"apply_progress":     TypeApplyProgress,
+	"apply_complete":     TypeApplyCompleted,
+	"apply_errored":      TypeApplyErrored,
+	"provision_start":    TypeProvisionStarted,
+	"provision_progress": TypeProvisionOutput,
+	"provision_complete": TypeProvisionCompleted,
+	"provision_errored":  TypeProvisionErrored,
+	"refresh_start":      TypeRefreshStarted,
+	"refresh_complete":   TypeRefreshCompleted,
+}
+
+// maxGenericName bounds the name of a generic event type.
+const maxGenericName = 64
+
+// EventType returns the progressEventType of a message type: the table's
+// name for the types the adapter reads ("apply_start" is
+// "terraform/ApplyStarted"), "terraform/Log" for a line without a type, and
+// for any other type its words in UpperCamelCase ("test_run" is
+// "terraform/TestRun", "init_output" "terraform/InitOutput"). A type that
+// is not lower-case words of ASCII letters and digits joined by '_', or
+// longer than 64 bytes, is TypeMessage.
+func EventType(messageType string) string {
+	if messageType == "" {
+		return TypeLog
+	}
+	if t, ok := knownTypes[messageType]; ok {
+		return t
+	}
+	if len(messageType) > maxGenericName {
+		return TypeMessage
+	}
+	b := make([]byte, 0, len("terraform/")+len(messageType))
+	b = append(b, "terraform/"...)
+	upper := true
+	for i := 0; i < len(messageType); i++ {
+		c := messageType[i]
+		switch {
+		case c == '_':
+			if upper { // leading, trailing or doubled '_'
+				return TypeMessage
+			}
+			upper = true
+		case c >= 'a' && c <= 'z':
+			if upper {
+				c -= 'a' - 'A'
+				upper = false
+			}
+			b = append(b, c)
+		case c >= '0' && c <= '9':
+			if len(b) == len("terraform/") {
+				return TypeMessage // a name starts with a letter
+			}
+			upper = false
+			b = append(b, c)
+		default:
+			return TypeMessage
+		}
+	}
+	if upper {
+		return TypeMessage
+	}
+	return string(b)
+}

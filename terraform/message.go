@@ -1,0 +1,119 @@
+package terraform
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"time"
+)
+
+// message is one line of the machine-readable UI (-json), reduced to the
+// fields the mapping reads; everything else (snippets, expression values,
+// output types, test objects) is skipped by encoding/json and never kept.
+// Terraform and OpenTofu write the same shape: Terraform names its version
+// field "terraform", OpenTofu "tofu".
+type message struct {
+	Level     string          `json:"@level"`
+	Message   string          `json:"@message"`
+	Timestamp string          `json:"@timestamp"`
+	Type      string          `json:"type"`
+	Tofu      string          `json:"tofu"`
+	Terraform string          `json:"terraform"`
+	UI        string          `json:"ui"`
+	Hook      *hookMsg        `json:"hook"`
+	Change    *changeMsg      `json:"change"`
+	Changes   *ChangeSummary  `json:"changes"`
+	Outputs   json.RawMessage `json:"outputs"`
+	Diag      *Diagnostic     `json:"diagnostic"`
+}
+
+type resourceAddr struct {
+	Addr         string          `json:"addr"`
+	Module       string          `json:"module"`
+	ResourceType string          `json:"resource_type"`
+	ResourceName string          `json:"resource_name"`
+	ResourceKey  json.RawMessage `json:"resource_key"`
+}
+
+type hookMsg struct {
+	Resource    resourceAddr `json:"resource"`
+	Action      string       `json:"action"`
+	IDKey       string       `json:"id_key"`
+	IDValue     string       `json:"id_value"`
+	Elapsed     float64      `json:"elapsed_seconds"`
+	Provisioner string       `json:"provisioner"`
+	Output      string       `json:"output"`
+}
+
+type changeMsg struct {
+	Resource         resourceAddr  `json:"resource"`
+	PreviousResource *resourceAddr `json:"previous_resource"`
+	Action           string        `json:"action"`
+	Reason           string        `json:"reason"`
+	Importing        *struct {
+		ID string `json:"id"`
+	} `json:"importing"`
+}
+
+type outputMsg struct {
+	Sensitive bool            `json:"sensitive"`
+	Action    string          `json:"action"`
+	Value     json.RawMessage `json:"value"`
+}
+
+// parse decodes line into m, which is reset first. It reports false for a
+// line that is not a JSON object with a type or a message: plain text,
+// malformed JSON, or JSON of another shape.
+func (m *message) parse(line []byte) bool {
+	*m = message{}
+	if len(line) == 0 || line[0] != '{' {
+		return false
+	}
+	if err := json.Unmarshal(line, m); err != nil {
+		return false
+	}
+	return m.Type != "" || m.Message != ""
+}
+
+// time returns the message's @timestamp, or fallback when it has none or
+// it cannot be read.
+func (m *message) time(fallback time.Time) time.Time {
+	if m.Timestamp == "" {
+		return fallback
+	}
+	t, err := time.Parse(time.RFC3339Nano, m.Timestamp)
+	if err != nil {
+		return fallback
+	}
+	return t
+}
+
+// fields returns the resource fields of the details.
+func (a *resourceAddr) fields() resourceFields {
+	return resourceFields{
+		Address:      a.Addr,
+		ResourceType: a.ResourceType,
+		ResourceName: a.ResourceName,
+		Module:       a.Module,
+		ResourceKey:  resourceKey(a.ResourceKey),
+	}
+}
+
+// resourceKey reads a resource_key: null, a count index or a for_each key.
+func resourceKey(raw json.RawMessage) any {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+		return nil
+	}
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		return n
+	}
+	return string(raw)
+}

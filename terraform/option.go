@@ -1,0 +1,143 @@
+package terraform
+
+import (
+	"io"
+	"log/slog"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/progressotel/progressotel/progress"
+)
+
+// ScopeName is the instrumentation scope of the adapter's spans.
+const ScopeName = "github.com/progressotel/progressotel/terraform"
+
+// DefaultGracePeriod is how long a cancelled run may take to stop after
+// SIGINT before it is killed. The tool uses it to finish the resource
+// operations under way and to write its state: killing it earlier can leave
+// real resources that the state does not know about.
+const DefaultGracePeriod = 30 * time.Second
+
+// DefaultMaxLineBytes bounds one line of the tool's output. An outputs
+// message holds every root output's value on one line, so it is large.
+const DefaultMaxLineBytes = 8 << 20
+
+// Option configures Run and Stream.
+type Option func(*config)
+
+type config struct {
+	recorder     *progress.Recorder
+	tracer       trace.Tracer
+	envelope     progress.Envelope
+	operation    string
+	redactor     *progress.Redactor
+	sensitive    []string
+	logger       *slog.Logger
+	grace        time.Duration
+	maxLineBytes int
+
+	// rawTee receives every line read, unchanged. Tests use it to record
+	// real streams; it is deliberately not an Option, since raw lines hold
+	// what the redaction removes.
+	rawTee io.Writer
+}
+
+func newConfig(opts []Option) *config {
+	c := &config{grace: DefaultGracePeriod, maxLineBytes: DefaultMaxLineBytes}
+	for _, o := range opts {
+		if o != nil {
+			o(c)
+		}
+	}
+	if c.recorder == nil {
+		c.recorder = progress.Default()
+	}
+	if c.tracer == nil {
+		c.tracer = otel.GetTracerProvider().Tracer(ScopeName, trace.WithInstrumentationVersion(progress.Version))
+	}
+	if c.redactor == nil {
+		c.redactor = progress.DefaultRedactor()
+	}
+	if c.logger == nil {
+		c.logger = slog.Default()
+	}
+	return c
+}
+
+// WithRecorder records the events through r instead of progress.Default().
+func WithRecorder(r *progress.Recorder) Option {
+	return func(c *config) { c.recorder = r }
+}
+
+// WithTracerProvider creates the spans with tp instead of the global
+// TracerProvider.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(c *config) {
+		if tp != nil {
+			c.tracer = tp.Tracer(ScopeName, trace.WithInstrumentationVersion(progress.Version))
+		}
+	}
+}
+
+// WithEnvelope sets the envelope (component, resource, tenant scope) of
+// every event, as a driver sets it on its own events.
+func WithEnvelope(env progress.Envelope) Option {
+	return func(c *config) { c.envelope = env }
+}
+
+// WithOperation names the operation of the common/OperationStarted,
+// OperationCompleted and OperationFailed events and of the command span,
+// such as the lifecycle transition ("Install"). The default is Run's
+// subcommand ("apply"), or "terraform" for Stream.
+func WithOperation(name string) Option {
+	return func(c *config) { c.operation = name }
+}
+
+// WithRedactor sets the redactor applied to free text: provisioner output
+// lines, diagnostics, log messages and the tool's stderr (default
+// progress.DefaultRedactor()). Give the one the Recorder uses, so that both
+// agree on what a secret is. See the package documentation, "Sensitive
+// values".
+func WithRedactor(r *progress.Redactor) Option {
+	return func(c *config) { c.redactor = r }
+}
+
+// WithSensitiveValues names values that must never appear in any output,
+// such as the values of sensitive variables that the driver passed to the
+// tool itself. Each is replaced by progress.Redacted wherever it occurs in
+// the events, spans, Result and errors. Values shorter than
+// MinSensitiveValueLen bytes are ignored. Run adds the values of
+// Command.SensitiveVars by itself.
+func WithSensitiveValues(values ...string) Option {
+	return func(c *config) { c.sensitive = append(c.sensitive, values...) }
+}
+
+// WithLogger receives the adapter's own warnings: lines that are not
+// messages, oversized lines, the tool's stderr. The default is
+// slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
+}
+
+// WithGracePeriod sets how long Run waits, after cancelling the tool with
+// SIGINT, before it kills it and every process it started. The default is
+// DefaultGracePeriod. Run only.
+func WithGracePeriod(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.grace = d
+		}
+	}
+}
+
+// WithMaxLineBytes bounds one line of output (default DefaultMaxLineBytes);
+// a longer line is skipped, counted in Result.SkippedLines and logged.
+func WithMaxLineBytes(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxLineBytes = n
+		}
+	}
+}

@@ -1,0 +1,118 @@
+package terraform
+
+import "time"
+
+// Result is the outcome of a run or a stream, as the tool reported it.
+// Every string in it went through the same redaction as the events.
+type Result struct {
+	// Operation is the name of the operation in the common events: the
+	// WithOperation name, else Run's subcommand ("apply"), else "terraform".
+	Operation string
+	// Tool and Version come from the version message: "tofu" or
+	// "terraform", and its version ("1.10.10").
+	Tool, Version string
+	// ExitCode is the tool's exit status, 128+n when it was killed by
+	// signal n, as a shell reports it; -1 for Stream, which has no process,
+	// and when the tool could not be started.
+	ExitCode int
+	// Plan is the change_summary of the plan; nil when there was none (a
+	// saved plan was applied, or the tool failed before planning).
+	Plan *ChangeSummary
+	// Applied is the final change_summary of an apply or a destroy; nil
+	// when there was none (a plan, or the apply failed).
+	Applied *ChangeSummary
+	// Total is the number of resource operations the plan announced (add +
+	// change + remove: a replacement counts twice, as the tool does it in
+	// two steps); Completed and Errored count the operations that ended,
+	// as the common/Progress events did. Total is 0 when unknown.
+	Total, Completed, Errored int
+	// ErroredResources lists the addresses whose operation errored, in
+	// order.
+	ErroredResources []string
+	// Diagnostics holds the tool's errors and warnings, in order.
+	Diagnostics []Diagnostic
+	// Outputs holds the root module's outputs from the last outputs
+	// message. A sensitive output has Sensitive set and no value.
+	Outputs map[string]Output
+	// Start and End bound the operation: the tool's first and last
+	// timestamps for Stream, the wall clock around the process for Run.
+	Start, End time.Time
+	// Messages counts the machine-readable UI messages decoded.
+	Messages int
+	// SkippedLines counts the lines that were not messages: plain text,
+	// malformed JSON, or longer than the line limit.
+	SkippedLines int
+}
+
+// OK reports an operation that ended with status 0 (or, for Stream,
+// without a status) and without an error diagnostic or an errored
+// resource.
+func (r Result) OK() bool {
+	if r.ExitCode > 0 || r.Errored > 0 {
+		return false
+	}
+	for _, d := range r.Diagnostics {
+		if d.Severity == SeverityError {
+			return false
+		}
+	}
+	return true
+}
+
+// ChangeSummary is a change_summary message: the counts of a plan, or of an
+// apply or destroy once done.
+type ChangeSummary struct {
+	// Operation is "plan", "apply" or "destroy".
+	Operation string `json:"operation"`
+	Add       int    `json:"add"`
+	Change    int    `json:"change"`
+	Import    int    `json:"import"`
+	Remove    int    `json:"remove"`
+	Forget    int    `json:"forget"`
+}
+
+// Diagnostic severities.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+)
+
+// Diagnostic is an error or warning of the tool: what a user reads under
+// "Error:" in the terminal. Snippets and expression values are left out.
+type Diagnostic struct {
+	// Severity is SeverityError or SeverityWarning.
+	Severity string `json:"severity"`
+	Summary  string `json:"summary"`
+	Detail   string `json:"detail"`
+	// Address is the resource the diagnostic is about, when there is one.
+	Address string `json:"address,omitempty"`
+	// Range is where in the configuration, when the tool knows.
+	Range *Range `json:"range,omitempty"`
+}
+
+// Range is a range of a configuration file.
+type Range struct {
+	Filename string `json:"filename"`
+	Start    Pos    `json:"start"`
+	End      Pos    `json:"end"`
+}
+
+// Pos is a position in a configuration file: 1-based line and column, and
+// 0-based byte offset.
+type Pos struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+	Byte   int `json:"byte"`
+}
+
+// Output is one root module output.
+type Output struct {
+	Sensitive bool
+	// Action is the planned change of the output ("create", "update",
+	// "delete", "noop") in a plan's outputs message; empty after an apply.
+	Action string
+	// Value is the output's value, decoded from JSON (string, float64,
+	// bool, nil, []any, map[string]any); always nil for a sensitive output
+	// and in a plan.
+	Value any
+}

@@ -1,0 +1,284 @@
+package terraform
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// drainTimeout bounds the wait for the end of the tool's output once it
+// has exited: a process it left behind could hold the pipes open.
+const drainTimeout = 5 * time.Second
+
+// maxStderr bounds the tail of stderr kept for errors.
+const maxStderr = 16 << 10
+
+// Run runs the tofu or terraform CLI with -json and records its
+// machine-readable UI live, each message when the tool writes it, as
+// progress events inside a command span (a child of the span in ctx,
+// named after the tool and subcommand: "tofu apply") with a child span per
+// resource operation. See the package documentation for the events and
+// spans.
+//
+// Variables go to the tool through a private variables file (see
+// Command.Vars), and the values of Command.SensitiveVars are kept out of
+// every output.
+//
+// Cancelling ctx stops the tool the way Ctrl-C does: SIGINT to its process
+// group, so that it stops gracefully and writes its state; then, after the
+// grace period (WithGracePeriod), SIGKILL to the group. Once the tool has
+// exited, whatever is left of its group is killed too, so no process of a
+// cancelled run survives it. Run returns once the tool has exited; the
+// messages it writes while stopping are reported.
+//
+// The error is nil when the tool exited with status 0 (or 2 under
+// -detailed-exitcode, "changes present"). Otherwise it is an
+// *OperationError naming the error diagnostics, which wraps ctx's error
+// for a cancelled run and ErrNotInstalled when no tool was found. The
+// Result holds what was reported in every case, and every run is reported
+// as common/OperationStarted then common/OperationCompleted or
+// common/OperationFailed.
+func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
+	cfg := newConfig(opts)
+	for _, v := range c.SensitiveVars {
+		cfg.sensitive = sensitiveStrings(v, cfg.sensitive)
+	}
+	global, sub, rest, splitErr := c.split()
+	op := cfg.operation
+	if op == "" {
+		op = sub
+	}
+	if op == "" {
+		op = "terraform"
+	}
+	binary, binErr := c.binary()
+	tool := "terraform"
+	if binErr == nil {
+		tool = filepath.Base(binary)
+	}
+	d := newDecoder(ctx, cfg, op, strings.TrimSpace(tool+" "+sub), attribute.String("terraform.command", sub))
+	d.begin(time.Now())
+	fail := func(err error) (Result, error) {
+		return d.finish(outcome{end: time.Now(), exitCode: -1, cause: err})
+	}
+	switch {
+	case splitErr != nil:
+		return fail(splitErr)
+	case binErr != nil:
+		return fail(binErr)
+	case ctx.Err() != nil:
+		return fail(ctxCause(ctx))
+	}
+
+	var varFile string
+	if len(c.Vars) > 0 || len(c.SensitiveVars) > 0 {
+		dir, err := os.MkdirTemp("", "progressotel-terraform-")
+		if err != nil {
+			return fail(fmt.Errorf("terraform: private directory: %w", err))
+		}
+		defer os.RemoveAll(dir)
+		if varFile, err = c.writeVarFile(dir); err != nil {
+			return fail(err)
+		}
+	}
+	env := append(os.Environ(), "TF_IN_AUTOMATION=1")
+	env = append(env, c.Env...)
+
+	if c.Init {
+		initCtx, initSpan := cfg.tracer.Start(d.cmdCtx, tool+" init",
+			trace.WithAttributes(attribute.String("terraform.command", "init")))
+		saved := d.cmdCtx
+		d.cmdCtx = initCtx
+		p := d.runProcess(ctx, binary, args(global, "init", nil, ""), c.Dir, env)
+		d.cmdCtx = saved
+		if p.failed() {
+			initSpan.SetStatus(codes.Error, "init failed")
+			initSpan.End()
+			return d.finish(outcome{end: time.Now(), exitCode: p.code, failed: true, cause: p.cause, stderr: p.stderr})
+		}
+		initSpan.End()
+	}
+
+	p := d.runProcess(ctx, binary, args(global, sub, rest, varFile), c.Dir, env)
+	failed := p.code != 0 && !(p.code == 2 && hasFlag(rest, "detailed-exitcode"))
+	return d.finish(outcome{end: time.Now(), exitCode: p.code, failed: failed, cause: p.cause, stderr: p.stderr})
+}
+
+// processOutcome is how one process of a run ended.
+type processOutcome struct {
+	code   int   // exit status, -1 when it did not start
+	cause  error // cancellation, or why it could not start
+	stderr string
+}
+
+func (p processOutcome) failed() bool { return p.code != 0 || p.cause != nil }
+
+// runProcess runs the tool once, decoding its stdout live, and stops it
+// when ctx is done.
+func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, dir string, env []string) processOutcome {
+	cmd := exec.Command(binary, argv...)
+	cmd.Dir = dir
+	cmd.Env = env
+	stderr := &stderrLog{d: d}
+	cmd.Stderr = stderr
+	cmd.WaitDelay = drainTimeout
+	prepare(cmd)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return processOutcome{code: -1, cause: fmt.Errorf("terraform: %w", err)}
+	}
+	defer pr.Close()
+	cmd.Stdout = pw
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return processOutcome{code: -1, cause: fmt.Errorf("terraform: starting %s: %w", binary, err)}
+	}
+	pw.Close()
+
+	// One goroutine waits for the tool, one stops it when asked; this one
+	// reads its messages until its output ends.
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+		_ = pr.SetReadDeadline(time.Now().Add(drainTimeout))
+	}()
+	var (
+		stopOnce  sync.Once
+		stopped   = make(chan struct{})
+		signalled bool // written before stopped is closed
+	)
+	stop := func() {
+		stopOnce.Do(func() {
+			go func() {
+				defer close(stopped)
+				select {
+				case <-exited:
+					return
+				default:
+				}
+				signalled = true
+				if err := interrupt(cmd.Process); err != nil {
+					d.cfg.logger.Warn("terraform: interrupting the tool", "error", err.Error())
+				}
+				select {
+				case <-exited:
+				case <-time.After(d.cfg.grace):
+					d.cfg.logger.Warn("terraform: the tool did not stop within the grace period: killing it", "grace", d.cfg.grace.String())
+					_ = kill(cmd.Process)
+					<-exited
+				}
+				// What the tool left behind in its group (a provisioner's
+				// child whose shell was stopped) goes too.
+				_ = kill(cmd.Process)
+			}()
+		})
+	}
+	unwatch := context.AfterFunc(ctx, stop)
+
+	// Cancelling does not stop the reading: the messages of a tool that
+	// is stopping (its interrupt notice, the errored operations, the
+	// diagnostics) are still reported, until its output ends.
+	readErr := readAll(context.Background(), pr, d)
+	<-exited
+	if !unwatch() {
+		<-stopped // a stop started: wait for its clean-up
+	}
+	if readErr != nil && !errors.Is(readErr, os.ErrDeadlineExceeded) {
+		d.cfg.logger.Warn("terraform: reading the tool's output", "error", readErr.Error())
+	}
+
+	out := processOutcome{code: -1, stderr: stderr.tail()}
+	if cmd.ProcessState != nil {
+		out.code = exitCode(cmd.ProcessState)
+	}
+	if signalled {
+		out.cause = ctxCause(ctx)
+	}
+	return out
+}
+
+// stderrLog receives the tool's stderr: each line is logged (redacted) as
+// a warning, and the last lines are kept for errors. The tool writes plain
+// text there, such as a missing CLI configuration file.
+type stderrLog struct {
+	d     *decoder
+	mu    sync.Mutex
+	part  []byte   // an unfinished line
+	lines []string // the tail, at most maxStderr bytes
+	size  int
+}
+
+func (s *stderrLog) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.part = append(s.part, p...)
+	for {
+		i := bytes.IndexByte(s.part, '\n')
+		if i < 0 {
+			if len(s.part) > maxStderr {
+				s.line(s.part)
+				s.part = s.part[:0]
+			}
+			return len(p), nil
+		}
+		s.line(s.part[:i])
+		s.part = s.part[i+1:]
+	}
+}
+
+func (s *stderrLog) line(b []byte) {
+	text := cleanText(s.d.scrub.text(string(b)))
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	s.d.cfg.logger.Warn("terraform: stderr", "line", text)
+	s.lines = append(s.lines, text)
+	s.size += len(text) + 1
+	for s.size > maxStderr && len(s.lines) > 1 {
+		s.size -= len(s.lines[0]) + 1
+		s.lines = s.lines[1:]
+	}
+}
+
+func (s *stderrLog) tail() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.part) > 0 {
+		s.line(s.part)
+		s.part = nil
+	}
+	return strings.TrimSpace(strings.Join(s.lines, "\n"))
+}
+
+// cleanText drops terminal escapes and control characters other than tab.
+func cleanText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == 0x1b: // ESC [ ... final byte
+			if i+1 < len(s) && s[i+1] == '[' {
+				i += 2
+				for i < len(s) && (s[i] < 0x40 || s[i] > 0x7e) {
+					i++
+				}
+			}
+		case c < 0x20 && c != '\t', c == 0x7f:
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

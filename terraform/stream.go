@@ -1,0 +1,99 @@
+package terraform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Stream reads the machine-readable UI (the -json output) of a plan,
+// apply, destroy or refresh that the driver runs its own way, and records
+// it live, each message when it is read, as progress events inside a
+// command span (a child of the span in ctx) with a child span per resource
+// operation. See the package documentation for the events and spans.
+//
+// Times come from the messages' @timestamp: the command span and the
+// common events run from the first message to the last. Lines that are not
+// messages (plain text, malformed JSON, lines longer than the limit) are
+// skipped, counted in Result.SkippedLines and logged; they never stop the
+// stream.
+//
+// Stream returns at the end of r, or when ctx is done: at once when r has
+// a SetReadDeadline method (an *os.File pipe, a net.Conn), else after the
+// read under way returns (close r to end it). The error is nil when the
+// stream reported no error; an *OperationError when it reported error
+// diagnostics or errored resources, was cut short by ctx or could not be
+// read; ErrNoMessages when it held no message. The Result holds what was
+// reported in every case, and every stream is reported as
+// common/OperationStarted then common/OperationCompleted or
+// common/OperationFailed.
+func Stream(ctx context.Context, r io.Reader, opts ...Option) (Result, error) {
+	cfg := newConfig(opts)
+	op := cfg.operation
+	if op == "" {
+		op = "terraform"
+	}
+	name := "terraform"
+	if op != name {
+		name += " " + op
+	}
+	d := newDecoder(ctx, cfg, op, name)
+	readErr := readAll(ctx, r, d)
+
+	end := d.last
+	if end.IsZero() {
+		end = time.Now()
+	}
+	o := outcome{end: end, exitCode: -1}
+	switch {
+	case ctx.Err() != nil:
+		o.cause = ctxCause(ctx)
+	case readErr != nil:
+		o.cause = fmt.Errorf("terraform: reading the stream: %w", readErr)
+	}
+	return d.finish(o)
+}
+
+// readAll feeds every line of r to d until the end of r or until ctx is
+// done. A read blocked on a pipe or a connection is released by a deadline.
+func readAll(ctx context.Context, r io.Reader, d *decoder) error {
+	if dl, ok := r.(interface{ SetReadDeadline(time.Time) error }); ok {
+		stop := context.AfterFunc(ctx, func() { _ = dl.SetReadDeadline(time.Now()) })
+		defer stop()
+	}
+	lr := newLineReader(r, d.cfg.maxLineBytes)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		line, tooLong, err := lr.next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		if d.cfg.rawTee != nil && !tooLong {
+			_, _ = d.cfg.rawTee.Write(line)
+			_, _ = d.cfg.rawTee.Write([]byte{'\n'})
+		}
+		switch {
+		case tooLong:
+			d.skipTooLong()
+		case len(line) > 0:
+			d.handle(line)
+		}
+	}
+}
+
+// ctxCause is ctx's error, with its cause when one was given: errors.Is
+// matches context.Canceled either way.
+func ctxCause(ctx context.Context) error {
+	err, cause := ctx.Err(), context.Cause(ctx)
+	if cause == nil || cause == err {
+		return err
+	}
+	return fmt.Errorf("%w: %w", err, cause)
+}
