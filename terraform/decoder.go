@@ -105,6 +105,7 @@ func (d *decoder) handle(line []byte) {
 		d.skip(line)
 		return
 	}
+	m.scrubValues(d.scrub)
 	d.res.Messages++
 	t := m.time(time.Now())
 	d.begin(t)
@@ -142,7 +143,7 @@ func (d *decoder) handle(line []byte) {
 			det.PreviousAddress = c.PreviousResource.Addr
 		}
 		if c.Importing != nil {
-			det.ImportingID = d.scrub.value(c.Importing.ID)
+			det.ImportingID = c.Importing.ID
 		}
 		d.emit(d.cmdCtx, typ, 0, t, det)
 	case "change_summary":
@@ -184,12 +185,6 @@ func (d *decoder) version(m *message, t time.Time) {
 func (d *decoder) diagnostic(diag Diagnostic, t time.Time) {
 	diag.Summary = d.scrub.text(diag.Summary)
 	diag.Detail = d.scrub.text(diag.Detail)
-	diag.Address = d.scrub.value(diag.Address)
-	if diag.Range != nil {
-		r := *diag.Range
-		r.Filename = d.scrub.value(r.Filename)
-		diag.Range = &r
-	}
 	if diag.Address != "" && d.sensitive[diag.Address] && diag.Detail != "" {
 		diag.Detail = withheldDetail
 	}
@@ -294,7 +289,7 @@ func (d *decoder) scrubValue(v any) any {
 func (d *decoder) hook(typ string, h *hookMsg, t time.Time) {
 	addr := h.Resource.Addr
 	rf := h.Resource.fields()
-	idValue := d.scrub.value(h.IDValue)
+	idValue := h.IDValue
 	switch typ {
 	case "apply_start":
 		if prev := d.ops[addr]; prev != nil {
@@ -573,7 +568,7 @@ func (d *decoder) finish(o outcome) (Result, error) {
 		Err:              o.cause,
 	}
 	code := FailureInternal
-	if res.Errored > 0 {
+	if res.Errored > 0 && o.cause == nil {
 		code = FailureInfrastructure
 	}
 	description := d.describeFailure(opErr)

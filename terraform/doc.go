@@ -26,8 +26,8 @@
 // Each message type becomes one progressEventType, "terraform/" and the
 // type in UpperCamelCase (EventType gives it for any type). The details keep
 // what a user needs; the resource fields of the hook events are address
-// ("module.net.aws_vpc.main[0]"), resourceType, resourceName, module
-// (present-only) and resourceKey (the count index or for_each key,
+// ("module.net.aws_vpc.main[0]"), resourceType, module (present-only) and
+// resourceKey (the count index or for_each key,
 // present-only). The event's time is the message's @timestamp.
 //
 //	message type        progressEventType               details

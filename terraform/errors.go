@@ -68,22 +68,37 @@ func (e *OperationError) Unwrap() error { return e.Err }
 const maxDescribed = 5
 
 // describeDiagnostics names diagnostics on one line: "summary (address)",
-// joined with "; ", at most maxDescribed of them and a count of the rest.
+// joined with "; ", repeats counted ("execution halted (3 times)"), at most
+// maxDescribed distinct ones and a count of the rest.
 func describeDiagnostics(ds []Diagnostic) string {
+	var (
+		names []string
+		count = map[string]int{}
+	)
+	for _, d := range ds {
+		name := firstLine(d.Summary)
+		if d.Address != "" {
+			name += " (" + d.Address + ")"
+		} else if d.Range != nil && d.Range.Filename != "" {
+			name += fmt.Sprintf(" (%s:%d)", d.Range.Filename, d.Range.Start.Line)
+		}
+		if count[name] == 0 {
+			names = append(names, name)
+		}
+		count[name]++
+	}
 	var b strings.Builder
-	for i, d := range ds {
+	for i, name := range names {
 		if i == maxDescribed {
-			fmt.Fprintf(&b, "; and %d more", len(ds)-i)
+			fmt.Fprintf(&b, "; and %d more", len(names)-i)
 			break
 		}
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(firstLine(d.Summary))
-		if d.Address != "" {
-			fmt.Fprintf(&b, " (%s)", d.Address)
-		} else if d.Range != nil && d.Range.Filename != "" {
-			fmt.Fprintf(&b, " (%s:%d)", d.Range.Filename, d.Range.Start.Line)
+		b.WriteString(name)
+		if n := count[name]; n > 1 {
+			fmt.Fprintf(&b, " (%d times)", n)
 		}
 	}
 	return b.String()

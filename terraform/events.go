@@ -44,10 +44,11 @@ const (
 // Every hook event carries the resource fields; keys that the tool leaves
 // out are left out (omitempty), the others are always present.
 type (
+	// resourceFields leave out the resource's name: the address holds it,
+	// and every attribute costs the SDK on every event.
 	resourceFields struct {
 		Address      string `json:"address"`
 		ResourceType string `json:"resourceType"`
-		ResourceName string `json:"resourceName"`
 		Module       string `json:"module,omitempty"`
 		// ResourceKey is the count index (int64) or for_each key (string).
 		ResourceKey any `json:"resourceKey,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"io/fs"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,7 +58,7 @@ func newCapture(t testing.TB) *capture {
 
 // opts are the options that send a run's events and spans to c.
 func (c *capture) opts(more ...Option) []Option {
-	return append([]Option{WithRecorder(c.sink.Recorder()), WithTracerProvider(c.tp)}, more...)
+	return append([]Option{WithRecorder(c.sink.Recorder()), WithTracerProvider(c.tp), WithLogger(slog.New(slog.DiscardHandler))}, more...)
 }
 
 // parent starts a span standing for the driver's own operation.

@@ -31,7 +31,6 @@ type resourceAddr struct {
 	Addr         string          `json:"addr"`
 	Module       string          `json:"module"`
 	ResourceType string          `json:"resource_type"`
-	ResourceName string          `json:"resource_name"`
 	ResourceKey  json.RawMessage `json:"resource_key"`
 }
 
@@ -69,8 +68,12 @@ func (m *message) parse(line []byte) bool {
 	if len(line) == 0 || line[0] != '{' {
 		return false
 	}
-	if err := json.Unmarshal(line, m); err != nil {
-		return false
+	if !parseFast(line, m) {
+		// Whatever the fast path is not sure of, encoding/json decides.
+		*m = message{}
+		if err := json.Unmarshal(line, m); err != nil {
+			return false
+		}
 	}
 	return m.Type != "" || m.Message != ""
 }
@@ -93,7 +96,6 @@ func (a *resourceAddr) fields() resourceFields {
 	return resourceFields{
 		Address:      a.Addr,
 		ResourceType: a.ResourceType,
-		ResourceName: a.ResourceName,
 		Module:       a.Module,
 		ResourceKey:  resourceKey(a.ResourceKey),
 	}
@@ -116,4 +118,55 @@ func resourceKey(raw json.RawMessage) any {
 		return n
 	}
 	return string(raw)
+}
+
+// scrubValues replaces the sensitive values in every string field the
+// mapping reads (free text gets more through scrubber.text later), so
+// that a known secret cannot come back through an address, an id or a
+// name.
+func (m *message) scrubValues(s *scrubber) {
+	if s.values == nil {
+		return
+	}
+	for _, p := range []*string{&m.Level, &m.Message, &m.Type, &m.Tofu, &m.Terraform, &m.UI} {
+		*p = s.value(*p)
+	}
+	if h := m.Hook; h != nil {
+		h.Resource.scrubValues(s)
+		for _, p := range []*string{&h.Action, &h.IDKey, &h.IDValue, &h.Provisioner, &h.Output} {
+			*p = s.value(*p)
+		}
+	}
+	if c := m.Change; c != nil {
+		c.Resource.scrubValues(s)
+		if c.PreviousResource != nil {
+			c.PreviousResource.scrubValues(s)
+		}
+		c.Action, c.Reason = s.value(c.Action), s.value(c.Reason)
+		if c.Importing != nil {
+			c.Importing.ID = s.value(c.Importing.ID)
+		}
+	}
+	if c := m.Changes; c != nil {
+		c.Operation = s.value(c.Operation)
+	}
+	if d := m.Diag; d != nil {
+		d.Severity, d.Address = s.value(d.Severity), s.value(d.Address)
+		if d.Range != nil {
+			d.Range.Filename = s.value(d.Range.Filename)
+		}
+	}
+}
+
+func (a *resourceAddr) scrubValues(s *scrubber) {
+	for _, p := range []*string{&a.Addr, &a.Module, &a.ResourceType} {
+		*p = s.value(*p)
+	}
+	if len(a.ResourceKey) > 0 && a.ResourceKey[0] == '"' {
+		if k, ok := resourceKey(a.ResourceKey).(string); ok {
+			if scrubbed := s.value(k); scrubbed != k {
+				a.ResourceKey, _ = json.Marshal(scrubbed)
+			}
+		}
+	}
 }

@@ -92,7 +92,7 @@ func TestLifecycleWithRealTofu(t *testing.T) {
 		}
 		web0 := c.sink.OfType(TypeApplyCompleted)[slices.IndexFunc(c.sink.OfType(TypeApplyCompleted),
 			func(e progresstest.Event) bool { return e.Details["address"] == "terraform_data.web[0]" })]
-		for _, k := range []string{"address", "resourceType", "resourceName", "resourceKey", "action", "idKey", "idValue", "elapsedSeconds"} {
+		for _, k := range []string{"address", "resourceType", "resourceKey", "action", "idKey", "idValue", "elapsedSeconds"} {
 			if _, ok := web0.Details[k]; !ok {
 				t.Errorf("ApplyCompleted lacks %q: %v", k, web0.Details)
 			}

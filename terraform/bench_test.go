@@ -1,0 +1,180 @@
+package terraform
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	lognoop "go.opentelemetry.io/otel/log/noop"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/progressotel/progressotel/progress"
+)
+
+// benchStream is every recorded stream, one after the other: about 400
+// messages of every kind, from real runs.
+func benchStream(b *testing.B) (data []byte, messages int) {
+	b.Helper()
+	streams, err := filepath.Glob(filepath.Join("testdata", "streams", "*.jsonl"))
+	if err != nil || len(streams) == 0 {
+		b.Fatalf("no streams: %v", err)
+	}
+	for _, p := range streams {
+		s, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		data = append(data, s...)
+	}
+	res, _ := Stream(context.Background(), bytes.NewReader(data), WithRecorder(progress.NewRecorder(
+		progress.WithLoggerProvider(lognoop.NewLoggerProvider()))), WithTracerProvider(tracenoop.NewTracerProvider()))
+	return data, res.Messages
+}
+
+// BenchmarkStream measures the decoder on real streams, in messages per
+// second (one message is one event, plus the common events around it):
+//   - noop: no SDK behind the API (the decoder's own work: reading,
+//     parsing, mapping, redaction);
+//   - sdk: the OpenTelemetry SDK records every event (progress.Record's
+//     flattening and the SDK's record) and every span, then drops them.
+func BenchmarkStream(b *testing.B) {
+	data, messages := benchStream(b)
+	run := func(b *testing.B, opts ...Option) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(data)))
+		c0 := cpu(syscall.RUSAGE_SELF)
+		for b.Loop() {
+			if _, err := Stream(context.Background(), bytes.NewReader(data), opts...); err == nil {
+				b.Fatal("the failing streams gave no error")
+			}
+		}
+		// Wall time and CPU time: on a shared machine the CPU figure is
+		// the steadier one.
+		b.ReportMetric(float64(b.N*messages)/b.Elapsed().Seconds(), "events/s")
+		b.ReportMetric(float64(b.N*messages)/(cpu(syscall.RUSAGE_SELF)-c0).Seconds(), "events/cpu-s")
+	}
+	quiet := WithLogger(slog.New(slog.DiscardHandler))
+	b.Run("noop", func(b *testing.B) {
+		run(b, quiet, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),
+			WithTracerProvider(tracenoop.NewTracerProvider()))
+	})
+	b.Run("sdk", func(b *testing.B) {
+		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(discard{}))
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sdktrace.NewSimpleSpanProcessor(tracetest.NewNoopExporter())))
+		run(b, quiet, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), WithTracerProvider(tp))
+	})
+}
+
+// discard is an SDK log processor that drops every record it is given.
+type discard struct{}
+
+func (discard) OnEmit(context.Context, *sdklog.Record) error           { return nil }
+func (discard) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
+func (discard) Shutdown(context.Context) error                         { return nil }
+func (discard) ForceFlush(context.Context) error                       { return nil }
+
+// BenchmarkAdapterCPU runs the real OpenTofu on a configuration of 40
+// resources with provisioners (an apply and a destroy per iteration, about
+// 420 events), side by side:
+//   - adapter: Run, with the SDK recording every event and span (batch
+//     processors, exporters that drop);
+//   - bare: the same commands run by os/exec with stdout thrown away.
+//
+// It reports the CPU time of this process (user+system, the adapter's or
+// the bare runner's) and of the tool (its own and its children's, from
+// RUSAGE_CHILDREN) per iteration, and adapter-%: the adapter's CPU as a
+// percentage of the tool's. The goal is at most 5%.
+func BenchmarkAdapterCPU(b *testing.B) {
+	bin := tofu(b)
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(`
+resource "terraform_data" "node" {
+  count = 40
+  input = "node-${count.index}"
+  provisioner "local-exec" {
+    command = "echo node ${count.index} configured; echo node ${count.index} ready"
+  }
+}
+`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	env := append(os.Environ(), offline(b)...)
+	initCmd := exec.Command(bin, "init", "-input=false")
+	initCmd.Dir, initCmd.Env = dir, env
+	if out, err := initCmd.CombinedOutput(); err != nil {
+		b.Fatalf("init: %v\n%s", err, out)
+	}
+
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sdklog.NewBatchProcessor(dropExporter{})))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	defer lp.Shutdown(context.Background())
+	defer tp.Shutdown(context.Background())
+	opts := []Option{WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), WithTracerProvider(tp),
+		WithLogger(slog.New(slog.DiscardHandler))}
+
+	toolEnv := offline(b)
+	adapterWith := func(opts []Option) func() {
+		return func() {
+			for _, sub := range []string{"apply", "destroy"} {
+				if _, err := Run(context.Background(), Command{Binary: bin, Dir: dir, Args: []string{sub}, Env: toolEnv}, opts...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	noop := []Option{WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),
+		WithTracerProvider(tracenoop.NewTracerProvider()), WithLogger(slog.New(slog.DiscardHandler))}
+	bare := func() {
+		for _, sub := range []string{"apply", "destroy"} {
+			cmd := exec.Command(bin, sub, "-json", "-input=false", "-auto-approve")
+			cmd.Dir, cmd.Env, cmd.Stdout = dir, append(env, "TF_IN_AUTOMATION=1"), io.Discard
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for _, mode := range []struct {
+		name string
+		run  func()
+	}{{"adapter", adapterWith(opts)}, {"adapter-noop", adapterWith(noop)}, {"bare", bare}} {
+		b.Run(mode.name, func(b *testing.B) {
+			var self, tool time.Duration
+			for b.Loop() {
+				s0, c0 := cpu(syscall.RUSAGE_SELF), cpu(syscall.RUSAGE_CHILDREN)
+				mode.run()
+				self += cpu(syscall.RUSAGE_SELF) - s0
+				tool += cpu(syscall.RUSAGE_CHILDREN) - c0
+			}
+			b.ReportMetric(float64(self.Microseconds())/float64(b.N), "self-cpu-µs/op")
+			b.ReportMetric(float64(tool.Microseconds())/float64(b.N), "tool-cpu-µs/op")
+			b.ReportMetric(100*float64(self)/float64(tool), "self-%-of-tool")
+		})
+	}
+}
+
+// cpu returns the user+system CPU time of who.
+func cpu(who int) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(who, &ru); err != nil {
+		panic(fmt.Sprint("getrusage: ", err))
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// dropExporter is an SDK log exporter that drops every record.
+type dropExporter struct{}
+
+func (dropExporter) Export(context.Context, []sdklog.Record) error { return nil }
+func (dropExporter) Shutdown(context.Context) error                { return nil }
+func (dropExporter) ForceFlush(context.Context) error              { return nil }

@@ -1,0 +1,178 @@
+package terraform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/progressotel/progressotel/progress"
+)
+
+// TestCancelStopsTheToolAndEveryProcess cancels a real apply while two
+// provisioners run: one stops on SIGINT, the other ignores it (its shell is
+// stopped by the tool, its sleep is left behind). The tool must stop
+// gracefully (its interrupt notice is reported) and no process of the run
+// may be left when Run returns.
+func TestCancelStopsTheToolAndEveryProcess(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("looks for processes in /proc")
+	}
+	bin := tofu(t)
+	polite, stubborn := marker(), marker()
+	c := newCapture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var (
+		res  Result
+		err  error
+		done = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		res, err = Run(ctx, Command{Binary: bin, Dir: workdir(t, "slow"), Args: []string{"apply"}, Init: true, Env: offline(t),
+			Vars: map[string]any{"polite_marker": polite, "stubborn_marker": stubborn}},
+			c.opts(WithGracePeriod(2*time.Minute), recordTo(t, "tofu-apply-cancelled.jsonl"))...)
+	}()
+	waitFor(t, done, func() bool {
+		ready := 0
+		for _, e := range c.sink.OfType(TypeProvisionOutput) {
+			if strings.HasSuffix(e.Details["output"].(string), " ready") {
+				ready++
+			}
+		}
+		return ready == 2 && len(processes(t, polite)) > 0 && len(processes(t, stubborn)) > 0
+	})
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Minute):
+		t.Fatal("Run did not return after the cancellation")
+	}
+
+	if left := append(processes(t, polite), processes(t, stubborn)...); len(left) > 0 {
+		t.Errorf("processes left after Run returned: %v", left)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want one wrapping context.Canceled", err)
+	}
+	var opErr *OperationError
+	if !errors.As(err, &opErr) {
+		t.Fatalf("error %T, want *OperationError", err)
+	}
+	// The tool stopped by itself on SIGINT, long before the grace period
+	// ended: it was not killed, and it said so.
+	if res.ExitCode == 128+9 || res.ExitCode <= 0 {
+		t.Errorf("exit code %d, want the tool's own failure status", res.ExitCode)
+	}
+	interrupted := false
+	for _, e := range c.sink.OfType(TypeLog) {
+		if strings.Contains(e.Details["message"].(string), "Interrupt received") {
+			interrupted = true
+		}
+	}
+	if !interrupted {
+		t.Error("the tool's interrupt notice was not reported")
+	}
+	evs := c.sink.Events()
+	assertFraming(t, evs, progress.TypeOperationFailed)
+	if d := evs[len(evs)-1].Details; d["failureCode"] != FailureInternal || !strings.HasPrefix(d["description"].(string), "cancelled") {
+		t.Errorf("OperationFailed %v", d)
+	}
+	if res.Errored != 2 {
+		t.Errorf("%d errored operations, want 2", res.Errored)
+	}
+}
+
+// TestCancelKillsAToolThatDoesNotStop runs a stand-in for the tool that
+// ignores SIGINT: after the grace period, Run kills it and its children.
+func TestCancelKillsAToolThatDoesNotStop(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("looks for processes in /proc")
+	}
+	m := marker()
+	fake := filepath.Join(t.TempDir(), "tofu")
+	script := fmt.Sprintf(`#!/bin/sh
+trap '' INT
+echo '{"@level":"info","@message":"OpenTofu 0.0.0","@timestamp":"2026-01-01T00:00:00Z","type":"version","tofu":"0.0.0"}'
+sleep %s &
+sleep %s
+`, m, m)
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := newCapture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var (
+		res  Result
+		err  error
+		done = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		res, err = Run(ctx, Command{Binary: fake, Args: []string{"apply"}}, c.opts(WithGracePeriod(300*time.Millisecond))...)
+	}()
+	waitFor(t, done, func() bool { return len(c.sink.OfType(TypeVersion)) == 1 && len(processes(t, m)) == 2 })
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("Run did not return after the cancellation")
+	}
+	if left := processes(t, m); len(left) > 0 {
+		t.Errorf("processes left after Run returned: %v", left)
+	}
+	if !errors.Is(err, context.Canceled) || res.ExitCode != 128+9 {
+		t.Errorf("error %v, exit code %d: want a cancellation and a kill", err, res.ExitCode)
+	}
+}
+
+// marker returns a sleep duration unique to this test run, by which its
+// processes are found.
+func marker() string {
+	return fmt.Sprintf("%d.%d%04d", 900+rand.IntN(99), os.Getpid(), rand.IntN(10000))
+}
+
+// processes lists the processes whose command line holds m.
+func processes(t *testing.T, m string) []string {
+	t.Helper()
+	cmdlines, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range cmdlines {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		cmd := strings.ReplaceAll(string(b), "\x00", " ")
+		if strings.Contains(cmd, m) {
+			out = append(out, filepath.Base(filepath.Dir(f))+": "+cmd)
+		}
+	}
+	return out
+}
+
+// waitFor polls cond until it holds; it fails the test when done is
+// closed first or after two minutes.
+func waitFor(t *testing.T, done <-chan struct{}, cond func() bool) {
+	t.Helper()
+	deadline := time.After(2 * time.Minute)
+	for !cond() {
+		select {
+		case <-done:
+			t.Fatal("Run returned before the condition held")
+		case <-deadline:
+			t.Fatal("timed out waiting")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

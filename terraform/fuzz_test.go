@@ -1,0 +1,99 @@
+package terraform
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/progressotel/progressotel/progress"
+)
+
+// fuzzSecret is searched for in every output of FuzzStream.
+const fuzzSecret = "FUZZ-s3cret-9137"
+
+// FuzzStream feeds arbitrary bytes to the decoder: it never panics, every
+// stream is framed by OperationStarted and OperationCompleted or
+// OperationFailed, every event type it makes is valid, and a sensitive
+// value never comes out, however the input spells it.
+func FuzzStream(f *testing.F) {
+	streams, _ := filepath.Glob(filepath.Join("testdata", "streams", "*.jsonl"))
+	for _, p := range streams {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		// Single lines too, so that the fuzzer mutates one message at a
+		// time.
+		for _, line := range bytes.Split(b, []byte{'\n'})[:min(6, bytes.Count(b, []byte{'\n'}))] {
+			f.Add(line)
+		}
+	}
+	f.Add([]byte(`{"type":"provision_progress","hook":{"resource":{"addr":"a.` + fuzzSecret + `"},"provisioner":"p","output":"x ` + fuzzSecret + `"}}`))
+	f.Add([]byte(`{"type":"outputs","outputs":{"o":{"sensitive":false,"value":{"k":["FUZZ-s3\u0063ret-9137"]}}}}`))
+	f.Add([]byte(`{"type":"diagnostic","diagnostic":{"severity":"error","summary":"` + fuzzSecret + `","address":"x"}}`))
+	f.Add([]byte("{\"type\":\"apply_start\",\"hook\":{\"resource\":{\"addr\":\"x\",\"resource_key\":\"" + fuzzSecret + "\"},\"action\":\"create\"}}\n{\"type\":\"apply_errored\",\"hook\":{\"resource\":{\"addr\":\"x\"}}}"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		c := newCapture(t)
+		rec := c.sink.Recorder()
+		res, _ := Stream(context.Background(), bytes.NewReader(in),
+			WithRecorder(rec), WithTracerProvider(c.tp), WithSensitiveValues(fuzzSecret), WithMaxLineBytes(1<<16))
+		if st := rec.Stats(); st.Invalid != 0 {
+			t.Fatalf("%d invalid events", st.Invalid)
+		}
+		types := c.sink.Types()
+		if len(types) < 2 || types[0] != progress.TypeOperationStarted ||
+			(types[len(types)-1] != progress.TypeOperationCompleted && types[len(types)-1] != progress.TypeOperationFailed) {
+			t.Fatalf("not framed: %v", types)
+		}
+		if res.Completed+res.Errored > res.Total && res.Plan != nil && res.Total > 0 {
+			t.Fatalf("N %d > M %d", res.Completed+res.Errored, res.Total)
+		}
+		if strings.Contains(c.everything(), fuzzSecret) {
+			t.Fatalf("the sensitive value came out")
+		}
+	})
+}
+
+// FuzzParse checks the decoder's fast path against encoding/json: wherever
+// parseFast answers, encoding/json accepts the line and reads the same
+// message.
+func FuzzParse(f *testing.F) {
+	streams, _ := filepath.Glob(filepath.Join("testdata", "streams", "*.jsonl"))
+	for _, p := range streams {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, line := range bytes.Split(b, []byte{'\n'}) {
+			f.Add(line)
+		}
+	}
+	for _, s := range []string{
+		`{"type":"log","TYPE":"x"}`, `{"type":"a","type":"b"}`, `{"hook":{"action":"a"},"hook":{"output":"o"}}`,
+		`{"hook":null}`, `{"outputs":null}`, `{"changes":{"add":1.0}}`, `{"changes":{"add":-0}}`,
+		`{"hook":{"elapsed_seconds":1e400}}`, `{"@message":"a\u00e9\ud83d\ude00\"b"}`, `{"@message":"\xff"}`,
+		`{"x":[1,{"y":[true,false,null,"\u0041"]}]} `, `{"type":"x"} trailing`, `{"diagnostic":{"range":{"start":{"line":01}}}}`,
+		`{"ty\u0070e":"x"}`, `{"@level":"info","hook":{"resource":{"resource_key":null}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var fast message
+		if !parseFast(line, &fast) {
+			return
+		}
+		var slow message
+		if err := json.Unmarshal(line, &slow); err != nil {
+			t.Fatalf("the fast path read a line encoding/json rejects (%v): %q", err, line)
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("the paths differ on %q\nfast: %+v\nslow: %+v", line, fast, slow)
+		}
+	})
+}

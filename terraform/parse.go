@@ -1,0 +1,524 @@
+package terraform
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The decoder's fast path. encoding/json spends most of the decoder's time
+// on a line (a validating pre-scan, reflection, a field lookup per key), and
+// the machine-readable UI has a small, fixed shape. parseFast reads that
+// shape directly, and gives up (returns false) on anything it is not sure
+// to read exactly as encoding/json would: a key that differs from a known
+// one only in case, a repeated known key, a null or a value of another
+// type for a known key, deep nesting, and any invalid JSON. The caller then
+// decodes the line with encoding/json, so the result is always
+// encoding/json's; FuzzParse checks that both agree wherever the fast path
+// answers.
+
+// maxFastDepth bounds the nesting the fast path follows.
+const maxFastDepth = 64
+
+// fastReader reads one line of JSON.
+type fastReader struct {
+	b []byte
+	i int
+}
+
+// parseFast decodes line into m (which must be zero) and reports whether it
+// could.
+func parseFast(line []byte, m *message) bool {
+	r := fastReader{b: line}
+	if !r.object(func(key []byte) bool {
+		switch string(key) {
+		case "@level":
+			return r.str(&m.Level)
+		case "@message":
+			return r.str(&m.Message)
+		case "@timestamp":
+			return r.str(&m.Timestamp)
+		case "type":
+			return r.str(&m.Type)
+		case "tofu":
+			return r.str(&m.Tofu)
+		case "terraform":
+			return r.str(&m.Terraform)
+		case "ui":
+			return r.str(&m.UI)
+		case "hook":
+			m.Hook = &hookMsg{}
+			return r.hook(m.Hook)
+		case "change":
+			m.Change = &changeMsg{}
+			return r.change(m.Change)
+		case "changes":
+			m.Changes = &ChangeSummary{}
+			return r.changes(m.Changes)
+		case "outputs":
+			return r.raw(&m.Outputs)
+		case "diagnostic":
+			m.Diag = &Diagnostic{}
+			return r.diagnostic(m.Diag)
+		}
+		return r.unknown(key, 1)
+	}, 1) {
+		return false
+	}
+	r.space()
+	return r.i == len(r.b)
+}
+
+func (r *fastReader) hook(h *hookMsg) bool {
+	return r.object(func(key []byte) bool {
+		switch string(key) {
+		case "resource":
+			return r.resource(&h.Resource)
+		case "action":
+			return r.str(&h.Action)
+		case "id_key":
+			return r.str(&h.IDKey)
+		case "id_value":
+			return r.str(&h.IDValue)
+		case "elapsed_seconds":
+			return r.float(&h.Elapsed)
+		case "provisioner":
+			return r.str(&h.Provisioner)
+		case "output":
+			return r.str(&h.Output)
+		}
+		return r.unknown(key, 2)
+	}, 2)
+}
+
+func (r *fastReader) resource(a *resourceAddr) bool {
+	return r.object(func(key []byte) bool {
+		switch string(key) {
+		case "addr":
+			return r.str(&a.Addr)
+		case "module":
+			return r.str(&a.Module)
+		case "resource_type":
+			return r.str(&a.ResourceType)
+		case "resource_key":
+			return r.raw(&a.ResourceKey)
+		}
+		return r.unknown(key, 3)
+	}, 3)
+}
+
+func (r *fastReader) change(c *changeMsg) bool {
+	return r.object(func(key []byte) bool {
+		switch string(key) {
+		case "resource":
+			return r.resource(&c.Resource)
+		case "previous_resource":
+			c.PreviousResource = &resourceAddr{}
+			return r.resource(c.PreviousResource)
+		case "action":
+			return r.str(&c.Action)
+		case "reason":
+			return r.str(&c.Reason)
+		case "importing":
+			c.Importing = &struct {
+				ID string `json:"id"`
+			}{}
+			return r.object(func(key []byte) bool {
+				if string(key) == "id" {
+					return r.str(&c.Importing.ID)
+				}
+				return r.unknown(key, 3)
+			}, 3)
+		}
+		return r.unknown(key, 2)
+	}, 2)
+}
+
+func (r *fastReader) changes(cs *ChangeSummary) bool {
+	return r.object(func(key []byte) bool {
+		switch string(key) {
+		case "operation":
+			return r.str(&cs.Operation)
+		case "add":
+			return r.int(&cs.Add)
+		case "change":
+			return r.int(&cs.Change)
+		case "import":
+			return r.int(&cs.Import)
+		case "remove":
+			return r.int(&cs.Remove)
+		case "forget":
+			return r.int(&cs.Forget)
+		}
+		return r.unknown(key, 2)
+	}, 2)
+}
+
+func (r *fastReader) diagnostic(d *Diagnostic) bool {
+	return r.object(func(key []byte) bool {
+		switch string(key) {
+		case "severity":
+			return r.str(&d.Severity)
+		case "summary":
+			return r.str(&d.Summary)
+		case "detail":
+			return r.str(&d.Detail)
+		case "address":
+			return r.str(&d.Address)
+		case "range":
+			d.Range = &Range{}
+			return r.object(func(key []byte) bool {
+				switch string(key) {
+				case "filename":
+					return r.str(&d.Range.Filename)
+				case "start":
+					return r.pos(&d.Range.Start)
+				case "end":
+					return r.pos(&d.Range.End)
+				}
+				return r.unknown(key, 3)
+			}, 3)
+		}
+		return r.unknown(key, 2)
+	}, 2)
+}
+
+func (r *fastReader) pos(p *Pos) bool {
+	return r.object(func(key []byte) bool {
+		switch string(key) {
+		case "line":
+			return r.int(&p.Line)
+		case "column":
+			return r.int(&p.Column)
+		case "byte":
+			return r.int(&p.Byte)
+		}
+		return r.unknown(key, 4)
+	}, 4)
+}
+
+// maxFastKeys bounds the keys of an object the mapping reads.
+const maxFastKeys = 24
+
+// object reads an object the mapping reads, calling field for each key
+// with the reader on its value; field reads the value. A key seen twice
+// makes it give up: encoding/json merges a repeated object into the first.
+func (r *fastReader) object(field func(key []byte) bool, depth int) bool {
+	var seen [maxFastKeys][]byte
+	n := 0
+	return r.anyObject(func(key []byte) bool {
+		if n == len(seen) {
+			return false
+		}
+		for _, s := range seen[:n] {
+			if string(s) == string(key) {
+				return false
+			}
+		}
+		seen[n] = key
+		n++
+		return field(key)
+	}, depth)
+}
+
+// anyObject reads an object, calling field for each key.
+func (r *fastReader) anyObject(field func(key []byte) bool, depth int) bool {
+	if depth > maxFastDepth {
+		return false
+	}
+	r.space()
+	if !r.byte('{') {
+		return false
+	}
+	r.space()
+	if r.peek() == '}' {
+		r.i++
+		return true
+	}
+	for {
+		r.space()
+		key, ok := r.key()
+		if !ok {
+			return false
+		}
+		r.space()
+		if !r.byte(':') {
+			return false
+		}
+		r.space()
+		if !field(key) {
+			return false
+		}
+		r.space()
+		switch r.peek() {
+		case ',':
+			r.i++
+		case '}':
+			r.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// unknown skips the value of a key the mapping does not read. A key that
+// is not plain lower-case ASCII could match a known key the way
+// encoding/json matches (case-insensitively): give up on it.
+func (r *fastReader) unknown(key []byte, depth int) bool {
+	for _, c := range key {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '@' || c == '-') {
+			return false
+		}
+	}
+	return r.skip(depth)
+}
+
+// key reads an object key without escapes.
+func (r *fastReader) key() ([]byte, bool) {
+	if !r.byte('"') {
+		return nil, false
+	}
+	start := r.i
+	for r.i < len(r.b) {
+		c := r.b[r.i]
+		switch {
+		case c == '"':
+			k := r.b[start:r.i]
+			r.i++
+			return k, true
+		case c == '\\' || c < 0x20:
+			return nil, false
+		}
+		r.i++
+	}
+	return nil, false
+}
+
+// str reads a string into s. A string with escapes or bytes outside ASCII
+// is decoded by encoding/json, for its exact handling of both.
+func (r *fastReader) str(s *string) bool {
+	if r.peek() != '"' {
+		return false
+	}
+	start := r.i
+	r.i++
+	plain := true
+	for r.i < len(r.b) {
+		c := r.b[r.i]
+		switch {
+		case c == '"':
+			r.i++
+			if plain {
+				*s = string(r.b[start+1 : r.i-1])
+				return true
+			}
+			return json.Unmarshal(r.b[start:r.i], s) == nil
+		case c == '\\':
+			plain = false
+			r.i += 2
+			continue
+		case c < 0x20:
+			return false
+		case c >= utf8.RuneSelf:
+			plain = false
+		}
+		r.i++
+	}
+	return false
+}
+
+// int reads an integer.
+func (r *fastReader) int(n *int) bool {
+	lit, ok := r.number()
+	if !ok {
+		return false
+	}
+	v, err := strconv.ParseInt(string(lit), 10, 0)
+	if err != nil {
+		return false
+	}
+	*n = int(v)
+	return true
+}
+
+// float reads a number.
+func (r *fastReader) float(f *float64) bool {
+	lit, ok := r.number()
+	if !ok {
+		return false
+	}
+	v, err := strconv.ParseFloat(string(lit), 64)
+	if err != nil {
+		return false
+	}
+	*f = v
+	return true
+}
+
+// number reads a JSON number literal.
+func (r *fastReader) number() ([]byte, bool) {
+	start := r.i
+	if r.peek() == '-' {
+		r.i++
+	}
+	switch {
+	case r.peek() == '0':
+		r.i++
+	case r.digits() == 0:
+		return nil, false
+	}
+	if r.peek() == '.' {
+		r.i++
+		if r.digits() == 0 {
+			return nil, false
+		}
+	}
+	if c := r.peek(); c == 'e' || c == 'E' {
+		r.i++
+		if c := r.peek(); c == '+' || c == '-' {
+			r.i++
+		}
+		if r.digits() == 0 {
+			return nil, false
+		}
+	}
+	return r.b[start:r.i], true
+}
+
+func (r *fastReader) digits() int {
+	n := 0
+	for r.i < len(r.b) && r.b[r.i] >= '0' && r.b[r.i] <= '9' {
+		r.i++
+		n++
+	}
+	return n
+}
+
+// raw reads any value into a copy of its bytes, as json.RawMessage does.
+func (r *fastReader) raw(m *json.RawMessage) bool {
+	start := r.i
+	if !r.skip(2) {
+		return false
+	}
+	*m = append(json.RawMessage(nil), r.b[start:r.i]...)
+	return true
+}
+
+// skip validates and skips any value.
+func (r *fastReader) skip(depth int) bool {
+	if depth > maxFastDepth {
+		return false
+	}
+	switch c := r.peek(); {
+	case c == '"':
+		return r.skipString()
+	case c == '{':
+		return r.anyObject(func([]byte) bool { return r.skip(depth + 1) }, depth+1)
+	case c == '[':
+		r.i++
+		r.space()
+		if r.peek() == ']' {
+			r.i++
+			return true
+		}
+		for {
+			r.space()
+			if !r.skip(depth + 1) {
+				return false
+			}
+			r.space()
+			switch r.peek() {
+			case ',':
+				r.i++
+			case ']':
+				r.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '-' || c >= '0' && c <= '9':
+		_, ok := r.number()
+		return ok
+	case c == 't':
+		return r.literal("true")
+	case c == 'f':
+		return r.literal("false")
+	case c == 'n':
+		return r.literal("null")
+	}
+	return false
+}
+
+// skipString skips a string, checking its escapes as encoding/json does.
+func (r *fastReader) skipString() bool {
+	r.i++
+	for r.i < len(r.b) {
+		c := r.b[r.i]
+		switch {
+		case c == '"':
+			r.i++
+			return true
+		case c == '\\':
+			r.i++
+			switch r.peek() {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				r.i++
+			case 'u':
+				r.i++
+				for range 4 {
+					if !isHex(r.peek()) {
+						return false
+					}
+					r.i++
+				}
+			default:
+				return false
+			}
+			continue
+		case c < 0x20:
+			return false
+		}
+		r.i++
+	}
+	return false
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func (r *fastReader) literal(s string) bool {
+	if len(r.b)-r.i < len(s) || string(r.b[r.i:r.i+len(s)]) != s {
+		return false
+	}
+	r.i += len(s)
+	return true
+}
+
+func (r *fastReader) space() {
+	for r.i < len(r.b) {
+		switch r.b[r.i] {
+		case ' ', '\t', '\n', '\r':
+			r.i++
+		default:
+			return
+		}
+	}
+}
+
+func (r *fastReader) peek() byte {
+	if r.i < len(r.b) {
+		return r.b[r.i]
+	}
+	return 0
+}
+
+func (r *fastReader) byte(c byte) bool {
+	if r.peek() != c {
+		return false
+	}
+	r.i++
+	return true
+}
