@@ -7,7 +7,7 @@ NESTED      := $(wildcard kube/go.mod)
 # working tree (replace ../..), hence -mod=mod.
 LINT_MODULES := kube bench/e2e collector-config/otelcol collector-config/e2e
 
-.PHONY: all test test-core test-nested demo demo-k8s demo-http lint fmt vet staticcheck bench bench-e2e fuzz soak licenses clean
+.PHONY: all test test-core test-nested demo demo-k8s demo-http demo-terraform tofu lint fmt vet staticcheck bench bench-e2e fuzz soak licenses clean
 
 # collector, test-collector, demo-pipeline: the Collector build and its e2e suite.
 include collector-config/collector.mk
@@ -18,7 +18,8 @@ all: test
 ## end-to-end suite against the real collector build (built on first run).
 test: test-core test-nested test-collector
 
-test-core:
+# tofu first: the terraform package's tests run the real OpenTofu.
+test-core: tofu
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 
@@ -35,6 +36,15 @@ demo:
 ## demo-k8s: a controller driving provisioning and lifecycle transitions.
 demo-k8s:
 	@cd kube && OTEL_LOGS_EXPORTER=$${OTEL_LOGS_EXPORTER:-pretty} $(GO) run ./examples/k8s-controller
+
+## tofu: build the OpenTofu CLI from its Go module into bin/tofu, once
+## (skipped when bin/tofu already has the version of scripts/build-tofu.sh).
+tofu:
+	@./scripts/build-tofu.sh
+
+## demo-terraform: a real OpenTofu apply and destroy reported live, pretty even when piped.
+demo-terraform: tofu
+	@OTEL_LOGS_EXPORTER=$${OTEL_LOGS_EXPORTER:-pretty} $(GO) run ./examples/terraform-driver -tofu bin/tofu
 
 ## demo-http: an Ignition-style HTTP driver; POST to /api/driver/lifecycle/execute.
 demo-http:

@@ -103,7 +103,9 @@ func (c Command) binary() (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("terraform: %w", err)
 		}
-		return p, nil
+		// exec resolves a relative path against Command.Dir; the caller
+		// means the current directory.
+		return filepath.Abs(p)
 	}
 	for _, name := range []string{"tofu", "terraform"} {
 		if p, err := exec.LookPath(name); err == nil {

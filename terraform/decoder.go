@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -42,8 +43,7 @@ type decoder struct {
 	started   bool
 	cmdCtx    context.Context
 	cmdSpan   trace.Span
-	first     time.Time // the tool's first and last timestamps
-	last      time.Time
+	last      time.Time // the tool's last timestamp
 
 	ops     map[string]*span // open apply operations, by address
 	refresh map[string]*span // open refreshes, by address
@@ -109,9 +109,6 @@ func (d *decoder) handle(line []byte) {
 	d.res.Messages++
 	t := m.time(time.Now())
 	d.begin(t)
-	if d.first.IsZero() || t.Before(d.first) {
-		d.first = t
-	}
 	if t.After(d.last) {
 		d.last = t
 	}
@@ -473,7 +470,12 @@ func (d *decoder) skip(line []byte) {
 	if len(line) == 0 {
 		return
 	}
-	text := d.scrub.text(string(line[:min(len(line), 200)]))
+	// Redacted whole, then cut: a cut first could split a secret so
+	// that the redaction no longer recognises it.
+	text := d.scrub.text(string(line))
+	if len(text) > 200 {
+		text = text[:200] + "…"
+	}
 	if line[0] == '{' {
 		d.cfg.logger.Warn("terraform: skipped a malformed message", "line", text)
 		return
@@ -595,7 +597,7 @@ func (d *decoder) describeFailure(e *OperationError) string {
 	case errors.Is(e.Err, context.Canceled) || errors.Is(e.Err, context.DeadlineExceeded):
 		why = "cancelled"
 	case e.Err != nil:
-		why = "interrupted: " + e.Err.Error()
+		why = strings.TrimPrefix(e.Err.Error(), "terraform: ")
 	case len(e.ErroredResources) > 0:
 		why = fmt.Sprintf("%d resource operation(s) errored", len(e.ErroredResources))
 	case e.ExitCode > 0:

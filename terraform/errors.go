@@ -45,7 +45,7 @@ func (e *OperationError) Error() string {
 		fmt.Fprintf(&b, " (exit status %d)", e.ExitCode)
 	}
 	if e.Err != nil {
-		fmt.Fprintf(&b, ": %v", e.Err)
+		fmt.Fprintf(&b, ": %s", strings.TrimPrefix(e.Err.Error(), "terraform: "))
 	}
 	if len(e.Diagnostics) > 0 {
 		b.WriteString(": ")

@@ -98,12 +98,12 @@ func (c *capture) everything() string {
 		b.WriteString(s.Name())
 		b.WriteString(s.Status().Description)
 		for _, a := range s.Attributes() {
-			b.WriteString(a.Value.Emit())
+			b.WriteString(a.Value.String())
 		}
 		for _, e := range s.Events() {
 			b.WriteString(e.Name)
 			for _, a := range e.Attributes {
-				b.WriteString(a.Value.Emit())
+				b.WriteString(a.Value.String())
 			}
 		}
 	}

@@ -243,7 +243,13 @@ func (s *stderrLog) line(b []byte) {
 	if strings.TrimSpace(text) == "" {
 		return
 	}
-	s.d.cfg.logger.Warn("terraform: stderr", "line", text)
+	// The tool's own log (TF_LOG) goes to stderr too: its lines are
+	// debugging, not warnings.
+	if strings.Contains(text, "[TRACE]") || strings.Contains(text, "[DEBUG]") || strings.Contains(text, "[INFO]") {
+		s.d.cfg.logger.Debug("terraform: stderr", "line", text)
+	} else {
+		s.d.cfg.logger.Warn("terraform: stderr", "line", text)
+	}
 	s.lines = append(s.lines, text)
 	s.size += len(text) + 1
 	for s.size > maxStderr && len(s.lines) > 1 {

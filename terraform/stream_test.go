@@ -280,3 +280,16 @@ func TestFastPathReadsRealStreams(t *testing.T) {
 		t.Fatalf("only %d lines", n)
 	}
 }
+
+// A relative Binary is the caller's, not Command.Dir's.
+func TestRunRelativeBinary(t *testing.T) {
+	t.Chdir(t.TempDir())
+	script := "#!/bin/sh\necho '{\"@level\":\"info\",\"@message\":\"OpenTofu 9.9.9\",\"@timestamp\":\"2026-01-01T00:00:00Z\",\"type\":\"version\",\"tofu\":\"9.9.9\"}'\n"
+	if err := os.WriteFile("fake-tofu", []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Command{Binary: "./fake-tofu", Dir: t.TempDir(), Args: []string{"plan"}}, newCapture(t).opts()...)
+	if err != nil || res.Version != "9.9.9" || res.ExitCode != 0 {
+		t.Fatalf("err %v, result %+v", err, res)
+	}
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/progressotel/progressotel/internal/testutil"
+	"github.com/progressotel/progressotel/otelbridge"
+)
+
+// TestDemo runs the demo against the real OpenTofu: the JSON lines hold
+// every resource's start and end, the provisioners' output, an N-of-M
+// progress ending at M of M for both operations, all in the driver's trace.
+func TestDemo(t *testing.T) {
+	tofu := os.Getenv("TOFU_BIN")
+	if tofu == "" {
+		tofu, _ = filepath.Abs(filepath.Join("..", "..", "bin", "tofu"))
+	}
+	if _, err := exec.LookPath(tofu); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("OpenTofu is missing at %s (CI=true): build it with scripts/build-tofu.sh", tofu)
+		}
+		t.Skipf("OpenTofu is not built: run scripts/build-tofu.sh (%v)", err)
+	}
+	var out testutil.SyncBuffer
+	const password = "demo-Pa55word-0419"
+	if err := run(context.Background(), tofu, password, otelbridge.WithExporters("json"), otelbridge.WithWriter(&out)); err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]int{}
+	traces := map[string]bool{}
+	var progress []string
+	sc := bufio.NewScanner(bytes.NewReader(out.Bytes()))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var line map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatalf("invalid JSON line %q: %v", sc.Text(), err)
+		}
+		typ, _ := line["progressEventType"].(string)
+		types[typ]++
+		traces[line["traceId"].(string)] = true
+		if line["tracectx.transactionid"] != "5e0c-tf-tx" {
+			t.Errorf("%s without the tracectx", typ)
+		}
+		if typ == "common/Progress" {
+			d := line["details"].(map[string]any)
+			b, _ := json.Marshal([]any{d["completed"], d["total"]})
+			progress = append(progress, string(b))
+		}
+		if strings.Contains(sc.Text(), password) {
+			t.Errorf("the database password leaked: %s", sc.Text())
+		}
+	}
+	for typ, n := range map[string]int{
+		"terraform/ApplyStarted": 12, "terraform/ApplyCompleted": 12, "terraform/ProvisionStarted": 6,
+		"common/OperationStarted": 2, "common/OperationCompleted": 2,
+	} {
+		if types[typ] != n {
+			t.Errorf("%d %s, want %d (all: %v)", types[typ], typ, n, types)
+		}
+	}
+	if types["terraform/ProvisionOutput"] < 12 {
+		t.Errorf("%d provisioner lines", types["terraform/ProvisionOutput"])
+	}
+	if len(traces) != 2 {
+		t.Errorf("%d traces, want one per operation", len(traces))
+	}
+	if got := strings.Join(progress, " "); !strings.HasSuffix(got, "[6,6]") || !strings.Contains(got, "[6,6] [0,6]") {
+		t.Errorf("progress %s", got)
+	}
+}
