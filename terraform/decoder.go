@@ -543,6 +543,7 @@ func (d *decoder) finish(o outcome) (Result, error) {
 		}
 	}
 	failed := o.failed || o.cause != nil || res.Errored > 0 || len(errDiags) > 0
+	res.failed = failed
 	d.cmdSpan.SetAttributes(
 		attribute.Int("terraform.changes.total", res.Total),
 		attribute.Int("terraform.changes.completed", res.Completed),

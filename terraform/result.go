@@ -42,22 +42,16 @@ type Result struct {
 	// SkippedLines counts the lines that were not messages: plain text,
 	// malformed JSON, or longer than the line limit.
 	SkippedLines int
+
+	failed bool
 }
 
-// OK reports an operation that ended with status 0 (or, for Stream,
-// without a status) and without an error diagnostic or an errored
-// resource.
-func (r Result) OK() bool {
-	if r.ExitCode > 0 || r.Errored > 0 {
-		return false
-	}
-	for _, d := range r.Diagnostics {
-		if d.Severity == SeverityError {
-			return false
-		}
-	}
-	return true
-}
+// OK reports an operation that did not fail: the tool exited with status
+// 0 (or 2 under -detailed-exitcode, "changes present"; for Stream, there is
+// no status), reported no error diagnostic and no errored resource, and was
+// not cancelled. It is false exactly when Run or Stream returned an
+// *OperationError.
+func (r Result) OK() bool { return !r.failed }
 
 // ChangeSummary is a change_summary message: the counts of a plan, or of an
 // apply or destroy once done.

@@ -172,11 +172,15 @@ func TestLifecycleWithRealTofu(t *testing.T) {
 
 	t.Run("plan", func(t *testing.T) {
 		c := newCapture(t)
-		command := cmd("plan")
+		// -detailed-exitcode: status 2 means "changes present", a success.
+		command := cmd("plan", "-detailed-exitcode")
 		command.Vars = map[string]any{"generation": "3"}
 		res, err := Run(context.Background(), command, c.opts(recordTo(t, "tofu-plan.jsonl"))...)
 		if err != nil {
 			t.Fatalf("Run: %v", err)
+		}
+		if res.ExitCode != 2 || !res.OK() {
+			t.Errorf("exit code %d, OK %v", res.ExitCode, res.OK())
 		}
 		if res.Plan == nil || res.Applied != nil || res.Total != 7 || res.Completed != 0 {
 			t.Fatalf("plan %+v applied %+v total %d completed %d", res.Plan, res.Applied, res.Total, res.Completed)
