@@ -609,8 +609,8 @@ func (d *decoder) describeFailure(e *OperationError) string {
 	if len(e.Diagnostics) > 0 {
 		return why + ": " + describeDiagnostics(e.Diagnostics)
 	}
-	if len(e.Diagnostics) == 0 && e.Stderr != "" && e.Err == nil {
-		return why + ": " + firstLine(e.Stderr)
+	if reason := stderrReason(e.Stderr); reason != "" && e.Err == nil {
+		return why + ": " + reason
 	}
 	return why
 }

@@ -53,8 +53,8 @@ func (e *OperationError) Error() string {
 	} else if len(e.ErroredResources) > 0 {
 		fmt.Fprintf(&b, ": errored: %s", strings.Join(e.ErroredResources, ", "))
 	} else if e.Err == nil {
-		if line := firstLine(e.Stderr); line != "" {
-			fmt.Fprintf(&b, ": %s", line)
+		if reason := stderrReason(e.Stderr); reason != "" {
+			fmt.Fprintf(&b, ": %s", reason)
 		}
 	}
 	return b.String()
@@ -102,6 +102,18 @@ func describeDiagnostics(ds []Diagnostic) string {
 		}
 	}
 	return b.String()
+}
+
+// stderrReason picks the line of the tool's stderr that says why it
+// failed: the first that mentions an error, else the last.
+func stderrReason(stderr string) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	for _, l := range lines {
+		if strings.Contains(l, "Error") || strings.Contains(l, "error") {
+			return strings.TrimSpace(strings.Trim(l, "│╷╵ "))
+		}
+	}
+	return strings.TrimSpace(strings.Trim(lines[len(lines)-1], "│╷╵ "))
 }
 
 func firstLine(s string) string {

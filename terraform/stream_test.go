@@ -293,3 +293,29 @@ func TestRunRelativeBinary(t *testing.T) {
 		t.Fatalf("err %v, result %+v", err, res)
 	}
 }
+
+// A tool that fails before it writes a message is reported with the reason
+// from its stderr.
+func TestRunFailureBeforeAnyMessage(t *testing.T) {
+	fake := filepath.Join(t.TempDir(), "tofu")
+	script := "#!/bin/sh\necho 'There are some problems with the CLI configuration:' >&2\necho '│ Error: Invalid provider installation method' >&2\necho 'more detail, TOKEN=tok-4711 here' >&2\nexit 1\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := newCapture(t)
+	res, err := Run(context.Background(), Command{Binary: fake, Args: []string{"apply"}}, c.opts()...)
+	var opErr *OperationError
+	if !errors.As(err, &opErr) || res.ExitCode != 1 || res.OK() {
+		t.Fatalf("err %v, exit %d", err, res.ExitCode)
+	}
+	if !strings.HasSuffix(err.Error(), "Error: Invalid provider installation method") {
+		t.Errorf("error %q", err)
+	}
+	if strings.Contains(opErr.Stderr, "tok-4711") || !strings.Contains(opErr.Stderr, "TOKEN="+progress.Redacted) {
+		t.Errorf("stderr %q", opErr.Stderr)
+	}
+	evs := c.sink.Events()
+	if d := evs[len(evs)-1].Details; d["description"] != "exit status 1: Error: Invalid provider installation method" {
+		t.Errorf("OperationFailed %v", d)
+	}
+}
