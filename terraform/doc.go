@@ -123,6 +123,7 @@
 // the limit are read. A failed operation is reported as
 // common/OperationFailed with the error diagnostics, and the error is an
 // *OperationError that names them. Run stops a cancelled tool with SIGINT
-// (its graceful stop), waits for the grace period, then kills its process
-// group, and returns once no process of the run is left.
+// (its graceful stop), waits for the grace period (WithGracePeriod), then
+// kills its process group; once the tool has exited it kills whatever is
+// left of the group, and only then returns.
 package terraform
