@@ -3,7 +3,8 @@
 # the overlays that the environment switches on:
 #
 #   PROGRESS_TENANTS_FILE        an overlay made by gen-tenants.sh
-#   PROGRESS_TENANTS             "a b c": generate that overlay now
+#   PROGRESS_TENANTS             "a b c": generate that overlay now, into
+#                                $PROGRESS_STORAGE_DIR/tenants.generated.yaml
 #   PROGRESS_OTLP_TLS_CERT_FILE  set: tls.yaml (OTLP over TLS)
 #   PROGRESS_OTLP_BEARER_TOKEN   set: auth.yaml (bearer-token auth)
 #   PROGRESS_LOCAL_FILE          set: local.yaml (file route for local runs)
@@ -20,9 +21,18 @@ if [ -n "${PROGRESS_OTLP_TLS_CERT_FILE:-}" ]; then set -- --config "$here/tls.ya
 if [ -n "${PROGRESS_TENANTS_FILE:-}" ]; then
 	set -- --config "$PROGRESS_TENANTS_FILE" "$@"
 elif [ -n "${PROGRESS_TENANTS:-}" ]; then
-	gen=$(mktemp "${TMPDIR:-/tmp}/otelcol-progress-tenants.XXXXXX")
+	# The collector replaces this shell, so nothing could delete a temporary
+	# file afterwards: the overlay goes to the collector's own state
+	# directory instead, one file replaced on every start.
+	dir=${PROGRESS_STORAGE_DIR:-/var/lib/otelcol-progress}
+	mkdir -p "$dir"
+	gen=$dir/tenants.generated.yaml
 	# shellcheck disable=SC2086 # the list is split on purpose
-	"$here/gen-tenants.sh" $PROGRESS_TENANTS >"$gen"
+	"$here/gen-tenants.sh" $PROGRESS_TENANTS >"$gen.new" || {
+		rm -f "$gen.new"
+		exit 2
+	}
+	mv -f "$gen.new" "$gen"
 	set -- --config "$gen" "$@"
 fi
 set -- --config "$here/progress.yaml" "$@"

@@ -85,12 +85,16 @@ func freePort(t testing.TB) int {
 type broker struct {
 	port int
 	dir  string
+	opts []kfake.Opt // extra options (TLS, SASL, partitions), kept for a restart
 	c    *kfake.Cluster
 }
 
-func startBroker(t testing.TB) *broker {
+// startBroker starts a one-broker cluster that creates topics on demand
+// with one partition; opts add to or override that (kfake.TLS,
+// kfake.EnableSASL, kfake.DefaultNumPartitions, kfake.BrokerConfigs).
+func startBroker(t testing.TB, opts ...kfake.Opt) *broker {
 	t.Helper()
-	b := &broker{port: freePort(t), dir: t.TempDir()}
+	b := &broker{port: freePort(t), dir: t.TempDir(), opts: opts}
 	b.start(t)
 	t.Cleanup(b.stop)
 	return b
@@ -102,8 +106,9 @@ func (b *broker) start(t testing.TB) {
 	t.Helper()
 	var err error
 	for i := 0; i < 50; i++ { // the port may linger briefly after a stop
-		b.c, err = kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(b.port), kfake.ClusterID("progress-e2e"),
-			kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(1), kfake.DataDir(b.dir))
+		opts := append([]kfake.Opt{kfake.NumBrokers(1), kfake.Ports(b.port), kfake.ClusterID("progress-e2e"),
+			kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(1), kfake.DataDir(b.dir)}, b.opts...)
+		b.c, err = kfake.NewCluster(opts...)
 		if err == nil {
 			return
 		}
@@ -121,9 +126,11 @@ func (b *broker) stop() {
 
 // message is one Kafka record as TNCO would read it.
 type message struct {
-	Topic   string
-	Headers map[string]string
-	Value   []byte
+	Topic     string
+	Partition int32
+	Key       []byte
+	Headers   map[string]string
+	Value     []byte
 }
 
 func (m message) body(t testing.TB) map[string]any {
@@ -136,7 +143,8 @@ func (m message) body(t testing.TB) map[string]any {
 }
 
 // consumer reads every topic of the broker from the start, also topics
-// created after it started, and keeps every message.
+// created after it started, and keeps every message in the order it was
+// fetched (which is the order of each partition).
 type consumer struct {
 	cl     *kgo.Client
 	mu     sync.Mutex
@@ -145,11 +153,12 @@ type consumer struct {
 	done   chan struct{}
 }
 
-func startConsumer(t testing.TB, addr string) *consumer {
+// startConsumer reads the broker at addr; opts add TLS or SASL.
+func startConsumer(t testing.TB, addr string, opts ...kgo.Opt) *consumer {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumeRegex(), kgo.ConsumeTopics("^progress.*"),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.MetadataMinAge(100*time.Millisecond),
-		kgo.MetadataMaxAge(300*time.Millisecond))
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(addr), kgo.ConsumeRegex(), kgo.ConsumeTopics("^progress.*"),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.MetadataMinAge(100 * time.Millisecond),
+		kgo.MetadataMaxAge(300 * time.Millisecond)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +169,7 @@ func startConsumer(t testing.TB, addr string) *consumer {
 		for ctx.Err() == nil {
 			fs := cl.PollFetches(ctx)
 			fs.EachRecord(func(r *kgo.Record) {
-				m := message{Topic: r.Topic, Headers: map[string]string{}, Value: r.Value}
+				m := message{Topic: r.Topic, Partition: r.Partition, Key: r.Key, Headers: map[string]string{}, Value: r.Value}
 				for _, h := range r.Headers {
 					m.Headers[h.Key] = string(h.Value)
 				}
@@ -231,6 +240,7 @@ func countMarker(msgs []message, marker string) int {
 type collector struct {
 	t       testing.TB
 	env     []string
+	tmpDir  string // $TMPDIR of run.sh and the collector: must stay empty
 	grpc    string
 	http    string
 	metrics string
@@ -251,8 +261,10 @@ func newCollector(t testing.TB, brokerAddr string, tenants []string, env map[str
 		http:    "127.0.0.1:" + strconv.Itoa(freePort(t)),
 		metrics: strconv.Itoa(freePort(t)),
 		storage: t.TempDir(),
+		tmpDir:  t.TempDir(),
 	}
 	vars := map[string]string{
+		"TMPDIR":                      c.tmpDir,
 		"PROGRESS_OTELCOL_BIN":        collectorBin,
 		"PROGRESS_OTLP_GRPC_ENDPOINT": c.grpc,
 		"PROGRESS_OTLP_HTTP_ENDPOINT": c.http,
@@ -271,7 +283,7 @@ func newCollector(t testing.TB, brokerAddr string, tenants []string, env map[str
 		vars[k] = v
 	}
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PROGRESS_") && !strings.HasPrefix(kv, "TNCO_") {
+		if !strings.HasPrefix(kv, "PROGRESS_") && !strings.HasPrefix(kv, "TNCO_") && !strings.HasPrefix(kv, "TMPDIR=") {
 			c.env = append(c.env, kv)
 		}
 	}
@@ -296,6 +308,11 @@ func (c *collector) start() {
 	go func() { c.exitErr = c.cmd.Wait(); close(c.exited) }()
 	t.Cleanup(func() {
 		c.stop()
+		// run.sh replaces itself with the collector, so a temporary file
+		// it made would stay behind on every start.
+		if left, _ := os.ReadDir(c.tmpDir); len(left) > 0 {
+			t.Errorf("run.sh or the collector left %d files in $TMPDIR, e.g. %s", len(left), left[0].Name())
+		}
 		if t.Failed() {
 			t.Logf("collector output:\n%s", c.out.String())
 		}

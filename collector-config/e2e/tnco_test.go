@@ -212,3 +212,54 @@ func TestTNCOMessageFlattenedFallback(t *testing.T) {
 		t.Errorf("seed keys wrong: %v", body)
 	}
 }
+
+// @timestamp always has exactly three millisecond digits, so that a
+// fixed-format parser reads it and sorting the strings sorts by time:
+// trailing zeros are kept and sub-millisecond digits are cut, not rounded.
+func TestTimestampMilliseconds(t *testing.T) {
+	b := startBroker(t)
+	cons := startConsumer(t, b.addr())
+	col := newCollector(t, b.addr(), nil, nil)
+	col.start()
+	d := newDriver(t, col.grpc, driverOpt{})
+
+	base := time.Date(2026, 11, 29, 10, 0, 5, 0, time.UTC)
+	want := map[string]string{
+		"zero":       "2026-11-29T10:00:05.000Z",
+		"tens":       "2026-11-29T10:00:05.120Z",
+		"hundreds":   "2026-11-29T10:00:05.100Z",
+		"one":        "2026-11-29T10:00:05.001Z",
+		"last":       "2026-11-29T10:00:05.999Z",
+		"sub-milli":  "2026-11-29T10:00:05.999Z",
+		"other-zone": "2026-11-29T10:00:05.000Z",
+	}
+	at := map[string]time.Time{
+		"zero":       base,
+		"tens":       base.Add(120 * time.Millisecond),
+		"hundreds":   base.Add(100 * time.Millisecond),
+		"one":        base.Add(time.Millisecond),
+		"last":       base.Add(999 * time.Millisecond),
+		"sub-milli":  base.Add(999*time.Millisecond + 999*time.Microsecond),
+		"other-zone": base.In(time.FixedZone("UTC+5", 5*3600)),
+	}
+	for name, ts := range at {
+		if err := d.rec.Record(context.Background(), progress.Event{
+			Type: "ansible/PlayStarted", Details: map[string]any{"playName": name}, Time: ts,
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.flush(t)
+	msgs := cons.waitFor(t, 60*time.Second, "every event", func(m []message) bool { return len(m) >= len(want) })
+	for _, m := range msgs {
+		body := m.body(t)
+		name := body["details"].(map[string]any)["playName"].(string)
+		if got := body["@timestamp"]; got != want[name] {
+			t.Errorf("%s: @timestamp = %v, want %s", name, got, want[name])
+		}
+		delete(want, name)
+	}
+	if len(want) > 0 {
+		t.Errorf("events missing: %v", want)
+	}
+}
