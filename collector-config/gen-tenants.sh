@@ -57,7 +57,7 @@ for t in "$@"; do
     brokers: \${env:TNCO_KAFKA_BROKERS:-127.0.0.1:9092}
     client_id: \${env:TNCO_KAFKA_CLIENT_ID:-otelcol-progress}
     protocol_version: \${env:TNCO_KAFKA_PROTOCOL_VERSION:-2.1.0}
-    timeout: 10s
+    timeout: 5s
     logs:
       topic: \${env:TNCO_TOPIC_PREFIX:-progress_events_}$t
       encoding: raw

@@ -123,3 +123,63 @@ func TestCollectorRestartKeepsQueue(t *testing.T) {
 		})
 	}
 }
+
+// A stop during a Kafka outage is bounded: the collector has produced to
+// the topic (so the Kafka client holds a connection and, with acks=all, an
+// idempotent producer whose request in flight it cannot abandon), Kafka
+// goes away, more events are queued, and SIGTERM ends the process within
+// the documented bound (PROGRESS_SHUTDOWN_TIMEOUT, 8 s) instead of waiting
+// for Kafka. A new collector on the same storage then delivers every
+// queued event exactly once.
+func TestStopDuringKafkaOutage(t *testing.T) {
+	b := startBroker(t)
+	cons := startConsumer(t, b.addr())
+	col := newCollector(t, b.addr(), []string{"tenant-a"}, nil)
+	col.start()
+	d := newDriver(t, col.grpc, driverOpt{})
+
+	recordPhase(t, d, "before", 5)
+	waitPhase(t, cons, "before", 5)
+	b.stop()
+	recordPhase(t, d, "queued", 40)
+	waitQueued(t, col, 45)
+
+	start := time.Now()
+	if err := col.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	// The bound is 8 s; the margin is for a loaded machine. Without the
+	// bound the process waits for Kafka, i.e. forever in this test.
+	select {
+	case <-col.exited:
+		t.Logf("stopped %v after SIGTERM", time.Since(start).Round(100*time.Millisecond))
+	case <-time.After(20 * time.Second):
+		t.Fatalf("collector still running 20s after SIGTERM during a Kafka outage")
+	}
+
+	b.start(t)
+	cons2 := startConsumer(t, b.addr())
+	again := *col // same ports, same storage directory
+	again.start()
+	waitPhase(t, cons2, "queued", 40)
+	time.Sleep(2 * time.Second) // a duplicate would arrive now
+	counts := map[string]map[float64]int{}
+	for _, m := range onTopic(cons2.all(), "progress_events_tenant-a") {
+		det, _ := m.body(t)["details"].(map[string]any)
+		phase, _ := det["phase"].(string)
+		if counts[phase] == nil {
+			counts[phase] = map[float64]int{}
+		}
+		counts[phase][det["n"].(float64)]++
+	}
+	for phase, want := range map[string]int{"before": 5, "queued": 40} {
+		if len(counts[phase]) != want {
+			t.Errorf("%s: %d distinct events, want %d", phase, len(counts[phase]), want)
+		}
+		for n, c := range counts[phase] {
+			if c != 1 {
+				t.Errorf("%s event %v delivered %d times", phase, n, c)
+			}
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// shutdownTimeoutEnv names the environment variable that bounds a stop:
+// a Go duration (default 8s); 0 waits as long as the shutdown takes.
+const shutdownTimeoutEnv = "PROGRESS_SHUTDOWN_TIMEOUT"
+
+// defaultShutdownTimeout fits inside the usual grace periods (Kubernetes
+// 30 s, systemd 90 s) with room for the exit itself, and is longer than one
+// produce attempt (the kafka exporters' timeout, 5 s), so that a stop with
+// Kafka reachable finishes cleanly.
+const defaultShutdownTimeout = 8 * time.Second
+
+// shutdownTimeout reads shutdownTimeoutEnv through getenv.
+func shutdownTimeout(getenv func(string) string) (time.Duration, error) {
+	v := getenv(shutdownTimeoutEnv)
+	if v == "" {
+		return defaultShutdownTimeout, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%s=%q: want a duration such as 8s, or 0 for no bound", shutdownTimeoutEnv, v)
+	}
+	return d, nil
+}
+
+// shutdownWatchdog ends the process when a graceful shutdown overruns its
+// bound.
+//
+// Why: the kafka exporters produce with acks=all, so franz-go writes
+// idempotently, and a record it has sent to a broker that then went away
+// cannot be abandoned (the client cannot know whether the broker wrote
+// it). The exporter's queue consumer then waits in that produce until
+// Kafka is back, and the Collector's shutdown waits for the consumer: a
+// SIGTERM during a Kafka outage would hang until the grace period ends in
+// SIGKILL. Everything the collector accepted is in the persistent queues
+// by then (receivers and processors shut down before exporters), and the
+// request in flight is marked dispatched on disk and sent again after the
+// next start, exactly as after a SIGKILL. Exiting at the bound gives the
+// same outcome without eating the grace period.
+type shutdownWatchdog struct {
+	timeout time.Duration
+	exit    func(code int)
+	log     io.Writer
+}
+
+// watch waits for the first signal on sig, then calls exit(1) if the
+// process is still running timeout later.
+func (w shutdownWatchdog) watch(sig <-chan os.Signal) {
+	s := <-sig
+	time.Sleep(w.timeout)
+	fmt.Fprintf(w.log, "%s: still shutting down %v after the signal (%v); exiting (%s=%v). "+
+		"Accepted data stays in the persistent queues and is sent after the next start.\n",
+		distName, w.timeout, s, shutdownTimeoutEnv, w.timeout)
+	w.exit(1)
+}
