@@ -40,16 +40,8 @@ func TestBearerTokenAuth(t *testing.T) {
 	}
 	_ = send(none, "sent-without-token")
 
-	req, _ := http.NewRequest(http.MethodPost, "http://"+col.http+"/v1/logs", strings.NewReader(`{"resourceLogs":[]}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer wrong-token")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("OTLP/HTTP with a wrong token: status %d, want 401", resp.StatusCode)
+	if code := postLogs(t, col.http, "Bearer wrong-token"); code != http.StatusUnauthorized {
+		t.Errorf("OTLP/HTTP with a wrong token: status %d, want 401", code)
 	}
 
 	right := newDriver(t, col.grpc, driverOpt{headers: map[string]string{"authorization": "Bearer s3cret-token"}})
@@ -63,6 +55,26 @@ func TestBearerTokenAuth(t *testing.T) {
 		t.Errorf("%d refused events reached Kafka", n)
 	}
 
+	// The scheme is case-insensitive (RFC 7235): the usual spellings pass,
+	// over gRPC and HTTP; a token of another case never does.
+	for _, auth := range []string{"bearer s3cret-token", "BEARER s3cret-token", "Bearer s3cret-token"} {
+		lower := newDriver(t, col.grpc, driverOpt{headers: map[string]string{"authorization": auth}})
+		if err := send(lower, "scheme-"+auth[:6]); err != nil {
+			t.Errorf("gRPC with %q refused: %v", auth, err)
+		}
+		if code := postLogs(t, col.http, auth); code != http.StatusOK {
+			t.Errorf("HTTP with %q: status %d, want 200", auth, code)
+		}
+	}
+	for _, auth := range []string{"Bearer S3CRET-TOKEN", "Bearer  s3cret-token", "s3cret-token", "Basic s3cret-token"} {
+		if code := postLogs(t, col.http, auth); code != http.StatusUnauthorized {
+			t.Errorf("HTTP with %q: status %d, want 401", auth, code)
+		}
+	}
+	cons.waitFor(t, 60*time.Second, "the events sent with each scheme spelling", func(m []message) bool {
+		return countMarker(m, "scheme-bearer") == 1 && countMarker(m, "scheme-BEARER") == 1 && countMarker(m, "scheme-Bearer") == 1
+	})
+
 	// The refusals in the collector's own telemetry: gRPC calls that ended
 	// Unauthenticated (code 16) and HTTP requests answered 401.
 	grpcRefused := col.metric("rpc_server_call_duration_count", map[string]string{"rpc_response_status_code": "UNAUTHENTICATED"})
@@ -71,6 +83,21 @@ func TestBearerTokenAuth(t *testing.T) {
 		t.Errorf("refusals not visible in the collector's metrics: grpc=%v (want >= 2) http=%v (want >= 1)\n%s",
 			grpcRefused, httpRefused, grepLines(col.metricsText(t), "rpc_server", "http_server_request_duration"))
 	}
+}
+
+// postLogs posts an empty OTLP/HTTP logs request with the given
+// Authorization header and returns the status code.
+func postLogs(t *testing.T, endpoint, authorization string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, "http://"+endpoint+"/v1/logs", strings.NewReader(`{"resourceLogs":[]}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", authorization)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 func grepLines(text string, subs ...string) string {
