@@ -406,13 +406,14 @@ type driverOpt struct {
 	tls           *tls.Config
 	noMessageBody bool
 	libRedacted   bool
+	noRetry       bool // a refused export fails at once instead of after 30 s of retries
 }
 
 func newDriver(t testing.TB, endpoint string, o driverOpt) *driver {
 	t.Helper()
 	ctx := context.Background()
 	opts := []otlploggrpc.Option{otlploggrpc.WithEndpoint(endpoint),
-		otlploggrpc.WithRetry(otlploggrpc.RetryConfig{Enabled: true, InitialInterval: 100 * time.Millisecond,
+		otlploggrpc.WithRetry(otlploggrpc.RetryConfig{Enabled: !o.noRetry, InitialInterval: 100 * time.Millisecond,
 			MaxInterval: time.Second, MaxElapsedTime: 30 * time.Second})}
 	if o.tls != nil {
 		opts = append(opts, otlploggrpc.WithTLSCredentials(credentials.NewTLS(o.tls)))
