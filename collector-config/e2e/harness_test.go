@@ -282,6 +282,7 @@ func newCollector(t testing.TB, brokerAddr string, tenants []string, env map[str
 	for k, v := range env {
 		vars[k] = v
 	}
+	c.storage = vars["PROGRESS_STORAGE_DIR"] // a test may pass another collector's
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "PROGRESS_") && !strings.HasPrefix(kv, "TNCO_") && !strings.HasPrefix(kv, "TMPDIR=") {
 			c.env = append(c.env, kv)
