@@ -61,6 +61,7 @@ for t in "$@"; do
     logs:
       topic: \${env:TNCO_TOPIC_PREFIX:-progress_events_}$t
       encoding: raw
+    partition_logs_by_trace_id: true
     record_headers:
       - name: tenantId
         value: "$t"

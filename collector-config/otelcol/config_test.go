@@ -47,7 +47,8 @@ func load(t *testing.T, files ...string) *otelcol.Config {
 // Every shipped file and overlay combination loads and validates with the
 // real factories, and every Kafka destination in it keeps its promises:
 // raw (JSON body) encoding, a persistent queue on file_storage, one
-// consumer (order), and retries that never give up.
+// consumer (order), retries that never give up, the trace id as message
+// key (order per run), and a produce timeout below the shutdown bound.
 func TestShippedConfigsValidate(t *testing.T) {
 	t.Setenv("PROGRESS_OTLP_BEARER_TOKEN", "token-for-validation")
 	t.Setenv("PROGRESS_OTLP_TLS_CERT_FILE", "/nonexistent/cert.pem") // read at start only
@@ -80,6 +81,12 @@ func TestShippedConfigsValidate(t *testing.T) {
 			}
 			if !kc.BackOffConfig.Enabled || kc.BackOffConfig.MaxElapsedTime != 0 {
 				t.Errorf("%v %s: retries give up (%+v)", files, id, kc.BackOffConfig)
+			}
+			if !kc.PartitionLogsByTraceID {
+				t.Errorf("%v %s: not keyed by trace id (order per run on several partitions)", files, id)
+			}
+			if kc.TimeoutSettings.Timeout <= 0 || kc.TimeoutSettings.Timeout >= defaultShutdownTimeout {
+				t.Errorf("%v %s: produce timeout %v, want below the shutdown bound %v", files, id, kc.TimeoutSettings.Timeout, defaultShutdownTimeout)
 			}
 		}
 		want := 1
