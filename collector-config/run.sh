@@ -8,6 +8,9 @@
 #   PROGRESS_OTLP_TLS_CERT_FILE  set: tls.yaml (OTLP over TLS)
 #   PROGRESS_OTLP_BEARER_TOKEN   set: auth.yaml (bearer-token auth)
 #   PROGRESS_LOCAL_FILE          set: local.yaml (file route for local runs)
+#   PROGRESS_TRACES_ENDPOINT     set: traces.yaml, or traces-grpc.yaml with
+#                                PROGRESS_TRACES_PROTOCOL=grpc (spans to a
+#                                tracing backend instead of dropped)
 #   PROGRESS_OTELCOL_BIN         the binary (default: bin/otelcol-progress)
 #
 # The collector replaces this shell (exec), so signals reach it directly.
@@ -15,6 +18,16 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${PROGRESS_OTELCOL_BIN:-$here/../bin/otelcol-progress}
 
+if [ -n "${PROGRESS_TRACES_ENDPOINT:-}" ]; then
+	case "${PROGRESS_TRACES_PROTOCOL:-http/protobuf}" in
+	http/protobuf) set -- --config "$here/traces.yaml" "$@" ;;
+	grpc) set -- --config "$here/traces-grpc.yaml" "$@" ;;
+	*)
+		echo "$0: PROGRESS_TRACES_PROTOCOL=$PROGRESS_TRACES_PROTOCOL: want http/protobuf or grpc" >&2
+		exit 2
+		;;
+	esac
+fi
 if [ -n "${PROGRESS_LOCAL_FILE:-}" ]; then set -- --config "$here/local.yaml" "$@"; fi
 if [ -n "${PROGRESS_OTLP_BEARER_TOKEN:-}" ]; then set -- --config "$here/auth.yaml" "$@"; fi
 if [ -n "${PROGRESS_OTLP_TLS_CERT_FILE:-}" ]; then set -- --config "$here/tls.yaml" "$@"; fi

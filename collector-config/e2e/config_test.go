@@ -32,7 +32,10 @@ func TestShippedConfigs(t *testing.T) {
 		{name: "auth.yaml", tenants: []string{"tenant-a"}, token: "tok-abc"},
 		{name: "tls.yaml", tenants: []string{"tenant-a"}, tls: true},
 		{name: "local.yaml", tenants: []string{"tenant-a"}, local: true},
-		{name: "all overlays", tenants: []string{"tenant-a"}, tls: true, token: "tok-abc", local: true},
+		{name: "traces.yaml", env: map[string]string{"PROGRESS_TRACES_ENDPOINT": "http://127.0.0.1:1"}},
+		{name: "traces-grpc.yaml", env: map[string]string{"PROGRESS_TRACES_ENDPOINT": "127.0.0.1:1", "PROGRESS_TRACES_PROTOCOL": "grpc"}},
+		{name: "all overlays", tenants: []string{"tenant-a"}, tls: true, token: "tok-abc", local: true,
+			env: map[string]string{"PROGRESS_TRACES_ENDPOINT": "http://127.0.0.1:1"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -61,6 +64,11 @@ func TestShippedConfigs(t *testing.T) {
 				t.Fatalf("validate: %v\n%s", err, out)
 			}
 			col.start()
+			if len(tc.tenants) > 0 {
+				if _, err := os.Stat(filepath.Join(col.storage, "tenants.generated.yaml")); err != nil {
+					t.Errorf("run.sh did not write the tenants overlay to the storage dir: %v", err)
+				}
+			}
 
 			o := driverOpt{}
 			if tc.tls {
@@ -98,6 +106,20 @@ func TestShippedConfigs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// run.sh refuses a tracing protocol it has no overlay for, instead of
+// silently dropping the spans.
+func TestRunShRefusesUnknownTracesProtocol(t *testing.T) {
+	c := newCollector(t, "127.0.0.1:1", nil, map[string]string{
+		"PROGRESS_TRACES_ENDPOINT": "http://127.0.0.1:1", "PROGRESS_TRACES_PROTOCOL": "http/json",
+	})
+	cmd := exec.Command(filepath.Join(configDir, "run.sh"), "validate")
+	cmd.Env = c.env
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "PROGRESS_TRACES_PROTOCOL") {
+		t.Errorf("run.sh with PROGRESS_TRACES_PROTOCOL=http/json: err=%v, output %q", err, out)
 	}
 }
 

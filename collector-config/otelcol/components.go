@@ -17,6 +17,8 @@ import (
 	"go.opentelemetry.io/collector/connector"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/debugexporter"
+	"go.opentelemetry.io/collector/exporter/otlpexporter"
+	"go.opentelemetry.io/collector/exporter/otlphttpexporter"
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/processor"
@@ -64,13 +66,17 @@ func components() (otelcol.Factories, error) {
 		debugexporter.NewFactory(),
 		fileexporter.NewFactory(),
 		kafkaexporter.NewFactory(),
+		otlpexporter.NewFactory(),
+		otlphttpexporter.NewFactory(),
 	); err != nil {
 		return otelcol.Factories{}, err
 	}
 	f.ExporterModules = map[component.Type]string{
-		debugexporter.NewFactory().Type(): "go.opentelemetry.io/collector/exporter/debugexporter" + core,
-		fileexporter.NewFactory().Type():  cp + "exporter/fileexporter" + contrib,
-		kafkaexporter.NewFactory().Type(): cp + "exporter/kafkaexporter" + contrib,
+		debugexporter.NewFactory().Type():    "go.opentelemetry.io/collector/exporter/debugexporter" + core,
+		fileexporter.NewFactory().Type():     cp + "exporter/fileexporter" + contrib,
+		kafkaexporter.NewFactory().Type():    cp + "exporter/kafkaexporter" + contrib,
+		otlpexporter.NewFactory().Type():     "go.opentelemetry.io/collector/exporter/otlpexporter" + core,
+		otlphttpexporter.NewFactory().Type(): "go.opentelemetry.io/collector/exporter/otlphttpexporter" + core,
 	}
 
 	if f.Processors, err = otelcol.MakeFactoryMap[processor.Factory](

@@ -54,13 +54,16 @@ func TestShippedConfigsValidate(t *testing.T) {
 	t.Setenv("PROGRESS_OTLP_TLS_CERT_FILE", "/nonexistent/cert.pem") // read at start only
 	t.Setenv("PROGRESS_OTLP_TLS_KEY_FILE", "/nonexistent/key.pem")
 	t.Setenv("PROGRESS_LOCAL_FILE", filepath.Join(t.TempDir(), "local.jsonl"))
+	t.Setenv("PROGRESS_TRACES_ENDPOINT", "http://127.0.0.1:4318")
 	for _, files := range [][]string{
 		{"progress.yaml"},
 		{"progress.yaml", "tenants.example.yaml"},
 		{"progress.yaml", "auth.yaml"},
 		{"progress.yaml", "tls.yaml"},
 		{"progress.yaml", "local.yaml"},
-		{"progress.yaml", "tenants.example.yaml", "tls.yaml", "auth.yaml", "local.yaml"},
+		{"progress.yaml", "traces.yaml"},
+		{"progress.yaml", "traces-grpc.yaml"},
+		{"progress.yaml", "tenants.example.yaml", "tls.yaml", "auth.yaml", "local.yaml", "traces.yaml"},
 	} {
 		cfg := load(t, files...)
 		kafkas := 0

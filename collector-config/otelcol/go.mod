@@ -19,6 +19,8 @@ require (
 	go.opentelemetry.io/collector/connector v0.152.0
 	go.opentelemetry.io/collector/exporter v1.58.0
 	go.opentelemetry.io/collector/exporter/debugexporter v0.152.0
+	go.opentelemetry.io/collector/exporter/otlpexporter v0.152.0
+	go.opentelemetry.io/collector/exporter/otlphttpexporter v0.152.0
 	go.opentelemetry.io/collector/extension v1.58.0
 	go.opentelemetry.io/collector/otelcol v0.152.0
 	go.opentelemetry.io/collector/processor v1.58.0
