@@ -61,7 +61,7 @@ func TestOversizeEventsAreCutNotLost(t *testing.T) {
 	cons := startConsumer(t, b.addr())
 	col := newCollector(t, b.addr(), []string{"tenant-a"}, nil)
 	col.start()
-	d := newDriver(t, col.grpc, driverOpt{noSeedBody: true})
+	d := newDriver(t, col.grpc, driverOpt{noMessageBody: true})
 	ctx, span := d.tp.Tracer("driver").Start(context.Background(), "run")
 	defer span.End()
 
@@ -140,7 +140,7 @@ func TestOversizeRecordWithoutGuardMetrics(t *testing.T) {
 	cons := startConsumer(t, b.addr())
 	col := newCollector(t, b.addr(), []string{"tenant-a"}, map[string]string{"PROGRESS_MAX_MESSAGE_BYTES": "2000000"})
 	col.start()
-	d := newDriver(t, col.grpc, driverOpt{noSeedBody: true})
+	d := newDriver(t, col.grpc, driverOpt{noMessageBody: true})
 
 	for seq := 1; seq <= 4; seq++ {
 		v := "small"

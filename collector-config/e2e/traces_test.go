@@ -93,8 +93,8 @@ service:
 
 // setupDriver runs otelbridge.Setup as a driver does, exporting logs and
 // spans over OTLP to the collector with the given protocol, and restores
-// the globals when the test ends. It returns Setup's shutdown.
-func setupDriver(t *testing.T, col *collector, protocol string) func(context.Context) error {
+// the globals when the test ends.
+func setupDriver(t *testing.T, col *collector, protocol string) *otelbridge.Telemetry {
 	t.Helper()
 	endpoint := "http://" + col.grpc
 	if protocol == "http/protobuf" {
@@ -104,18 +104,18 @@ func setupDriver(t *testing.T, col *collector, protocol string) func(context.Con
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", protocol)
 	t.Setenv("OTEL_SERVICE_NAME", "e2e-ansible-driver")
 	prevTP, prevLP, prevRec := otel.GetTracerProvider(), otel.GetLoggerProvider(), progress.Default()
-	shutdown, err := otelbridge.Setup(context.Background(), otelbridge.WithExporters(otelbridge.ExporterOTLP),
+	tel, err := otelbridge.Setup(context.Background(), otelbridge.WithExporters(otelbridge.ExporterOTLP),
 		otelbridge.WithoutGlobalPropagator())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = shutdown(context.Background())
+		_ = tel.Shutdown(context.Background())
 		otel.SetTracerProvider(prevTP)
 		otel.SetLoggerProvider(prevLP)
 		progress.SetDefault(prevRec)
 	})
-	return shutdown
+	return tel
 }
 
 // runTree makes the span tree of a small playbook run, with a progress
@@ -160,11 +160,11 @@ func TestSpansReachTracingBackend(t *testing.T) {
 				"PROGRESS_TRACES_ENDPOINT": endpoint, "PROGRESS_TRACES_PROTOCOL": tc.backendProtocol,
 			})
 			col.start()
-			shutdown := setupDriver(t, col, tc.driverProtocol)
+			tel := setupDriver(t, col, tc.driverProtocol)
 			root, play, task := runTree(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			if err := shutdown(ctx); err != nil {
+			if err := tel.Shutdown(ctx); err != nil {
 				t.Fatalf("driver shutdown (flushes spans and events): %v", err)
 			}
 
@@ -221,11 +221,11 @@ func TestSpansAcceptedAndCountedByDefault(t *testing.T) {
 	b := startBroker(t)
 	col := newCollector(t, b.addr(), nil, nil)
 	col.start()
-	shutdown := setupDriver(t, col, "grpc")
+	tel := setupDriver(t, col, "grpc")
 	runTree(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := shutdown(ctx); err != nil {
+	if err := tel.Shutdown(ctx); err != nil {
 		t.Fatalf("driver shutdown: %v", err)
 	}
 	deadline := time.Now().Add(30 * time.Second)

@@ -170,8 +170,10 @@ func run(ctx context.Context, root, tenants string, driverArgs []string) error {
 		// The OTLP/HTTP port with the default protocol (http/protobuf).
 		"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:"+strconv.Itoa(httpPort),
 		"OTEL_EXPORTER_OTLP_PROTOCOL=",
-		// The collector takes logs only; the driver's spans stay local.
-		"OTEL_TRACES_EXPORTER=none",
+		// Spans go to the collector too: it counts and drops them, or
+		// forwards them when PROGRESS_TRACES_ENDPOINT names a tracing
+		// backend (docs/collector.md, "Spans").
+		"OTEL_TRACES_EXPORTER=",
 	)
 	drv.Stdout, drv.Stderr = prefixed("driver | "), prefixed("driver | ")
 	driverErr := drv.Run()
