@@ -14,7 +14,7 @@ import (
 // load resolves the shipped files as `otelcol-progress --config a --config
 // b ...` does (later files merged over earlier ones), with this
 // distribution's providers and factories, and validates the result.
-func load(t *testing.T, files ...string) *otelcol.Config {
+func load(t testing.TB, files ...string) *otelcol.Config {
 	t.Helper()
 	uris := make([]string, len(files))
 	for i, f := range files {
