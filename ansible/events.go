@@ -1,0 +1,86 @@
+package ansible
+
+// The progressEventTypes of the Ignition Ansible Lifecycle Driver, exactly
+// as it named them (TypePlayMatchedNoHosts keeps the driver's typo, which
+// consumers match on).
+const (
+	TypePlayStarted         = "ansible/PlayStarted"
+	TypePlayMatchedNoHosts  = "ansible/PlayMatchedNoNoHostsEvent"
+	TypeTaskStarted         = "ansible/TaskStarted"
+	TypeTaskStartedOnHost   = "ansible/TaskStartedOnHost"
+	TypeTaskCompletedOnHost = "ansible/TaskCompletedOnHost"
+	TypeTaskRetryOnHost     = "ansible/TaskRetryOnHost"
+	TypeTaskFailedOnHost    = "ansible/TaskFailedOnHost"
+	TypeTaskSkippedOnHost   = "ansible/TaskSkippedOnHost"
+	TypeHostUnreachable     = "ansible/HostUnreachable"
+	TypeVarPrompt           = "ansible/VarPrompt"
+	TypePlaybookResult      = "ansible/PlaybookResult"
+)
+
+// Ignition failure codes (failureDetails.failureCode) used in
+// common/OperationFailed, as the Ansible driver chose them.
+const (
+	// FailureInfrastructure: a task failed on a host.
+	FailureInfrastructure = "INFRASTRUCTURE_ERROR"
+	// FailureResourceNotFound: a host was unreachable.
+	FailureResourceNotFound = "RESOURCE_NOT_FOUND"
+	// FailureInternal: the playbook could not run (missing, unparseable,
+	// prompting, cancelled, Ansible not installed).
+	FailureInternal = "INTERNAL_ERROR"
+)
+
+// Details of the events, encoded by their json tags. Keys the driver always
+// wrote are always present (null when Ansible gave no value), so consumers
+// see the driver's exact shape.
+type (
+	playDetails struct {
+		PlayName string `json:"playName"`
+	}
+	taskStartedDetails struct {
+		TaskName string `json:"taskName"`
+		// Args is a map (empty when Ansible did not show them); nil, and
+		// so left out, when the task is no_log.
+		Args       any  `json:"args,omitempty"`
+		ArgsHidden bool `json:"argsHidden"`
+	}
+	taskStartedOnHostDetails struct {
+		TaskName   string `json:"taskName"`
+		HostName   string `json:"hostName"`
+		Args       any    `json:"args,omitempty"`
+		ArgsHidden bool   `json:"argsHidden"`
+	}
+	hostResultDetails struct {
+		TaskName          string     `json:"taskName"`
+		ItemLabel         any        `json:"itemLabel"`
+		HostName          string     `json:"hostName"`
+		DelegatedHostName any        `json:"delegatedHostName"`
+		TaskResult        taskResult `json:"taskResult"`
+		// Ignored marks a failure that ignore_errors lets pass: an
+		// addition to the driver's keys, present only when true.
+		Ignored bool `json:"ignored,omitempty"`
+	}
+	// hostEventDetails: TaskRetryOnHost and HostUnreachable have no item.
+	hostEventDetails struct {
+		TaskName          string     `json:"taskName"`
+		HostName          string     `json:"hostName"`
+		DelegatedHostName any        `json:"delegatedHostName"`
+		TaskResult        taskResult `json:"taskResult"`
+	}
+	varPromptDetails struct {
+		VarName string `json:"varName"`
+	}
+	playbookResultDetails struct {
+		Plays     []playEntry          `json:"plays"`
+		HostStats map[string]HostStats `json:"hostStats"`
+		// Rebuilt and RebuiltReason say that the final stats event never
+		// arrived and the counts come from the events seen.
+		Rebuilt       bool   `json:"rebuilt,omitempty"`
+		RebuiltReason string `json:"rebuiltReason,omitempty"`
+	}
+	playEntry struct {
+		Play Play `json:"play"`
+	}
+)
+
+// rebuiltReason is the note on a rebuilt PlaybookResult.
+const rebuiltReason = "the final stats event never arrived: counted from the events seen (rescued is not counted)"

@@ -1,0 +1,99 @@
+package ansible
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/progressotel/progressotel/progress/progresstest"
+)
+
+// projectDir holds the playbooks of the real-run tests.
+const projectDir = "testdata/project"
+
+// requireAnsible skips a test that needs the real Ansible when it is not
+// installed, except in CI (CI=true), where a missing Ansible is a failure:
+// .ci/run installs it, so its absence means the tests did not run.
+func requireAnsible(t testing.TB) {
+	t.Helper()
+	for _, tool := range []string{"ansible-runner", "ansible-playbook"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is not installed, and CI=true requires the real Ansible (.ci/run installs it): %v", tool, err)
+			}
+			t.Skipf("%s is not installed (apt-get install --no-install-recommends ansible-core python3-ansible-runner)", tool)
+		}
+	}
+}
+
+// capture records events on the real SDK and spans in a span recorder.
+type capture struct {
+	sink  *progresstest.Sink
+	spans *tracetest.SpanRecorder
+	tp    *sdktrace.TracerProvider
+}
+
+func newCapture(t testing.TB) *capture {
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	t.Cleanup(func() { _ = tp.Shutdown(t.Context()) })
+	return &capture{sink: progresstest.NewSink(), spans: sr, tp: tp}
+}
+
+func (c *capture) options(t testing.TB) []Option {
+	return []Option{
+		WithRecorder(c.sink.Recorder()),
+		WithTracerProvider(c.tp),
+		WithLogger(slog.New(slog.NewTextHandler(testWriter{t}, nil))),
+	}
+}
+
+// testWriter sends the adapter's warnings to the test log.
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Helper()
+	w.t.Log(string(p))
+	return len(p), nil
+}
+
+var _ io.Writer = testWriter{}
+
+// inventory writes the test inventory: two web hosts and a load balancer
+// on the local connection, an empty databases group (a play that matches
+// no hosts) and an edge proxy on a loopback port that nothing listens on.
+func inventory(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close() // now closed: ssh gets "connection refused" at once
+	local := "ansible_connection=local ansible_python_interpreter=/usr/bin/python3"
+	text := fmt.Sprintf(`[web]
+web-1 %[1]s
+web-2 %[1]s
+
+[databases]
+
+[lb]
+lb-1 %[1]s
+
+[edge]
+edge-proxy ansible_host=127.0.0.1 ansible_port=%[2]d ansible_connection=ssh ansible_ssh_common_args='-o ConnectTimeout=5 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null'
+`, local, port)
+	path := filepath.Join(t.TempDir(), "hosts")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

@@ -1,0 +1,63 @@
+package ansible
+
+import (
+	"os"
+	"strconv"
+	"strings"
+)
+
+// descendantGroups returns the process groups of every descendant of pid,
+// read from /proc. It is how Run finds ansible-playbook before its first
+// event tells its pid.
+func descendantGroups(pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	type proc struct{ ppid, pgrp int }
+	procs := map[int]proc{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces and ')'.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 3 {
+			continue
+		}
+		ppid, err1 := strconv.Atoi(f[1])
+		pgrp, err2 := strconv.Atoi(f[2])
+		if err1 == nil && err2 == nil {
+			procs[p] = proc{ppid, pgrp}
+		}
+	}
+	children := map[int][]int{}
+	for p, pr := range procs {
+		children[pr.ppid] = append(children[pr.ppid], p)
+	}
+	var groups []int
+	seen := map[int]bool{}
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			if g := procs[c].pgrp; !seen[g] {
+				seen[g] = true
+				groups = append(groups, g)
+			}
+			queue = append(queue, c)
+		}
+	}
+	return groups
+}

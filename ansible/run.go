@@ -1,0 +1,297 @@
+package ansible
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// runIdent is ansible-runner's ident for the run: the private directory is
+// the run's own, so a fixed name is unique.
+const runIdent = "run"
+
+// drainTimeout bounds the wait for the end of ansible-runner's output once
+// it has exited (a leftover child could hold the pipe open).
+const drainTimeout = 5 * time.Second
+
+// Run runs a playbook with ansible-runner and records its events live,
+// each when Ansible emits it, as progress events inside a playbook span
+// (a child of the span in ctx) with play, task and per-host spans under it.
+// See the package documentation for the events and spans.
+//
+// The run uses a private temporary directory (mode 0700) for the extra
+// variables and ansible-runner's artifacts, which hold the whole
+// environment and the gathered facts; it is removed when Run returns,
+// unless WithKeepArtifacts is given.
+//
+// Cancelling ctx stops the run: SIGTERM to ansible-runner, which stops
+// ansible-playbook cleanly, then after the grace period (WithGracePeriod)
+// SIGKILL to every process of the run. Run returns once they are gone.
+// A vars_prompt that no extra variable answers stops the run the same way,
+// at once, instead of leaving it waiting for an answer.
+//
+// The error is nil when the run ended with status 0. Otherwise it is
+// ErrNotInstalled, a *PlaybookError (missing or unparseable playbook), a
+// *VarsPromptError, an error wrapping ctx's error, or an *ExitError (failed
+// or unreachable hosts, among others). The Result holds what was reported
+// in every case, and every run is reported as common/OperationStarted then
+// common/OperationCompleted or common/OperationFailed.
+func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
+	cfg := newConfig(opts)
+	d := newDecoder(ctx, cfg)
+	d.pbName = filepath.Base(pb.Playbook)
+	started := time.Now().UTC()
+	fail := func(err error, reason string) (Result, error) {
+		res := d.finish(outcome{start: started, end: time.Now().UTC(), rc: -1, err: err,
+			code: FailureInternal, reason: reason, always: true})
+		return res, err
+	}
+
+	if !runSupported {
+		return fail(errors.New("ansible: Run needs a POSIX system; Stream works everywhere"), "Ansible cannot run on this system")
+	}
+	paths, err := pb.resolve()
+	if err != nil {
+		var pe *PlaybookError
+		if errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) {
+			return fail(err, "playbook "+d.pbName+" not found")
+		}
+		return fail(err, "playbook "+d.pbName+" cannot be run")
+	}
+	runner := cfg.runner
+	if runner == "" {
+		if runner, err = exec.LookPath("ansible-runner"); err != nil {
+			return fail(fmt.Errorf("%w: %w", ErrNotInstalled, err), "Ansible is not installed")
+		}
+	}
+
+	dir, err := os.MkdirTemp(cfg.tempDir, "progressotel-ansible-")
+	if err != nil {
+		return fail(fmt.Errorf("ansible: private directory: %w", err), "the run could not be prepared")
+	}
+	keep := false
+	defer func() {
+		if !keep {
+			_ = os.RemoveAll(dir)
+		}
+	}()
+	if err := writeExtraVars(dir, pb.ExtraVars); err != nil {
+		return fail(err, "the run could not be prepared")
+	}
+
+	cmd := exec.Command(runner, runnerArgs(dir, paths, pb)...)
+	cmd.Dir = dir
+	cmd.Env = runEnv(pb.Env)
+	stderr := &tailWriter{max: 64 << 10}
+	cmd.Stderr = stderr
+	cmd.WaitDelay = drainTimeout
+	prepare(cmd)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return fail(fmt.Errorf("ansible: %w", err), "the run could not be prepared")
+	}
+	defer pr.Close()
+	cmd.Stdout = pw
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return fail(fmt.Errorf("ansible: starting %s: %w", runner, err), "Ansible could not be started")
+	}
+	pw.Close()
+
+	// One goroutine waits for the process, one stops it when asked; this
+	// one reads the events until the output ends.
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+		_ = pr.SetReadDeadline(time.Now().Add(drainTimeout))
+	}()
+	var (
+		stopOnce  sync.Once
+		stopped   = make(chan struct{})
+		signalled bool // written before stopped is closed
+	)
+	stop := func() {
+		stopOnce.Do(func() {
+			go func() {
+				signalled = stopRun(cmd.Process, func() int { return int(d.pid.Load()) }, exited, cfg.grace)
+				close(stopped)
+			}()
+		})
+	}
+	d.onPrompt = func(string) { stop() }
+	unwatch := context.AfterFunc(ctx, stop)
+
+	// Cancelling does not stop the reading: the events of a run that is
+	// being stopped are still reported, until its output ends.
+	readErr := readAll(context.Background(), pr, d)
+	<-exited
+	unwatch()
+	stop() // nothing to do once runner has exited, unless a stop is under way
+	<-stopped
+	cancelled := signalled && ctx.Err() != nil
+	ended := time.Now().UTC()
+	rc := -1
+	if cmd.ProcessState != nil {
+		rc = exitCode(cmd.ProcessState)
+	}
+	if readErr != nil && !errors.Is(readErr, os.ErrDeadlineExceeded) {
+		cfg.logger.Warn("ansible: reading ansible-runner's output", "error", readErr.Error())
+	}
+	if waitErr != nil && cmd.ProcessState == nil {
+		cfg.logger.Warn("ansible: waiting for ansible-runner", "error", waitErr.Error())
+	}
+
+	// What went wrong, most specific first.
+	output := strings.TrimSpace(d.output.String() + "\n" + cleanText(stderr.String(), 64<<10))
+	o := outcome{start: started, end: ended, rc: rc, always: true}
+	var runErr error
+	switch {
+	case d.varPrompt != "" && !d.statsSeen:
+		runErr = &VarsPromptError{Var: d.varPrompt}
+		o.code, o.reason = FailureInternal, promptReason(d.varPrompt)
+	case cancelled:
+		runErr = fmt.Errorf("ansible: run of %s cancelled: %w", d.pbName, context.Cause(ctx))
+		o.code, o.reason = FailureInternal, "cancelled"
+	case !d.pbStarted && rc != 0:
+		if line := errorLine(output); line != "" {
+			runErr = &PlaybookError{Playbook: pb.Playbook, Reason: line, Output: output}
+			o.code, o.reason = FailureInternal, "playbook "+d.pbName+" could not be loaded by Ansible"
+		}
+	}
+	o.err = runErr
+	res := d.finish(o)
+	if cfg.keep {
+		keep = true
+		res.ArtifactDir = dir
+	}
+	switch {
+	case runErr != nil:
+		return res, runErr
+	case rc != 0:
+		return res, &ExitError{RC: rc, FailedHosts: res.FailedHosts, UnreachableHosts: res.UnreachableHosts, Output: output}
+	case res.StatsRebuilt:
+		return res, ErrStatsMissing
+	}
+	return res, nil
+}
+
+// runnerArgs builds ansible-runner's command line. Nothing secret goes on
+// it: extra variables are in the private directory.
+func runnerArgs(dir string, p resolved, pb Playbook) []string {
+	args := []string{"run", dir, "--json", "--ident", runIdent,
+		"--project-dir", p.project, "--playbook", p.playbook}
+	if p.inventory != "" {
+		args = append(args, "--inventory", p.inventory)
+	}
+	if pb.Limit != "" {
+		args = append(args, "--limit", pb.Limit)
+	}
+	if len(pb.Args) > 0 {
+		args = append(args, "--cmdline", shellQuote(pb.Args))
+	}
+	return args
+}
+
+// runEnv is the current environment with the playbook's additions. Run
+// asks Ansible to show task arguments (runner then reports them, and marks
+// no_log tasks at their start) and not to colour its text; the playbook's
+// Env can override both.
+func runEnv(extra map[string]string) []string {
+	env := map[string]string{}
+	var order []string
+	set := func(k, v string) {
+		if _, ok := env[k]; !ok {
+			order = append(order, k)
+		}
+		env[k] = v
+	}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			set(k, v)
+		}
+	}
+	set("ANSIBLE_DISPLAY_ARGS_TO_STDOUT", "True")
+	set("ANSIBLE_NOCOLOR", "True")
+	for k, v := range extra {
+		set(k, v)
+	}
+	out := make([]string, 0, len(order))
+	for _, k := range order {
+		out = append(out, k+"="+env[k])
+	}
+	return out
+}
+
+// writeExtraVars writes the extra variables where ansible-runner reads
+// them (env/extravars, JSON being YAML), readable by the owner only.
+func writeExtraVars(dir string, vars map[string]any) error {
+	if len(vars) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(vars)
+	if err != nil {
+		return fmt.Errorf("ansible: extra vars: %w", err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "env"), 0o700); err != nil {
+		return fmt.Errorf("ansible: extra vars: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "env", "extravars"), b, 0o600); err != nil {
+		return fmt.Errorf("ansible: extra vars: %w", err)
+	}
+	return nil
+}
+
+// errorLine returns Ansible's error from its output: the first line
+// starting with "ERROR!", without it, and where Ansible found the error
+// ("line 3, column 17") when it says.
+func errorLine(output string) string {
+	var msg, where string
+	for _, l := range strings.Split(output, "\n") {
+		l = strings.TrimSpace(l)
+		if rest, ok := strings.CutPrefix(l, "ERROR!"); ok && msg == "" {
+			msg = strings.TrimSpace(rest)
+		}
+		if _, after, ok := strings.Cut(l, "The error appears to be in '"); ok && where == "" {
+			if _, loc, ok := strings.Cut(after, "': "); ok {
+				where = strings.TrimSuffix(strings.TrimSuffix(loc, ", but may"), ",")
+			}
+		}
+	}
+	if msg != "" && where != "" {
+		msg += " (" + where + ")"
+	}
+	return msg
+}
+
+// tailWriter keeps the last max bytes written to it.
+type tailWriter struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if over := len(t.b) - t.max; over > 0 {
+		t.b = append(t.b[:0], t.b[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailWriter) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}

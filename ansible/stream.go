@@ -1,0 +1,107 @@
+package ansible
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// Stream decodes an ansible-runner job-event stream from r, one JSON event
+// per line as `ansible-runner run --json` prints it (the AWX job-event
+// format), and records each event while it reads it, inside the playbook →
+// play → task → host spans under the span in ctx. It is for drivers that
+// run Ansible their own way: an AWX job's events, their own runner, a
+// recorded run.
+//
+// Lines that are not job events are skipped, counted in
+// Result.SkippedLines and logged (see WithLogger); they never stop the
+// stream. Stream reads until io.EOF, a read error or the end of ctx. It
+// does not close r. When ctx ends while a Read is blocked, Stream returns
+// at once only if r has a SetReadDeadline method (pipes, network
+// connections); otherwise when that Read returns.
+//
+// The error is nil for a stream that ended with Ansible's recap, whatever
+// the playbook's outcome (see Result.OK). Otherwise it is ctx's error, the
+// read error, a *VarsPromptError, ErrNoEvents, or ErrStatsMissing; the
+// Result holds what was decoded in every case. A playbook run that was not
+// recapped is reported as common/OperationFailed.
+func Stream(ctx context.Context, r io.Reader, opts ...Option) (Result, error) {
+	cfg := newConfig(opts)
+	d := newDecoder(ctx, cfg)
+
+	if dl, ok := r.(interface{ SetReadDeadline(time.Time) error }); ok {
+		stop := context.AfterFunc(ctx, func() { _ = dl.SetReadDeadline(time.Unix(1, 0)) })
+		defer stop()
+	}
+	readErr := readAll(ctx, r, d)
+	if readErr != nil && ctx.Err() != nil && (errors.Is(readErr, os.ErrDeadlineExceeded) || errors.Is(readErr, ctx.Err())) {
+		readErr = ctx.Err()
+	}
+
+	o := outcome{rc: -1}
+	var err error
+	switch {
+	case readErr != nil && ctx.Err() != nil:
+		err = fmt.Errorf("ansible: stream cancelled: %w", readErr)
+		o.err, o.code, o.reason = err, FailureInternal, "cancelled"
+	case readErr != nil:
+		err = fmt.Errorf("ansible: reading the stream: %w", readErr)
+		o.err, o.code, o.reason = err, FailureInternal, "the event stream broke off"
+	case d.varPrompt != "" && !d.statsSeen:
+		err = &VarsPromptError{Var: d.varPrompt}
+		o.err, o.code, o.reason = err, FailureInternal, promptReason(d.varPrompt)
+	case d.events == 0:
+		err = ErrNoEvents
+		if d.skipped > 0 {
+			err = fmt.Errorf("%w (%d lines were not job events; the last: %s)", ErrNoEvents, d.skipped, lastLine(d.output.String()))
+		}
+	case !d.statsSeen:
+		err = ErrStatsMissing
+		o.err, o.code, o.reason = err, FailureInternal, "the run ended before Ansible's recap"
+	}
+	return d.finish(o), err
+}
+
+// readAll feeds every line of r to d until io.EOF, an error or the end of
+// ctx.
+func readAll(ctx context.Context, r io.Reader, d *decoder) error {
+	lr := newLineReader(r, d.cfg.maxLineBytes)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		line, err := lr.next()
+		switch {
+		case err == nil:
+			if d.cfg.rawTee != nil {
+				_, _ = d.cfg.rawTee.Write(line)
+				_, _ = d.cfg.rawTee.Write([]byte{'\n'})
+			}
+			d.handle(line)
+		case errors.Is(err, errLineTooLong):
+			d.skipped++
+			d.cfg.logger.Warn("ansible: line skipped: longer than the limit",
+				"limit", lr.max, "start", d.cfg.redactor.Value(cleanText(string(line), 200)))
+		case errors.Is(err, io.EOF):
+			return nil
+		default:
+			return err
+		}
+	}
+}
+
+func promptReason(name string) string {
+	return "the playbook prompts for " + name + " (vars_prompt), which a run cannot answer"
+}
+
+func lastLine(s string) string {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '\n' {
+			return s[i+1:]
+		}
+	}
+	return s
+}
