@@ -47,7 +47,7 @@ func stopRun(p *os.Process, playbook func() int, exited <-chan struct{}, grace t
 // from the process table while runner is still alive.
 type stopper struct {
 	proc     *os.Process // ansible-runner; its pid is its process group
-	playbook func() int // ansible-playbook's pid from the events, 0 if none yet
+	playbook func() int  // ansible-playbook's pid from the events, 0 if none yet
 	exited   <-chan struct{}
 	grace    time.Duration
 }
