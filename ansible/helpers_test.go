@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -52,8 +54,13 @@ func (c *capture) options(t testing.TB) []Option {
 	return []Option{
 		WithRecorder(c.sink.Recorder()),
 		WithTracerProvider(c.tp),
-		WithLogger(slog.New(slog.NewTextHandler(testWriter{t}, nil))),
+		WithLogger(testLogger(t)),
 	}
+}
+
+// testLogger sends the adapter's warnings to the test log.
+func testLogger(t testing.TB) *slog.Logger {
+	return slog.New(slog.NewTextHandler(testWriter{t}, nil))
 }
 
 // testWriter sends the adapter's warnings to the test log.
@@ -96,4 +103,43 @@ edge-proxy ansible_host=127.0.0.1 ansible_port=%[2]d ansible_connection=ssh ansi
 		t.Fatal(err)
 	}
 	return path
+}
+
+// processesWith returns the command lines of the running processes (other
+// than this one) whose command line contains s. Zombies have none.
+func processesWith(s string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var found []string
+	self := strconv.Itoa(os.Getpid())
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil || e.Name() == self {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		cmd := strings.ReplaceAll(string(b), "\x00", " ")
+		if strings.Contains(cmd, s) {
+			found = append(found, e.Name()+": "+cmd)
+		}
+	}
+	return found
+}
+
+// assertNoProcess fails if any process of a run is still there:
+// ansible-playbook runs with the test's own inventory path on its command
+// line, and marker (when set) is on the command line of the task's process.
+func assertNoProcess(t testing.TB, inventory, marker string) {
+	t.Helper()
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("no /proc: cannot look for leftover processes")
+	}
+	left := processesWith(inventory)
+	if marker != "" {
+		left = append(left, processesWith(marker)...)
+	}
+	if len(left) > 0 {
+		t.Errorf("processes left behind:\n%s", strings.Join(left, "\n"))
+	}
 }
