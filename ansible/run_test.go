@@ -126,9 +126,9 @@ func (p *pipeline) flush(t *testing.T) {
 type onEmit func(r *sdklog.Record)
 
 func (f onEmit) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
-func (f onEmit) OnEmit(_ context.Context, r *sdklog.Record) error     { f(r); return nil }
-func (f onEmit) Shutdown(context.Context) error                        { return nil }
-func (f onEmit) ForceFlush(context.Context) error                      { return nil }
+func (f onEmit) OnEmit(_ context.Context, r *sdklog.Record) error       { f(r); return nil }
+func (f onEmit) Shutdown(context.Context) error                         { return nil }
+func (f onEmit) ForceFlush(context.Context) error                       { return nil }
 
 func detail(r *sdklog.Record, key string) string {
 	var v string
