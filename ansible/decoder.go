@@ -679,16 +679,19 @@ func (d *decoder) finish(o outcome) Result {
 		RC: o.rc, Start: d.first, End: d.last,
 		Events: d.events, SkippedLines: d.skipped, Warnings: d.warnings,
 	}
-	if !d.pbStarted {
-		if !o.always {
-			return res
-		}
+	switch {
+	case d.pbStarted:
+	case d.events > 0: // only events the mapping does not use
+		d.startPlaybook(d.first, "")
+	case o.always:
 		start := o.start
 		if start.IsZero() {
 			start = time.Now().UTC()
 		}
 		d.startPlaybook(start, "")
 		d.first = start
+	default:
+		return res
 	}
 
 	// The run ends with Ansible's last event, unless it was stopped before
@@ -700,8 +703,8 @@ func (d *decoder) finish(o outcome) Result {
 	if end.IsZero() {
 		end = d.first
 	}
+	d.endAll(end)
 	if !d.statsSeen {
-		d.endPlay(end)
 		stats := map[string]HostStats{}
 		for h, s := range d.counted {
 			stats[h] = *s
@@ -742,6 +745,20 @@ func (d *decoder) finish(o outcome) Result {
 	}
 	d.pbSpan.End(trace.WithTimestamp(later(end, d.first)))
 	return res
+}
+
+// endAll ends every span still open below the playbook span: those of
+// the play in progress, and any that events after the recap opened.
+func (d *decoder) endAll(t time.Time) {
+	d.endPlay(t)
+	for k, h := range d.hosts {
+		d.endHost(k, h, t)
+	}
+	for _, task := range d.tasks {
+		if !task.ended {
+			d.endTask(task)
+		}
+	}
 }
 
 // later returns t, or min when t is before it: a span never ends before it

@@ -1,0 +1,282 @@
+package ansible
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"maps"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/progressotel/progressotel/progress"
+)
+
+// TestStreamNoiseAndBigLines interleaves the recorded site stream with what
+// real streams also carry (start-up errors and warnings as plain text,
+// blank lines, truncated JSON, JSON that is not a job event) and grows one
+// event's display text to 2 MB: the events decoded are exactly those of
+// the clean stream, and every bad line is counted.
+func TestStreamNoiseAndBigLines(t *testing.T) {
+	clean := readStream(t, "site")
+	want := decodeAll(t, clean)
+
+	lines := bytes.SplitAfter(clean, []byte("\n"))
+	noise := []string{
+		"\x1b[1;35m[WARNING]: Found both group and host with same name: lb\x1b[0m\r\n",
+		"\n",
+		`{"uuid": "cut", "counter": 4, "event": "runner_on_ok", "event_data": {"task": ` + "\n",
+		`{"hello": "not a job event"}` + "\n",
+		"Traceback (most recent call last):\n",
+	}
+	var noisy bytes.Buffer
+	for i, l := range lines {
+		if i < len(noise) {
+			noisy.WriteString(noise[i])
+		}
+		if i == 5 { // a TaskCompletedOnHost: pad its display text beyond 2 MB
+			var ev map[string]any
+			if err := json.Unmarshal(l, &ev); err != nil || ev["event"] != "runner_on_ok" {
+				t.Fatalf("line 6 of site.jsonl is not a runner_on_ok event: %v", ev["event"])
+			}
+			ev["stdout"] = strings.Repeat("x", 2<<20)
+			b, _ := json.Marshal(ev)
+			l = append(b, '\n')
+		}
+		noisy.Write(l)
+	}
+	c := newCapture(t)
+	res, err := Stream(context.Background(), &noisy, c.options(t)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SkippedLines != 4 { // the blank line is not counted
+		t.Errorf("skipped %d lines, want 4", res.SkippedLines)
+	}
+	if got := render(c); !reflect.DeepEqual(got, want) {
+		t.Errorf("noise changed the events:\n got %d events\nwant %d events", len(got), len(want))
+	}
+}
+
+// decodeAll returns type and details of every event of a stream.
+func decodeAll(t *testing.T, stream []byte) []string {
+	t.Helper()
+	c := newCapture(t)
+	if _, err := Stream(context.Background(), bytes.NewReader(stream), c.options(t)...); err != nil && !errors.Is(err, ErrStatsMissing) {
+		t.Fatal(err)
+	}
+	return render(c)
+}
+
+func render(c *capture) []string {
+	var out []string
+	for _, e := range c.sink.Events() {
+		b, _ := json.Marshal(e.Details)
+		out = append(out, e.EventName+" "+e.Timestamp.Format(time.RFC3339Nano)+" "+string(b))
+	}
+	return out
+}
+
+// TestStreamLineLimit: a line over the limit is skipped and counted, and
+// the lines after it are decoded.
+func TestStreamLineLimit(t *testing.T) {
+	clean := readStream(t, "fail")
+	c := newCapture(t)
+	res, err := Stream(context.Background(), bytes.NewReader(clean), append(c.options(t), WithMaxLineBytes(1200))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var long int
+	for _, l := range bytes.Split(clean, []byte("\n")) {
+		if len(l) > 1200 {
+			long++
+		}
+	}
+	if long == 0 || res.SkippedLines != long || res.Events+long != bytes.Count(clean, []byte("\n")) {
+		t.Errorf("%d lines over the limit, %d skipped, %d events", long, res.SkippedLines, res.Events)
+	}
+}
+
+// TestStreamLostStats: without the final stats event, the PlaybookResult
+// is rebuilt from the results seen, says so, and matches Ansible's own
+// recap for this run.
+func TestStreamLostStats(t *testing.T) {
+	full := readStream(t, "site")
+	c := newCapture(t)
+	real, err := Stream(context.Background(), bytes.NewReader(full), c.options(t)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = newCapture(t)
+	rebuilt, err := Stream(context.Background(), bytes.NewReader(withoutStats(full)), c.options(t)...)
+	if !errors.Is(err, ErrStatsMissing) || !rebuilt.StatsRebuilt || real.StatsRebuilt {
+		t.Fatalf("err %v, rebuilt %v", err, rebuilt.StatsRebuilt)
+	}
+	if !maps.Equal(rebuilt.Stats, real.Stats) {
+		t.Errorf("rebuilt stats %+v, Ansible's %+v", rebuilt.Stats, real.Stats)
+	}
+	pr := c.sink.OfType(TypePlaybookResult)
+	if len(pr) != 1 || pr[0].Details["rebuilt"] != true || !strings.Contains(pr[0].Details["rebuiltReason"].(string), "never arrived") {
+		t.Errorf("PlaybookResult does not say it was rebuilt: %v", pr)
+	}
+	if of := c.sink.OfType(progress.TypeOperationFailed); len(of) != 1 {
+		t.Errorf("a run without its recap must not be reported as completed: %v", c.sink.Types())
+	}
+	if len(c.spans.Started()) != len(c.spans.Ended()) {
+		t.Errorf("%d spans started, %d ended", len(c.spans.Started()), len(c.spans.Ended()))
+	}
+}
+
+// TestStreamNotEvents: a stream without any job event records nothing and
+// says what it read.
+func TestStreamNotEvents(t *testing.T) {
+	c := newCapture(t)
+	in := "\x1b[0;31mERROR! the playbook: site.yml could not be found\x1b[0m\r\n"
+	res, err := Stream(context.Background(), strings.NewReader(in), c.options(t)...)
+	if !errors.Is(err, ErrNoEvents) || !strings.Contains(err.Error(), "ERROR! the playbook: site.yml could not be found") {
+		t.Fatalf("err = %v", err)
+	}
+	if res.SkippedLines != 1 || len(c.sink.Events()) != 0 || len(c.spans.Ended()) != 0 {
+		t.Errorf("skipped %d, events %v, spans %d", res.SkippedLines, c.sink.Types(), len(c.spans.Ended()))
+	}
+	if _, err := Stream(context.Background(), strings.NewReader(""), c.options(t)...); !errors.Is(err, ErrNoEvents) {
+		t.Errorf("empty stream: %v", err)
+	}
+}
+
+// TestStreamCancel: cancelling ctx stops a Stream blocked on a pipe, and
+// every span it opened is ended.
+func TestStreamCancel(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	lines := bytes.SplitAfter(readStream(t, "site"), []byte("\n"))
+	for _, l := range lines[:10] {
+		if _, err := pw.Write(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := newCapture(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := Stream(ctx, pr, c.options(t)...)
+		done <- err
+	}()
+	for deadline := time.Now().Add(time.Minute); len(c.sink.OfType(TypeTaskStartedOnHost)) == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first lines were never decoded")
+		}
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if len(c.spans.Started()) != len(c.spans.Ended()) {
+		t.Errorf("%d spans started, %d ended", len(c.spans.Started()), len(c.spans.Ended()))
+	}
+	if of := c.sink.OfType(progress.TypeOperationFailed); len(of) != 1 || of[0].Details["description"] != "cancelled" {
+		t.Errorf("OperationFailed %v", of)
+	}
+}
+
+// TestStreamEnvelope: the caller's envelope is on every event.
+func TestStreamEnvelope(t *testing.T) {
+	c := newCapture(t)
+	env := progress.Envelope{Component: progress.Component{Name: "ansible-lifecycle-driver", Version: "3.4.0"},
+		Resource: progress.Resource{Type: "resource::nginx::1.0", ID: "nginx-1"}}
+	if _, err := Stream(context.Background(), bytes.NewReader(readStream(t, "fail")), append(c.options(t), WithEnvelope(env))...); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range c.sink.Events() {
+		if e.Component != env.Component || e.Resource != env.Resource {
+			t.Fatalf("%s: envelope %+v", e.EventName, e.Envelope)
+		}
+	}
+}
+
+func TestParseTaskArgs(t *testing.T) {
+	red := progress.DefaultRedactor()
+	for _, tc := range []struct {
+		in     string
+		want   map[string]any
+		hidden bool
+	}{
+		{"", map[string]any{}, false},
+		{censoredMessage, nil, true},
+		{"name=nginx, state=present", map[string]any{"name": "nginx", "state": "present"}, false},
+		{"_raw_params=echo a, b=c, d", map[string]any{"_raw_params": "echo a", "b": "c, d"}, false},
+		{"msg=hello, world", map[string]any{"msg": "hello, world"}, false},
+		{"_raw_params=ls, _ansible_check_mode=False, _ansible_no_log=False", map[string]any{"_raw_params": "ls"}, false},
+		// A secret key takes the rest: its value's end is unknowable.
+		{"user=bob, password=a, b=c, home=/home/bob", map[string]any{"user": "bob", "password": "a, b=c, home=/home/bob"}, false},
+		{"opts={'a': 1, 'b': 2}, n=3", map[string]any{"opts": "{'a': 1, 'b': 2}", "n": "3"}, false},
+		{"garbage", map[string]any{}, false},
+	} {
+		got, hidden := parseTaskArgs(tc.in, red)
+		if hidden != tc.hidden || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("parseTaskArgs(%q) = %v, %v; want %v, %v", tc.in, got, hidden, tc.want, tc.hidden)
+		}
+	}
+}
+
+func TestCleanText(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"\x1b[0;31mERROR! boom\x1b[0m\r\n", 100, "ERROR! boom"},
+		{"a\x00b\x07c\u009bd\x7f", 100, "abcd"},
+		{"line 1\r\nline 2", 100, "line 1\nline 2"},
+		{"caf\xe9", 100, "caf"},
+		{strings.Repeat("é", 10), 9, strings.Repeat("é", 4)}, // cut on a rune boundary
+	} {
+		if got := cleanText(tc.in, tc.max); got != tc.want {
+			t.Errorf("cleanText(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
+		}
+	}
+}
+
+func TestLineReader(t *testing.T) {
+	big := strings.Repeat("a", 3<<20)
+	in := "one\r\n" + big + "\n\nlast"
+	lr := newLineReader(strings.NewReader(in), 0)
+	var got []string
+	for {
+		l, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(l))
+	}
+	if !slices.Equal(got, []string{"one", big, "", "last"}) {
+		t.Errorf("lines: %d, first %q", len(got), got[0])
+	}
+
+	lr = newLineReader(strings.NewReader("short\n"+big+"\nafter\n"), 1<<20)
+	var errs []error
+	got = nil
+	for {
+		l, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		errs = append(errs, err)
+		got = append(got, string(l[:min(len(l), 10)]))
+	}
+	if !slices.Equal(got, []string{"short", "aaaaaaaaaa", "after"}) || !errors.Is(errs[1], errLineTooLong) || errs[2] != nil {
+		t.Errorf("with a limit: %q %v", got, errs)
+	}
+}
