@@ -3,7 +3,6 @@ package ansible
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -106,8 +105,7 @@ func (d *decoder) handle(line []byte) {
 		d.nonEvent(trimmed, "not JSON")
 		return
 	}
-	d.ev = jobEvent{}
-	if err := json.Unmarshal(trimmed, &d.ev); err != nil || d.ev.Event == "" {
+	if err := decodeEvent(trimmed, &d.ev); err != nil || d.ev.Event == "" {
 		d.nonEvent(trimmed, "not a job event")
 		return
 	}
@@ -169,11 +167,14 @@ func (d *decoder) nonEvent(line []byte, why string) {
 }
 
 func (d *decoder) message(kind string, line []byte) {
-	var m struct {
-		Stdout string `json:"stdout"`
-	}
-	_ = json.Unmarshal(line, &m)
-	text := cleanText(m.Stdout, 2048)
+	var stdout string
+	_ = members(bytes.TrimSpace(line), func(key, val []byte) error {
+		if string(key) == "stdout" {
+			stdout = str(val)
+		}
+		return nil
+	})
+	text := cleanText(stdout, 2048)
 	if text == "" {
 		return
 	}

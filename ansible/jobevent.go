@@ -10,7 +10,8 @@ import (
 
 // jobEvent is one ansible-runner job event (the AWX job-event format),
 // reduced to the fields the mapping reads. Everything else, including the
-// display text in "stdout", is skipped by the decoder and never kept.
+// display text in "stdout", is skipped by the decoder (decodeEvent) and
+// never kept. The json tags name the fields as runner writes them.
 type jobEvent struct {
 	UUID       string    `json:"uuid"`
 	ParentUUID string    `json:"parent_uuid"`
@@ -110,40 +111,18 @@ func (n *flexInt) UnmarshalJSON(p []byte) error {
 // rawResult is the part of a module result (event_data.res) that the
 // mapping reads. Every other key, whatever it holds, is never decoded.
 type rawResult struct {
-	Msg           json.RawMessage   `json:"msg"`
-	Censored      string            `json:"censored"`
-	Changed       flexBool          `json:"changed"`
-	Failed        flexBool          `json:"failed"`
-	Skipped       flexBool          `json:"skipped"`
-	Unreachable   flexBool          `json:"unreachable"`
-	RC            flexInt           `json:"rc"`
-	Results       []json.RawMessage `json:"results"`
-	ItemLabel     json.RawMessage   `json:"_ansible_item_label"`
-	Item          json.RawMessage   `json:"item"`
-	DelegatedVars *struct {
-		AnsibleHost string `json:"ansible_host"`
-	} `json:"_ansible_delegated_vars"`
-}
-
-// decodeResult decodes res leniently: a result that is not a JSON object
-// (or is absent, as on runner_on_skipped) gives the zero rawResult.
-func decodeResult(res json.RawMessage) rawResult {
-	var r rawResult
-	if len(res) == 0 || res[0] != '{' {
-		return r
-	}
-	if err := json.Unmarshal(res, &r); err != nil {
-		// A key of an unexpected JSON type: keep only what decodes.
-		r = rawResult{}
-		var loose map[string]json.RawMessage
-		if json.Unmarshal(res, &loose) == nil {
-			_ = json.Unmarshal(loose["msg"], &r.Msg)
-			_ = json.Unmarshal(loose["censored"], &r.Censored)
-			_ = json.Unmarshal(loose["changed"], &r.Changed)
-			_ = json.Unmarshal(loose["rc"], &r.RC)
-		}
-	}
-	return r
+	Msg         json.RawMessage   `json:"msg"`
+	Censored    string            `json:"censored"`
+	Changed     flexBool          `json:"changed"`
+	Failed      flexBool          `json:"failed"`
+	Skipped     flexBool          `json:"skipped"`
+	Unreachable flexBool          `json:"unreachable"`
+	RC          flexInt           `json:"rc"`
+	Results     []json.RawMessage `json:"results"`
+	ItemLabel   json.RawMessage   `json:"_ansible_item_label"`
+	Item        json.RawMessage   `json:"item"`
+	// DelegatedHost is _ansible_delegated_vars.ansible_host.
+	DelegatedHost string `json:"-"`
 }
 
 // taskResult is the reduced module result of the Ignition Ansible driver:
@@ -211,10 +190,10 @@ func (r *rawResult) itemLabel() any {
 }
 
 func (r *rawResult) delegatedHost() any {
-	if r.DelegatedVars == nil || r.DelegatedVars.AnsibleHost == "" {
+	if r.DelegatedHost == "" {
 		return nil
 	}
-	return r.DelegatedVars.AnsibleHost
+	return r.DelegatedHost
 }
 
 // jsonValue decodes a raw JSON value: a string directly, anything else

@@ -1,0 +1,129 @@
+package ansible
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"testing"
+
+	lognoop "go.opentelemetry.io/otel/log/noop"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/progressotel/progressotel/prettyexporter"
+	"github.com/progressotel/progressotel/progress"
+)
+
+// BenchmarkStream measures the decoder on the recorded site.yml run (82
+// real job events, 107 KB), reported in events/s:
+//
+//   - decode: JSON decoding and the mapping, with no-op providers
+//     (progress.Record returns at once, spans are no-ops);
+//
+//   - sdk: plus the real SDK on both sides: every event flattened into a
+//     record, every span recorded, both dropped by no-op processors;
+//
+//   - sdk-json: plus the batch processors and the JSON lines exporter
+//     writing to io.Discard, as a driver with OTEL_LOGS_EXPORTER=json.
+//
+//     go test ./ansible -run '^$' -bench BenchmarkStream -benchmem
+func BenchmarkStream(b *testing.B) {
+	stream := readStream(b, "site")
+	events := bytes.Count(stream, []byte("\n"))
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+
+	run := func(b *testing.B, opts ...Option) {
+		opts = append(opts, WithLogger(quiet))
+		b.SetBytes(int64(len(stream)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Stream(context.Background(), bytes.NewReader(stream), opts...); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(events*b.N)/b.Elapsed().Seconds(), "events/s")
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events*b.N), "ns/event")
+	}
+
+	b.Run("decode", func(b *testing.B) {
+		run(b, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),
+			WithTracerProvider(tracenoop.NewTracerProvider()))
+	})
+	b.Run("sdk", func(b *testing.B) {
+		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(dropProcessor{}))
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(dropSpans{}))
+		defer lp.Shutdown(context.Background())
+		defer tp.Shutdown(context.Background())
+		run(b, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), WithTracerProvider(tp))
+	})
+	b.Run("sdk-json", func(b *testing.B) {
+		exp, err := prettyexporter.NewJSON(prettyexporter.WithWriter(io.Discard))
+		if err != nil {
+			b.Fatal(err)
+		}
+		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sdklog.NewBatchProcessor(exp)))
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
+		defer lp.Shutdown(context.Background())
+		defer tp.Shutdown(context.Background())
+		run(b, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), WithTracerProvider(tp))
+	})
+}
+
+type dropProcessor struct{}
+
+func (dropProcessor) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
+func (dropProcessor) OnEmit(context.Context, *sdklog.Record) error           { return nil }
+func (dropProcessor) Shutdown(context.Context) error                         { return nil }
+func (dropProcessor) ForceFlush(context.Context) error                       { return nil }
+
+type dropSpans struct{}
+
+func (dropSpans) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+func (dropSpans) OnEnd(sdktrace.ReadOnlySpan)                     {}
+func (dropSpans) Shutdown(context.Context) error                  { return nil }
+func (dropSpans) ForceFlush(context.Context) error                { return nil }
+
+type discardSpans struct{}
+
+func (discardSpans) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
+func (discardSpans) Shutdown(context.Context) error                             { return nil }
+
+// BenchmarkDecodeEvent sets the job-event scanner against encoding/json
+// decoding the same lines (the recorded site.yml run) into the same
+// struct, side by side.
+func BenchmarkDecodeEvent(b *testing.B) {
+	lines := bytes.Split(bytes.TrimSpace(readStream(b, "site")), []byte("\n"))
+	size := 0
+	for _, l := range lines {
+		size += len(l)
+	}
+	b.Run("scanner", func(b *testing.B) {
+		b.SetBytes(int64(size))
+		b.ReportAllocs()
+		var ev jobEvent
+		for b.Loop() {
+			for _, l := range lines {
+				if err := decodeEvent(l, &ev); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(len(lines)*b.N)/b.Elapsed().Seconds(), "events/s")
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.SetBytes(int64(size))
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, l := range lines {
+				var ev jobEvent
+				if err := json.Unmarshal(l, &ev); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(len(lines)*b.N)/b.Elapsed().Seconds(), "events/s")
+	})
+}
