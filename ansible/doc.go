@@ -1,0 +1,128 @@
+// Package ansible turns real Ansible runs into live progress events and
+// spans: the events of the Ignition Ansible Lifecycle Driver, with its exact
+// types and detail keys, each recorded through package progress when Ansible
+// emits it, inside a playbook → play → task → host span tree.
+//
+//	res, err := ansible.Run(ctx, ansible.Playbook{
+//		ProjectDir: "/srv/driver/scripts",
+//		Playbook:   "Install.yaml",
+//		Inventory:  "/srv/driver/inventory",
+//		ExtraVars:  map[string]any{"release": "1.2.3"},
+//	}, ansible.WithOperation("Install"), ansible.WithEnvelope(env))
+//
+// [Run] runs ansible-runner (`ansible-runner run --json`) and decodes its job
+// events as they come; [Stream] decodes such a stream from any io.Reader
+// (an AWX job's events, a driver's own runner, a recording). Both return a
+// [Result] (rc, recap per host, failed and unreachable hosts) and a clear
+// error. Install Ansible with
+//
+//	apt-get install --no-install-recommends ansible-core python3-ansible-runner
+//
+// # Why ansible-runner's job events
+//
+// They are the AWX-standard format, printed live (about 1 ms after Ansible
+// creates an event), and they carry what a progress view needs: per-host
+// starts, retries, loop items, Ansible's own timestamps and the no_log
+// censoring. The driver reads them as a separate process's output, so no
+// code of the project runs inside GPL Ansible. See DESIGN.md for the
+// alternatives (a callback plugin, ansible.posix.jsonl).
+//
+// # Events
+//
+// Every run is framed by common/OperationStarted and common/OperationCompleted
+// or common/OperationFailed (with Ignition's failureCode). In between:
+//
+//	Ansible job event                         progressEventType                  details
+//	playbook_on_play_start                    ansible/PlayStarted                playName
+//	playbook_on_no_hosts_matched              ansible/PlayMatchedNoNoHostsEvent  playName
+//	playbook_on_task_start                    ansible/TaskStarted                taskName, args, argsHidden
+//	runner_on_start                           ansible/TaskStartedOnHost          taskName, hostName, args, argsHidden
+//	runner_on_ok, runner_item_on_ok           ansible/TaskCompletedOnHost        taskName, itemLabel, hostName, delegatedHostName, taskResult
+//	runner_retry                              ansible/TaskRetryOnHost            taskName, hostName, delegatedHostName, taskResult
+//	runner_on_failed, runner_item_on_failed   ansible/TaskFailedOnHost           taskName, itemLabel, hostName, delegatedHostName, taskResult (+ ignored)
+//	runner_on_skipped, runner_item_on_skipped ansible/TaskSkippedOnHost          taskName, itemLabel, hostName, delegatedHostName, taskResult
+//	runner_on_unreachable                     ansible/HostUnreachable            taskName, hostName, delegatedHostName, taskResult
+//	playbook_on_vars_prompt                   ansible/VarPrompt                  varName
+//	playbook_on_stats                         ansible/PlaybookResult             plays [{play: {name, id}}], hostStats {host: {ok, changed, failures, skipped, unreachable, rescued, ignored}}
+//
+// The type names are the driver's, typo included (PlayMatchedNoNoHostsEvent);
+// the Type* constants hold them. As the driver did:
+//
+//   - taskResult is reduced to msg, changed, failed, skipped, rc and results
+//     (one reduced result per loop item), all keys always present, null when
+//     Ansible gave no value. failed and skipped come from the event type
+//     (Ansible does not put them in results). Nothing else of a module's
+//     result (stdout, invocation arguments, facts, diffs) is ever recorded.
+//   - A loop gives one event per item, with its itemLabel, then the task's
+//     result for the host with results[].
+//   - A handler's TaskStarted is named "Handler/<name>"; a role task is
+//     "<role> : <task>".
+//   - no_log: argsHidden is true and args is left out; Ansible has already
+//     replaced the result by its censored message, which becomes msg.
+//   - args are Ansible's untemplated task arguments as ansible-runner
+//     reports them (Run sets ANSIBLE_DISPLAY_ARGS_TO_STDOUT=True), each value
+//     a string. A stream without them gives args {}, and no_log tasks are
+//     then known only by their censored results.
+//   - hostStats has Ansible 2.14's seven counts (the driver's five plus
+//     rescued and ignored).
+//
+// Additions to the driver's events, which consumers may ignore:
+// TaskFailedOnHost has ignored: true when ignore_errors lets the failure pass
+// (and is then a WARN, not an ERROR); a PlaybookResult rebuilt because the
+// final stats event never arrived has rebuilt: true and rebuiltReason.
+//
+// Severities: INFO, except WARN for retries, ignored failures, failed loop
+// items and plays that match no hosts, and ERROR for failures, unreachable
+// hosts, vars prompts and OperationFailed. Each event's time is Ansible's
+// time for it (the job event's "created"), not the time it was read.
+//
+// With the default progress.Limits, a record holds 64 detail attributes:
+// hostStats of more than eight hosts is cut and the record marked
+// truncated; raise MaxAttributes with progress.WithLimits for big inventories
+// (Result.Stats always holds every host).
+//
+// # Spans
+//
+// A span "playbook <file>" under the span in ctx, a span "play <name>" per
+// play, "task <name>" per task, and "host <name>" per task and host, with
+// Ansible's own start and end times: a host span runs from the host's start
+// to the end time of its result, a task from its start to its last host's
+// end, a play until the next play or the recap. Each event is recorded in the
+// span it belongs to: TaskStarted in the task span, a host's events
+// (including retries and loop items) in its host span, PlayStarted in the
+// play span, PlaybookResult and the operation events in the playbook span.
+// A failed (not ignored) or unreachable host sets an error status on its
+// host span, its task, its play and the playbook. Attributes: ansible.playbook,
+// ansible.play.{name,id,pattern}, ansible.task.{name,id,action,role,handler},
+// ansible.host.{name,status}, ansible.task.attempts and ansible.task.items,
+// ansible.delegated_host, ansible.rc.
+//
+// # Robustness
+//
+// Lines of any size up to WithMaxLineBytes (64 MiB by default) are read;
+// gathered facts and megabyte results go through. Lines that are not job
+// events (start-up errors, warnings) are counted in Result.SkippedLines and
+// logged, never fatal. A playbook that is missing or that Ansible cannot
+// load gives a *PlaybookError naming it. A vars_prompt stops the run at once
+// with a *VarsPromptError. If the final stats event never arrives, the
+// PlaybookResult is rebuilt from the results seen and says so.
+//
+// # Security
+//
+// Raw event data is never recorded: only the reduced values above, and the
+// progress Recorder redacts secret-looking keys on top (see
+// progress.Redactor). A no_log task's arguments and result never leave
+// Ansible. Task arguments are split conservatively: after a secret key such
+// as password, the rest of the arguments are taken as its value and
+// redacted with it, since where a secret ends cannot be known from runner's
+// text. Run keeps the extra variables and ansible-runner's artifacts (which
+// hold the whole environment and the gathered facts) in a private temporary
+// directory, removed when it returns unless WithKeepArtifacts is given.
+//
+// # Cancelling
+//
+// Cancelling ctx sends SIGTERM to ansible-runner, which stops
+// ansible-playbook cleanly; after the grace period (WithGracePeriod, 10 s by
+// default) every process of the run is killed, including ansible-playbook,
+// which runs in a session of its own. Run returns when they are gone.
+package ansible
