@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -16,6 +17,8 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/ansible"
+	"github.com/progressotel/progressotel/examples/internal/demo"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/propagation"
 )
@@ -44,6 +47,12 @@ type driver struct {
 	log       *slog.Logger
 	steps     int
 	stepDelay time.Duration
+	// ansible: run the demo's real Install playbook for each transition
+	// instead of the simulated steps.
+	ansible bool
+	// life ends the background transitions (a running playbook is
+	// stopped) when the server gives up waiting for them.
+	life context.Context
 
 	runs sync.WaitGroup // background transitions still running
 
@@ -88,11 +97,19 @@ func (d *driver) execute(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// The request's context is cancelled once the handler returns: keep its
-	// values (span, tracectx, baggage) but not its cancellation.
-	bg := context.WithoutCancel(ctx)
+	// values (span, tracectx, baggage) but not its cancellation; the
+	// driver's own life ends it.
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	life := d.life
+	if life == nil {
+		life = context.Background()
+	}
+	stop := context.AfterFunc(life, cancel)
 	d.runs.Add(1)
 	go func() {
 		defer d.runs.Done()
+		defer stop()
+		defer cancel()
 		if d.beforeRun != nil {
 			d.beforeRun()
 		}
@@ -105,13 +122,16 @@ func (d *driver) execute(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(executeResponse{RequestID: requestID})
 }
 
-// run is the simulated transition: started, one progress event per step,
-// completed. Every record is correlated with the request's trace and
-// stamped with its tracectx.
+// run is the transition, correlated with the request's trace and stamped
+// with its tracectx: the real playbook, or the simulated steps.
 func (d *driver) run(ctx context.Context, lifecycle string) {
 	ctx, span := otel.Tracer("github.com/progressotel/progressotel/examples/http-driver").
 		Start(ctx, "lifecycle "+lifecycle, trace.WithSpanKind(trace.SpanKindInternal))
 	defer span.End()
+	if d.ansible {
+		d.runPlaybook(ctx, lifecycle)
+		return
+	}
 
 	start := time.Now()
 	d.record(ctx, progress.OperationStarted(lifecycle))
@@ -126,8 +146,35 @@ func (d *driver) run(ctx context.Context, lifecycle string) {
 	d.log.InfoContext(ctx, "transition finished", "lifecycle", lifecycle)
 }
 
+// runPlaybook runs the demo's Install playbook with the real Ansible
+// through the ansible adapter: every event it records carries the
+// request's trace and tracectx, because ctx does.
+func (d *driver) runPlaybook(ctx context.Context, lifecycle string) {
+	dir, err := os.MkdirTemp("", "http-driver-")
+	if err != nil {
+		d.log.ErrorContext(ctx, "transition failed", "error", err.Error())
+		return
+	}
+	defer os.RemoveAll(dir)
+	pb, err := demo.Prepare(dir)
+	if err != nil {
+		d.log.ErrorContext(ctx, "transition failed", "error", err.Error())
+		return
+	}
+	res, err := ansible.Run(ctx, pb, ansible.WithOperation(lifecycle),
+		ansible.WithEnvelope(progress.Envelope{Component: component}), ansible.WithLogger(d.log))
+	if err != nil {
+		d.log.ErrorContext(ctx, "transition failed", "lifecycle", lifecycle, "error", err.Error())
+		return
+	}
+	d.log.InfoContext(ctx, "transition finished", "lifecycle", lifecycle, "events", res.Events)
+}
+
+// component names the driver on its events.
+var component = progress.Component{Name: "http-driver", Version: progress.Version}
+
 func (d *driver) record(ctx context.Context, evt progress.Event) {
-	evt.Component = progress.Component{Name: "http-driver", Version: progress.Version}
+	evt.Component = component
 	if err := progress.Record(ctx, evt); err != nil {
 		// A bad event is the driver's bug; it never stops the transition.
 		d.log.ErrorContext(ctx, "progress event rejected", "error", err.Error())

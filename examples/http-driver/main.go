@@ -1,7 +1,10 @@
 // Command http-driver is a minimal Ignition-style driver: POST
-// /api/driver/lifecycle/execute answers 202 with a requestId and runs a
-// short simulated transition in the background, emitting progress events
-// and logs that carry the request's trace context and tracectx.
+// /api/driver/lifecycle/execute answers 202 with a requestId and runs the
+// transition in the background, emitting progress events and logs that
+// carry the request's trace context and tracectx. With Ansible installed
+// (-ansible auto, the default) the transition is a real playbook run
+// through the ansible adapter; otherwise (or with -ansible off) a short
+// simulated one.
 //
 //	OTEL_LOGS_EXPORTER=json go run ./examples/http-driver -addr 127.0.0.1:18080
 //	curl -i -X POST http://127.0.0.1:18080/api/driver/lifecycle/execute \
@@ -25,6 +28,8 @@ import (
 
 	"go.opentelemetry.io/contrib/bridges/otelslog"
 
+	"github.com/progressotel/progressotel/ansible"
+	"github.com/progressotel/progressotel/examples/internal/demo"
 	"github.com/progressotel/progressotel/otelbridge"
 )
 
@@ -46,8 +51,22 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
 	steps := fs.Int("steps", 3, "steps of the simulated transition")
 	stepDelay := fs.Duration("step-delay", 200*time.Millisecond, "duration of one simulated step")
+	useAnsible := fs.String("ansible", "auto", "run the demo's real playbook: auto (when Ansible is installed), on, off")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	var realPlaybook bool
+	switch *useAnsible {
+	case "auto":
+		realPlaybook = demo.Installed()
+	case "on":
+		if !demo.Installed() {
+			return errors.New("-ansible on: ansible-runner is not installed (" + demo.InstallHint + ")")
+		}
+		realPlaybook = true
+	case "off":
+	default:
+		return fmt.Errorf("-ansible %q: want auto, on or off", *useAnsible)
 	}
 
 	// Exporters from OTEL_LOGS_EXPORTER (json, pretty, otlp, ...); Setup
@@ -68,16 +87,18 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 		}
 	}()
 
+	life, endLife := context.WithCancel(context.Background())
+	defer endLife()
 	d := &driver{
 		log:   otelslog.NewLogger("github.com/progressotel/progressotel/examples/http-driver"),
-		steps: *steps, stepDelay: *stepDelay,
+		steps: *steps, stepDelay: *stepDelay, ansible: realPlaybook, life: life,
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{Handler: d.handler(), ReadHeaderTimeout: 10 * time.Second}
-	d.log.InfoContext(ctx, "listening", "addr", ln.Addr().String(), "path", ExecutePath)
+	d.log.InfoContext(ctx, "listening", "addr", ln.Addr().String(), "path", ExecutePath, "realPlaybook", realPlaybook)
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
@@ -96,5 +117,13 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	return d.wait(sctx)
+	if err := d.wait(sctx); err != nil {
+		// Stop what still runs (a playbook gets SIGTERM, then SIGKILL
+		// after its grace period) rather than leave it behind.
+		endLife()
+		wctx, cancel := context.WithTimeout(context.Background(), ansible.DefaultGracePeriod+5*time.Second)
+		defer cancel()
+		return errors.Join(err, d.wait(wctx))
+	}
+	return nil
 }

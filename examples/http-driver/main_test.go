@@ -7,8 +7,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/contrib/bridges/otelslog"
 	"go.opentelemetry.io/otel"
@@ -64,7 +67,7 @@ func TestAcceptance(t *testing.T) {
 	ready := make(chan string, 1)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-steps", "3", "-step-delay", "10ms"}, out, ready)
+		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-steps", "3", "-step-delay", "10ms", "-ansible", "off"}, out, ready)
 	}()
 	var addr string
 	select {
@@ -181,5 +184,76 @@ func TestBackgroundRunAfterHandlerReturned(t *testing.T) {
 	// started, 2 progress, completed, and the slog line at the end.
 	if background != 5 {
 		t.Fatalf("%d background records, want 5", background)
+	}
+}
+
+// TestAcceptanceAnsible is the acceptance check with the real playbook:
+// every event of the transition, from the adapter, carries the request's
+// trace and tracectx.
+func TestAcceptanceAnsible(t *testing.T) {
+	if _, err := exec.LookPath("ansible-runner"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("ansible-runner is not installed and CI=true: %v", err)
+		}
+		t.Skip("Ansible is not installed")
+	}
+	t.Setenv("OTEL_LOGS_EXPORTER", "json")
+	restoreGlobals(t)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	out := &testutil.SyncBuffer{}
+	ready := make(chan string, 1)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-ansible", "on"}, out, ready)
+	}()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-errc:
+		t.Fatalf("run: %v", err)
+	}
+	requestID := execute(t, "http://"+addr)
+	// Let the playbook finish, then stop as SIGINT would.
+	for deadline := time.Now().Add(3 * time.Minute); !strings.Contains(out.String(), `"progressEventType":"common/OperationCompleted"`); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the playbook did not complete:\n%s", out.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	stop()
+	if err := <-errc; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+
+	types := map[string]int{}
+	sc := bufio.NewScanner(strings.NewReader(out.String()))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var line map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatalf("not a JSON line: %q: %v", sc.Text(), err)
+		}
+		typ, ok := line["progressEventType"].(string)
+		if !ok {
+			continue
+		}
+		types[typ]++
+		for k, want := range map[string]string{
+			"tracectx.transactionid":   "tx-1",
+			"tracectx.processid":       "p-1",
+			"tracectx.driverrequestid": requestID,
+			"traceId":                  traceID,
+		} {
+			if line[k] != want {
+				t.Errorf("%s: %s = %v, want %q", typ, k, line[k], want)
+			}
+		}
+	}
+	for _, typ := range []string{"common/OperationStarted", "ansible/PlayStarted", "ansible/TaskStarted",
+		"ansible/TaskStartedOnHost", "ansible/TaskCompletedOnHost", "ansible/PlaybookResult", "common/OperationCompleted"} {
+		if types[typ] == 0 {
+			t.Errorf("no %s event; got %v", typ, types)
+		}
 	}
 }
