@@ -29,7 +29,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/internal/testutil"
-	"github.com/progressotel/progressotel/otelbridge"
+	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/prettyexporter"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
@@ -96,7 +96,7 @@ func newPipeline(t *testing.T, procs ...sdklog.Processor) *pipeline {
 		sdklog.WithProcessor(p.sink.Processor()),
 		sdklog.WithProcessor(sdklog.NewSimpleProcessor(pretty)),
 		sdklog.WithProcessor(sdklog.NewSimpleProcessor(jsonl)),
-		sdklog.WithProcessor(sdklog.NewBatchProcessor(otelbridge.SeedBodyExporter(otlpLogs))),
+		sdklog.WithProcessor(sdklog.NewBatchProcessor(sdkparts.NewMessageBodyExporter(otlpLogs))),
 	}
 	for _, pr := range procs {
 		opts = append(opts, sdklog.WithProcessor(pr))
