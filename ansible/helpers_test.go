@@ -21,12 +21,13 @@ import (
 // projectDir holds the playbooks of the real-run tests.
 const projectDir = "testdata/project"
 
-// requireAnsible skips a test that needs the real Ansible when it is not
-// installed, except in CI (CI=true), where a missing Ansible is a failure:
-// .ci/run installs it, so its absence means the tests did not run.
-func requireAnsible(t testing.TB) {
+// requireAnsible skips a test that needs the real Ansible (and the more
+// tools named) when it is not installed, except in CI (CI=true), where a
+// missing Ansible is a failure: .ci/run installs it, so its absence means
+// the tests did not run.
+func requireAnsible(t testing.TB, more ...string) {
 	t.Helper()
-	for _, tool := range []string{"ansible-runner", "ansible-playbook"} {
+	for _, tool := range append([]string{"ansible-runner", "ansible-playbook"}, more...) {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("CI") == "true" {
 				t.Fatalf("%s is not installed, and CI=true requires the real Ansible (.ci/run installs it): %v", tool, err)
