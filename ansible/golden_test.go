@@ -150,7 +150,7 @@ func attrText(v attribute.Value) string {
 	if v.Type() == attribute.STRING {
 		return fmt.Sprintf("%q", v.AsString())
 	}
-	return v.Emit()
+	return v.String()
 }
 
 // diffLines shows the first lines that differ.

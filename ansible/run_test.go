@@ -42,14 +42,13 @@ const fakePassword = "hunter2-fake-password"
 // logs and traces to an HTTP server that keeps the request bytes, and a
 // Sink and a span recorder to assert on.
 type pipeline struct {
-	sink       *progresstest.Sink
-	spans      *tracetest.SpanRecorder
-	local      testutil.SyncBuffer
-	wire       *wireServer
-	lp         *sdklog.LoggerProvider
-	tp         *sdktrace.TracerProvider
-	rec        *progress.Recorder
-	extraProcs []sdklog.Processor
+	sink  *progresstest.Sink
+	spans *tracetest.SpanRecorder
+	local testutil.SyncBuffer
+	wire  *wireServer
+	lp    *sdklog.LoggerProvider
+	tp    *sdktrace.TracerProvider
+	rec   *progress.Recorder
 }
 
 type wireServer struct {
@@ -451,7 +450,7 @@ func assertNoSecret(t *testing.T, p *pipeline, task string) {
 	}
 	for _, s := range p.spans.Ended() {
 		for _, kv := range s.Attributes() {
-			if strings.Contains(kv.Value.Emit(), fakePassword) {
+			if strings.Contains(kv.Value.String(), fakePassword) {
 				t.Errorf("the no_log password is in span %q attribute %s", s.Name(), kv.Key)
 			}
 		}
