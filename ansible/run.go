@@ -55,6 +55,9 @@ func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 		return res, err
 	}
 
+	if err := ctx.Err(); err != nil {
+		return fail(fmt.Errorf("ansible: run of %s not started: %w", d.pbName, context.Cause(ctx)), "cancelled")
+	}
 	if !runSupported {
 		return fail(errors.New("ansible: Run needs a POSIX system; Stream works everywhere"), "Ansible cannot run on this system")
 	}

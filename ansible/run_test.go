@@ -659,10 +659,13 @@ func TestRunArtifacts(t *testing.T) {
 	inv := inventory(t)
 	tmp := t.TempDir()
 	c := newCapture(t)
-	res, err := Run(context.Background(), Playbook{ProjectDir: projectDir, Playbook: "delegate.yml", Inventory: inv},
+	res, err := Run(context.Background(), Playbook{ProjectDir: projectDir, Playbook: "delegate.yml", Inventory: inv, Limit: "web-1"},
 		append(c.options(t), WithTempDir(tmp))...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if hosts := slices.Sorted(maps.Keys(res.Stats)); !slices.Equal(hosts, []string{"web-1"}) {
+		t.Errorf("Limit web-1: hosts %v", hosts)
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 || res.ArtifactDir != "" {
 		t.Errorf("private directory left behind: %v (ArtifactDir %q)", left, res.ArtifactDir)
@@ -673,10 +676,16 @@ func TestRunArtifacts(t *testing.T) {
 		}
 	}
 
+	// Args reach ansible-playbook: in check mode the command is skipped.
+	c = newCapture(t)
 	res, err = Run(context.Background(), Playbook{ProjectDir: projectDir, Playbook: "delegate.yml", Inventory: inv,
-		ExtraVars: map[string]any{"api_password": "kept-secret"}}, append(c.options(t), WithTempDir(tmp), WithKeepArtifacts())...)
+		ExtraVars: map[string]any{"api_password": "kept-secret"}, Args: []string{"--check", "--diff"}},
+		append(c.options(t), WithTempDir(tmp), WithKeepArtifacts())...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n := len(c.sink.OfType(TypeTaskSkippedOnHost)); n != 2 || res.Stats["web-2"].Skipped != 1 {
+		t.Errorf("--check: %d skipped events, stats %+v", n, res.Stats)
 	}
 	fi, err := os.Stat(res.ArtifactDir)
 	if err != nil || fi.Mode().Perm() != 0o700 || filepath.Dir(res.ArtifactDir) != tmp {

@@ -34,10 +34,19 @@ func TestStreamNoiseAndBigLines(t *testing.T) {
 		`{"hello": "not a job event"}` + "\n",
 		"Traceback (most recent call last):\n",
 	}
+	// And a warning event of a real run (a play whose pattern matched
+	// nothing), which becomes a warning of the Result, not an event.
+	warning, err := os.ReadFile("testdata/warning-event.json")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var noisy bytes.Buffer
 	for i, l := range lines {
 		if i < len(noise) {
 			noisy.WriteString(noise[i])
+		}
+		if i == 20 {
+			noisy.Write(warning)
 		}
 		if i == 5 { // a TaskCompletedOnHost: pad its display text beyond 2 MB
 			var ev map[string]any
@@ -57,6 +66,9 @@ func TestStreamNoiseAndBigLines(t *testing.T) {
 	}
 	if res.SkippedLines != 4 { // the blank line is not counted
 		t.Errorf("skipped %d lines, want 4", res.SkippedLines)
+	}
+	if want := []string{"[WARNING]: Could not match supplied host pattern, ignoring: nosuchgroup"}; !slices.Equal(res.Warnings, want) {
+		t.Errorf("warnings %q, want %q", res.Warnings, want)
 	}
 	if got := render(c); !reflect.DeepEqual(got, want) {
 		t.Errorf("noise changed the events:\n got %d events\nwant %d events", len(got), len(want))
