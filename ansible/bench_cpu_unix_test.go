@@ -12,12 +12,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	sdklog "go.opentelemetry.io/otel/sdk/log"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-
-	"github.com/progressotel/progressotel/prettyexporter"
-	"github.com/progressotel/progressotel/progress"
 )
 
 // BenchmarkRunCPU sets the adapter's CPU against Ansible's own on the same
@@ -54,16 +48,8 @@ func benchRunCPU(b *testing.B, playbook string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	exp, err := prettyexporter.NewJSON(prettyexporter.WithWriter(io.Discard))
-	if err != nil {
-		b.Fatal(err)
-	}
-	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sdklog.NewBatchProcessor(exp)))
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
-	defer lp.Shutdown(context.Background())
-	defer tp.Shutdown(context.Background())
-	opts := []Option{WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), WithTracerProvider(tp),
-		WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}
+	opts, flush := jsonPipeline(b)
+	opts = append(opts, WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 
 	var alone, runner, adapter, runAnsible time.Duration
 	var events int
@@ -91,7 +77,7 @@ func benchRunCPU(b *testing.B, playbook string) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := lp.ForceFlush(context.Background()); err != nil {
+		if err := flush(); err != nil {
 			b.Fatal(err)
 		}
 		adapter += rusage(syscall.RUSAGE_SELF) - self0

@@ -64,16 +64,28 @@ func BenchmarkStream(b *testing.B) {
 		run(b, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), WithTracerProvider(tp))
 	})
 	b.Run("sdk-json", func(b *testing.B) {
-		exp, err := prettyexporter.NewJSON(prettyexporter.WithWriter(io.Discard))
-		if err != nil {
-			b.Fatal(err)
-		}
-		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sdklog.NewBatchProcessor(exp)))
-		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
-		defer lp.Shutdown(context.Background())
-		defer tp.Shutdown(context.Background())
-		run(b, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), WithTracerProvider(tp))
+		opts, _ := jsonPipeline(b)
+		run(b, opts...)
 	})
+}
+
+// jsonPipeline is a driver's export path with OTEL_LOGS_EXPORTER=json,
+// writing to io.Discard: the SDK with its batch processors, the JSON lines
+// exporter, spans batched to an exporter that drops them. Shut down at the
+// end of the benchmark; flush forces the records out.
+func jsonPipeline(b *testing.B) (opts []Option, flush func() error) {
+	exp, err := prettyexporter.NewJSON(prettyexporter.WithWriter(io.Discard))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sdklog.NewBatchProcessor(exp)))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
+	b.Cleanup(func() {
+		_ = lp.Shutdown(context.Background())
+		_ = tp.Shutdown(context.Background())
+	})
+	return []Option{WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), WithTracerProvider(tp)},
+		func() error { return lp.ForceFlush(context.Background()) }
 }
 
 type dropProcessor struct{}

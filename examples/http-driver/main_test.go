@@ -55,26 +55,34 @@ func execute(t *testing.T, url string) string {
 	return body.RequestID
 }
 
-// TestAcceptance is the issue's acceptance check, in-process: run with
-// OTEL_LOGS_EXPORTER=json, POST with traceparent and two tracectx headers,
-// stop as SIGINT would, and read the JSON lines.
-func TestAcceptance(t *testing.T) {
+// startDriver runs the driver as main does, with OTEL_LOGS_EXPORTER=json
+// into out, on a random loopback port. stop is the signal; errc gets run's
+// result.
+func startDriver(t *testing.T, args ...string) (addr string, out *testutil.SyncBuffer, stop func(), errc chan error) {
+	t.Helper()
 	t.Setenv("OTEL_LOGS_EXPORTER", "json")
 	restoreGlobals(t)
 	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	out := &testutil.SyncBuffer{}
+	t.Cleanup(stop)
+	out = &testutil.SyncBuffer{}
 	ready := make(chan string, 1)
-	errc := make(chan error, 1)
+	errc = make(chan error, 1)
 	go func() {
-		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-steps", "3", "-step-delay", "10ms", "-ansible", "off"}, out, ready)
+		errc <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), out, ready)
 	}()
-	var addr string
 	select {
 	case addr = <-ready:
 	case err := <-errc:
 		t.Fatalf("run: %v", err)
 	}
+	return addr, out, stop, errc
+}
+
+// TestAcceptance is the issue's acceptance check, in-process: run with
+// OTEL_LOGS_EXPORTER=json, POST with traceparent and two tracectx headers,
+// stop as SIGINT would, and read the JSON lines.
+func TestAcceptance(t *testing.T) {
+	addr, out, stop, errc := startDriver(t, "-steps", "3", "-step-delay", "10ms", "-ansible", "off")
 
 	requestID := execute(t, "http://"+addr)
 	stop() // the signal: run waits for the transition and flushes
@@ -197,22 +205,7 @@ func TestAcceptanceAnsible(t *testing.T) {
 		}
 		t.Skip("Ansible is not installed")
 	}
-	t.Setenv("OTEL_LOGS_EXPORTER", "json")
-	restoreGlobals(t)
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	out := &testutil.SyncBuffer{}
-	ready := make(chan string, 1)
-	errc := make(chan error, 1)
-	go func() {
-		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-ansible", "on"}, out, ready)
-	}()
-	var addr string
-	select {
-	case addr = <-ready:
-	case err := <-errc:
-		t.Fatalf("run: %v", err)
-	}
+	addr, out, stop, errc := startDriver(t, "-ansible", "on")
 	requestID := execute(t, "http://"+addr)
 	// Let the playbook finish, then stop as SIGINT would.
 	for deadline := time.Now().Add(3 * time.Minute); !strings.Contains(out.String(), `"progressEventType":"common/OperationCompleted"`); {
