@@ -78,16 +78,12 @@ func (e *ExitError) Error() string {
 	if len(e.UnreachableHosts) > 0 {
 		fmt.Fprintf(&b, "; unreachable %s", strings.Join(e.UnreachableHosts, ", "))
 	}
-	if len(e.FailedHosts) == 0 && e.Output != "" {
-		fmt.Fprintf(&b, ": %s", firstLine(e.Output))
+	if len(e.FailedHosts) == 0 && len(e.UnreachableHosts) == 0 && e.Output != "" {
+		msg := errorLine(e.Output)
+		if msg == "" {
+			msg = lastLine(strings.TrimSpace(e.Output))
+		}
+		fmt.Fprintf(&b, ": %s", msg)
 	}
 	return b.String()
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }

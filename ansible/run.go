@@ -165,7 +165,10 @@ func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 	case cancelled:
 		runErr = fmt.Errorf("ansible: run of %s cancelled: %w", d.pbName, context.Cause(ctx))
 		o.code, o.reason = FailureInternal, "cancelled"
-	case !d.pbStarted && rc != 0:
+	case len(d.plays) == 0 && rc != 0:
+		// Ansible stopped before any play: it could not load the playbook
+		// (before any event) or resolve it (an error event after the
+		// playbook's start, such as an undefined variable in hosts).
 		if line := errorLine(output); line != "" {
 			runErr = &PlaybookError{Playbook: pb.Playbook, Reason: line, Output: output}
 			o.code, o.reason = FailureInternal, "playbook "+d.pbName+" could not be loaded by Ansible"

@@ -626,6 +626,23 @@ func TestRunPlaybookErrors(t *testing.T) {
 		}
 		assertOnlyStartFail(t, c, "playbook broken.yml could not be loaded by Ansible")
 	})
+	t.Run("undefined hosts", func(t *testing.T) {
+		requireAnsible(t)
+		dir := t.TempDir()
+		play := "- name: Unresolved\n  hosts: \"{{ target_group }}\"\n  gather_facts: false\n  tasks:\n    - ping:\n"
+		if err := os.WriteFile(filepath.Join(dir, "unresolved.yml"), []byte(play), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c := newCapture(t)
+		_, err := Run(context.Background(), Playbook{Playbook: filepath.Join(dir, "unresolved.yml"), Inventory: inventory(t)}, c.options(t)...)
+		var pe *PlaybookError
+		if !errors.As(err, &pe) || !strings.Contains(pe.Reason, "'target_group' is undefined") {
+			t.Fatalf("err = %v, want a *PlaybookError saying target_group is undefined", err)
+		}
+		if of := c.sink.OfType(progress.TypeOperationFailed); len(of) != 1 || of[0].Details["description"] != "playbook unresolved.yml could not be loaded by Ansible" {
+			t.Errorf("OperationFailed %v", of)
+		}
+	})
 	t.Run("not installed", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
 		c := newCapture(t)
