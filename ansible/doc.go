@@ -124,5 +124,7 @@
 // Cancelling ctx sends SIGTERM to ansible-runner, which stops
 // ansible-playbook cleanly; after the grace period (WithGracePeriod, 10 s by
 // default) every process of the run is killed, including ansible-playbook,
-// which runs in a session of its own. Run returns when they are gone.
+// which runs in a session of its own. Run returns when they are gone. A
+// driver that is itself killed (SIGKILL) cannot stop anything: its
+// supervisor (systemd, Kubernetes) ends the run with the driver's cgroup.
 package ansible
