@@ -7,7 +7,7 @@ NESTED      := $(wildcard kube/go.mod)
 # working tree (replace ../..), hence -mod=mod.
 LINT_MODULES := kube bench/e2e collector-config/otelcol collector-config/e2e
 
-.PHONY: all test test-core test-nested demo demo-k8s demo-http demo-terraform tofu bench-terraform lint fmt vet staticcheck bench bench-e2e fuzz soak licenses clean
+.PHONY: all test test-core test-nested demo demo-k8s demo-http demo-terraform tofu bench-terraform bench-ansible lint fmt vet staticcheck bench bench-e2e fuzz soak licenses clean
 
 # collector, test-collector, demo-pipeline: the Collector build and its e2e suite.
 include collector-config/collector.mk
@@ -62,6 +62,11 @@ bench-e2e: collector
 bench-terraform: tofu
 	cd terraform && $(GO) test -run '^$$' -bench '^BenchmarkStream$$' -benchmem -benchtime 2s -count 3 . && \
 		$(GO) test -run '^$$' -bench '^BenchmarkAdapterCPU$$' -benchtime 20x -count 3 .
+
+## bench-ansible: the ansible decoder's events/s, and the adapter's CPU beside the real Ansible's (needs Ansible).
+bench-ansible:
+	$(GO) test -run '^$$' -bench 'BenchmarkStream|BenchmarkDecodeEvent' -benchmem -count 5 ./ansible && \
+		$(GO) test -run '^$$' -bench '^BenchmarkRunCPU$$' -benchtime 3x -count 2 -timeout 40m ./ansible
 
 ## fuzz: every fuzz target, FUZZTIME each (default 15s), one after another.
 fuzz:
