@@ -129,7 +129,7 @@ func FuzzDecodeEvent(f *testing.F) {
 			return
 		}
 		var top map[string]any
-		if json.Unmarshal(line, &top) != nil {
+		if json.Unmarshal(line, &top) != nil || top == nil { // null decodes into a nil map
 			return
 		}
 		if err != nil {
