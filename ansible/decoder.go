@@ -677,7 +677,7 @@ type outcome struct {
 // event never came, records the operation's end and returns the Result.
 func (d *decoder) finish(o outcome) Result {
 	res := Result{
-		RC: o.rc, Start: d.first, End: d.last,
+		ExitCode: o.rc, Start: d.first, End: d.last,
 		Events: d.events, SkippedLines: d.skipped, Warnings: d.warnings,
 	}
 	switch {

@@ -58,8 +58,8 @@ func (e *VarsPromptError) Error() string {
 
 // ExitError reports a run that ended with a non-zero status.
 type ExitError struct {
-	// RC is the exit status, 128+n when killed by signal n.
-	RC int
+	// ExitCode is the exit status, 128+n when killed by signal n.
+	ExitCode int
 	// FailedHosts and UnreachableHosts are those of the Result.
 	FailedHosts      []string
 	UnreachableHosts []string
@@ -71,7 +71,7 @@ type ExitError struct {
 
 func (e *ExitError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "ansible: run failed (rc %d)", e.RC)
+	fmt.Fprintf(&b, "ansible: run failed (rc %d)", e.ExitCode)
 	if len(e.FailedHosts) > 0 {
 		fmt.Fprintf(&b, ": failed hosts %s", strings.Join(e.FailedHosts, ", "))
 	}

@@ -94,7 +94,7 @@ func renderRun(res Result, err error, c *capture) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "error: %v\n", err)
 	fmt.Fprintf(&b, "rc=%d events=%d skipped=%d statsRebuilt=%v failed=%v unreachable=%v\n",
-		res.RC, res.Events, res.SkippedLines, res.StatsRebuilt, res.FailedHosts, res.UnreachableHosts)
+		res.ExitCode, res.Events, res.SkippedLines, res.StatsRebuilt, res.FailedHosts, res.UnreachableHosts)
 	for _, h := range slices.Sorted(maps.Keys(res.Stats)) {
 		fmt.Fprintf(&b, "stats %s %+v\n", h, res.Stats[h])
 	}

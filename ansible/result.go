@@ -7,11 +7,11 @@ import (
 
 // Result is the outcome of a run, as Ansible reported it.
 type Result struct {
-	// RC is the exit status of ansible-runner, which is ansible-playbook's
+	// ExitCode is the exit status of ansible-runner, which is ansible-playbook's
 	// (0 ok, 2 failed hosts, 4 unreachable hosts or a playbook Ansible
 	// could not load, ...); 128+n when it was killed by signal n, as a
 	// shell reports it. -1 for Stream, which has no process.
-	RC int
+	ExitCode int
 	// Stats holds the recap counts per host. When the final stats event
 	// never arrived, they are counted from the events seen and
 	// StatsRebuilt is true.
@@ -44,7 +44,7 @@ type Result struct {
 // OK reports a run that ended with status 0 (or, for Stream, without a
 // status) in which no host failed and no host was unreachable.
 func (r Result) OK() bool {
-	return (r.RC == 0 || r.RC == -1) && len(r.FailedHosts) == 0 && len(r.UnreachableHosts) == 0
+	return (r.ExitCode == 0 || r.ExitCode == -1) && len(r.FailedHosts) == 0 && len(r.UnreachableHosts) == 0
 }
 
 // HostStats are the recap counts of one host, under the names of the

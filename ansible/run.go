@@ -184,7 +184,7 @@ func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 	case runErr != nil:
 		return res, runErr
 	case rc != 0:
-		return res, &ExitError{RC: rc, FailedHosts: res.FailedHosts, UnreachableHosts: res.UnreachableHosts, Output: output}
+		return res, &ExitError{ExitCode: rc, FailedHosts: res.FailedHosts, UnreachableHosts: res.UnreachableHosts, Output: output}
 	case res.StatsRebuilt:
 		return res, ErrStatsMissing
 	}

@@ -173,11 +173,11 @@ func TestRunSite(t *testing.T) {
 
 	// The outcome: the unreachable edge proxy fails the run (rc 4).
 	var exit *ExitError
-	if !errors.As(err, &exit) || exit.RC != 4 || !slices.Equal(exit.UnreachableHosts, []string{"edge-proxy"}) {
+	if !errors.As(err, &exit) || exit.ExitCode != 4 || !slices.Equal(exit.UnreachableHosts, []string{"edge-proxy"}) {
 		t.Fatalf("err = %v, want *ExitError rc 4 with edge-proxy unreachable", err)
 	}
-	if res.RC != 4 || len(res.FailedHosts) != 0 || !slices.Equal(res.UnreachableHosts, []string{"edge-proxy"}) || res.OK() {
-		t.Errorf("result rc %d failed %v unreachable %v", res.RC, res.FailedHosts, res.UnreachableHosts)
+	if res.ExitCode != 4 || len(res.FailedHosts) != 0 || !slices.Equal(res.UnreachableHosts, []string{"edge-proxy"}) || res.OK() {
+		t.Errorf("result rc %d failed %v unreachable %v", res.ExitCode, res.FailedHosts, res.UnreachableHosts)
 	}
 	web := HostStats{OK: 11, Changed: 7, Skipped: 1, Ignored: 1}
 	wantStats := map[string]HostStats{"web-1": web, "web-2": web, "edge-proxy": {Unreachable: 1}}
@@ -463,7 +463,7 @@ func TestRunFailingPlaybook(t *testing.T) {
 	c := newCapture(t)
 	res, err := Run(context.Background(), Playbook{ProjectDir: projectDir, Playbook: "fail.yml", Inventory: inventory(t)}, c.options(t)...)
 	var exit *ExitError
-	if !errors.As(err, &exit) || exit.RC != 2 || !slices.Equal(exit.FailedHosts, []string{"web-1", "web-2"}) {
+	if !errors.As(err, &exit) || exit.ExitCode != 2 || !slices.Equal(exit.FailedHosts, []string{"web-1", "web-2"}) {
 		t.Fatalf("err = %v, want *ExitError rc 2, failed web-1 and web-2", err)
 	}
 	if s := res.Stats["web-1"]; s != (HostStats{OK: 1, Changed: 1, Failures: 1}) {
