@@ -11,15 +11,16 @@ import (
 	"github.com/progressotel/progressotel/kube"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // printer is an SDK processor that prints each transition as a consumer
-// reads it back with progress.Decode. It borrows Enabled, Shutdown and
+// reads it back with wire.Decode. It borrows Enabled, Shutdown and
 // ForceFlush from a progresstest processor.
 type printer struct{ sdklog.Processor }
 
 func (printer) OnEmit(_ context.Context, r *sdklog.Record) error {
-	d, err := progress.Decode(r)
+	d, err := wire.Decode(r)
 	if err != nil || d.Transition == nil {
 		return err
 	}

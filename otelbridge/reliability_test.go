@@ -23,6 +23,7 @@ import (
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
+	progresswire "github.com/progressotel/progressotel/progress/wire"
 	"github.com/progressotel/progressotel/propagation"
 )
 
@@ -133,7 +134,7 @@ func secretContext(t *testing.T) context.Context {
 // runSecrets records secretDetails through a real Setup with the pretty,
 // JSON and OTLP exporters at once and returns the local output and the
 // OTLP request bytes the server received.
-func runSecrets(t *testing.T, opts ...otelbridge.Option) (local string, wire [][]byte, got []progress.Decoded) {
+func runSecrets(t *testing.T, opts ...otelbridge.Option) (local string, wire [][]byte, got []progresswire.Decoded) {
 	t.Helper()
 	srv := otlptest.Start(t)
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+srv.Addr)
@@ -196,11 +197,11 @@ func TestSecretsNeverLeaveTheProcess(t *testing.T) {
 		t.Fatalf("decoded %d progress records from OTLP, want 1", len(got))
 	}
 	d := got[0].Details
-	if v := d["db"].(map[string]any)["connection"].(map[string]any)["password"]; v != progress.Redacted {
+	if v := d["db"].(map[string]any)["connection"].(map[string]any)["password"]; v != progresswire.Redacted {
 		t.Errorf("nested password decoded as %v", v)
 	}
-	if v := got[0].TraceCtx["authtoken"]; v != progress.Redacted {
-		t.Errorf("tracectx.authtoken = %q, want %q", v, progress.Redacted)
+	if v := got[0].TraceCtx["authtoken"]; v != progresswire.Redacted {
+		t.Errorf("tracectx.authtoken = %q, want %q", v, progresswire.Redacted)
 	}
 }
 

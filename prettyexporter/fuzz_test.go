@@ -15,7 +15,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/log/logtest"
 
 	"github.com/progressotel/progressotel/prettyexporter"
-	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // fuzzRecords builds, from arbitrary strings, one record of each kind the
@@ -27,26 +27,26 @@ func fuzzRecords(key, value, body, name string, n int64) []sdklog.Record {
 	list := attribute.SliceValue(attribute.StringValue(value), nested, attribute.StringSliceValue([]string{key, value}))
 	return []sdklog.Record{
 		logtest.RecordFactory{EventName: name, Severity: log.Severity(n & 31), Attributes: []attribute.KeyValue{
-			attribute.String(progress.AttrEventType, progress.EventType),
-			attribute.String(progress.AttrResourceType, key),
-			attribute.String(progress.AttrResourceID, value),
-			attribute.String(progress.AttrResourceNamespace, value),
-			attribute.String(progress.ScopePrefix+key, value),
-			attribute.String(progress.DetailsPrefix+key, value),
-			attribute.String(progress.DetailsPrefix+key+"."+value, body),
-			{Key: attribute.Key(progress.DetailsPrefix + "list"), Value: list},
-			{Key: attribute.Key(progress.DetailsPrefix + "map"), Value: nested},
-			attribute.String(progress.TraceCtxPrefix+"transactionid", value),
-			attribute.String(progress.TraceCtxPrefix+key, value),
+			attribute.String(wire.AttrEventType, wire.EventType),
+			attribute.String(wire.AttrResourceType, key),
+			attribute.String(wire.AttrResourceID, value),
+			attribute.String(wire.AttrResourceNamespace, value),
+			attribute.String(wire.ScopePrefix+key, value),
+			attribute.String(wire.DetailsPrefix+key, value),
+			attribute.String(wire.DetailsPrefix+key+"."+value, body),
+			{Key: attribute.Key(wire.DetailsPrefix + "list"), Value: list},
+			{Key: attribute.Key(wire.DetailsPrefix + "map"), Value: nested},
+			attribute.String(wire.TraceCtxPrefix+"transactionid", value),
+			attribute.String(wire.TraceCtxPrefix+key, value),
 			attribute.String(key, value),
 		}}.NewRecord(),
 		logtest.RecordFactory{EventName: name, Attributes: []attribute.KeyValue{
-			attribute.String(progress.AttrEventType, progress.TransitionEventType),
+			attribute.String(wire.AttrEventType, wire.TransitionEventType),
 			attribute.String("progress."+name+".status", value),
 			attribute.String("progress."+name+".reason", key),
 			attribute.String("progress."+name+".message", body),
 			attribute.String("progress."+name+".previous.status", body),
-			attribute.String(progress.AttrResourceID, key),
+			attribute.String(wire.AttrResourceID, key),
 		}}.NewRecord(),
 		logtest.RecordFactory{EventName: name, Body: attribute.StringValue(body), Attributes: []attribute.KeyValue{
 			attribute.String(key, value),
@@ -101,7 +101,7 @@ func FuzzPretty(f *testing.F) {
 
 // FuzzJSON proves that every JSON line is valid, one per record, with no
 // raw control character, and that the details of a record built by
-// progress.Flatten come out nested exactly as progress.Decode reads them.
+// wire.Flatten come out nested exactly as wire.Decode reads them.
 func FuzzJSON(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, key, value, body, name string, n int64) {
@@ -110,8 +110,8 @@ func FuzzJSON(f *testing.F) {
 		recs := fuzzRecords(key, value, body, name, n)
 
 		details := map[string]any{key: map[string]any{value: n, body: []any{key, map[string]any{name: value}}}, name: body}
-		attrs, _ := progress.Flatten(details)
-		attrs = append(attrs, attribute.String(progress.AttrEventType, progress.EventType))
+		attrs, _ := wire.Flatten(details)
+		attrs = append(attrs, attribute.String(wire.AttrEventType, wire.EventType))
 		flat := logtest.RecordFactory{EventName: "fuzz/Event", Attributes: attrs}.NewRecord()
 		recs = append(recs, flat)
 
@@ -141,7 +141,7 @@ func FuzzJSON(f *testing.F) {
 		if err := json.Unmarshal([]byte(ls[len(ls)-1]), &got); err != nil {
 			t.Fatal(err)
 		}
-		d, err := progress.Decode(&flat)
+		d, err := wire.Decode(&flat)
 		if err != nil {
 			t.Fatal(err)
 		}

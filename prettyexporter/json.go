@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
-	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/internal/wireformat"
 )
 
 // JSONExporter writes one JSON object per record and line, in the shape of
@@ -66,9 +66,9 @@ var reservedJSON = []string{
 }
 
 func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
-	v := getView()
-	defer putView(v)
-	v.load(r)
+	v := wireformat.GetView()
+	defer wireformat.PutView(v)
+	v.Load(r)
 
 	b = append(b, '{')
 	if !e.noTime {
@@ -87,39 +87,39 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 		b = appendJSONString(b, name)
 	}
 	b = append(b, `,"message":`...)
-	switch v.kind {
-	case kindEvent:
-		b = appendJSONString(b, v.name)
-		b = append(b, `,"eventType":"`+progress.EventType+`","progressEventType":`...)
-		b = appendJSONString(b, v.name)
+	switch v.Kind {
+	case wireformat.KindEvent:
+		b = appendJSONString(b, v.Name)
+		b = append(b, `,"eventType":"`+wireformat.EventType+`","progressEventType":`...)
+		b = appendJSONString(b, v.Name)
 		b = append(b, `,"details":`...)
-		b = v.appendDetails(b)
-	case kindTransition:
-		b = appendJSONString(b, v.name)
-		b = append(b, `,"eventType":"`+progress.TransitionEventType+`","stream":`...)
-		b = appendJSONString(b, v.name)
+		b = appendDetails(b, v.Details)
+	case wireformat.KindTransition:
+		b = appendJSONString(b, v.Name)
+		b = append(b, `,"eventType":"`+wireformat.TransitionEventType+`","stream":`...)
+		b = appendJSONString(b, v.Name)
 		b = append(b, ',')
-		if slices.Contains(reservedJSON, v.name) || strings.HasPrefix(v.name, progress.TraceCtxPrefix) {
+		if slices.Contains(reservedJSON, v.Name) || strings.HasPrefix(v.Name, wireformat.TraceCtxPrefix) {
 			b = append(b, `"transition"`...)
 		} else {
-			b = appendJSONString(b, v.name)
+			b = appendJSONString(b, v.Name)
 		}
 		b = append(b, `:{"status":`...)
-		b = appendJSONString(b, v.tr.status)
+		b = appendJSONString(b, v.Transition.Status)
 		b = append(b, `,"reason":`...)
-		b = appendJSONString(b, v.tr.reason)
-		if v.tr.message != "" {
+		b = appendJSONString(b, v.Transition.Reason)
+		if v.Transition.Message != "" {
 			b = append(b, `,"message":`...)
-			b = appendJSONString(b, v.tr.message)
+			b = appendJSONString(b, v.Transition.Message)
 		}
-		if v.tr.hasPrev {
+		if v.HasPrevious {
 			b = append(b, `,"previous":{"status":`...)
-			b = appendJSONString(b, v.tr.pStatus)
+			b = appendJSONString(b, v.Previous.Status)
 			b = append(b, `,"reason":`...)
-			b = appendJSONString(b, v.tr.pReason)
-			if v.tr.pMessage != "" {
+			b = appendJSONString(b, v.Previous.Reason)
+			if v.Previous.Message != "" {
 				b = append(b, `,"message":`...)
-				b = appendJSONString(b, v.tr.pMessage)
+				b = appendJSONString(b, v.Previous.Message)
 			}
 			b = append(b, '}')
 		}
@@ -134,9 +134,9 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 			tmp := appendJSONValue(nil, body)
 			b = appendJSONString(b, string(tmp))
 		}
-		if v.name != "" {
+		if v.Name != "" {
 			b = append(b, `,"eventName":`...)
-			b = appendJSONString(b, v.name)
+			b = appendJSONString(b, v.Name)
 		}
 	}
 	if tid := r.TraceID(); tid.IsValid() {
@@ -149,62 +149,62 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 		b = hex.AppendEncode(b, sid[:])
 		b = append(b, '"')
 	}
-	for _, kv := range v.traceCtx {
+	for _, kv := range v.TraceCtx {
 		b = append(b, ',')
 		b = appendJSONString(b, string(kv.Key))
 		b = append(b, ':')
 		b = appendJSONString(b, kv.Value.String())
 	}
-	if v.compName != "" || v.compVersion != "" {
+	if v.ComponentName != "" || v.ComponentVersion != "" {
 		b = append(b, `,"component":{`...)
-		b = appendField(b, "name", v.compName, true)
-		b = appendField(b, "version", v.compVersion, v.compName == "")
+		b = appendField(b, "name", v.ComponentName, true)
+		b = appendField(b, "version", v.ComponentVersion, v.ComponentName == "")
 		b = append(b, '}')
 	}
-	if v.hasResource() {
+	if v.HasResource() {
 		b = append(b, `,"resource":{`...)
-		b = appendField(b, "type", v.resType, true)
-		b = appendField(b, "id", v.resID, b[len(b)-1] == '{')
-		b = appendField(b, "namespace", v.resNS, b[len(b)-1] == '{')
-		b = appendField(b, "uid", v.resUID, b[len(b)-1] == '{')
+		b = appendField(b, "type", v.ResourceType, true)
+		b = appendField(b, "id", v.ResourceID, b[len(b)-1] == '{')
+		b = appendField(b, "namespace", v.ResourceNamespace, b[len(b)-1] == '{')
+		b = appendField(b, "uid", v.ResourceUID, b[len(b)-1] == '{')
 		b = append(b, '}')
 	}
-	if len(v.scope) > 0 {
+	if len(v.Scope) > 0 {
 		// The Recorder writes the scope map in Go's random map order;
 		// sorted, equal events give equal lines.
-		if len(v.scope) > 1 && !slices.IsSortedFunc(v.scope, comparePath) {
-			slices.SortFunc(v.scope, comparePath)
+		if len(v.Scope) > 1 && !slices.IsSortedFunc(v.Scope, wireformat.ComparePath) {
+			slices.SortFunc(v.Scope, wireformat.ComparePath)
 		}
 		b = append(b, `,"scope":{`...)
-		for i, kv := range v.scope {
+		for i, kv := range v.Scope {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, '"')
-			b = appendJSONSegment(b, kv.path)
+			b = appendJSONChars(b, wireformat.UnescapeSegment(kv.Path))
 			b = append(b, `":`...)
-			b = appendJSONString(b, kv.v.String())
+			b = appendJSONString(b, kv.Value.String())
 		}
 		b = append(b, '}')
 	}
-	if v.tenant != "" {
+	if v.Tenant != "" {
 		b = append(b, `,"tenant":`...)
-		b = appendJSONString(b, v.tenant)
+		b = appendJSONString(b, v.Tenant)
 	}
-	if v.hasGen {
+	if v.HasGeneration {
 		b = append(b, `,"observedGeneration":`...)
-		b = strconv.AppendInt(b, v.gen, 10)
+		b = strconv.AppendInt(b, v.Generation, 10)
 	}
-	if v.hasSeq {
+	if v.HasSequence {
 		b = append(b, `,"sequence":`...)
-		b = strconv.AppendInt(b, v.seq, 10)
+		b = strconv.AppendInt(b, v.Sequence, 10)
 	}
-	if v.truncated {
+	if v.Truncated {
 		b = append(b, `,"truncated":true`...)
 	}
-	if len(v.extra) > 0 {
+	if len(v.Extra) > 0 {
 		b = append(b, `,"attributes":{`...)
-		for i, kv := range v.extra {
+		for i, kv := range v.Extra {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -233,94 +233,26 @@ func appendField(b []byte, key, val string, first bool) []byte {
 }
 
 // appendDetails writes the flattened details nested back into one object,
-// as progress.Decode would rebuild them, without building maps: the paths
-// are sorted so that every subtree is contiguous, then written in one pass
-// with a stack of open objects.
-func (v *view) appendDetails(b []byte) []byte {
-	d := v.details
-	if !slices.IsSortedFunc(d, comparePath) {
-		slices.SortStableFunc(d, comparePath)
-	}
+// as progress/wire's Decode nests them (both follow wireformat.Nest),
+// without building maps.
+func appendDetails(b []byte, d []wireformat.PathValue) []byte {
 	b = append(b, '{')
-	depth := 0 // open nested objects below details
-	var open [maxOpen]string
-	for i := range d {
-		p := d[i].path
-		// When a later path repeats this one (the last wins) or runs
-		// through it (the map wins), Decode keeps the later one.
-		if i+1 < len(d) {
-			n := d[i+1].path
-			if n == p || len(n) > len(p) && n[len(p)] == '.' && n[:len(p)] == p {
-				continue
-			}
-		}
-		// Split the parent segments and find how many stay open.
-		keep, rest := 0, p
-		for keep < depth {
-			j := strings.IndexByte(rest, '.')
-			if j < 0 || rest[:j] != open[keep] {
-				break
-			}
-			rest = rest[j+1:]
-			keep++
-		}
-		for ; depth > keep; depth-- {
+	wireformat.Nest(d, func(op wireformat.NestOp, key string, val attribute.Value) {
+		switch op {
+		case wireformat.Close:
 			b = append(b, '}')
-		}
-		for {
-			j := strings.IndexByte(rest, '.')
-			if j < 0 || depth == maxOpen {
-				break
-			}
-			if b[len(b)-1] != '{' {
-				b = append(b, ',')
-			}
-			b = append(b, '"')
-			b = appendJSONSegment(b, rest[:j])
-			b = append(b, `":{`...)
-			open[depth] = rest[:j]
-			depth++
-			rest = rest[j+1:]
+			return
 		}
 		if b[len(b)-1] != '{' {
 			b = append(b, ',')
 		}
-		b = append(b, '"')
-		b = appendJSONSegment(b, rest)
-		b = append(b, `":`...)
-		b = appendJSONValue(b, d[i].v)
-	}
-	for ; depth > 0; depth-- {
-		b = append(b, '}')
-	}
+		b = appendJSONString(b, key)
+		b = append(b, ':')
+		if op == wireformat.Open {
+			b = append(b, '{')
+		} else {
+			b = appendJSONValue(b, val)
+		}
+	})
 	return append(b, '}')
-}
-
-// maxOpen bounds the nesting written for details. It is far above
-// progress.Limits' depth; a deeper path keeps its remaining segments
-// joined in the last key.
-const maxOpen = 64
-
-// comparePath orders paths segment by segment: '.' sorts before every
-// other byte, so all paths below "a." follow "a" with nothing between.
-func comparePath(a, b pathValue) int {
-	x, y := a.path, b.path
-	n := min(len(x), len(y))
-	for i := 0; i < n; i++ {
-		cx, cy := x[i], y[i]
-		if cx == cy {
-			continue
-		}
-		if cx == '.' {
-			return -1
-		}
-		if cy == '.' {
-			return 1
-		}
-		if cx < cy {
-			return -1
-		}
-		return 1
-	}
-	return len(x) - len(y)
 }

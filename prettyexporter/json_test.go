@@ -20,6 +20,7 @@ import (
 	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/prettyexporter"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 func newJSON(t testing.TB, opts ...prettyexporter.Option) (*prettyexporter.JSONExporter, *testutil.SyncBuffer) {
@@ -84,7 +85,7 @@ func TestJSONProgressEvent(t *testing.T) {
 		"@timestamp":             "2026-11-29T13:03:07.412000001Z",
 		"@version":               "1",
 		"level":                  "WARN",
-		"logger_name":            progress.ScopeName,
+		"logger_name":            wire.ScopeName,
 		"message":                "ansible/TaskStarted",
 		"eventType":              "ResourceTransitionProgressEvent",
 		"progressEventType":      "ansible/TaskStarted",
@@ -104,14 +105,14 @@ func TestJSONProgressEvent(t *testing.T) {
 		t.Errorf("JSON line\n got %v\nwant %v", got, want)
 	}
 
-	// The details are exactly what progress.Decode reads from the record.
+	// The details are exactly what wire.Decode reads from the record.
 	recs := h.kept.Records()
-	d, err := progress.Decode(&recs[0])
+	d, err := wire.Decode(&recs[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got["details"], jsonNormal(t, d.Details)) {
-		t.Errorf("details differ from progress.Decode:\n got %v\nwant %v", got["details"], jsonNormal(t, d.Details))
+		t.Errorf("details differ from wire.Decode:\n got %v\nwant %v", got["details"], jsonNormal(t, d.Details))
 	}
 }
 
@@ -228,10 +229,10 @@ func TestJSONOrdinaryLog(t *testing.T) {
 func TestJSONHandBuiltRecords(t *testing.T) {
 	// Records not built by package progress: paths out of order, a leaf
 	// that a later path runs through, a repeated key, odd escapes, values
-	// JSON cannot hold. The details still come out as progress.Decode
+	// JSON cannot hold. The details still come out as wire.Decode
 	// reads them, and every line is valid JSON.
 	attrs := []attribute.KeyValue{
-		attribute.String(progress.AttrEventType, progress.EventType),
+		attribute.String(wire.AttrEventType, wire.EventType),
 		attribute.Int("progress.details.z", 1),
 		attribute.String("progress.details.a", "leaf replaced by map"),
 		attribute.String("progress.details.a.b.c", "deep"),
@@ -251,7 +252,7 @@ func TestJSONHandBuiltRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	objs := parseLines(t, buf.String())
-	d, err := progress.Decode(&rec)
+	d, err := wire.Decode(&rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +304,7 @@ func TestJSONStreamNamedLikeAField(t *testing.T) {
 	for _, stream := range []string{"message", "level", "attributes", "tracectx.transactionid"} {
 		exp, buf := newJSON(t)
 		rec := logtest.RecordFactory{EventName: stream, Attributes: []attribute.KeyValue{
-			attribute.String(progress.AttrEventType, progress.TransitionEventType),
+			attribute.String(wire.AttrEventType, wire.TransitionEventType),
 			attribute.String("progress."+stream+".status", "True"),
 			attribute.String("progress."+stream+".reason", "Ready"),
 			attribute.String("tracectx.transactionid", "tx-1"),

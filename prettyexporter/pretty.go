@@ -9,6 +9,8 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+
+	"github.com/progressotel/progressotel/internal/wireformat"
 )
 
 // Exporter writes each record as one readable line: the human format of
@@ -70,9 +72,9 @@ func (e *Exporter) reset(b []byte) []byte {
 }
 
 func (e *Exporter) appendRecord(b []byte, r *sdklog.Record) []byte {
-	v := getView()
-	defer putView(v)
-	v.load(r)
+	v := wireformat.GetView()
+	defer wireformat.PutView(v)
+	v.Load(r)
 
 	if !e.noTime {
 		ts := r.Timestamp()
@@ -87,21 +89,21 @@ func (e *Exporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 	b = e.appendLevel(b, r)
 	b = append(b, ' ')
 
-	switch v.kind {
-	case kindEvent:
-		b = e.appendType(b, v.name)
+	switch v.Kind {
+	case wireformat.KindEvent:
+		b = e.appendType(b, v.Name)
 		b = e.appendResource(b, v)
-	case kindTransition:
-		b = e.sgr(b, groupColor(v.name))
-		b = appendText(b, v.name, false)
+	case wireformat.KindTransition:
+		b = e.sgr(b, groupColor(v.Name))
+		b = appendText(b, v.Name, false)
 		b = e.reset(b)
 		b = e.appendResource(b, v)
 		b = append(b, "  "...)
 		b = e.appendTransition(b, v)
 	default:
-		if v.name != "" {
+		if v.Name != "" {
 			b = e.sgr(b, sgrBold)
-			b = appendText(b, v.name, false)
+			b = appendText(b, v.Name, false)
 			b = e.reset(b)
 			b = append(b, ' ')
 		}
@@ -114,44 +116,24 @@ func (e *Exporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 		b = hex.AppendEncode(b, tid[:4])
 		b = e.reset(b)
 	}
-	if v.hasTx {
+	if v.HasTx {
 		b = append(b, "  "...)
 		b = e.appendKey(b, "tx")
-		b = appendText(b, v.txID, false)
+		b = appendText(b, v.TxID, false)
 	}
-	if len(v.details) > 0 || len(v.extra) > 0 {
+	if len(v.Details) > 0 || len(v.Extra) > 0 {
 		b = append(b, ' ')
 	}
-	for _, d := range v.details {
+	for _, d := range v.Details {
 		b = append(b, ' ')
-		b = e.appendKV(b, d.path, d.v)
+		b = e.appendKV(b, d.Path, d.Value)
 	}
-	for _, kv := range v.extra {
+	for _, kv := range v.Extra {
 		b = append(b, ' ')
 		b = e.appendKV(b, string(kv.Key), kv.Value)
 	}
 	b = e.appendEnvelope(b, v)
 	return append(b, '\n')
-}
-
-// levels are fixed-width, so that the types line up.
-func (e *Exporter) appendLevel(b []byte, r *sdklog.Record) []byte {
-	s := r.Severity()
-	switch {
-	case s >= 21:
-		return e.marked(b, sgrRed, "FTL")
-	case s >= 17:
-		return e.marked(b, sgrRed, "ERR")
-	case s >= 13:
-		return e.marked(b, sgrYellow, "WRN")
-	case s >= 9:
-		return e.marked(b, sgrGreen, "INF")
-	case s >= 5:
-		return e.marked(b, sgrDim, "DBG")
-	case s >= 1:
-		return e.marked(b, sgrDim, "TRC")
-	}
-	return append(b, "---"...)
 }
 
 func (e *Exporter) marked(b []byte, code, s string) []byte {
@@ -177,43 +159,43 @@ func (e *Exporter) appendType(b []byte, typ string) []byte {
 }
 
 // appendResource writes "  Type/id" (or whichever of the two is set).
-func (e *Exporter) appendResource(b []byte, v *view) []byte {
-	if v.resType == "" && v.resID == "" {
+func (e *Exporter) appendResource(b []byte, v *wireformat.View) []byte {
+	if v.ResourceType == "" && v.ResourceID == "" {
 		return b
 	}
 	b = append(b, "  "...)
-	if v.resType != "" {
-		b = appendText(b, v.resType, false)
-		if v.resID != "" {
+	if v.ResourceType != "" {
+		b = appendText(b, v.ResourceType, false)
+		if v.ResourceID != "" {
 			b = append(b, '/')
 		}
 	}
-	if v.resID != "" {
-		b = appendText(b, v.resID, false)
+	if v.ResourceID != "" {
+		b = appendText(b, v.ResourceID, false)
 	}
 	return b
 }
 
 // appendTransition writes `False (Provisioning) → True (Provisioned) "msg"`,
 // the previous state only when known.
-func (e *Exporter) appendTransition(b []byte, v *view) []byte {
-	if v.tr.hasPrev {
+func (e *Exporter) appendTransition(b []byte, v *wireformat.View) []byte {
+	if v.HasPrevious {
 		b = e.sgr(b, sgrDim)
-		b = appendCondition(b, v.tr.pStatus, v.tr.pReason)
+		b = appendCondition(b, v.Previous.Status, v.Previous.Reason)
 		b = e.reset(b)
 		b = append(b, " → "...)
 	}
 	b = e.sgr(b, sgrBold)
-	b = appendText(b, v.tr.status, false)
+	b = appendText(b, v.Transition.Status, false)
 	b = e.reset(b)
-	if v.tr.reason != "" {
+	if v.Transition.Reason != "" {
 		b = append(b, " ("...)
-		b = appendText(b, v.tr.reason, false)
+		b = appendText(b, v.Transition.Reason, false)
 		b = append(b, ')')
 	}
-	if v.tr.message != "" {
+	if v.Transition.Message != "" {
 		b = append(b, ' ')
-		b = strconv.AppendQuote(b, v.tr.message)
+		b = strconv.AppendQuote(b, v.Transition.Message)
 	}
 	return b
 }
@@ -292,25 +274,25 @@ func (e *Exporter) appendMap(b []byte, path []string, kvs []attribute.KeyValue) 
 // truncation mark. The component, uid, scope, tenant, sequence and the
 // tracectx values other than the transaction id repeat on every line of an
 // operation; they are in the JSON format only.
-func (e *Exporter) appendEnvelope(b []byte, v *view) []byte {
-	if v.resNS == "" && !v.hasGen && !v.truncated {
+func (e *Exporter) appendEnvelope(b []byte, v *wireformat.View) []byte {
+	if v.ResourceNamespace == "" && !v.HasGeneration && !v.Truncated {
 		return b
 	}
 	b = append(b, "  "...)
 	b = e.sgr(b, sgrDim)
 	sep := ""
-	if v.resNS != "" {
+	if v.ResourceNamespace != "" {
 		b = append(b, "namespace="...)
-		b = appendText(b, v.resNS, false)
+		b = appendText(b, v.ResourceNamespace, false)
 		sep = " "
 	}
-	if v.hasGen {
+	if v.HasGeneration {
 		b = append(b, sep...)
 		b = append(b, "generation="...)
-		b = strconv.AppendInt(b, v.gen, 10)
+		b = strconv.AppendInt(b, v.Generation, 10)
 		sep = " "
 	}
-	if v.truncated {
+	if v.Truncated {
 		b = append(b, sep...)
 		b = append(b, "truncated=true"...)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/prettyexporter"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 func newPretty(t testing.TB, opts ...prettyexporter.Option) (*prettyexporter.Exporter, *testutil.SyncBuffer) {
@@ -133,19 +134,19 @@ func TestPrettyEscapesEverything(t *testing.T) {
 		t.Setenv("NO_COLOR", "")
 		exp, buf := newPretty(t, prettyexporter.WithColor(color))
 		attrs := []attribute.KeyValue{
-			attribute.String(progress.AttrEventType, progress.EventType),
-			attribute.String(progress.AttrResourceType, hostile),
-			attribute.String(progress.AttrResourceID, hostile),
-			attribute.String(progress.DetailsPrefix+hostile, hostile),
-			attribute.StringSlice(progress.DetailsPrefix+"list", []string{hostile, "ok"}),
-			attribute.String(progress.TraceCtxPrefix+"transactionid", hostile),
+			attribute.String(wire.AttrEventType, wire.EventType),
+			attribute.String(wire.AttrResourceType, hostile),
+			attribute.String(wire.AttrResourceID, hostile),
+			attribute.String(wire.DetailsPrefix+hostile, hostile),
+			attribute.StringSlice(wire.DetailsPrefix+"list", []string{hostile, "ok"}),
+			attribute.String(wire.TraceCtxPrefix+"transactionid", hostile),
 			attribute.String(hostile, hostile),
 		}
 		recs := []sdklog.Record{
 			logtest.RecordFactory{EventName: hostile, Attributes: attrs}.NewRecord(),
 			logtest.RecordFactory{EventName: hostile, Body: attribute.StringValue(hostile), Attributes: []attribute.KeyValue{attribute.String(hostile, hostile)}}.NewRecord(),
 			logtest.RecordFactory{EventName: hostile, Attributes: []attribute.KeyValue{
-				attribute.String(progress.AttrEventType, progress.TransitionEventType),
+				attribute.String(wire.AttrEventType, wire.TransitionEventType),
 				attribute.String("progress."+hostile+".status", hostile),
 				attribute.String("progress."+hostile+".reason", hostile),
 				attribute.String("progress."+hostile+".message", hostile),
@@ -210,7 +211,7 @@ func TestColor(t *testing.T) {
 			}
 			if buf, ok := c.w.(*bytes.Buffer); ok {
 				rec := logtest.RecordFactory{EventName: "ansible/TaskStarted", Severity: log.SeverityError, Attributes: []attribute.KeyValue{
-					attribute.String(progress.AttrEventType, progress.EventType), attribute.Int(progress.DetailsPrefix+"n", 1)}}.NewRecord()
+					attribute.String(wire.AttrEventType, wire.EventType), attribute.Int(wire.DetailsPrefix+"n", 1)}}.NewRecord()
 				if err := exp.Export(context.Background(), []sdklog.Record{rec}); err != nil {
 					t.Fatal(err)
 				}
@@ -229,7 +230,7 @@ func TestColoredLine(t *testing.T) {
 	t.Setenv("NO_COLOR", "")
 	exp, buf := newPretty(t, prettyexporter.WithColor(prettyexporter.ColorAlways))
 	rec := logtest.RecordFactory{EventName: "ansible/TaskStarted", Severity: log.SeverityWarn, Attributes: []attribute.KeyValue{
-		attribute.String(progress.AttrEventType, progress.EventType), attribute.Int(progress.DetailsPrefix+"n", 1)}}.NewRecord()
+		attribute.String(wire.AttrEventType, wire.EventType), attribute.Int(wire.DetailsPrefix+"n", 1)}}.NewRecord()
 	if err := exp.Export(context.Background(), []sdklog.Record{rec}); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // TestSecretsNeverPrinted runs secrets through the real pipeline in every
@@ -30,7 +31,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := buf.String()
-			if !strings.Contains(out, progress.Redacted) || !strings.Contains(out, "db") {
+			if !strings.Contains(out, wire.Redacted) || !strings.Contains(out, "db") {
 				t.Fatalf("expected the redaction marker and the plain values in %s", out)
 			}
 			for _, s := range secrets {

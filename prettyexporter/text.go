@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"math"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -181,7 +180,7 @@ func appendJSONChars(b []byte, s string) []byte {
 
 // appendJSONFloat writes f as encoding/json would; NaN and ±Inf, which JSON
 // cannot hold, become the strings "NaN", "+Inf" and "-Inf" (the same
-// fallback as progress.Flatten).
+// fallback as wire.Flatten).
 func appendJSONFloat(b []byte, f float64) []byte {
 	switch {
 	case math.IsNaN(f):
@@ -258,30 +257,4 @@ func appendJSONValue(b []byte, v attribute.Value) []byte {
 		return append(b, '}')
 	}
 	return append(b, "null"...)
-}
-
-// appendJSONSegment appends a wire path segment as a JSON string body,
-// unescaped as progress.Decode reads it: "%25" is '%', "%2E" or "%2e" is
-// '.', and any other '%' stays as it is.
-func appendJSONSegment(b []byte, seg string) []byte {
-	for {
-		i := strings.IndexByte(seg, '%')
-		if i < 0 || i+2 >= len(seg) {
-			return appendJSONChars(b, seg)
-		}
-		var c byte
-		switch seg[i+1 : i+3] {
-		case "25":
-			c = '%'
-		case "2E", "2e":
-			c = '.'
-		default:
-			b = appendJSONChars(b, seg[:i+1])
-			seg = seg[i+1:]
-			continue
-		}
-		b = appendJSONChars(b, seg[:i])
-		b = append(b, c)
-		seg = seg[i+3:]
-	}
 }

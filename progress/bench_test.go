@@ -48,6 +48,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // benchDiscard is the exporter of the benchmark provider: it drops every
@@ -174,19 +175,19 @@ type benchCase struct {
 }
 
 const (
-	kEventType = attribute.Key(progress.AttrEventType)
-	kCompName  = attribute.Key(progress.AttrComponentName)
-	kCompVer   = attribute.Key(progress.AttrComponentVersion)
-	kResType   = attribute.Key(progress.AttrResourceType)
-	kResID     = attribute.Key(progress.AttrResourceID)
-	kSequence  = attribute.Key(progress.AttrSequence)
-	kd         = progress.DetailsPrefix
+	kEventType = attribute.Key(wire.AttrEventType)
+	kCompName  = attribute.Key(wire.AttrComponentName)
+	kCompVer   = attribute.Key(wire.AttrComponentVersion)
+	kResType   = attribute.Key(wire.AttrResourceType)
+	kResID     = attribute.Key(wire.AttrResourceID)
+	kSequence  = attribute.Key(wire.AttrSequence)
+	kd         = wire.DetailsPrefix
 )
 
 // envelopeAttrs writes the attributes the Recorder writes before details.
 func envelopeAttrs(a []attribute.KeyValue, env *progress.Envelope) []attribute.KeyValue {
 	return append(a,
-		attribute.KeyValue{Key: kEventType, Value: attribute.StringValue(progress.EventType)},
+		attribute.KeyValue{Key: kEventType, Value: attribute.StringValue(wire.EventType)},
 		attribute.KeyValue{Key: kCompName, Value: attribute.StringValue(env.Component.Name)},
 		attribute.KeyValue{Key: kCompVer, Value: attribute.StringValue(env.Component.Version)},
 		attribute.KeyValue{Key: kResType, Value: attribute.StringValue(env.Resource.Type)},
@@ -207,11 +208,11 @@ func emitBaseline(ctx context.Context, l log.Logger, typ string, attrs []attribu
 
 func envelopeSlog(env *progress.Envelope) []slog.Attr {
 	return []slog.Attr{
-		slog.String(progress.AttrEventType, progress.EventType),
-		slog.String(progress.AttrComponentName, env.Component.Name),
-		slog.String(progress.AttrComponentVersion, env.Component.Version),
-		slog.String(progress.AttrResourceType, env.Resource.Type),
-		slog.String(progress.AttrResourceID, env.Resource.ID),
+		slog.String(wire.AttrEventType, wire.EventType),
+		slog.String(wire.AttrComponentName, env.Component.Name),
+		slog.String(wire.AttrComponentVersion, env.Component.Version),
+		slog.String(wire.AttrResourceType, env.Resource.Type),
+		slog.String(wire.AttrResourceID, env.Resource.ID),
 	}
 }
 
@@ -244,7 +245,7 @@ func smallCase() benchCase {
 				slog.Bool("argsHidden", d.ArgsHidden),
 				slog.String("hostName", d.HostName),
 				slog.String("taskName", d.TaskName)),
-			slog.Int64(progress.AttrSequence, 1)),
+			slog.Int64(wire.AttrSequence, 1)),
 	}
 }
 
@@ -314,7 +315,7 @@ func mediumCase() benchCase {
 					slog.Group("timing",
 						slog.Int64("durationMs", tr.Timing.DurationMs),
 						slog.Int64("startMs", tr.Timing.StartMs)))),
-			slog.Int64(progress.AttrSequence, 1)),
+			slog.Int64(wire.AttrSequence, 1)),
 	}
 }
 
@@ -450,7 +451,7 @@ func largeCase() benchCase {
 				slog.Any("skippedTags", d.SkippedTags),
 				slog.String("status", d.Status),
 				slog.Any("tags", d.Tags)),
-			slog.Int64(progress.AttrSequence, 1)),
+			slog.Int64(wire.AttrSequence, 1)),
 	}
 }
 
@@ -458,11 +459,11 @@ func largeCase() benchCase {
 // (progress.details.taskResult.msg, ...), instead of nested groups.
 func flatSlogAttrs(c benchCase) []slog.Attr {
 	attrs := envelopeSlog(&benchEnvelope)
-	details, _ := progress.Flatten(c.asMap)
+	details, _ := wire.Flatten(c.asMap)
 	for _, kv := range details {
-		attrs = append(attrs, slog.Any(string(kv.Key), progress.ValueOf(kv.Value)))
+		attrs = append(attrs, slog.Any(string(kv.Key), wire.ValueOf(kv.Value)))
 	}
-	return append(attrs, slog.Int64(progress.AttrSequence, 1))
+	return append(attrs, slog.Int64(wire.AttrSequence, 1))
 }
 
 func benchCases() []benchCase { return []benchCase{smallCase(), mediumCase(), largeCase()} }
@@ -475,7 +476,7 @@ func BenchmarkRecord(b *testing.B) {
 	for _, c := range benchCases() {
 		b.Run(c.name, func(b *testing.B) {
 			b.Run("baseline", func(b *testing.B) {
-				l := newBenchProvider(b).Logger(progress.ScopeName, log.WithInstrumentationVersion(progress.Version))
+				l := newBenchProvider(b).Logger(wire.ScopeName, log.WithInstrumentationVersion(wire.ScopeVersion))
 				var seq atomic.Int64
 				loop(b, func() { c.baseline(ctx, l, seq.Add(1)) })
 			})
@@ -490,16 +491,16 @@ func BenchmarkRecord(b *testing.B) {
 				loop(b, func() { mustRecord(b, r, ctx, evt) })
 			})
 			b.Run("otelslog", func(b *testing.B) {
-				l := slog.New(otelslog.NewHandler(progress.ScopeName,
-					otelslog.WithLoggerProvider(newBenchProvider(b)), otelslog.WithVersion(progress.Version)))
+				l := slog.New(otelslog.NewHandler(wire.ScopeName,
+					otelslog.WithLoggerProvider(newBenchProvider(b)), otelslog.WithVersion(wire.ScopeVersion)))
 				loop(b, func() { l.LogAttrs(ctx, slog.LevelInfo, c.typ, c.slogAttrs...) })
 			})
 			// The same event with the flattened keys progress writes, so
 			// that the SDK receives as many attributes as from progress.
 			flat := flatSlogAttrs(c)
 			b.Run("otelslog-flat", func(b *testing.B) {
-				l := slog.New(otelslog.NewHandler(progress.ScopeName,
-					otelslog.WithLoggerProvider(newBenchProvider(b)), otelslog.WithVersion(progress.Version)))
+				l := slog.New(otelslog.NewHandler(wire.ScopeName,
+					otelslog.WithLoggerProvider(newBenchProvider(b)), otelslog.WithVersion(wire.ScopeVersion)))
 				loop(b, func() { l.LogAttrs(ctx, slog.LevelInfo, c.typ, flat...) })
 			})
 			b.Run("slog-json", func(b *testing.B) {
@@ -571,7 +572,7 @@ func TestBenchVariantsEquivalent(t *testing.T) {
 			lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(capt))
 			t.Cleanup(func() { _ = lp.Shutdown(context.Background()) })
 
-			c.baseline(ctx, lp.Logger(progress.ScopeName), 1)
+			c.baseline(ctx, lp.Logger(wire.ScopeName), 1)
 			r := progress.NewRecorder(progress.WithLoggerProvider(lp))
 			for _, d := range []any{c.asMap, c.typed} {
 				if err := r.Record(ctx, progress.Event{Type: c.typ, Details: d, Envelope: benchEnvelope}); err != nil {
@@ -663,22 +664,6 @@ func BenchmarkRecordOverhead(b *testing.B) {
 			})
 		}
 	}
-}
-
-// FuzzRecordType: Record accepts exactly the types ParseType accepts (its
-// fast path must not drift from the documented rule).
-func FuzzRecordType(f *testing.F) {
-	for _, s := range []string{"ansible/TaskStartedOnHost", "a/B", "A/b", "a/b/c", "a_-9/Z.z-_9", "/x", "x/", "", "a/.b", "a-/b", "9a/b"} {
-		f.Add(s)
-	}
-	r := progress.NewRecorder(progress.WithLoggerProvider(noop.NewLoggerProvider()))
-	f.Fuzz(func(t *testing.T, s string) {
-		_, _, perr := progress.ParseType(s)
-		rerr := r.Record(context.Background(), progress.Event{Type: s})
-		if (perr == nil) != (rerr == nil) {
-			t.Fatalf("type %q: ParseType error %v, Record error %v", s, perr, rerr)
-		}
-	})
 }
 
 // raceEnabled: under the race detector sync.Pool drops items at random, so

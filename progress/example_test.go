@@ -45,19 +45,23 @@ func ExampleRecorder_Record_struct() {
 		Type:    "ansible/TaskStartedOnHost",
 		Details: taskOnHost{TaskName: "install nginx", HostName: "web-1"},
 	})
-	fmt.Println(sink.Events()[0].Seed())
+	fmt.Println(sink.Events()[0].Message())
 	// Output: map[details:map[hostName:web-1 taskName:install nginx] eventType:ResourceTransitionProgressEvent progressEventType:ansible/TaskStartedOnHost]
 }
 
-// An invalid progressEventType is an error that names the value and the
-// rule; the event is not emitted and is counted.
-func ExampleParseType() {
-	_, _, err := progress.ParseType("ansible.TaskStarted")
-	fmt.Println(errors.Is(err, progress.ErrInvalidEvent))
+// An invalid progressEventType is a *ValidationError that names the value
+// and the rule; the event is not emitted and is counted.
+func ExampleValidationError() {
+	rec := progresstest.NewSink().Recorder()
+	err := rec.Record(context.Background(), progress.Event{Type: "ansible.TaskStarted"})
+	var ve *progress.ValidationError
+	fmt.Println(errors.Is(err, progress.ErrInvalidEvent), errors.As(err, &ve), ve.Field)
 	fmt.Println(err)
+	fmt.Println(rec.Stats().Invalid)
 	// Output:
-	// true
+	// true true type
 	// progress: invalid progressEventType "ansible.TaskStarted": missing '/' between group and name (want "<group>/<name>": group [a-z][a-z0-9_-]*, name [A-Za-z][A-Za-z0-9_.-]*, at most 128 bytes)
+	// 1
 }
 
 // The common catalogue lets TNCO draw a progress bar for any driver.

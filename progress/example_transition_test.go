@@ -7,6 +7,7 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // transitionPrinter is an SDK processor that prints each transition it
@@ -14,7 +15,7 @@ import (
 type transitionPrinter struct{ trDiscard }
 
 func (transitionPrinter) OnEmit(_ context.Context, r *sdklog.Record) error {
-	d, err := progress.Decode(r)
+	d, err := wire.Decode(r)
 	if err != nil || d.Transition == nil {
 		return err
 	}

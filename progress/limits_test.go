@@ -13,6 +13,7 @@ import (
 
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // limResult is one event recorded through the real SDK and read back.
@@ -58,7 +59,7 @@ func limRecord(t *testing.T, details any, opts ...progress.Option) limResult {
 func assertCut(t *testing.T, r limResult) {
 	t.Helper()
 	if !r.evt.Truncated {
-		t.Errorf("record lacks %s=true", progress.AttrTruncated)
+		t.Errorf("record lacks %s=true", wire.AttrTruncated)
 	}
 	if r.stats.Truncated != 1 || r.stats.Recorded != 1 {
 		t.Errorf("Stats = %+v, want Truncated 1, Recorded 1", r.stats)
@@ -98,8 +99,8 @@ func TestLimitDepth(t *testing.T) {
 		t.Fatalf("documented default MaxDepth is 8, got %d", def)
 	}
 	r := limRecord(t, nested(12))
-	if n, leaf := depthOf(r.evt.Details); n != def || leaf != progress.TruncatedDepth {
-		t.Errorf("12 levels kept %d levels ending in %v, want %d ending in %q", n, leaf, def, progress.TruncatedDepth)
+	if n, leaf := depthOf(r.evt.Details); n != def || leaf != wire.TruncatedDepth {
+		t.Errorf("12 levels kept %d levels ending in %v, want %d ending in %q", n, leaf, def, wire.TruncatedDepth)
 	}
 	assertCut(t, r)
 
@@ -111,7 +112,7 @@ func TestLimitDepth(t *testing.T) {
 		t.Errorf("nothing was cut, yet truncated=%v stats=%+v", r.evt.Truncated, r.stats)
 	}
 	r = limRecord(t, nested(4), progress.WithLimits(progress.Limits{MaxDepth: 3}))
-	if n, leaf := depthOf(r.evt.Details); n != 3 || leaf != progress.TruncatedDepth {
+	if n, leaf := depthOf(r.evt.Details); n != 3 || leaf != wire.TruncatedDepth {
 		t.Errorf("4 levels with MaxDepth 3: %d levels, leaf %v", n, leaf)
 	}
 	assertCut(t, r)
@@ -124,7 +125,7 @@ func TestLimitDepthInsideSlices(t *testing.T) {
 	}
 	r := limRecord(t, map[string]any{"s": v})
 	s := fmt.Sprint(r.evt.Details["s"])
-	if !strings.Contains(s, progress.TruncatedDepth) || strings.Contains(s, "leaf") {
+	if !strings.Contains(s, wire.TruncatedDepth) || strings.Contains(s, "leaf") {
 		t.Errorf("20 nested slices: %s", s)
 	}
 	assertCut(t, r)
@@ -172,15 +173,15 @@ func TestLimitStringLength(t *testing.T) {
 		t.Errorf("a string of exactly %d bytes was changed to %d bytes", max, len(got))
 	}
 	long := r.evt.Details["long"].(string)
-	if long != strings.Repeat("x", max)+progress.TruncatedSuffix {
-		t.Errorf("long string: %d bytes, want %d + %q", len(long), max, progress.TruncatedSuffix)
+	if long != strings.Repeat("x", max)+wire.TruncatedSuffix {
+		t.Errorf("long string: %d bytes, want %d + %q", len(long), max, wire.TruncatedSuffix)
 	}
 	assertCut(t, r)
 
 	// Cut at a UTF-8 boundary: never an invalid rune.
 	r = limRecord(t, map[string]any{"u": strings.Repeat("é", max)})
 	u := r.evt.Details["u"].(string)
-	if !utf8.ValidString(u) || !strings.HasSuffix(u, progress.TruncatedSuffix) || len(u) > max+len(progress.TruncatedSuffix) {
+	if !utf8.ValidString(u) || !strings.HasSuffix(u, wire.TruncatedSuffix) || len(u) > max+len(wire.TruncatedSuffix) {
 		t.Errorf("UTF-8 cut: valid=%v len=%d", utf8.ValidString(u), len(u))
 	}
 }
@@ -205,6 +206,9 @@ func TestLimitSliceLength(t *testing.T) {
 	}
 }
 
+// TestLimitTotalDetailsBytes: MaxDetailsBytes caps the encoded size of the
+// details; keys are written in sorted order until the cap, the string that
+// does not fit is cut to fit, and the rest is cut.
 func TestLimitTotalDetailsBytes(t *testing.T) {
 	max := progress.DefaultLimits().MaxDetailsBytes
 	if max != 64<<10 {
@@ -214,20 +218,33 @@ func TestLimitTotalDetailsBytes(t *testing.T) {
 	for i := range 20 {
 		d[fmt.Sprintf("s%02d", i)] = strings.Repeat("y", 4000) // 80000 bytes in all
 	}
-	r := limRecord(t, d)
-	total, cut := 0, 0
-	for _, v := range r.evt.Details {
-		s := v.(string)
-		if s == progress.TruncatedSuffix {
-			cut++
-			continue
+	sink := progresstest.NewSink()
+	if err := sink.Recorder().Record(context.Background(), progress.Event{Type: "test/Limits", Details: d}); err != nil {
+		t.Fatal(err)
+	}
+	rec := sink.Records()[0]
+	if size := detailsSize(&rec); size > max {
+		t.Errorf("encoded details: %d bytes, over the cap of %d", size, max)
+	}
+	ev := sink.Events()[0]
+	n := len(ev.Details)
+	if n < 15 || n >= 20 {
+		t.Fatalf("kept %d of 20 strings of 4000 bytes under a 64 KiB cap", n)
+	}
+	for i := range n {
+		s, ok := ev.Details[fmt.Sprintf("s%02d", i)].(string)
+		switch {
+		case !ok:
+			t.Errorf("s%02d missing: the kept keys must be the first in sorted order", i)
+		case i < n-1 && len(s) != 4000:
+			t.Errorf("s%02d has %d bytes; only the last kept string may be cut", i, len(s))
+		case i == n-1 && len(s) != 4000 && !strings.HasSuffix(s, wire.TruncatedSuffix):
+			t.Errorf("the last kept string was cut without the marker")
 		}
-		total += len(s)
 	}
-	if total > max || cut == 0 || len(r.evt.Details) != 20 {
-		t.Errorf("kept %d bytes (limit %d), replaced %d of %d strings by the marker", total, max, cut, len(r.evt.Details))
+	if !ev.Truncated {
+		t.Error("record not marked truncated")
 	}
-	assertCut(t, r)
 }
 
 func TestLimitsLeaveSmallEventsAlone(t *testing.T) {
@@ -248,17 +265,18 @@ func TestUnsupportedValuesCountAsTruncation(t *testing.T) {
 func TestTypeLength(t *testing.T) {
 	sink := progresstest.NewSink()
 	rec := sink.Recorder()
-	ok := "g/" + strings.Repeat("N", progress.MaxTypeLen-2)
+	const maxTypeLen = 128 // documented on ValidationError
+	ok := "g/" + strings.Repeat("N", maxTypeLen-2)
 	if err := rec.Record(context.Background(), progress.Event{Type: ok}); err != nil {
-		t.Errorf("a type of exactly %d bytes: %v", progress.MaxTypeLen, err)
+		t.Errorf("a type of exactly %d bytes: %v", maxTypeLen, err)
 	}
 	long := ok + "x"
 	err := rec.Record(context.Background(), progress.Event{Type: long})
-	var te *progress.EventTypeError
-	if !errors.Is(err, progress.ErrInvalidEvent) || !errors.As(err, &te) {
-		t.Fatalf("a type of %d bytes: %v, want an *EventTypeError", len(long), err)
+	var ve *progress.ValidationError
+	if !errors.Is(err, progress.ErrInvalidEvent) || !errors.As(err, &ve) {
+		t.Fatalf("a type of %d bytes: %v, want a *ValidationError", len(long), err)
 	}
-	if len(err.Error()) > 2*progress.MaxTypeLen+300 {
+	if len(err.Error()) > 2*maxTypeLen+300 {
 		t.Errorf("the error repeats an oversized input: %d bytes", len(err.Error()))
 	}
 	if s := rec.Stats(); s.Invalid != 1 || s.Recorded != 1 {
@@ -283,7 +301,7 @@ func TestTransitionStringsAreBounded(t *testing.T) {
 	if len(evs) != 1 || evs[0].Transition == nil {
 		t.Fatalf("events %+v", evs)
 	}
-	if got := evs[0].Transition.Message; len(got) > progress.DefaultLimits().MaxStringLen+len(progress.TruncatedSuffix) {
+	if got := evs[0].Transition.Message; len(got) > progress.DefaultLimits().MaxStringLen+len(wire.TruncatedSuffix) {
 		t.Errorf("message kept %d bytes", len(got))
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
+	"github.com/progressotel/progressotel/progress/wire"
 	"github.com/progressotel/progressotel/propagation"
 )
 
@@ -71,7 +72,7 @@ func TestRecordWireContract(t *testing.T) {
 	if r.Severity() != log.SeverityInfo || r.SeverityText() != "INFO" {
 		t.Errorf("severity = %v %q, want INFO", r.Severity(), r.SeverityText())
 	}
-	if got := r.InstrumentationScope().Name; got != progress.ScopeName {
+	if got := r.InstrumentationScope().Name; got != wire.ScopeName {
 		t.Errorf("scope = %q", got)
 	}
 	if r.TraceID() != span.SpanContext().TraceID() || r.SpanID() != span.SpanContext().SpanID() {
@@ -105,8 +106,8 @@ func TestRecordWireContract(t *testing.T) {
 			t.Errorf("missing attribute %s", k)
 			continue
 		}
-		if !reflect.DeepEqual(progress.ValueOf(got), v) {
-			t.Errorf("%s = %#v, want %#v", k, progress.ValueOf(got), v)
+		if !reflect.DeepEqual(wire.ValueOf(got), v) {
+			t.Errorf("%s = %#v, want %#v", k, wire.ValueOf(got), v)
 		}
 	}
 	if a["progress.details.taskResult.results"].Type() != attribute.SLICE {
@@ -131,7 +132,7 @@ func TestRecordSeverityAndTenantFallback(t *testing.T) {
 	if r.Severity() != log.SeverityError || r.SeverityText() != "ERROR" {
 		t.Errorf("severity = %v %q", r.Severity(), r.SeverityText())
 	}
-	if got := attrsOf(t, sink)[progress.AttrTenant].AsString(); got != "t-9" {
+	if got := attrsOf(t, sink)[wire.AttrTenant].AsString(); got != "t-9" {
 		t.Errorf("tenant = %q, want tracectx tenantid fallback t-9", got)
 	}
 }
@@ -206,7 +207,7 @@ func TestFallbacksAreDocumentedValues(t *testing.T) {
 	}
 	cyc := &node{Name: "a"}
 	cyc.Next = cyc
-	attrs, truncated := progress.Flatten(map[string]any{
+	attrs, truncated := wire.Flatten(map[string]any{
 		"c": make(chan int), "n": math.NaN(), "p": math.Inf(1), "u": uint64(math.MaxUint64), "cyc": cyc,
 	})
 	if !truncated {
@@ -214,7 +215,7 @@ func TestFallbacksAreDocumentedValues(t *testing.T) {
 	}
 	got := map[string]any{}
 	for _, kv := range attrs {
-		got[string(kv.Key)] = progress.ValueOf(kv.Value)
+		got[string(kv.Key)] = wire.ValueOf(kv.Value)
 	}
 	want := map[string]any{
 		"progress.details.c": "[unsupported: chan int]",
@@ -229,12 +230,12 @@ func TestFallbacksAreDocumentedValues(t *testing.T) {
 	}
 	deep := false
 	for k, v := range got {
-		if strings.HasPrefix(k, "progress.details.cyc.") && v == progress.TruncatedDepth {
+		if strings.HasPrefix(k, "progress.details.cyc.") && v == wire.TruncatedDepth {
 			deep = true
 		}
 	}
 	if !deep {
-		t.Errorf("a cycle must stop at MaxDepth with %q: %v", progress.TruncatedDepth, got)
+		t.Errorf("a cycle must stop at MaxDepth with %q: %v", wire.TruncatedDepth, got)
 	}
 }
 

@@ -1,7 +1,8 @@
 package progress
 
 import (
-	"strings"
+	"github.com/progressotel/progressotel/internal/wireformat"
+	"github.com/progressotel/progressotel/progress/internal/redact"
 )
 
 // DefaultSecretKeys are the key fragments redacted by default. A detail key
@@ -14,27 +15,35 @@ var DefaultSecretKeys = []string{
 }
 
 // Redactor decides which details never leave the process. The zero value
-// redacts nothing; use NewRedactor for the defaults. A Redactor is immutable
-// and safe for concurrent use.
+// redacts nothing; use NewRedactor or DefaultRedactor. A Redactor is
+// immutable and safe for concurrent use.
+//
+// What it redacts, before anything leaves the process:
+//   - the value of every key (at any depth, in maps, structs and maps
+//     inside slices) whose name contains a secret fragment, whole subtree
+//     included;
+//   - every string or []byte value (also inside slices, and before a
+//     []byte is base64-encoded) that holds private-key material anywhere:
+//     a PEM or PGP armor header naming a private key ("-----BEGIN ...
+//     PRIVATE KEY-----", "-----BEGIN PGP PRIVATE KEY BLOCK-----",
+//     "-----BEGIN OPENSSH PRIVATE KEY-----") in any position, after any
+//     certificate, public key or EC PARAMETERS block, also when cut short;
+//     a PuTTY key file; the base64 encoding of such a PEM text (as in a
+//     Kubernetes Secret's data);
+//   - in a slice of strings (a key file's lines, Ansible's stdout_lines),
+//     every line from a private key's header to its end line.
 type Redactor struct {
-	keys []string // normalised fragments
-	pem  bool
+	rules redact.Rules
 }
 
 // NewRedactor returns a Redactor for the given key fragments that also
-// replaces PEM private keys found in string values. Fragments are matched
+// redacts private-key material in values. Fragments are matched
 // case-insensitively, ignoring '_', '-', '.' and ' '.
 func NewRedactor(keys ...string) *Redactor {
-	r := &Redactor{pem: true}
-	for _, k := range keys {
-		if n := normaliseKey(k); n != "" {
-			r.keys = append(r.keys, n)
-		}
-	}
-	return r
+	return &Redactor{rules: redact.New(true, keys...)}
 }
 
-// DefaultRedactor redacts DefaultSecretKeys and PEM private keys.
+// DefaultRedactor redacts DefaultSecretKeys and private-key material.
 func DefaultRedactor() *Redactor { return NewRedactor(DefaultSecretKeys...) }
 
 // With returns a copy of r that also redacts the given key fragments.
@@ -42,81 +51,24 @@ func (r *Redactor) With(keys ...string) *Redactor {
 	if r == nil {
 		return NewRedactor(keys...)
 	}
-	out := &Redactor{pem: r.pem, keys: append([]string(nil), r.keys...)}
-	for _, k := range keys {
-		if n := normaliseKey(k); n != "" {
-			out.keys = append(out.keys, n)
-		}
-	}
-	return out
+	return &Redactor{rules: r.rules.With(keys...)}
 }
 
 // SecretKey reports whether a key (one path segment) names a secret.
 func (r *Redactor) SecretKey(key string) bool {
-	if r == nil || len(r.keys) == 0 {
-		return false
-	}
-	n := normaliseKey(key)
-	for _, k := range r.keys {
-		if strings.Contains(n, k) {
-			return true
-		}
-	}
-	return false
+	return r != nil && r.rules.SecretKey(key)
 }
 
-// SecretValue reports whether a string value is secret by its shape: a PEM
-// private key ("-----BEGIN ... PRIVATE KEY-----").
+// SecretValue reports whether a string value holds private-key material.
 func (r *Redactor) SecretValue(v string) bool {
-	return r != nil && r.pem && len(v) >= 27 && looksLikePEMPrivateKey(v)
+	return r != nil && r.rules.SecretValue(v)
 }
 
-// Value returns Redacted when v is secret by its shape, else v.
+// Value returns the redaction marker "[REDACTED]" when v is secret by its
+// shape, else v.
 func (r *Redactor) Value(v string) string {
 	if r.SecretValue(v) {
-		return Redacted
+		return wireformat.Redacted
 	}
 	return v
-}
-
-func looksLikePEMPrivateKey(v string) bool {
-	i := strings.Index(v, "-----BEGIN ")
-	if i < 0 {
-		return false
-	}
-	rest := v[i+len("-----BEGIN "):]
-	end := strings.Index(rest, "-----")
-	if end < 0 {
-		// A truncated key still leaks: treat a dangling header as secret
-		// when it names a private key.
-		return strings.Contains(rest, "PRIVATE KEY")
-	}
-	return strings.HasSuffix(rest[:end], "PRIVATE KEY")
-}
-
-func normaliseKey(k string) string {
-	clean := true
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if (c >= 'A' && c <= 'Z') || c == '_' || c == '-' || c == '.' || c == ' ' {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return k
-	}
-	var b strings.Builder
-	b.Grow(len(k))
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		switch {
-		case c >= 'A' && c <= 'Z':
-			b.WriteByte(c + 'a' - 'A')
-		case c == '_' || c == '-' || c == '.' || c == ' ':
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 const redPEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7redtest\n-----END RSA PRIVATE KEY-----\n"
@@ -65,8 +66,8 @@ func TestDefaultSecretKeys(t *testing.T) {
 	}
 	got, _ := redRecord(t, d)
 	for _, k := range secret {
-		if got[k] != progress.Redacted {
-			t.Errorf("details[%q] = %v, want %s", k, got[k], progress.Redacted)
+		if got[k] != wire.Redacted {
+			t.Errorf("details[%q] = %v, want %s", k, got[k], wire.Redacted)
 		}
 	}
 	for _, k := range plain {
@@ -104,13 +105,13 @@ func TestSecretsAnywhereInTheTree(t *testing.T) {
 	if strings.Contains(all, s) {
 		t.Fatalf("secret survived: %s", all)
 	}
-	if got["credentials"] != progress.Redacted {
+	if got["credentials"] != wire.Redacted {
 		t.Errorf("credentials = %v, want the whole subtree redacted", got["credentials"])
 	}
 	if got["a"].(map[string]any)["b"].(map[string]any)["ok"] != "yes" || got["struct"].(map[string]any)["note"] != "fine" {
 		t.Errorf("non-secret siblings changed: %s", all)
 	}
-	if n := strings.Count(all, progress.Redacted); n < 9 {
+	if n := strings.Count(all, wire.Redacted); n < 9 {
 		t.Errorf("%d redaction markers, want at least 9: %s", n, all)
 	}
 }
@@ -126,7 +127,7 @@ func TestPEMPrivateKeyValues(t *testing.T) {
 		"config:\n  key: |\n    " + redPEM,         // embedded in other text
 		"-----BEGIN RSA PRIVATE KEY\nMIIEow (cut)", // a cut header still leaks
 	} {
-		if !red.SecretValue(v) || red.Value(v) != progress.Redacted {
+		if !red.SecretValue(v) || red.Value(v) != wire.Redacted {
 			t.Errorf("SecretValue(%q) = false", v)
 		}
 	}
@@ -148,7 +149,7 @@ func TestPEMPrivateKeyValues(t *testing.T) {
 	if strings.Contains(all, "MIIEow") {
 		t.Fatalf("PEM key survived: %s", all)
 	}
-	if got["cert"] != progress.Redacted || got["list"].([]any)[0] != "ok" {
+	if got["cert"] != wire.Redacted || got["list"].([]any)[0] != "ok" {
 		t.Errorf("got %s", all)
 	}
 
@@ -159,7 +160,7 @@ func TestPEMPrivateKeyValues(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if m := sink.Events()[0].Transition.Message; m != progress.Redacted {
+	if m := sink.Events()[0].Transition.Message; m != wire.Redacted {
 		t.Errorf("transition message = %q", m)
 	}
 }
@@ -168,17 +169,17 @@ func TestRedactionOptions(t *testing.T) {
 	d := map[string]any{"password": "p1", "buildId": "b1", "cert": redPEM}
 
 	got, _ := redRecord(t, d, progress.WithSecretKeys("build_id"))
-	if got["password"] != progress.Redacted || got["buildId"] != progress.Redacted {
+	if got["password"] != wire.Redacted || got["buildId"] != wire.Redacted {
 		t.Errorf("WithSecretKeys must extend the defaults: %v", got)
 	}
 
 	got, _ = redRecord(t, d, progress.WithRedactor(progress.NewRedactor("buildid")))
-	if got["password"] != "p1" || got["buildId"] != progress.Redacted || got["cert"] != progress.Redacted {
+	if got["password"] != "p1" || got["buildId"] != wire.Redacted || got["cert"] != wire.Redacted {
 		t.Errorf("WithRedactor must replace the key list (PEM check kept): %v", got)
 	}
 
 	got, _ = redRecord(t, d, progress.WithRedactor(nil))
-	if got["password"] != progress.Redacted {
+	if got["password"] != wire.Redacted {
 		t.Errorf("WithRedactor(nil) must keep the default: %v", got)
 	}
 
@@ -188,9 +189,9 @@ func TestRedactionOptions(t *testing.T) {
 	}
 
 	// Flatten, the public encoder, redacts by default too.
-	attrs, _ := progress.Flatten(d)
+	attrs, _ := wire.Flatten(d)
 	for _, kv := range attrs {
-		if strings.HasSuffix(string(kv.Key), "password") && kv.Value.AsString() != progress.Redacted {
+		if strings.HasSuffix(string(kv.Key), "password") && kv.Value.AsString() != wire.Redacted {
 			t.Errorf("Flatten left %s = %v", kv.Key, kv.Value.String())
 		}
 	}

@@ -146,7 +146,7 @@ func (t *Tracker) Observe(ctx context.Context, tr Transition) (emitted bool, err
 		t.mu.Unlock()
 		return false, nil
 	}
-	if tr.Status == "" || ValidateStream(tr.Stream) != nil {
+	if tr.Status == "" || validateStream(tr.Stream) != nil {
 		t.mu.Unlock()
 		// Not remembered; the Recorder returns the error and counts it.
 		return false, t.recorder().RecordTransition(ctx, tr)
@@ -319,9 +319,4 @@ func (r *Recorder) RecordIfChanged(ctx context.Context, prior Condition, t Trans
 		return false, err
 	}
 	return true, nil
-}
-
-// RecordIfChanged calls RecordIfChanged on the Default Recorder.
-func RecordIfChanged(ctx context.Context, prior Condition, t Transition) (bool, error) {
-	return Default().RecordIfChanged(ctx, prior, t)
 }

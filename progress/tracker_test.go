@@ -11,6 +11,7 @@ import (
 
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 func trCond(status, reason, message string) progress.Condition {
@@ -22,17 +23,17 @@ func trOn(res progress.Resource, stream string, c progress.Condition) progress.T
 }
 
 // trDecoded returns the transitions captured by sink, decoded, in order.
-func trDecoded(t testing.TB, sink *progresstest.Sink) []progress.Decoded {
+func trDecoded(t testing.TB, sink *progresstest.Sink) []wire.Decoded {
 	t.Helper()
 	recs := sink.Records()
-	out := make([]progress.Decoded, len(recs))
+	out := make([]wire.Decoded, len(recs))
 	for i := range recs {
 		out[i] = trDecode(t, &recs[i])
 	}
 	return out
 }
 
-func prevOf(d progress.Decoded) string {
+func prevOf(d wire.Decoded) string {
 	if d.Transition.Previous == nil {
 		return "<none>"
 	}
@@ -322,7 +323,7 @@ func TestTrackerConcurrent(t *testing.T) {
 	wg.Wait()
 
 	type key struct{ ns, id, stream string }
-	chains := map[key][]progress.Decoded{}
+	chains := map[key][]wire.Decoded{}
 	for _, d := range trDecoded(t, sink) {
 		k := key{d.Resource.Namespace, d.Resource.ID, d.Transition.Stream}
 		chains[k] = append(chains[k], d)
@@ -462,7 +463,7 @@ type blockingProcessor struct {
 }
 
 func (p *blockingProcessor) OnEmit(_ context.Context, r *sdklog.Record) error {
-	d, err := progress.Decode(r)
+	d, err := wire.Decode(r)
 	if err == nil && d.Resource.ID == p.id {
 		close(p.entered)
 		<-p.release

@@ -13,6 +13,7 @@ import (
 
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // newTrRecorder returns a Recorder emitting into a fresh progresstest
@@ -34,9 +35,9 @@ func trAttrs(r *sdklog.Record) map[string]attribute.Value {
 	return m
 }
 
-func trDecode(t testing.TB, r *sdklog.Record) progress.Decoded {
+func trDecode(t testing.TB, r *sdklog.Record) wire.Decoded {
 	t.Helper()
-	d, err := progress.Decode(r)
+	d, err := wire.Decode(r)
 	if err != nil {
 		t.Fatalf("Decode(%s): %v", r.EventName(), err)
 	}
@@ -83,8 +84,8 @@ func TestTransitionSelectedByEventName(t *testing.T) {
 			t.Errorf("record %d: Body %q, want the stream %q", i, got, sent[i].Stream)
 		}
 		a := trAttrs(r)
-		if got := a[progress.AttrEventType].AsString(); got != progress.TransitionEventType {
-			t.Errorf("record %d: %s = %q", i, progress.AttrEventType, got)
+		if got := a[wire.AttrEventType].AsString(); got != wire.TransitionEventType {
+			t.Errorf("record %d: %s = %q", i, wire.AttrEventType, got)
 		}
 		// The payload sits under the stream's own key and no other.
 		for k := range a {
@@ -117,7 +118,7 @@ func envelopeShape(r *sdklog.Record) (names []string, env map[string]string) {
 			continue
 		}
 		names = append(names, k)
-		if k != progress.AttrSequence {
+		if k != wire.AttrSequence {
 			env[k] = v.String()
 		}
 	}
@@ -155,17 +156,17 @@ func TestTransitionEnvelopeParity(t *testing.T) {
 		}
 	}
 	want := map[string]string{
-		progress.AttrEventType:                progress.TransitionEventType,
-		progress.AttrComponentName:            "compute.unikorn-cloud.org",
-		progress.AttrComponentVersion:         "1.4.0",
-		progress.AttrResourceType:             "ComputeCluster",
-		progress.AttrResourceID:               "cluster-a",
-		progress.AttrResourceNamespace:        "org-acme",
-		progress.AttrResourceUID:              "5f0c6a1e",
-		progress.ScopePrefix + "organization": "acme",
-		progress.ScopePrefix + "project":      "web",
-		progress.AttrObservedGeneration:       "7",
-		progress.AttrTenant:                   "acme",
+		wire.AttrEventType:                wire.TransitionEventType,
+		wire.AttrComponentName:            "compute.unikorn-cloud.org",
+		wire.AttrComponentVersion:         "1.4.0",
+		wire.AttrResourceType:             "ComputeCluster",
+		wire.AttrResourceID:               "cluster-a",
+		wire.AttrResourceNamespace:        "org-acme",
+		wire.AttrResourceUID:              "5f0c6a1e",
+		wire.ScopePrefix + "organization": "acme",
+		wire.ScopePrefix + "project":      "web",
+		wire.AttrObservedGeneration:       "7",
+		wire.AttrTenant:                   "acme",
 	}
 	if !maps.Equal(firstEnv, want) {
 		t.Errorf("envelope\n%v\nwant\n%v", firstEnv, want)
@@ -179,7 +180,7 @@ func TestTransitionEnvelopeParity(t *testing.T) {
 	evs := sink.Records()
 	_, evEnv := envelopeShape(&evs[0])
 	for k, v := range want {
-		if k == progress.AttrEventType {
+		if k == wire.AttrEventType {
 			continue
 		}
 		if evEnv[k] != v {
@@ -199,10 +200,10 @@ func TestTransitionScopeIsPresentOnly(t *testing.T) {
 	}
 	recs := sink.Records()
 	a := trAttrs(&recs[0])
-	if _, ok := a[progress.ScopePrefix+"project"]; ok {
+	if _, ok := a[wire.ScopePrefix+"project"]; ok {
 		t.Error("an organization-scoped resource carries a project key")
 	}
-	if got := a[progress.ScopePrefix+"organization"].AsString(); got != "acme" {
+	if got := a[wire.ScopePrefix+"organization"].AsString(); got != "acme" {
 		t.Errorf("organization = %q", got)
 	}
 	if d := trDecode(t, &recs[0]); !maps.Equal(d.Scope, map[string]string{"organization": "acme"}) {
@@ -283,7 +284,7 @@ func TestTransitionDecodeRoundTrip(t *testing.T) {
 		!maps.Equal(d.Scope, want.Scope) || d.Tenant != "acme" {
 		t.Errorf("decoded envelope %+v tenant %q, want %+v", d.Envelope, d.Tenant, want.Envelope)
 	}
-	if d.EventType != progress.TransitionEventType || d.Details != nil || len(d.Extra) != 0 {
+	if d.EventType != wire.TransitionEventType || d.Details != nil || len(d.Extra) != 0 {
 		t.Errorf("decoded type %q details %v extra %v", d.EventType, d.Details, d.Extra)
 	}
 

@@ -170,8 +170,11 @@ func (d *driver) runPlaybook(ctx context.Context, lifecycle string) {
 	d.log.InfoContext(ctx, "transition finished", "lifecycle", lifecycle, "events", res.Events)
 }
 
+// driverVersion is this driver's version, written as progress.component.version.
+const driverVersion = "0.1.0"
+
 // component names the driver on its events.
-var component = progress.Component{Name: "http-driver", Version: progress.Version}
+var component = progress.Component{Name: "http-driver", Version: driverVersion}
 
 func (d *driver) record(ctx context.Context, evt progress.Event) {
 	evt.Component = component

@@ -14,6 +14,7 @@ import (
 
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 	"github.com/progressotel/progressotel/propagation"
 )
 
@@ -59,12 +60,12 @@ func DropReports(t testing.TB, recs []Received, service string) []DropReport {
 	t.Helper()
 	var out []DropReport
 	for _, r := range OfType(recs, progress.TypeEventsDropped) {
-		d, err := progress.Decode(ProtoRecord{r.Rec})
+		d, err := wire.Decode(ProtoRecord{r.Rec})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Scope != progress.ScopeName {
-			t.Errorf("EventsDropped scope = %q, want %q", r.Scope, progress.ScopeName)
+		if r.Scope != wire.ScopeName {
+			t.Errorf("EventsDropped scope = %q, want %q", r.Scope, wire.ScopeName)
 		}
 		if service != "" && r.Res["service.name"] != service {
 			t.Errorf("EventsDropped resource = %v, want service.name %s", r.Res, service)
@@ -110,7 +111,7 @@ func Sequences(t testing.TB, recs []Received) map[trace.TraceID][]int64 {
 		if r.Rec.GetEventName() == progress.TypeEventsDropped {
 			continue
 		}
-		d, err := progress.Decode(ProtoRecord{r.Rec})
+		d, err := wire.Decode(ProtoRecord{r.Rec})
 		if err != nil {
 			continue
 		}

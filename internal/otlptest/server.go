@@ -23,6 +23,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // Server is a real OTLP/gRPC logs endpoint on 127.0.0.1 that a test
@@ -252,7 +253,7 @@ func (s *Server) Exporter(t testing.TB) *otlploggrpc.Exporter {
 	return exp
 }
 
-// ProtoRecord lets progress.Decode read an OTLP log record.
+// ProtoRecord lets wire.Decode read an OTLP log record.
 type ProtoRecord struct{ R *logspb.LogRecord }
 
 func (p ProtoRecord) EventName() string { return p.R.GetEventName() }
@@ -292,11 +293,11 @@ func fromAny(v *commonpb.AnyValue) attribute.Value {
 }
 
 // Decoded decodes the progress records among recs, skipping the others.
-func Decoded(t testing.TB, recs []Received) []progress.Decoded {
+func Decoded(t testing.TB, recs []Received) []wire.Decoded {
 	t.Helper()
-	var out []progress.Decoded
+	var out []wire.Decoded
 	for _, r := range recs {
-		d, err := progress.Decode(ProtoRecord{r.Rec})
+		d, err := wire.Decode(ProtoRecord{r.Rec})
 		if err != nil {
 			continue
 		}
@@ -329,7 +330,7 @@ func compacted(req *collogspb.ExportLogsServiceRequest) *collogspb.ExportLogsSer
 				n := &logspb.LogRecord{EventName: lr.GetEventName(), TraceId: lr.GetTraceId(), SeverityNumber: lr.GetSeverityNumber()}
 				for _, kv := range lr.GetAttributes() {
 					k := kv.GetKey()
-					if k == progress.AttrSequence || k == progress.AttrEventType || k == progress.AttrTenant ||
+					if k == wire.AttrSequence || k == wire.AttrEventType || k == wire.AttrTenant ||
 						lr.GetEventName() == progress.TypeEventsDropped {
 						n.Attributes = append(n.Attributes, kv)
 					}

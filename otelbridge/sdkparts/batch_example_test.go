@@ -10,6 +10,7 @@ import (
 
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // flakyExporter stands for a collector that is unreachable for its first
@@ -22,7 +23,7 @@ func (e *flakyExporter) Export(_ context.Context, recs []sdklog.Record) error {
 		return errors.New("collector unreachable")
 	}
 	for i := range recs {
-		d, _ := progress.Decode(&recs[i])
+		d, _ := wire.Decode(&recs[i])
 		if recs[i].EventName() == progress.TypeEventsDropped {
 			fmt.Println(recs[i].EventName(), "count:", d.Details["count"], "reason:", d.Details["reason"])
 			continue

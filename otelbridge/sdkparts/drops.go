@@ -14,7 +14,7 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // Reasons a record is lost, written as the "reason" attribute of the
@@ -76,7 +76,7 @@ type ledger struct {
 func newLedger(exporter string, mp metric.MeterProvider) *ledger {
 	l := &ledger{pending: map[dropKey]*dropGroup{}, attrs: newDropAttrs(exporter)}
 	var err error
-	l.metric, err = mp.Meter(meterName, metric.WithInstrumentationVersion(progress.Version)).Int64Counter(MetricRecordsDropped,
+	l.metric, err = mp.Meter(meterName, metric.WithInstrumentationVersion(wire.ScopeVersion)).Int64Counter(MetricRecordsDropped,
 		metric.WithDescription("Log records lost before export: queue full, export failed, or left at shutdown."),
 		metric.WithUnit("{record}"))
 	if err != nil {
@@ -210,10 +210,10 @@ func (l *ledger) lose(r *sdklog.Record, reason string, now time.Time) {
 	var tracectx []attribute.KeyValue
 	r.WalkAttributes(func(kv attribute.KeyValue) bool {
 		switch key := string(kv.Key); {
-		case key == progress.AttrTenant:
+		case key == wire.AttrTenant:
 			k.tenant = kv.Value.AsString()
-		case strings.HasPrefix(key, progress.TraceCtxPrefix):
-			if key == progress.TraceCtxPrefix+"tenantid" && k.tenant == "" {
+		case strings.HasPrefix(key, wire.TraceCtxPrefix):
+			if key == wire.TraceCtxPrefix+"tenantid" && k.tenant == "" {
 				k.tenant = kv.Value.AsString()
 			}
 			tracectx = append(tracectx, kv)

@@ -20,6 +20,7 @@ import (
 	"github.com/progressotel/progressotel/internal/otlptest"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // pipeline is a real SDK LoggerProvider: tracectx stamping, then the
@@ -288,8 +289,8 @@ func TestNoRecordIsLostSilently(t *testing.T) {
 func BenchmarkOnEmit(b *testing.B) {
 	var r sdklog.Record
 	r.SetEventName("ansible/TaskStarted")
-	r.AddAttributes(attribute.String(progress.AttrEventType, progress.EventType),
-		attribute.String("progress.details.taskName", "install"), attribute.Int64(progress.AttrSequence, 1))
+	r.AddAttributes(attribute.String(wire.AttrEventType, wire.EventType),
+		attribute.String("progress.details.taskName", "install"), attribute.Int64(wire.AttrSequence, 1))
 	for _, queue := range []struct {
 		name string
 		size int

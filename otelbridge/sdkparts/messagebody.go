@@ -5,14 +5,14 @@ import (
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
-	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // NewMessageBodyExporter wraps next so that each progress event it exports
 // carries, as its record body, the message TNCO receives for it:
 // {eventType, progressEventType, details} with the details nested, as
 // Ignition's ResourceTransitionProgressEvent.to_dict() has it (see
-// progress.SeedBody). Other records pass unchanged.
+// wire.MessageBody). Other records pass unchanged.
 //
 // The Collector's transform language cannot unflatten the
 // progress.details.* attributes, so the collector config builds the TNCO
@@ -37,8 +37,8 @@ func (e *messageBodyExporter) Export(ctx context.Context, records []sdklog.Recor
 	out := e.buf[:0]
 	for i := range records {
 		r := &records[i]
-		if r.InstrumentationScope().Name == progress.ScopeName {
-			if body, ok := progress.SeedBody(r); ok {
+		if r.InstrumentationScope().Name == wire.ScopeName {
+			if body, ok := wire.MessageBody(r); ok {
 				c := r.Clone() // the Exporter contract: never modify the caller's record
 				c.SetBody(body)
 				out = append(out, c)

@@ -12,6 +12,7 @@ import (
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 func TestMessageBodyExporter(t *testing.T) {
@@ -33,11 +34,11 @@ func TestMessageBodyExporter(t *testing.T) {
 	if len(mem.Records()) != 3 {
 		t.Fatalf("%d records exported", len(mem.Records()))
 	}
-	want := map[string]any{"eventType": progress.EventType, "progressEventType": "ansible/TaskFailedOnHost", "details": details}
-	if got := progress.ValueOf(mem.Records()[0].Body()); !reflect.DeepEqual(got, want) {
+	want := map[string]any{"eventType": wire.EventType, "progressEventType": "ansible/TaskFailedOnHost", "details": details}
+	if got := wire.ValueOf(mem.Records()[0].Body()); !reflect.DeepEqual(got, want) {
 		t.Errorf("event body = %#v, want %#v", got, want)
 	}
-	if d, err := progress.Decode(&mem.Records()[0]); err != nil || !reflect.DeepEqual(d.Details, details) {
+	if d, err := wire.Decode(&mem.Records()[0]); err != nil || !reflect.DeepEqual(d.Details, details) {
 		t.Errorf("attributes must stay flat and decodable: %v %v", d.Details, err)
 	}
 	if got := mem.Records()[1].Body().AsString(); got != "lifecycle" {

@@ -7,17 +7,18 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 	"github.com/progressotel/progressotel/propagation"
 )
 
 // NewTraceCtxProcessor returns a processor that stamps every tracectx value
 // of the emit context onto every record as a "tracectx.<key>" string
-// attribute (progress.TraceCtxPrefix), the shape of Ignition's logstash
+// attribute (wire.TraceCtxPrefix), the shape of Ignition's logstash
 // lines. It covers progress events, condition transitions and ordinary logs
 // that arrive through the slog bridge alike.
 //
 // Values pass through red before they leave: a key that red.SecretKey
-// reports as secret gets progress.Redacted as its value, and any other value
+// reports as secret gets wire.Redacted as its value, and any other value
 // goes through red.Value (PEM private keys). A nil red redacts nothing.
 //
 // The processor mutates the record in OnEmit and forwards nothing itself, so
@@ -64,7 +65,7 @@ func (p *traceCtxProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error 
 	attrs := buf[:0]
 	vals.All(func(k, v string) bool {
 		if p.red.SecretKey(k) {
-			v = progress.Redacted
+			v = wire.Redacted
 		} else {
 			v = p.red.Value(v)
 		}
@@ -81,17 +82,17 @@ func (p *traceCtxProcessor) ForceFlush(context.Context) error { return nil }
 // knownKeys avoids a string concatenation per record for the keys every
 // Ignition request carries.
 var knownKeys = map[string]string{
-	"transactionid":     progress.TraceCtxPrefix + "transactionid",
-	"processid":         progress.TraceCtxPrefix + "processid",
-	"taskid":            progress.TraceCtxPrefix + "taskid",
-	"tenantid":          progress.TraceCtxPrefix + "tenantid",
-	"driverrequestid":   progress.TraceCtxPrefix + "driverrequestid",
-	"externalrequestid": progress.TraceCtxPrefix + "externalrequestid",
+	"transactionid":     wire.TraceCtxPrefix + "transactionid",
+	"processid":         wire.TraceCtxPrefix + "processid",
+	"taskid":            wire.TraceCtxPrefix + "taskid",
+	"tenantid":          wire.TraceCtxPrefix + "tenantid",
+	"driverrequestid":   wire.TraceCtxPrefix + "driverrequestid",
+	"externalrequestid": wire.TraceCtxPrefix + "externalrequestid",
 }
 
 func attrKey(k string) string {
 	if s, ok := knownKeys[k]; ok {
 		return s
 	}
-	return progress.TraceCtxPrefix + k
+	return wire.TraceCtxPrefix + k
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/propagation"
 )
@@ -110,7 +111,7 @@ func TestTraceCtxOnProgressRecords(t *testing.T) {
 		}
 	}
 	// progress falls back to the tracectx tenantid for its routing key.
-	if got := tcString(t, recs[0], progress.AttrTenant); got != "tenant-a" {
+	if got := tcString(t, recs[0], wire.AttrTenant); got != "tenant-a" {
 		t.Errorf("progress.tenant = %q", got)
 	}
 }
@@ -168,11 +169,11 @@ func TestTraceCtxRedaction(t *testing.T) {
 		lp, exp := tcProvider(t, progress.DefaultRedactor())
 		otelslog.NewLogger("test", otelslog.WithLoggerProvider(lp)).InfoContext(ctx, "m")
 		r := exp.Records()[0]
-		if got := tcString(t, r, "tracectx.authtoken"); got != progress.Redacted {
-			t.Errorf("tracectx.authtoken = %q, want %q", got, progress.Redacted)
+		if got := tcString(t, r, "tracectx.authtoken"); got != wire.Redacted {
+			t.Errorf("tracectx.authtoken = %q, want %q", got, wire.Redacted)
 		}
-		if got := tcString(t, r, "tracectx.note"); got != progress.Redacted {
-			t.Errorf("tracectx.note = %q, want %q", got, progress.Redacted)
+		if got := tcString(t, r, "tracectx.note"); got != wire.Redacted {
+			t.Errorf("tracectx.note = %q, want %q", got, wire.Redacted)
 		}
 		if got := tcString(t, r, "tracectx.transactionid"); got != "tx-1" {
 			t.Errorf("tracectx.transactionid = %q", got)
@@ -181,8 +182,8 @@ func TestTraceCtxRedaction(t *testing.T) {
 	t.Run("extra secret key", func(t *testing.T) {
 		lp, exp := tcProvider(t, progress.DefaultRedactor().With("processid"))
 		otelslog.NewLogger("test", otelslog.WithLoggerProvider(lp)).InfoContext(ctx, "m")
-		if got := tcString(t, exp.Records()[0], "tracectx.processid"); got != progress.Redacted {
-			t.Errorf("tracectx.processid = %q, want %q", got, progress.Redacted)
+		if got := tcString(t, exp.Records()[0], "tracectx.processid"); got != wire.Redacted {
+			t.Errorf("tracectx.processid = %q, want %q", got, wire.Redacted)
 		}
 	})
 	t.Run("nil redactor", func(t *testing.T) {

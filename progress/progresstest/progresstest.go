@@ -4,7 +4,7 @@
 //
 // It is built on the real OpenTelemetry SDK: records go through an SDK
 // LoggerProvider, which fills in trace and span ids exactly as production
-// does, and are read back with progress.Decode.
+// does, and are read back with wire.Decode.
 package progresstest
 
 import (
@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // Sink captures every record emitted through its LoggerProvider. It is safe
@@ -93,14 +94,14 @@ func (s *Sink) Reset() {
 
 // Event is a captured progress event or transition, decoded.
 type Event struct {
-	progress.Decoded
+	wire.Decoded
 	EventName string
 	Severity  log.Severity
 	Timestamp time.Time
 	TraceID   trace.TraceID
 	SpanID    trace.SpanID
 	// InstrumentationScope is the record's instrumentation scope name
-	// (progress.ScopeName for records of a progress.Recorder).
+	// (wire.ScopeName for records of a progress.Recorder).
 	InstrumentationScope string
 }
 
@@ -111,7 +112,7 @@ func (s *Sink) Events() []Event {
 	out := make([]Event, 0, len(recs))
 	for i := range recs {
 		r := &recs[i]
-		d, err := progress.Decode(r)
+		d, err := wire.Decode(r)
 		if err != nil {
 			continue
 		}

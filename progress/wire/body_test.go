@@ -1,4 +1,4 @@
-package progress_test
+package wire_test
 
 import (
 	"context"
@@ -7,9 +7,10 @@ import (
 
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
-func TestSeedBodyNestsDetails(t *testing.T) {
+func TestMessageBodyNestsDetails(t *testing.T) {
 	sink := progresstest.NewSink()
 	rec := sink.Recorder()
 	details := map[string]any{
@@ -26,19 +27,19 @@ func TestSeedBodyNestsDetails(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := sink.Records()
-	body, ok := progress.SeedBody(&recs[0])
+	body, ok := wire.MessageBody(&recs[0])
 	if !ok {
-		t.Fatal("a progress event must have a seed body")
+		t.Fatal("a progress event must have a message body")
 	}
-	want := map[string]any{"eventType": progress.EventType, "progressEventType": "ansible/TaskStarted", "details": details}
-	if got := progress.ValueOf(body); !reflect.DeepEqual(got, want) {
-		t.Errorf("seed body:\n got %#v\nwant %#v", got, want)
+	want := map[string]any{"eventType": wire.EventType, "progressEventType": "ansible/TaskStarted", "details": details}
+	if got := wire.ValueOf(body); !reflect.DeepEqual(got, want) {
+		t.Errorf("message body:\n got %#v\nwant %#v", got, want)
 	}
-	body, _ = progress.SeedBody(&recs[1])
-	if got := progress.ValueOf(body).(map[string]any)["details"]; !reflect.DeepEqual(got, map[string]any{}) {
+	body, _ = wire.MessageBody(&recs[1])
+	if got := wire.ValueOf(body).(map[string]any)["details"]; !reflect.DeepEqual(got, map[string]any{}) {
 		t.Errorf("empty details = %#v, want an empty map", got)
 	}
-	if _, ok := progress.SeedBody(&recs[2]); ok {
-		t.Errorf("a transition has no seed body")
+	if _, ok := wire.MessageBody(&recs[2]); ok {
+		t.Errorf("a transition has no message body")
 	}
 }

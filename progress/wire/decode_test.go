@@ -1,6 +1,7 @@
-package progress_test
+package wire_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"reflect"
@@ -9,10 +10,11 @@ import (
 
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // roundTrip records details and decodes them back.
-func roundTrip(t testing.TB, details any) progress.Decoded {
+func roundTrip(t testing.TB, details any) wire.Decoded {
 	t.Helper()
 	sink := progresstest.NewSink()
 	if err := sink.Recorder(progress.WithoutRedaction()).Record(context.Background(), progress.Event{Type: "test/RoundTrip", Details: details}); err != nil {
@@ -33,7 +35,7 @@ func normalise(t testing.TB, v any) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := json.NewDecoder(bytesReader(b))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var out map[string]any
 	if err := dec.Decode(&out); err != nil {
@@ -78,14 +80,14 @@ func TestDecodeRoundTrip(t *testing.T) {
 	for name, in := range cases {
 		t.Run(name, func(t *testing.T) {
 			got := roundTrip(t, in)
-			if got.EventType != progress.EventType || got.ProgressEventType != "test/RoundTrip" {
+			if got.EventType != wire.EventType || got.ProgressEventType != "test/RoundTrip" {
 				t.Errorf("types = %q %q", got.EventType, got.ProgressEventType)
 			}
 			if !reflect.DeepEqual(got.Details, in) {
 				t.Errorf("round trip:\n got %#v\nwant %#v", got.Details, in)
 			}
-			seed := got.Seed()
-			if seed["eventType"] != progress.EventType || seed["progressEventType"] != "test/RoundTrip" {
+			seed := got.Message()
+			if seed["eventType"] != wire.EventType || seed["progressEventType"] != "test/RoundTrip" {
 				t.Errorf("seed = %v", seed)
 			}
 		})
@@ -145,7 +147,7 @@ func FuzzRoundTrip(f *testing.F) {
 	f.Add([]byte(`{}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var in map[string]any
-		dec := json.NewDecoder(bytesReader(data))
+		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.UseNumber()
 		if err := dec.Decode(&in); err != nil || in == nil {
 			return

@@ -1,10 +1,8 @@
-package progress
+package encode
 
 import (
-	"bytes"
 	"encoding"
 	"encoding/json"
-	"io"
 	"reflect"
 	"slices"
 	"strconv"
@@ -19,8 +17,11 @@ type typeInfo struct {
 	mapKeyOK  bool        // a map whose keys encoding/json accepts
 	fields    []fieldInfo // struct fields in encoding/json order
 	// plain: a struct that is neither a marshaler nor an error, so it is
-	// flattened field by field (an error is written as its Error text).
+	// flattened field by field.
 	plain bool
+	// isError: an error that is not a marshaler, written as its Error
+	// text.
+	isError bool
 	// For a map with string-kind keys: its values' plan (nil unless they
 	// are structs) and the slice type that holds a copy of its values.
 	stringKeys bool
@@ -39,6 +40,10 @@ type fieldInfo struct {
 	// plain is the plan of a field whose type is a plain struct, so it is
 	// flattened without boxing it into an interface.
 	plain *typeInfo
+	// quoted: the ",string" option on a string, bool, integer or float
+	// field (or a pointer to one): the value is written as the JSON text
+	// of the value, as a string, as encoding/json does.
+	quoted bool
 }
 
 type scalarKind uint8
@@ -96,6 +101,7 @@ func typeInfoOf(t reflect.Type) *typeInfo {
 		return v.(*typeInfo)
 	}
 	info := &typeInfo{marshaler: isMarshaler(t)}
+	info.isError = !info.marshaler && t.Implements(errorType)
 	switch t.Kind() {
 	case reflect.Map:
 		k := t.Key()
@@ -165,6 +171,13 @@ func structFields(t reflect.Type) []fieldInfo {
 				omitZero:  hasOpt(opts, "omitzero"),
 				kind:      scalarKindOf(sf.Type),
 			}
+			if hasOpt(opts, "string") {
+				ft := sf.Type
+				if ft.Name() == "" && ft.Kind() == reflect.Pointer {
+					ft = ft.Elem() // as encoding/json: a pointer to a quotable type
+				}
+				f.quoted = scalarKindOf(ft) != scalarNone
+			}
 			if sf.Type.Kind() == reflect.Struct {
 				// A struct cannot contain itself by value: this ends.
 				if fi := typeInfoOf(sf.Type); fi.plain {
@@ -218,9 +231,10 @@ type mapKey struct {
 }
 
 // sortedMapKeys returns a map's keys as strings (as encoding/json writes
-// them), sorted.
-func sortedMapKeys(rv reflect.Value) []mapKey {
-	keys := make([]mapKey, 0, rv.Len())
+// them), sorted, and the number of keys left out because their
+// MarshalText failed or panicked.
+func sortedMapKeys(rv reflect.Value) (keys []mapKey, dropped int) {
+	keys = make([]mapKey, 0, rv.Len())
 	iter := rv.MapRange()
 	for iter.Next() {
 		k := iter.Key()
@@ -233,18 +247,14 @@ func sortedMapKeys(rv reflect.Value) []mapKey {
 		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 			s = strconv.FormatUint(k.Uint(), 10)
 		default:
-			if tm, ok := k.Interface().(encoding.TextMarshaler); ok {
-				b, err := tm.MarshalText()
-				if err != nil {
-					continue
-				}
-				s = string(b)
+			var ok bool
+			if s, ok = textKey(k); !ok {
+				dropped++
+				continue
 			}
 		}
 		keys = append(keys, mapKey{s, k})
 	}
 	slices.SortFunc(keys, func(a, b mapKey) int { return strings.Compare(a.s, b.s) })
-	return keys
+	return keys, dropped
 }
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

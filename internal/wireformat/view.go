@@ -1,0 +1,192 @@
+package wireformat
+
+import (
+	"strings"
+	"sync"
+
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// Record is the part of a log record a View reads. The API's *log.Record
+// and the SDK's *sdk/log.Record both implement it.
+type Record interface {
+	EventName() string
+	WalkAttributes(f func(attribute.KeyValue) bool)
+}
+
+// Kind is a record's place in the format.
+type Kind uint8
+
+const (
+	KindLog        Kind = iota // any record that progress did not emit
+	KindEvent                  // a progress event
+	KindTransition             // a condition transition
+)
+
+// PathValue is an attribute below a prefix, its path still escaped as on
+// the wire.
+type PathValue struct {
+	Path  string
+	Value attribute.Value
+}
+
+// Condition is a transition's payload as read: strings of the record.
+type Condition struct{ Status, Reason, Message string }
+
+// View is a record split along the wire contract, in one pass over its
+// attributes, without copying a string or building a map. Every reader of
+// the format adapts it: progress/wire builds Go maps or a nested body from
+// it, the exporters write lines from it.
+//
+// The rules it applies, once for all readers:
+//   - The kind comes from progress.event_type; a record without it (or with
+//     another value) is an ordinary log, all of whose attributes other
+//     than tracectx.* stay in Extra, even ones that look like the contract.
+//   - The envelope's typed fields are taken only with their wire type
+//     (generation and sequence INT64, truncated BOOL); otherwise they stay
+//     in Extra. String fields are read with attribute.Value.String.
+//   - A transition's payload is progress.<EventName>.<field>; other
+//     progress.<x>.* keys stay in Extra.
+type View struct {
+	Kind Kind
+	// Name is the EventName: the progressEventType, the stream, or an
+	// ordinary log's event name.
+	Name     string
+	Details  []PathValue // below DetailsPrefix, in record order until Sort
+	TraceCtx []attribute.KeyValue
+	// TxID is the tracectx transaction id, when HasTx.
+	TxID  string
+	HasTx bool
+
+	ComponentName, ComponentVersion                          string
+	ResourceType, ResourceID, ResourceNamespace, ResourceUID string
+	Scope                                                    []PathValue // below ScopePrefix
+	Tenant                                                   string
+	Generation, Sequence                                     int64
+	HasGeneration, HasSequence, Truncated                    bool
+
+	Transition  Condition
+	Previous    Condition
+	HasPrevious bool
+
+	Extra []attribute.KeyValue
+}
+
+var viewPool = sync.Pool{New: func() any {
+	return &View{Details: make([]PathValue, 0, 32), Extra: make([]attribute.KeyValue, 0, 8)}
+}}
+
+// GetView returns an empty View from a pool; PutView returns it.
+func GetView() *View { return viewPool.Get().(*View) }
+
+// PutView returns v to the pool. v must not be used afterwards.
+func PutView(v *View) {
+	if cap(v.Details) > 4096 || cap(v.Extra) > 4096 {
+		return // do not keep outsized buffers alive
+	}
+	v.Reset()
+	viewPool.Put(v)
+}
+
+// Reset empties v, keeping its buffers.
+func (v *View) Reset() {
+	clear(v.Details)
+	clear(v.TraceCtx)
+	clear(v.Scope)
+	clear(v.Extra)
+	*v = View{Details: v.Details[:0], TraceCtx: v.TraceCtx[:0], Scope: v.Scope[:0], Extra: v.Extra[:0]}
+}
+
+// Load fills an empty v from r. The strings and values of v are r's.
+func (v *View) Load(r Record) {
+	v.Name = r.EventName()
+	var et string
+	r.WalkAttributes(func(kv attribute.KeyValue) bool {
+		if kv.Key == AttrEventType {
+			et = kv.Value.AsString()
+			return false
+		}
+		return true
+	})
+	switch et {
+	case EventType:
+		v.Kind = KindEvent
+	case TransitionEventType:
+		v.Kind = KindTransition
+	default:
+		v.Kind = KindLog
+	}
+	r.WalkAttributes(v.add)
+}
+
+// HasResource reports whether any resource field is set.
+func (v *View) HasResource() bool {
+	return v.ResourceType != "" || v.ResourceID != "" || v.ResourceNamespace != "" || v.ResourceUID != ""
+}
+
+func (v *View) add(kv attribute.KeyValue) bool {
+	k := string(kv.Key)
+	if strings.HasPrefix(k, TraceCtxPrefix) {
+		v.TraceCtx = append(v.TraceCtx, kv)
+		if k == TxKey {
+			v.TxID, v.HasTx = kv.Value.String(), true
+		}
+		return true
+	}
+	if v.Kind == KindLog {
+		v.Extra = append(v.Extra, kv)
+		return true
+	}
+	if v.Kind == KindTransition {
+		switch transitionField(k, v.Name) {
+		case "status":
+			v.Transition.Status = kv.Value.String()
+			return true
+		case "reason":
+			v.Transition.Reason = kv.Value.String()
+			return true
+		case "message":
+			v.Transition.Message = kv.Value.String()
+			return true
+		case "previous.status":
+			v.Previous.Status, v.HasPrevious = kv.Value.String(), true
+			return true
+		case "previous.reason":
+			v.Previous.Reason, v.HasPrevious = kv.Value.String(), true
+			return true
+		case "previous.message":
+			v.Previous.Message, v.HasPrevious = kv.Value.String(), true
+			return true
+		}
+	}
+	switch {
+	case k == AttrEventType:
+	case strings.HasPrefix(k, DetailsPrefix):
+		v.Details = append(v.Details, PathValue{k[len(DetailsPrefix):], kv.Value})
+	case k == AttrComponentName:
+		v.ComponentName = kv.Value.String()
+	case k == AttrComponentVersion:
+		v.ComponentVersion = kv.Value.String()
+	case k == AttrResourceType:
+		v.ResourceType = kv.Value.String()
+	case k == AttrResourceID:
+		v.ResourceID = kv.Value.String()
+	case k == AttrResourceNamespace:
+		v.ResourceNamespace = kv.Value.String()
+	case k == AttrResourceUID:
+		v.ResourceUID = kv.Value.String()
+	case strings.HasPrefix(k, ScopePrefix):
+		v.Scope = append(v.Scope, PathValue{k[len(ScopePrefix):], kv.Value})
+	case k == AttrTenant:
+		v.Tenant = kv.Value.String()
+	case k == AttrObservedGeneration && kv.Value.Type() == attribute.INT64:
+		v.Generation, v.HasGeneration = kv.Value.AsInt64(), true
+	case k == AttrSequence && kv.Value.Type() == attribute.INT64:
+		v.Sequence, v.HasSequence = kv.Value.AsInt64(), true
+	case k == AttrTruncated && kv.Value.Type() == attribute.BOOL:
+		v.Truncated = kv.Value.AsBool()
+	default:
+		v.Extra = append(v.Extra, kv)
+	}
+	return true
+}

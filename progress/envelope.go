@@ -1,0 +1,113 @@
+package progress
+
+import (
+	"context"
+	"slices"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/progressotel/progressotel/internal/wireformat"
+	"github.com/progressotel/progressotel/progress/internal/encode"
+	"github.com/progressotel/progressotel/propagation"
+)
+
+// maxScopeKeys bounds the tenant scope map written per record: tenant,
+// organization and project are always kept, then other keys in sorted
+// order. Real scopes have one to three keys.
+const maxScopeKeys = 8
+
+// envelope appends the envelope attributes that are set. Each string is
+// cut at MaxStringLen like a detail string.
+func (r *Recorder) envelope(ctx context.Context, e *encode.Encoder, env *Envelope) {
+	r.envString(e, wireformat.AttrComponentName, env.Component.Name)
+	r.envString(e, wireformat.AttrComponentVersion, env.Component.Version)
+	r.envString(e, wireformat.AttrResourceType, env.Resource.Type)
+	r.envString(e, wireformat.AttrResourceID, env.Resource.ID)
+	r.envString(e, wireformat.AttrResourceNamespace, env.Resource.Namespace)
+	r.envString(e, wireformat.AttrResourceUID, env.Resource.UID)
+	if len(env.Scope) > maxScopeKeys {
+		r.wideScope(e, env.Scope)
+	} else {
+		for k, v := range env.Scope {
+			r.scope(e, k, v)
+		}
+	}
+	if env.ObservedGeneration != 0 {
+		e.Attrs = append(e.Attrs, attribute.Int64(wireformat.AttrObservedGeneration, env.ObservedGeneration))
+	}
+	tenant := env.Tenant()
+	if tenant == "" {
+		tenant, _ = propagation.FromContext(ctx).Get("tenantid")
+	}
+	r.envString(e, wireformat.AttrTenant, tenant)
+}
+
+// envString appends key=v when v is set (see encode.Encoder.Envelope).
+func (r *Recorder) envString(e *encode.Encoder, key, v string) {
+	if v != "" {
+		e.Envelope(key, v)
+	}
+}
+
+// wideScope writes a scope of more than maxScopeKeys keys: the routing
+// keys first, then the others in sorted order, the rest cut.
+func (r *Recorder) wideScope(e *encode.Encoder, scope map[string]string) {
+	keys := make([]string, 0, len(scope))
+	for k, v := range scope {
+		if v != "" {
+			keys = append(keys, k)
+		}
+	}
+	rank := func(k string) int {
+		switch k {
+		case "tenant":
+			return 0
+		case "organization":
+			return 1
+		case "project":
+			return 2
+		}
+		return 3
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		if a < b {
+			return -1
+		}
+		if a > b {
+			return 1
+		}
+		return 0
+	})
+	if len(keys) > maxScopeKeys {
+		e.Cut()
+		keys = keys[:maxScopeKeys]
+	}
+	for _, k := range keys {
+		r.scope(e, k, scope[k])
+	}
+}
+
+// scope appends one scope key; present-only, so "" is skipped. A key
+// longer than MaxStringLen is cut off whole, as a detail key would be.
+func (r *Recorder) scope(e *encode.Encoder, k, v string) {
+	if len(k) > r.lim.MaxStringLen {
+		e.Cut()
+		return
+	}
+	r.envString(e, scopeKey(k), v)
+}
+
+func scopeKey(k string) string {
+	switch k {
+	case "organization":
+		return wireformat.ScopePrefix + "organization"
+	case "project":
+		return wireformat.ScopePrefix + "project"
+	case "tenant":
+		return wireformat.ScopePrefix + "tenant"
+	}
+	return wireformat.ScopePrefix + wireformat.EscapeSegment(k)
+}

@@ -1,0 +1,306 @@
+// Package encode is the zero-allocation encoder behind progress.Record: it
+// flattens an event's details into attributes under one guard that
+// enforces depth, redaction and every limit, so that a record's encoded
+// size and the work spent on it are bounded whatever the input.
+package encode
+
+import (
+	"sync"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/progressotel/progressotel/internal/wireformat"
+	"github.com/progressotel/progressotel/progress/internal/redact"
+)
+
+// Limits are progress.Limits with every default filled in.
+type Limits struct {
+	MaxDepth, MaxAttributes, MaxStringLen, MaxSliceLen, MaxDetailsBytes int
+}
+
+// The encoded size of the details, which Limits.MaxDetailsBytes caps:
+// every key costs its length (a flattened attribute's whole key), every
+// value costs valueCost bytes plus its string bytes, and a MAP or SLICE
+// value costs valueCost plus its entries. A million empty strings or empty
+// slices therefore cost what their count says.
+const valueCost = 8
+
+// reserve is the room an entry needs beyond its key to be admitted: enough
+// for any marker the encoder may write in its place (TruncatedDepth plus
+// its valueCost), or for a string cut to fit with TruncatedSuffix.
+const reserve = 32
+
+// workFactor bounds the work of one call: the map entries and slice
+// elements visited (valueCost each), the map key bytes sorted and the
+// string bytes searched for secrets, at most workFactor × MaxDetailsBytes
+// in all. Past it the details are cut like past the size cap. Work that
+// writes nothing (the entries of a wide map past MaxAttributes, redacted
+// strings) is what this bounds: written bytes are already bounded by
+// MaxDetailsBytes.
+const workFactor = 2
+
+// Encoder builds one record's attributes. It is pooled: the hot path
+// reuses its buffers. It is not safe for concurrent use.
+type Encoder struct {
+	// Attrs are the record's attributes: whatever the caller appended,
+	// then the details.
+	Attrs []attribute.KeyValue
+
+	keys *KeyCache
+	red  *redact.Rules
+	lim  Limits
+
+	size      int  // encoded bytes written (see valueCost)
+	work      int  // work spent (see workFactor)
+	nattr     int  // detail attributes written
+	full      bool // a budget ran out: nothing more is written
+	truncated int  // cuts made (limits, fallbacks)
+	inKey     bool // the slice being written is inside a private key's lines
+
+	// Scratch stacks: a call appends its entries past the current length
+	// and truncates back before it returns, so nested calls share them.
+	// attribute.SliceValue and MapValue copy their arguments, so the
+	// scratch is free again once they return.
+	sortBuf []string
+	pairs   []mapEntry
+	rkeys   []reflectKey
+	vals    []attribute.Value
+	kvs     []attribute.KeyValue
+}
+
+var pool = sync.Pool{New: func() any {
+	return &Encoder{Attrs: make([]attribute.KeyValue, 0, 32)}
+}}
+
+// Get returns an Encoder for one record.
+func Get(keys *KeyCache, red *redact.Rules, lim Limits) *Encoder {
+	e := pool.Get().(*Encoder)
+	e.keys, e.red, e.lim = keys, red, lim
+	return e
+}
+
+// Put returns e to the pool; the caller no longer uses e.Attrs.
+func Put(e *Encoder) {
+	if max(cap(e.Attrs), cap(e.vals), cap(e.kvs), cap(e.pairs), cap(e.sortBuf), cap(e.rkeys)) > 1024 {
+		return // do not keep outsized buffers alive
+	}
+	// The scratch stacks are empty (and cleared) between calls. Only the
+	// fields Get does not set are reset: every pointer write costs a
+	// write barrier while the GC runs.
+	clear(e.Attrs)
+	e.Attrs = e.Attrs[:0]
+	e.keys, e.red = nil, nil
+	e.size, e.work, e.nattr, e.truncated = 0, 0, 0, 0
+	e.full, e.inKey = false, false
+	pool.Put(e)
+}
+
+// Truncated reports whether anything was cut or fell back.
+func (e *Encoder) Truncated() bool { return e.truncated > 0 }
+
+// Cut counts a cut the caller made (an envelope value, say).
+func (e *Encoder) Cut() { e.truncated++ }
+
+// String returns a payload string outside the details (a transition's
+// status, reason or message) under the same rules as a detail string:
+// cut at MaxStringLen, redacted when it holds a private key, and counted
+// against the size cap.
+func (e *Encoder) String(s string) attribute.Value {
+	return e.str(s, false)
+}
+
+// slot is where one value goes:
+//   - a flattened attribute below node, when node is set; a map or plain
+//     struct put there is flattened further, unless whole is set;
+//   - otherwise an entry (key) of the MAP value being built in kvs, or,
+//     when elem is set, an element of the SLICE value being built in vals.
+//
+// depth is the nesting level of the container holding the slot (the
+// details themselves are level 1); a container put there is at depth+1.
+type slot struct {
+	node  *keyNode
+	key   string
+	elem  bool
+	whole bool
+	depth int
+}
+
+func (s slot) flat() bool { return s.node != nil && !s.whole }
+
+// spend charges n units of work; false when the work bound is passed.
+func (e *Encoder) spend(n int) bool {
+	e.work += n
+	if e.work > workFactor*e.lim.MaxDetailsBytes {
+		e.stop()
+		return false
+	}
+	return true
+}
+
+// stop marks a budget as spent: everything after this point is cut.
+func (e *Encoder) stop() {
+	if !e.full {
+		e.full = true
+		e.truncated++
+	}
+}
+
+// room is what the size cap leaves.
+func (e *Encoder) room() int { return e.lim.MaxDetailsBytes - e.size }
+
+// admit is the one guard every map entry and struct field passes, in
+// flattened and nested form alike; the walk charged its visit already
+// (scan, or per field). It enforces, in this order: the budgets (once one
+// is spent nothing more is admitted), the key length (a key
+// longer than MaxStringLen is dropped), MaxAttributes (past it no key is
+// even built), the size cap (the key plus room for a marker must fit), and
+// key redaction (a secret key gets Redacted and is not admitted). It
+// returns the slot for the entry's value.
+func (e *Encoder) admit(parent slot, key string) (slot, bool) {
+	if e.full {
+		return slot{}, false
+	}
+	if len(key) > e.lim.MaxStringLen {
+		e.truncated++
+		return slot{}, false
+	}
+	child := slot{depth: parent.depth + 1}
+	var n int
+	flat := parent.flat()
+	if flat {
+		if e.nattr >= e.lim.MaxAttributes {
+			e.stop()
+			return slot{}, false
+		}
+		n = keyLen(parent.node, key)
+	} else {
+		n = len(key)
+	}
+	if n+reserve > e.room() {
+		e.stop()
+		return slot{}, false
+	}
+	e.size += n
+	secret := false
+	if flat {
+		child.node = e.keys.child(parent.node, key)
+		secret = child.node.secret
+	} else {
+		child.key = key
+		secret = e.red.SecretKey(key)
+	}
+	if secret {
+		e.put(child, e.fit(wireformat.Redacted))
+		return slot{}, false
+	}
+	return child, true
+}
+
+// admitElem is admit for a slice element.
+func (e *Encoder) admitElem(parent slot) (slot, bool) {
+	if e.full || !e.spend(valueCost) {
+		return slot{}, false
+	}
+	if reserve > e.room() {
+		e.stop()
+		return slot{}, false
+	}
+	return slot{elem: true, depth: parent.depth + 1}, true
+}
+
+// enter is the depth guard of a container put in s: past MaxDepth it
+// writes TruncatedDepth there instead and reports false.
+func (e *Encoder) enter(s slot) bool {
+	if s.depth+1 > e.lim.MaxDepth {
+		e.truncated++
+		e.put(s, e.fit(wireformat.TruncatedDepth))
+		return false
+	}
+	return true
+}
+
+// put writes v in s. Scalars are charged here; strings and containers
+// were charged when they were built.
+func (e *Encoder) put(s slot, v attribute.Value) {
+	switch v.Type() {
+	case attribute.STRING, attribute.MAP, attribute.SLICE:
+	default:
+		e.size += valueCost
+	}
+	switch {
+	case s.node != nil:
+		e.nattr++
+		e.Attrs = append(e.Attrs, attribute.KeyValue{Key: s.node.key, Value: v})
+	case s.elem:
+		e.vals = append(e.vals, v)
+	default:
+		e.kvs = append(e.kvs, attribute.KeyValue{Key: attribute.Key(s.key), Value: v})
+	}
+}
+
+// str applies the string rules: MaxStringLen, redaction of private keys
+// (line by line inside a slice, where a key file's lines may follow one
+// another), and the size cap.
+func (e *Encoder) str(s string, elem bool) attribute.Value {
+	if len(s) > e.lim.MaxStringLen {
+		e.truncated++
+		s = cutUTF8(s, e.lim.MaxStringLen) + wireformat.TruncatedSuffix
+	}
+	if !e.spend(len(s)) {
+		return e.fit(wireformat.TruncatedSuffix)
+	}
+	var secret bool
+	if elem {
+		secret = e.red.SecretLine(&e.inKey, s)
+	} else {
+		secret = e.red.SecretValue(s)
+	}
+	if secret {
+		s = wireformat.Redacted
+	}
+	return e.fit(s)
+}
+
+// fit charges s against the size cap, cutting it to what is left (and
+// stopping) when it does not fit.
+func (e *Encoder) fit(s string) attribute.Value {
+	if room := e.room() - valueCost; len(s) > room {
+		e.stop()
+		n := room - len(wireformat.TruncatedSuffix)
+		if n <= 0 {
+			s = ""
+		} else {
+			s = cutUTF8(s, n) + wireformat.TruncatedSuffix
+		}
+	}
+	e.size += valueCost + len(s)
+	return attribute.StringValue(s)
+}
+
+// popSlice returns the SLICE value of e.vals[start:] and pops them. Every
+// nested call has popped its own entries, so they are contiguous.
+func (e *Encoder) popSlice(start int) attribute.Value {
+	v := attribute.SliceValue(e.vals[start:]...)
+	clear(e.vals[start:])
+	e.vals = e.vals[:start]
+	return v
+}
+
+// popMap is popSlice for MAP values built in e.kvs.
+func (e *Encoder) popMap(start int) attribute.Value {
+	v := attribute.MapValue(e.kvs[start:]...)
+	clear(e.kvs[start:])
+	e.kvs = e.kvs[:start]
+	return v
+}
+
+// Envelope appends an envelope attribute, key=v, with v cut at
+// MaxStringLen. Envelope values are the driver's own identifiers: they
+// are bounded, not redacted.
+func (e *Encoder) Envelope(key, v string) {
+	if len(v) > e.lim.MaxStringLen {
+		e.truncated++
+		v = cutUTF8(v, e.lim.MaxStringLen) + wireformat.TruncatedSuffix
+	}
+	e.Attrs = append(e.Attrs, attribute.String(key, v))
+}

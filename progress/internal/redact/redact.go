@@ -1,0 +1,235 @@
+// Package redact decides which details never leave the process: values
+// under secret-sounding keys, and private-key material wherever it sits in
+// a value. progress.Redactor is its public face; the encoder calls it for
+// every key and every string or byte value it writes.
+package redact
+
+import (
+	"encoding/base64"
+	"strings"
+	"unsafe"
+)
+
+// Rules are the redaction rules: normalised key fragments, and whether
+// values are searched for private keys. The zero Rules redact nothing.
+// Rules are immutable once built.
+type Rules struct {
+	keys        []string
+	keyMaterial bool
+}
+
+// New returns Rules for the key fragments; keyMaterial turns on the search
+// for private keys in values.
+func New(keyMaterial bool, fragments ...string) Rules {
+	r := Rules{keyMaterial: keyMaterial}
+	return r.With(fragments...)
+}
+
+// With returns a copy of r that also redacts the key fragments.
+func (r Rules) With(fragments ...string) Rules {
+	out := Rules{keyMaterial: r.keyMaterial, keys: append([]string(nil), r.keys...)}
+	for _, k := range fragments {
+		if n := normaliseKey(k); n != "" {
+			out.keys = append(out.keys, n)
+		}
+	}
+	return out
+}
+
+// Active reports whether r redacts anything.
+func (r *Rules) Active() bool { return r.keyMaterial || len(r.keys) > 0 }
+
+// SecretKey reports whether a key (one path segment) names a secret: its
+// lower-cased form without '_', '-', '.' and ' ' contains a fragment.
+func (r *Rules) SecretKey(key string) bool {
+	if len(r.keys) == 0 {
+		return false
+	}
+	n := normaliseKey(key)
+	for _, k := range r.keys {
+		if strings.Contains(n, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// SecretValue reports whether v holds private-key material anywhere: a
+// PEM or PGP armor header naming a private key ("-----BEGIN ... PRIVATE
+// KEY-----", "-----BEGIN PGP PRIVATE KEY BLOCK-----", OpenSSH's), at any
+// position and after any other block (a certificate, EC PARAMETERS, a
+// public key), also when the header was cut short; a PuTTY key file; or
+// the base64 encoding of such a PEM text (a Kubernetes Secret's data).
+func (r *Rules) SecretValue(v string) bool {
+	return r.keyMaterial && len(v) >= minKeyLen && hasKeyMaterial(v)
+}
+
+// SecretBytes is SecretValue for bytes, checked before they are
+// base64-encoded for the wire.
+func (r *Rules) SecretBytes(b []byte) bool {
+	return r.keyMaterial && len(b) >= minKeyLen && hasKeyMaterial(unsafe.String(unsafe.SliceData(b), len(b)))
+}
+
+// SecretLine is SecretValue for one element of a sequence of strings, such
+// as a key file's lines in a slice (Ansible's stdout_lines): in carries
+// the state from one element to the next. An element that opens a private
+// key without closing it, every element after it, and the element that
+// closes it are secret.
+func (r *Rules) SecretLine(in *bool, v string) bool {
+	if !r.keyMaterial {
+		return false
+	}
+	if *in {
+		if strings.Contains(v, pemEnd) || strings.Contains(v, puttyEnd) {
+			*in = false
+		}
+		return true
+	}
+	if !r.SecretValue(v) {
+		return false
+	}
+	*in = opensBlock(v)
+	return true
+}
+
+const (
+	pemBegin    = "-----BEGIN "
+	pemEnd      = "-----END "
+	privateKey  = "PRIVATE KEY"
+	puttyHeader = "PuTTY-User-Key-File-"
+	puttyEnd    = "Private-MAC:"
+	// minKeyLen is the shortest string that can hold a marker:
+	// "PuTTY-User-Key-File-" is the shortest.
+	minKeyLen = len(puttyHeader)
+	// maxLabel bounds how far past "-----BEGIN " a label is read, so
+	// that the search stays linear in the string.
+	maxLabel = 128
+)
+
+// base64Begin are the base64 texts of "-----BEGIN" at the three byte
+// offsets modulo 3 (the first quartet of offsets 1 and 2 depends on the
+// byte before, so it is left out); they all start "LS0t".
+var base64Begin = [...]string{
+	"LS0tLS1CRUdJTi", // -----BEGIN
+	"LS0tQkVHSU4g",   // (x)---BEGIN_
+	"LS0tLUJFR0lO",   // (xy)----BEGIN
+}
+
+func hasKeyMaterial(v string) bool {
+	if privateHeader(v) >= 0 || strings.Contains(v, puttyHeader) {
+		return true
+	}
+	for s := v; ; {
+		i := strings.Index(s, "LS0t")
+		if i < 0 {
+			return false
+		}
+		s = s[i:]
+		for _, n := range base64Begin {
+			if strings.HasPrefix(s, n) && base64Private(s) {
+				return true
+			}
+		}
+		s = s[4:]
+	}
+}
+
+// privateHeader returns the index of the first "-----BEGIN " whose label
+// names a private key, or -1. The label ends at "-----" or at a line end;
+// a header cut short (no end within maxLabel bytes) counts when what is
+// there names a private key.
+func privateHeader(v string) int {
+	off := 0
+	for {
+		i := strings.Index(v[off:], pemBegin)
+		if i < 0 {
+			return -1
+		}
+		at := off + i
+		rest := v[at+len(pemBegin):]
+		label := rest[:min(len(rest), maxLabel)]
+		if j := strings.Index(label, "-----"); j >= 0 {
+			label = label[:j]
+		}
+		if j := strings.IndexByte(label, '\n'); j >= 0 {
+			label = label[:j]
+		}
+		if strings.Contains(label, privateKey) {
+			return at
+		}
+		off = at + len(pemBegin)
+	}
+}
+
+// opensBlock reports whether a private-key block that starts in v does not
+// end in it.
+func opensBlock(v string) bool {
+	if i := privateHeader(v); i >= 0 {
+		return !strings.Contains(v[i:], pemEnd)
+	}
+	if i := strings.Index(v, puttyHeader); i >= 0 {
+		return !strings.Contains(v[i:], puttyEnd)
+	}
+	return false
+}
+
+// base64Private decodes the start of s, a base64 text that begins at a
+// quartet boundary with the encoding of "-----BEGIN", and looks for a
+// private-key label in it.
+func base64Private(s string) bool {
+	var src [maxLabel + 16]byte
+	n := 0
+	for i := 0; i < len(s) && n < len(src); i++ {
+		c := s[i]
+		if c == '\r' || c == '\n' {
+			continue // line-wrapped base64
+		}
+		src[n] = c
+		n++
+	}
+	n -= n % 4
+	var dst [(maxLabel + 16) / 4 * 3]byte
+	// On a byte outside the alphabet Decode stops; what it wrote before
+	// is still there and counted in m.
+	m, _ := base64.StdEncoding.Decode(dst[:], src[:n])
+	text := unsafe.String(&dst[0], m)
+	i := strings.Index(text, "BEGIN ")
+	if i < 0 {
+		return false
+	}
+	label := text[i+len("BEGIN "):]
+	if j := strings.Index(label, "-----"); j >= 0 {
+		label = label[:j]
+	}
+	if j := strings.IndexByte(label, '\n'); j >= 0 {
+		label = label[:j]
+	}
+	return strings.Contains(label, privateKey)
+}
+
+func normaliseKey(k string) string {
+	clean := true
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if (c >= 'A' && c <= 'Z') || c == '_' || c == '-' || c == '.' || c == ' ' {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return k
+	}
+	var b strings.Builder
+	b.Grow(len(k))
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
+		case c == '_' || c == '-' || c == '.' || c == ' ':
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

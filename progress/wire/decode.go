@@ -1,0 +1,173 @@
+package wire
+
+import (
+	"errors"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/progressotel/progressotel/internal/wireformat"
+	"github.com/progressotel/progressotel/progress"
+)
+
+// ErrNotProgress is returned by Decode for a record that package progress
+// did not emit (it has no progress.event_type attribute).
+var ErrNotProgress = errors.New("wire: not a progress record")
+
+// RecordReader is the part of a log record that Decode and MessageBody
+// read. Both the API's *log.Record and the SDK's *sdk/log.Record implement
+// it.
+type RecordReader interface {
+	EventName() string
+	WalkAttributes(f func(attribute.KeyValue) bool)
+}
+
+// Decoded is a record read back into the shape of Ignition's event.
+type Decoded struct {
+	// EventType is EventType or TransitionEventType.
+	EventType string
+	// ProgressEventType is the record's EventName for a progress event.
+	ProgressEventType string
+	// Details are the event's details, nested back. Never nil for a
+	// progress event; nil for a transition.
+	Details map[string]any
+	// Transition is set for a condition transition (its Envelope and Time
+	// are left zero: see Decoded.Envelope).
+	Transition *progress.Transition
+	progress.Envelope
+	Tenant    string
+	Sequence  int64
+	Truncated bool
+	// TraceCtx holds the tracectx.* attributes, keyed without the prefix.
+	TraceCtx map[string]string
+	// Extra holds the attributes outside the wire contract.
+	Extra []attribute.KeyValue
+}
+
+// Message returns the event as the TNCO message has it (Ignition's
+// ResourceTransitionProgressEvent.to_dict()): eventType, progressEventType
+// and the nested details. MessageBody builds the same from a record as an
+// attribute value.
+func (d *Decoded) Message() map[string]any {
+	return map[string]any{"eventType": d.EventType, "progressEventType": d.ProgressEventType, "details": d.Details}
+}
+
+// Decode reads a record emitted by package progress back into its parts:
+// the inverse of Record and RecordTransition. Values come back in their
+// JSON-like Go types: string, bool, int64, float64, nil, []any and
+// map[string]any. An empty nested map comes back as an empty map.
+//
+// For records progress did not build, the rules of the one reader behind
+// every format apply: among repeated detail paths the last wins, and a
+// nested map wins over a leaf on its path.
+func Decode(r RecordReader) (Decoded, error) {
+	v := wireformat.GetView()
+	defer wireformat.PutView(v)
+	v.Load(r)
+	var d Decoded
+	switch v.Kind {
+	case wireformat.KindEvent:
+		d.EventType = EventType
+		d.ProgressEventType = v.Name
+		d.Details = nestMap(v.Details)
+	case wireformat.KindTransition:
+		d.EventType = TransitionEventType
+		t := &progress.Transition{Stream: v.Name}
+		t.Condition = progress.Condition(v.Transition)
+		if v.HasPrevious {
+			p := progress.Condition(v.Previous)
+			t.Previous = &p
+		}
+		d.Transition = t
+	default:
+		return d, ErrNotProgress
+	}
+	d.Component = progress.Component{Name: v.ComponentName, Version: v.ComponentVersion}
+	d.Resource = progress.Resource{Type: v.ResourceType, ID: v.ResourceID, Namespace: v.ResourceNamespace, UID: v.ResourceUID}
+	for _, s := range v.Scope {
+		if d.Scope == nil {
+			d.Scope = make(map[string]string, len(v.Scope))
+		}
+		d.Scope[wireformat.UnescapeSegment(s.Path)] = s.Value.String()
+	}
+	d.ObservedGeneration = v.Generation
+	d.Tenant, d.Sequence, d.Truncated = v.Tenant, v.Sequence, v.Truncated
+	for _, kv := range v.TraceCtx {
+		if d.TraceCtx == nil {
+			d.TraceCtx = make(map[string]string, len(v.TraceCtx))
+		}
+		d.TraceCtx[string(kv.Key[len(TraceCtxPrefix):])] = kv.Value.String()
+	}
+	if len(v.Extra) > 0 {
+		d.Extra = append([]attribute.KeyValue(nil), v.Extra...)
+	}
+	return d, nil
+}
+
+// nestMap builds the nested details map.
+func nestMap(d []wireformat.PathValue) map[string]any {
+	root := map[string]any{}
+	var buf [16]map[string]any
+	stack := append(buf[:0], root)
+	wireformat.Nest(d, func(op wireformat.NestOp, key string, val attribute.Value) {
+		top := stack[len(stack)-1]
+		switch op {
+		case wireformat.Open:
+			m := map[string]any{}
+			top[key] = m
+			stack = append(stack, m)
+		case wireformat.Leaf:
+			top[key] = ValueOf(val)
+		case wireformat.Close:
+			stack = stack[:len(stack)-1]
+		}
+	})
+	return root
+}
+
+// ValueOf converts an attribute value to its JSON-like Go value: string,
+// bool, int64, float64, []byte, nil, []any or map[string]any.
+func ValueOf(v attribute.Value) any {
+	switch v.Type() {
+	case attribute.STRING:
+		return v.AsString()
+	case attribute.BOOL:
+		return v.AsBool()
+	case attribute.INT64:
+		return v.AsInt64()
+	case attribute.FLOAT64:
+		return v.AsFloat64()
+	case attribute.BYTESLICE:
+		return v.AsByteSlice()
+	case attribute.MAP:
+		kvs := v.AsMap()
+		m := make(map[string]any, len(kvs))
+		for _, kv := range kvs {
+			m[string(kv.Key)] = ValueOf(kv.Value)
+		}
+		return m
+	case attribute.SLICE:
+		vals := v.AsSlice()
+		out := make([]any, len(vals))
+		for i, el := range vals {
+			out[i] = ValueOf(el)
+		}
+		return out
+	case attribute.STRINGSLICE:
+		return anySlice(v.AsStringSlice())
+	case attribute.INT64SLICE:
+		return anySlice(v.AsInt64Slice())
+	case attribute.FLOAT64SLICE:
+		return anySlice(v.AsFloat64Slice())
+	case attribute.BOOLSLICE:
+		return anySlice(v.AsBoolSlice())
+	}
+	return nil
+}
+
+func anySlice[T any](s []T) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
