@@ -238,20 +238,25 @@ func sortedMapKeys(rv reflect.Value) (keys []mapKey, dropped int) {
 	iter := rv.MapRange()
 	for iter.Next() {
 		k := iter.Key()
+		// encoding/json's order: string kinds as they are, then
+		// TextMarshalers, then integers.
 		var s string
-		switch k.Kind() {
-		case reflect.String:
+		switch {
+		case k.Kind() == reflect.String:
 			s = k.String()
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			s = strconv.FormatInt(k.Int(), 10)
-		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-			s = strconv.FormatUint(k.Uint(), 10)
-		default:
+		case k.Type().Implements(textMarshalerType):
 			var ok bool
 			if s, ok = textKey(k); !ok {
 				dropped++
 				continue
 			}
+		case k.CanInt():
+			s = strconv.FormatInt(k.Int(), 10)
+		case k.CanUint():
+			s = strconv.FormatUint(k.Uint(), 10)
+		default:
+			dropped++
+			continue
 		}
 		keys = append(keys, mapKey{s, k})
 	}

@@ -1,0 +1,113 @@
+package encode
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/progressotel/progressotel/internal/hostile"
+	"github.com/progressotel/progressotel/internal/wireformat"
+	"github.com/progressotel/progressotel/progress/internal/redact"
+)
+
+var defaults = Limits{MaxDepth: 8, MaxAttributes: 64, MaxStringLen: 4096, MaxSliceLen: 256, MaxDetailsBytes: 64 << 10}
+
+func encode(t testing.TB, keys *KeyCache, lim Limits, details any) *Encoder {
+	t.Helper()
+	e := Get(keys, keys.red, lim)
+	e.Details(details)
+	return e
+}
+
+// TestStopsBuildingKeysPastTheLimit: a wide map on a fresh Recorder builds
+// (and caches) the keys of the attributes it writes, not one key per
+// entry: issue 12, defect 4.
+func TestStopsBuildingKeysPastTheLimit(t *testing.T) {
+	rules := redact.New(true, "password")
+	keys := NewKeyCache(&rules)
+	m := map[string]any{}
+	for i := range 4000 {
+		m["key"+strconv.Itoa(i)] = i
+	}
+	e := encode(t, keys, defaults, m)
+	defer Put(e)
+	if len(e.Attrs) != defaults.MaxAttributes || !e.Truncated() {
+		t.Fatalf("%d attributes, truncated %v", len(e.Attrs), e.Truncated())
+	}
+	if n := keys.m.Len(); n > defaults.MaxAttributes+1 {
+		t.Errorf("built and cached %d keys for %d attributes", n, defaults.MaxAttributes)
+	}
+}
+
+// measured is the encoded size of the details in attrs, by the definition
+// of valueCost, computed from the attributes.
+func measured(attrs []attribute.KeyValue) int {
+	n := 0
+	for _, kv := range attrs {
+		n += len(kv.Key) + size(kv.Value)
+	}
+	return n
+}
+
+func size(v attribute.Value) int {
+	switch v.Type() {
+	case attribute.STRING:
+		return valueCost + len(v.AsString())
+	case attribute.SLICE:
+		n := valueCost
+		for _, e := range v.AsSlice() {
+			n += size(e)
+		}
+		return n
+	case attribute.MAP:
+		n := valueCost
+		for _, kv := range v.AsMap() {
+			n += len(kv.Key) + size(kv.Value)
+		}
+		return n
+	}
+	return valueCost
+}
+
+// TestSizeAccounting: the encoder's running size is an upper bound of the
+// encoded size of what it wrote, and never passes the cap, on the hostile
+// shapes and on generated inputs, under caps from tiny to the default.
+func TestSizeAccounting(t *testing.T) {
+	rules := redact.New(true, "password")
+	inputs := []any{}
+	for _, s := range hostile.Shapes(1) {
+		inputs = append(inputs, s.Details)
+	}
+	for i := range 300 {
+		inputs = append(inputs, hostile.FromBytes([]byte(strings.Repeat(string(rune(i)), 1+i%7)+strconv.Itoa(i*7919))))
+	}
+	for _, capBytes := range []int{1, 40, 100, 1000, 64 << 10} {
+		lim := defaults
+		lim.MaxDetailsBytes = capBytes
+		for i, in := range inputs {
+			e := encode(t, NewKeyCache(&rules), lim, in)
+			if got := measured(e.Attrs); got > e.size || e.size > capBytes {
+				t.Errorf("cap %d, input %d: measured %d, accounted %d", capBytes, i, got, e.size)
+			}
+			Put(e)
+		}
+	}
+}
+
+// TestRootMarkerKeys: the wide-map marker and a panic in the walk land on
+// the documented top-level key.
+func TestRootMarkerKeys(t *testing.T) {
+	rules := redact.New(true)
+	m := map[string]any{}
+	for i := range 20000 {
+		m[strconv.Itoa(i)] = i
+	}
+	e := encode(t, NewKeyCache(&rules), defaults, m)
+	defer Put(e)
+	if len(e.Attrs) != 1 || e.Attrs[0].Key != wireformat.DetailsPrefix+wireformat.ValueKey ||
+		e.Attrs[0].Value.AsString() != "[truncated: map of 20000 entries]" {
+		t.Errorf("attrs %v", e.Attrs)
+	}
+}
