@@ -16,12 +16,19 @@ all: test
 
 ## test: every test of every module, with the race detector, including the
 ## end-to-end suite against the real collector build (built on first run).
-test: test-core test-nested test-collector
+test: test-core test-allocs test-nested test-collector
 
 # tofu first: the terraform package's tests run the real OpenTofu.
 test-core: tofu
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+
+## test-allocs: the allocation tests (TestRecordAllocs, ...) once more
+## without -race: under the race detector sync.Pool drops items at random,
+## so they skip themselves there.
+.PHONY: test-allocs
+test-allocs:
+	$(GO) test -count=1 -run 'Alloc' ./...
 
 test-nested:
 	@for m in $(dir $(NESTED)); do \

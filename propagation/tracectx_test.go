@@ -272,6 +272,23 @@ func TestDuplicateSpellingsAreDeterministic(t *testing.T) {
 	}
 }
 
+// TestKafkaDuplicateHeadersFirstWins: Kafka headers keep their order and
+// may repeat a key in any spelling; the first header wins, as
+// docs/propagation.md says and as KafkaHeaders.Get returns it.
+func TestKafkaDuplicateHeadersFirstWins(t *testing.T) {
+	useDefaultPropagator(t)
+	for _, hs := range []propagation.KafkaHeaders{
+		{{Key: "x-tracectx-TaskId", Value: []byte("first")}, {Key: "X-TRACECTX-TASKID", Value: []byte("upper")}, {Key: "x-tracectx-TaskId", Value: []byte("again")}},
+		{{Key: "X-Tracectx-Taskid", Value: []byte("first")}, {Key: "x-tracectx-taskid", Value: []byte("lower")}},
+		{{Key: "x-tracectx-taskid", Value: []byte("first")}, {Key: "x-tracectx-taskid", Value: []byte("second")}},
+	} {
+		v := propagation.FromContext(propagation.ExtractKafka(context.Background(), hs))
+		if got, _ := v.Get("taskid"); got != "first" {
+			t.Errorf("%v: taskid = %q, want the first header's", hs, got)
+		}
+	}
+}
+
 func TestWithValueDoesNotChangeParent(t *testing.T) {
 	parent, _ := propagation.WithValue(context.Background(), "transactionid", "tx-1")
 	child, err := propagation.WithValue(parent, "driverrequestid", "d-1")
