@@ -34,6 +34,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -47,6 +48,7 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/internal/hostile"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/wire"
 )
@@ -660,6 +662,24 @@ func BenchmarkRecordOverhead(b *testing.B) {
 			b.Run(c.name+"/"+v.name, func(b *testing.B) {
 				r := progress.NewRecorder(progress.WithLoggerProvider(dropProvider{}))
 				evt := progress.Event{Type: c.typ, Details: v.details, Envelope: benchEnvelope}
+				loop(b, func() { mustRecord(b, r, ctx, evt) })
+			})
+		}
+	}
+}
+
+// BenchmarkRecordWorst is Record on the worst inputs of issue 12 (see
+// internal/hostile.Shapes), through the production set-up of
+// BenchmarkRecord, at the issue's size (x1) and four times larger (x4):
+// past the limits the cost of a call no longer grows with its input.
+// BENCHMARKS.md compares it with BenchmarkRecord/large/progress.
+func BenchmarkRecordWorst(b *testing.B) {
+	ctx := benchCtx()
+	for _, scale := range []int{1, 4} {
+		for _, s := range hostile.Shapes(scale) {
+			b.Run(s.Name+"/x"+strconv.Itoa(scale), func(b *testing.B) {
+				r := progress.NewRecorder(progress.WithLoggerProvider(newBenchProvider(b)))
+				evt := progress.Event{Type: "ansible/PlaybookResult", Details: s.Details, Envelope: benchEnvelope}
 				loop(b, func() { mustRecord(b, r, ctx, evt) })
 			})
 		}

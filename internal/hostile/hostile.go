@@ -202,6 +202,9 @@ func Shapes(scale int) []Shape {
 		{"slices-3-deep", map[string]any{"s": nested(256, 3)}, true},
 		{"slices-256x256x256", nested(256*scale, 3), true},
 		{"wide-map-4000", wide(4000*scale, 8), true},
+		// The widest map the work bound still lets Record sort: the
+		// costliest map there is.
+		{"wide-map-16000", wide(16000, 8), true},
 		{"pem-values-200", map[string]any{"certs": pems}, false},
 		{"marshal-json-big", map[string]any{"m": BigJSON{N: 10_000 * scale}}, true},
 		{"string-10MiB", map[string]any{"s": strings.Repeat("s", scale*10<<20)}, true},

@@ -165,29 +165,35 @@ func (e *Encoder) admit(parent slot, key string) (slot, bool) {
 		return slot{}, false
 	}
 	child := slot{depth: parent.depth + 1}
-	var n int
-	flat := parent.flat()
-	if flat {
+	var secret bool
+	if parent.flat() {
 		if e.nattr >= e.lim.MaxAttributes {
 			e.stop()
 			return slot{}, false
 		}
-		n = keyLen(parent.node, key)
+		node, cached := e.keys.lookup(parent.node, key)
+		n := 0
+		if cached {
+			n = len(node.key)
+		} else {
+			n = keyLen(parent.node, key) // known before the key is built
+		}
+		if n+reserve > e.room() {
+			e.stop()
+			return slot{}, false
+		}
+		e.size += n
+		if !cached {
+			node = e.keys.child(parent.node, key)
+		}
+		child.node, secret = node, node.secret
 	} else {
-		n = len(key)
-	}
-	if n+reserve > e.room() {
-		e.stop()
-		return slot{}, false
-	}
-	e.size += n
-	secret := false
-	if flat {
-		child.node = e.keys.child(parent.node, key)
-		secret = child.node.secret
-	} else {
-		child.key = key
-		secret = e.red.SecretKey(key)
+		if len(key)+reserve > e.room() {
+			e.stop()
+			return slot{}, false
+		}
+		e.size += len(key)
+		child.key, secret = key, e.keys.secretKey(key)
 	}
 	if secret {
 		e.put(child, e.fit(wireformat.Redacted))

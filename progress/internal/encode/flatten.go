@@ -272,31 +272,46 @@ func sortEntries(p []mapEntry) {
 }
 
 // mapAny writes a non-empty map[string]any in s, its keys in sorted order,
-// so that what a limit cuts never depends on map iteration order.
+// so that what a limit cuts never depends on map iteration order. Entries
+// a budget will cut are not sorted (sortFirst), and entries whose key is
+// longer than MaxStringLen are dropped before anything else.
 func (e *Encoder) mapAny(s slot, m map[string]any) {
 	if !e.enter(s) || !e.scan(s, len(m)) {
 		return
 	}
 	nested, kvStart, attrStart := e.begin(s)
 	start := len(e.pairs)
+	e.pairs = slices.Grow(e.pairs, len(m)) // one allocation, not log n
 	keyBytes := 0
 	for k, v := range m {
+		if len(k) > e.lim.MaxStringLen {
+			e.truncated++
+			continue
+		}
 		e.pairs = append(e.pairs, mapEntry{k: k, v: v})
-		keyBytes += min(len(k), e.lim.MaxStringLen)
+		keyBytes += len(k)
 	}
 	if e.spend(keyBytes) {
-		sortEntries(e.pairs[start:])
+		n := len(e.pairs) - start
+		p := e.pairs[start:]
+		if n <= 12 {
+			sortEntries(p)
+		} else {
+			p = sortFirst(p, e.writable(s), cmpEntries)
+		}
 		// e.value may grow e.pairs: index it afresh on every step.
-		for i := start; i < start+len(m); i++ {
-			p := e.pairs[i]
-			c, ok := e.admit(s, p.k)
+		for i := start; i < start+len(p); i++ {
+			c, ok := e.admit(s, e.pairs[i].k)
 			if !ok {
 				if e.full {
 					break
 				}
 				continue
 			}
-			e.value(c, p.v)
+			e.value(c, e.pairs[i].v)
+		}
+		if len(p) < n {
+			e.stop() // the budget left no room for the rest
 		}
 	}
 	clear(e.pairs[start:])
@@ -311,14 +326,20 @@ func (e *Encoder) mapString(s slot, m map[string]string) {
 	}
 	nested, kvStart, attrStart := e.begin(s)
 	start := len(e.sortBuf)
+	e.sortBuf = slices.Grow(e.sortBuf, len(m))
 	keyBytes := 0
 	for k := range m {
+		if len(k) > e.lim.MaxStringLen {
+			e.truncated++
+			continue
+		}
 		e.sortBuf = append(e.sortBuf, k)
-		keyBytes += min(len(k), e.lim.MaxStringLen)
+		keyBytes += len(k)
 	}
 	if e.spend(keyBytes) {
-		slices.Sort(e.sortBuf[start:])
-		for _, k := range e.sortBuf[start:] {
+		n := len(e.sortBuf) - start
+		keys := sortFirst(e.sortBuf[start:], e.writable(s), strings.Compare)
+		for _, k := range keys {
 			c, ok := e.admit(s, k)
 			if !ok {
 				if e.full {
@@ -327,6 +348,9 @@ func (e *Encoder) mapString(s slot, m map[string]string) {
 				continue
 			}
 			e.put(c, e.str(m[k], false))
+		}
+		if len(keys) < n {
+			e.stop()
 		}
 	}
 	clear(e.sortBuf[start:])
@@ -405,6 +429,8 @@ func (e *Encoder) structValue(s slot, rv reflect.Value, info *typeInfo) {
 
 func cmpReflectKeys(a, b reflectKey) int { return strings.Compare(a.s, b.s) }
 
+func cmpMapKeys(a, b mapKey) int { return strings.Compare(a.s, b.s) }
+
 // reflectMap writes a non-empty map whose keys encoding/json accepts.
 func (e *Encoder) reflectMap(s slot, rv reflect.Value, info *typeInfo) {
 	if !e.enter(s) || !e.scan(s, rv.Len()) {
@@ -414,14 +440,15 @@ func (e *Encoder) reflectMap(s slot, rv reflect.Value, info *typeInfo) {
 		e.stringKeyMap(s, rv, info)
 		return
 	}
-	keys, dropped := sortedMapKeys(rv)
+	all, dropped := mapKeys(rv, e.lim.MaxStringLen)
 	e.truncated += dropped
 	keyBytes := 0
-	for _, k := range keys {
-		keyBytes += min(len(k.s), e.lim.MaxStringLen)
+	for _, k := range all {
+		keyBytes += len(k.s)
 	}
 	nested, kvStart, attrStart := e.begin(s)
 	if e.spend(keyBytes) {
+		keys := sortFirst(all, e.writable(s), cmpMapKeys)
 		for _, k := range keys {
 			c, ok := e.admit(s, k.s)
 			if !ok {
@@ -431,6 +458,9 @@ func (e *Encoder) reflectMap(s slot, rv reflect.Value, info *typeInfo) {
 				continue
 			}
 			e.mapElem(c, rv.MapIndex(k.v), info)
+		}
+		if len(keys) < len(all) {
+			e.stop()
 		}
 	}
 	e.end(s, nested, kvStart, attrStart)
@@ -445,21 +475,25 @@ func (e *Encoder) stringKeyMap(s slot, rv reflect.Value, info *typeInfo) {
 	key := reflect.New(t.Key()).Elem()
 	vals := reflect.MakeSlice(info.elemSlice, n, n)
 	start := len(e.rkeys)
+	e.rkeys = slices.Grow(e.rkeys, n)
 	keyBytes := 0
 	var it reflect.MapIter
 	it.Reset(rv)
 	for i := 0; it.Next() && i < n; i++ {
 		key.SetIterKey(&it)
+		if key.Len() > e.lim.MaxStringLen {
+			e.truncated++
+			continue
+		}
 		vals.Index(i).SetIterValue(&it)
 		e.rkeys = append(e.rkeys, reflectKey{s: key.String(), i: i})
-		keyBytes += min(key.Len(), e.lim.MaxStringLen)
+		keyBytes += key.Len()
 	}
-	end := len(e.rkeys)
 	nested, kvStart, attrStart := e.begin(s)
 	if e.spend(keyBytes) {
-		slices.SortFunc(e.rkeys[start:end], cmpReflectKeys)
-		for j := start; j < end; j++ {
-			k := e.rkeys[j]
+		all := e.rkeys[start:]
+		keys := sortFirst(all, e.writable(s), cmpReflectKeys)
+		for _, k := range keys {
 			c, ok := e.admit(s, k.s)
 			if !ok {
 				if e.full {
@@ -468,6 +502,9 @@ func (e *Encoder) stringKeyMap(s slot, rv reflect.Value, info *typeInfo) {
 				continue
 			}
 			e.mapElem(c, vals.Index(k.i), info)
+		}
+		if len(keys) < len(all) {
+			e.stop()
 		}
 	}
 	clear(e.rkeys[start:])

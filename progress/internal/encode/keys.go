@@ -41,26 +41,49 @@ type KeyCache struct {
 	value keyNode // DetailsRoot + ".value": a top-level non-map value
 	red   *redact.Rules
 	m     *cache.Bounded[childKey, *keyNode]
+	// secret remembers SecretKey for the keys of maps inside slices,
+	// which are not flattened: the same few keys repeat across elements
+	// (a fact name per host), and matching every fragment costs more
+	// than a lookup.
+	secret *cache.Bounded[string, bool]
 }
 
 // NewKeyCache returns an empty cache for keys redacted by red.
 func NewKeyCache(red *redact.Rules) *KeyCache {
 	return &KeyCache{
-		root:  keyNode{key: wireformat.DetailsRoot},
-		value: keyNode{key: wireformat.DetailsPrefix + wireformat.ValueKey},
-		red:   red,
-		m:     cache.New[childKey, *keyNode](maxCachedKeys),
+		root:   keyNode{key: wireformat.DetailsRoot},
+		value:  keyNode{key: wireformat.DetailsPrefix + wireformat.ValueKey},
+		red:    red,
+		m:      cache.New[childKey, *keyNode](maxCachedKeys),
+		secret: cache.New[string, bool](maxCachedKeys),
 	}
 }
 
-// child returns the node of segment seg below parent.
+// secretKey is red.SecretKey(seg), remembered.
+func (c *KeyCache) secretKey(seg string) bool {
+	if len(seg) > maxCachedSegment {
+		return c.red.SecretKey(seg)
+	}
+	if v, ok := c.secret.Load(seg); ok {
+		return v
+	}
+	return c.secret.Get(seg, c.red.SecretKey, strings.Clone)
+}
+
+// lookup returns the cached node of segment seg below parent.
+func (c *KeyCache) lookup(parent *keyNode, seg string) (*keyNode, bool) {
+	if len(seg) > maxCachedSegment {
+		return nil, false
+	}
+	return c.m.Load(childKey{parent, seg})
+}
+
+// child returns the node of segment seg below parent, building and
+// caching it when it is new.
 func (c *KeyCache) child(parent *keyNode, seg string) *keyNode {
 	k := childKey{parent, seg}
 	if len(seg) > maxCachedSegment {
 		return c.build(k)
-	}
-	if n, ok := c.m.Load(k); ok {
-		return n
 	}
 	return c.m.Get(k, c.build, cloneChildKey)
 }

@@ -230,16 +230,15 @@ type mapKey struct {
 	v reflect.Value
 }
 
-// sortedMapKeys returns a map's keys as strings (as encoding/json writes
-// them), sorted, and the number of keys left out because their
-// MarshalText failed or panicked.
-func sortedMapKeys(rv reflect.Value) (keys []mapKey, dropped int) {
+// mapKeys returns a map's keys as strings, as encoding/json writes them
+// (string kinds as they are, then TextMarshalers, then integers), unsorted,
+// and the number of keys left out: their MarshalText failed or panicked,
+// or their text is longer than maxLen.
+func mapKeys(rv reflect.Value, maxLen int) (keys []mapKey, dropped int) {
 	keys = make([]mapKey, 0, rv.Len())
 	iter := rv.MapRange()
 	for iter.Next() {
 		k := iter.Key()
-		// encoding/json's order: string kinds as they are, then
-		// TextMarshalers, then integers.
 		var s string
 		switch {
 		case k.Kind() == reflect.String:
@@ -258,8 +257,11 @@ func sortedMapKeys(rv reflect.Value) (keys []mapKey, dropped int) {
 			dropped++
 			continue
 		}
+		if len(s) > maxLen {
+			dropped++
+			continue
+		}
 		keys = append(keys, mapKey{s, k})
 	}
-	slices.SortFunc(keys, func(a, b mapKey) int { return strings.Compare(a.s, b.s) })
 	return keys, dropped
 }

@@ -40,12 +40,14 @@ func (r Rules) With(fragments ...string) Rules {
 func (r *Rules) Active() bool { return r.keyMaterial || len(r.keys) > 0 }
 
 // SecretKey reports whether a key (one path segment) names a secret: its
-// lower-cased form without '_', '-', '.' and ' ' contains a fragment.
+// lower-cased form without '_', '-', '.' and ' ' contains a fragment. It
+// allocates nothing for keys of up to 128 bytes.
 func (r *Rules) SecretKey(key string) bool {
 	if len(r.keys) == 0 {
 		return false
 	}
-	n := normaliseKey(key)
+	var buf [128]byte
+	n := normaliseInto(buf[:0], key)
 	for _, k := range r.keys {
 		if strings.Contains(n, k) {
 			return true
@@ -85,7 +87,9 @@ func (r *Rules) SecretLine(in *bool, v string) bool {
 		}
 		return true
 	}
-	if !r.SecretValue(v) {
+	// A PuTTY file's header line alone is shorter than what SecretValue
+	// searches for armour: as a line it opens the key.
+	if !r.SecretValue(v) && !strings.Contains(v, puttyHeader) {
 		return false
 	}
 	*in = opensBlock(v)
@@ -98,9 +102,14 @@ const (
 	privateKey  = "PRIVATE KEY"
 	puttyHeader = "PuTTY-User-Key-File-"
 	puttyEnd    = "Private-MAC:"
-	// minKeyLen is the shortest string that can hold a marker:
-	// "PuTTY-User-Key-File-" is the shortest.
-	minKeyLen = len(puttyHeader)
+	// minKeyLen is the shortest string that can hold a marker: a PEM
+	// header cut right after "PRIVATE KEY".
+	minKeyLen = len(pemBegin + privateKey)
+	// minArmoredLen is the shortest PuTTY key file or base64 PEM key
+	// worth searching for: a PuTTY file's header and key lines, or the
+	// base64 text of a header ("-----BEGIN EC PRIVATE KEY-----" alone is
+	// 44 characters of base64), are longer.
+	minArmoredLen = 64
 	// maxLabel bounds how far past "-----BEGIN " a label is read, so
 	// that the search stays linear in the string.
 	maxLabel = 128
@@ -116,7 +125,13 @@ var base64Begin = [...]string{
 }
 
 func hasKeyMaterial(v string) bool {
-	if privateHeader(v) >= 0 || strings.Contains(v, puttyHeader) {
+	if privateHeader(v) >= 0 {
+		return true
+	}
+	if len(v) < minArmoredLen {
+		return false // too short for a PuTTY file or a base64 key: the common case stops here
+	}
+	if strings.Contains(v, puttyHeader) {
 		return true
 	}
 	for s := v; ; {
@@ -207,7 +222,12 @@ func base64Private(s string) bool {
 	return strings.Contains(label, privateKey)
 }
 
-func normaliseKey(k string) string {
+func normaliseKey(k string) string { return normaliseInto(nil, k) }
+
+// normaliseInto returns k lower-cased without '_', '-', '.' and ' ': k
+// itself when it has none of them, else built in buf (the result aliases
+// buf when it fits: use it before buf is reused).
+func normaliseInto(buf []byte, k string) string {
 	clean := true
 	for i := 0; i < len(k); i++ {
 		c := k[i]
@@ -219,17 +239,22 @@ func normaliseKey(k string) string {
 	if clean {
 		return k
 	}
-	var b strings.Builder
-	b.Grow(len(k))
+	b := buf[:0]
 	for i := 0; i < len(k); i++ {
 		c := k[i]
 		switch {
 		case c >= 'A' && c <= 'Z':
-			b.WriteByte(c + 'a' - 'A')
+			b = append(b, c+'a'-'A')
 		case c == '_' || c == '-' || c == '.' || c == ' ':
 		default:
-			b.WriteByte(c)
+			b = append(b, c)
 		}
 	}
-	return b.String()
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) <= cap(buf) {
+		return unsafe.String(&b[0], len(b)) // never grown: still in buf
+	}
+	return string(b)
 }

@@ -115,6 +115,21 @@ func TestSecretKey(t *testing.T) {
 	}
 }
 
+// TestSecretKeyAllocatesNothing: the key check runs for every map entry
+// inside a slice, so it must stay allocation-free.
+func TestSecretKeyAllocatesNothing(t *testing.T) {
+	r := New(true, "password", "token")
+	if n := testing.AllocsPerRun(100, func() { r.SecretKey("ansible_fact_Default-IPv4.Address") }); n != 0 {
+		t.Errorf("SecretKey allocates %v times", n)
+	}
+	if !r.SecretKey("DB_Pass-Word") || r.SecretKey(strings.Repeat("X_", 200)) {
+		t.Error("normalising in a buffer changed the result")
+	}
+	if !r.SecretKey(strings.Repeat("X_", 200) + "Token") {
+		t.Error("a key longer than the buffer is checked too")
+	}
+}
+
 // FuzzRedact: a private key placed in any text, in any of the forms the
 // library writes or reads (string, bytes, base64 at any offset), is
 // found; the search never panics and stays linear.
@@ -157,4 +172,23 @@ func FuzzRedact(f *testing.F) {
 		in := false
 		_ = rules.SecretLine(&in, prefix)
 	})
+}
+
+// BenchmarkSecretValue is the search every detail string of 20 bytes or
+// more pays.
+func BenchmarkSecretValue(b *testing.B) {
+	for name, v := range map[string]string{
+		"short":  "Install nginx on web-1 now",
+		"medium": strings.Repeat("task output line, nothing secret here. ", 4),
+		"long":   strings.Repeat("x", 4096),
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if rules.SecretValue(v) {
+					b.Fatal("secret")
+				}
+			}
+		})
+	}
 }
