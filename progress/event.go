@@ -10,11 +10,12 @@ import (
 // driver-specific Details, and the optional Envelope it shares with
 // condition transitions. The zero Event is invalid: Record returns an error.
 type Event struct {
-	// Type is the progressEventType, "<group>/<name>" (see ParseType).
+	// Type is the progressEventType, "<group>/<name>" (see
+	// ValidationError for the rule).
 	Type string
 	// Details is schema-less: nil, a map[string]any of JSON-like values
 	// (nested maps and slices allowed), or a struct (or pointer to one)
-	// encoded by its json tags as encoding/json would. See Flatten for
+	// encoded by its json tags as encoding/json would. See progress/wire for
 	// the encoding of every other Go value.
 	Details any
 	// Severity is log.SeverityInfo when zero. Failure events may set
@@ -77,7 +78,7 @@ func (c Condition) IsZero() bool { return c == Condition{} }
 // Transition is a Kubernetes-style condition change on one stream.
 type Transition struct {
 	// Stream is the axis: StreamProvisioning, StreamLifecycle or another
-	// valid stream name (see ValidateStream). It becomes the EventName.
+	// valid stream name (see ValidationError). It becomes the EventName.
 	Stream string
 	Condition
 	// Previous is the state before this transition; nil when unknown

@@ -116,8 +116,8 @@ func TestPrivateKeysNeverLeave(t *testing.T) {
 			for _, details := range []any{map[string]any{"x": f.Details}, f.Details} {
 				r, _, _ := recordOne(t, details)
 				r.WalkAttributes(func(kv attribute.KeyValue) bool {
-					if hostile.Leaks(kv.Value.Emit()) {
-						t.Errorf("%s leaks the key: %s", kv.Key, kv.Value.Emit())
+					if hostile.Leaks(kv.Value.String()) {
+						t.Errorf("%s leaks the key: %s", kv.Key, kv.Value.String())
 					}
 					return true
 				})
@@ -253,5 +253,29 @@ func TestNaNAndInfAreCuts(t *testing.T) {
 	}
 	if _, cut := wire.Flatten(map[string]any{"n": hostile.NaNs()["nan"]}); !cut {
 		t.Error("Flatten must report NaN as a cut too")
+	}
+}
+
+type ptrJSON struct{ N int }
+
+func (p *ptrJSON) MarshalJSON() ([]byte, error) { return []byte(`{"via":"pointer"}`), nil }
+
+type textInt int
+
+func (t textInt) MarshalText() ([]byte, error) { return []byte("n" + string(rune('0'+int(t)))), nil }
+
+// TestMethodsLikeEncodingJSON: a MarshalJSON with a pointer receiver is
+// used through a pointer, and an integer map key with MarshalText is
+// written through the method, as encoding/json does.
+func TestMethodsLikeEncodingJSON(t *testing.T) {
+	details := map[string]any{
+		"ptr":  &ptrJSON{N: 1},
+		"val":  ptrJSON{N: 2}, // not addressable: its fields, as encoding/json
+		"keys": map[textInt]int{1: 1, 2: 2},
+		"f32":  float32(0.1),
+	}
+	_, ev, _ := recordOne(t, details)
+	if want := normalise(t, details); !reflect.DeepEqual(ev.Details, want) {
+		t.Errorf("details:\n got %#v\nwant %#v (encoding/json)", ev.Details, want)
 	}
 }

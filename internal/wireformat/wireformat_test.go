@@ -118,7 +118,7 @@ func nestString(d []PathValue) string {
 		case Open:
 			b.WriteString(key + ":{")
 		case Leaf:
-			b.WriteString(key + "=" + v.Emit() + " ")
+			b.WriteString(key + "=" + v.String() + " ")
 		case Close:
 			b.WriteString("} ")
 		}
