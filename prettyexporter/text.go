@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/progressotel/progressotel/internal/wireformat"
 )
 
 // This file holds the escaping appenders. Every string from a record (key,
@@ -190,21 +192,7 @@ func appendJSONFloat(b []byte, f float64) []byte {
 	case math.IsInf(f, -1):
 		return append(b, `"-Inf"`...)
 	}
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// clean up e-09 to e-9, as encoding/json does
-		n := len(b)
-		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
+	return wireformat.AppendJSONFloat(b, f, 64)
 }
 
 // appendList appends s as "[e0<sep>e1...]", each element written by each.

@@ -1,9 +1,7 @@
 package progress_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,10 +10,23 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
 	"github.com/progressotel/progressotel/internal/hostile"
+	"github.com/progressotel/progressotel/internal/wireformat"
+	"github.com/progressotel/progressotel/internal/wiretest"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/progress/wire"
 )
+
+// detailsSize is the encoded size of r's details (the measure
+// Limits.MaxDetailsBytes caps), computed from the record alone.
+func detailsSize(r *sdklog.Record) int {
+	var attrs []attribute.KeyValue
+	r.WalkAttributes(func(kv attribute.KeyValue) bool {
+		attrs = append(attrs, kv)
+		return true
+	})
+	return wireformat.DetailsSize(attrs)
+}
 
 // recordOne records details once and returns the record and its decoded
 // event; it fails the test if Record returns an error or panics.
@@ -58,7 +69,7 @@ func TestTypedNilsAreNull(t *testing.T) {
 			if st.Truncated != 0 || ev.Truncated {
 				t.Errorf("a typed nil is a value (null), not a cut: %+v", ev.Details)
 			}
-			want := normalise(t, details)
+			want := wiretest.JSONLike(t, details)
 			if name == "top-level typed" {
 				want = map[string]any{} // details that are nil write nothing
 			}
@@ -165,46 +176,6 @@ func TestWideMapIsNotScannedPastTheBound(t *testing.T) {
 	}
 }
 
-// normalise is what encoding/json makes of v, in Decode's types.
-func normalise(t testing.TB, v any) map[string]any {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var out any
-	if err := dec.Decode(&out); err != nil {
-		t.Fatal(err)
-	}
-	m, _ := fixNumbers(out).(map[string]any)
-	if m == nil {
-		m = map[string]any{}
-	}
-	return m
-}
-
-func fixNumbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = fixNumbers(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = fixNumbers(e)
-		}
-	}
-	return v
-}
-
 // TestNilAndEmptyLikeEncodingJSON: a nil map or slice is null and an empty
 // one {} or [], at the top level and inside slices alike (issue 12,
 // defect 6).
@@ -221,7 +192,7 @@ func TestNilAndEmptyLikeEncodingJSON(t *testing.T) {
 		"struct":  inner{},
 	}
 	_, ev, _ := recordOne(t, details)
-	if want := normalise(t, details); !reflect.DeepEqual(ev.Details, want) {
+	if want := wiretest.JSONLike(t, details); !reflect.DeepEqual(ev.Details, want) {
 		t.Errorf("details:\n got %#v\nwant %#v (encoding/json)", ev.Details, want)
 	}
 }
@@ -230,11 +201,11 @@ func TestNilAndEmptyLikeEncodingJSON(t *testing.T) {
 func TestStringOptionLikeEncodingJSON(t *testing.T) {
 	q := hostile.NewQuoted()
 	_, ev, _ := recordOne(t, q)
-	if want := normalise(t, q); !reflect.DeepEqual(ev.Details, want) {
+	if want := wiretest.JSONLike(t, q); !reflect.DeepEqual(ev.Details, want) {
 		t.Errorf("details:\n got %#v\nwant %#v (encoding/json)", ev.Details, want)
 	}
 	_, ev, _ = recordOne(t, map[string]any{"q": []any{q}})
-	if want := normalise(t, map[string]any{"q": []any{q}}); !reflect.DeepEqual(ev.Details, want) {
+	if want := wiretest.JSONLike(t, map[string]any{"q": []any{q}}); !reflect.DeepEqual(ev.Details, want) {
 		t.Errorf("inside a slice:\n got %#v\nwant %#v (encoding/json)", ev.Details, want)
 	}
 }
@@ -275,7 +246,7 @@ func TestMethodsLikeEncodingJSON(t *testing.T) {
 		"f32":  float32(0.1),
 	}
 	_, ev, _ := recordOne(t, details)
-	if want := normalise(t, details); !reflect.DeepEqual(ev.Details, want) {
+	if want := wiretest.JSONLike(t, details); !reflect.DeepEqual(ev.Details, want) {
 		t.Errorf("details:\n got %#v\nwant %#v (encoding/json)", ev.Details, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/progressotel/progressotel/internal/wiretest"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/progress/wire"
@@ -25,46 +26,6 @@ func roundTrip(t testing.TB, details any) wire.Decoded {
 		t.Fatalf("got %d events", len(evs))
 	}
 	return evs[0].Decoded
-}
-
-// normalise gives v the JSON-like types Decode returns (int64 for whole
-// JSON numbers, []any, map[string]any).
-func normalise(t testing.TB, v any) map[string]any {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var out map[string]any
-	if err := dec.Decode(&out); err != nil {
-		t.Fatal(err)
-	}
-	return fixNumbers(out).(map[string]any)
-}
-
-func fixNumbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = fixNumbers(e)
-		}
-		if x == nil {
-			return map[string]any{}
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = fixNumbers(e)
-		}
-	}
-	return v
 }
 
 func TestDecodeRoundTrip(t *testing.T) {
@@ -132,11 +93,11 @@ func TestStructDetailsMatchEncodingJSON(t *testing.T) {
 		Count:      7,
 	}
 	got := roundTrip(t, in)
-	if want := normalise(t, in); !reflect.DeepEqual(got.Details, want) {
+	if want := wiretest.JSONLike(t, in); !reflect.DeepEqual(got.Details, want) {
 		t.Errorf("struct details:\n got %#v\nwant %#v", got.Details, want)
 	}
 	// And through a pointer.
-	if got := roundTrip(t, &in); !reflect.DeepEqual(got.Details, normalise(t, in)) {
+	if got := roundTrip(t, &in); !reflect.DeepEqual(got.Details, wiretest.JSONLike(t, in)) {
 		t.Errorf("pointer details differ")
 	}
 }
@@ -152,7 +113,7 @@ func FuzzRoundTrip(f *testing.F) {
 		if err := dec.Decode(&in); err != nil || in == nil {
 			return
 		}
-		in = fixNumbers(in).(map[string]any)
+		in = wiretest.JSONLike(t, in)
 		if depth(in) >= progress.DefaultLimits().MaxDepth || count(in) > 64 || hasBigStrings(in) {
 			return // limits apply; covered by the limits tests
 		}

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"go.opentelemetry.io/otel/attribute"
-
 	"github.com/progressotel/progressotel/internal/hostile"
 	"github.com/progressotel/progressotel/internal/wireformat"
 	"github.com/progressotel/progressotel/progress/internal/redact"
@@ -41,36 +39,6 @@ func TestStopsBuildingKeysPastTheLimit(t *testing.T) {
 	}
 }
 
-// measured is the encoded size of the details in attrs, by the definition
-// of valueCost, computed from the attributes.
-func measured(attrs []attribute.KeyValue) int {
-	n := 0
-	for _, kv := range attrs {
-		n += len(kv.Key) + size(kv.Value)
-	}
-	return n
-}
-
-func size(v attribute.Value) int {
-	switch v.Type() {
-	case attribute.STRING:
-		return valueCost + len(v.AsString())
-	case attribute.SLICE:
-		n := valueCost
-		for _, e := range v.AsSlice() {
-			n += size(e)
-		}
-		return n
-	case attribute.MAP:
-		n := valueCost
-		for _, kv := range v.AsMap() {
-			n += len(kv.Key) + size(kv.Value)
-		}
-		return n
-	}
-	return valueCost
-}
-
 // TestSizeAccounting: the encoder's running size is an upper bound of the
 // encoded size of what it wrote, and never passes the cap, on the hostile
 // shapes and on generated inputs, under caps from tiny to the default.
@@ -88,7 +56,7 @@ func TestSizeAccounting(t *testing.T) {
 		lim.MaxDetailsBytes = capBytes
 		for i, in := range inputs {
 			e := encode(t, NewKeyCache(&rules), lim, in)
-			if got := measured(e.Attrs); got > e.size || e.size > capBytes {
+			if got := wireformat.DetailsSize(e.Attrs); got > e.size || e.size > capBytes {
 				t.Errorf("cap %d, input %d: measured %d, accounted %d", capBytes, i, got, e.size)
 			}
 			Put(e)

@@ -18,12 +18,10 @@ type Limits struct {
 	MaxDepth, MaxAttributes, MaxStringLen, MaxSliceLen, MaxDetailsBytes int
 }
 
-// The encoded size of the details, which Limits.MaxDetailsBytes caps:
-// every key costs its length (a flattened attribute's whole key), every
-// value costs valueCost bytes plus its string bytes, and a MAP or SLICE
-// value costs valueCost plus its entries. A million empty strings or empty
-// slices therefore cost what their count says.
-const valueCost = 8
+// valueCost is what a value costs in the encoded size that
+// Limits.MaxDetailsBytes caps (wireformat.DetailsSize defines it): the
+// encoder charges it as it writes.
+const valueCost = wireformat.ValueCost
 
 // reserve is the room an entry needs beyond its key to be admitted: enough
 // for any marker the encoder may write in its place (TruncatedDepth plus

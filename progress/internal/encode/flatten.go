@@ -146,23 +146,15 @@ func (e *Encoder) value(s slot, v any) {
 	case nil:
 		e.put(s, attribute.Value{})
 	case map[string]any:
-		switch {
-		case x == nil:
-			e.put(s, attribute.Value{})
-		case len(x) == 0:
-			e.emptyMap(s)
-		default:
-			e.mapAny(s, x)
+		if e.nilOrEmpty(s, x == nil, len(x)) {
+			return
 		}
+		e.mapAny(s, x)
 	case map[string]string:
-		switch {
-		case x == nil:
-			e.put(s, attribute.Value{})
-		case len(x) == 0:
-			e.emptyMap(s)
-		default:
-			e.mapString(s, x)
+		if e.nilOrEmpty(s, x == nil, len(x)) {
+			return
 		}
+		e.mapString(s, x)
 	case []any:
 		if x == nil {
 			e.put(s, attribute.Value{})
@@ -199,6 +191,20 @@ func (e *Encoder) value(s slot, v any) {
 	default:
 		e.reflectValue(s, reflect.ValueOf(v))
 	}
+}
+
+// nilOrEmpty writes a nil map as null and an empty one as {}, as
+// encoding/json does, and reports whether it wrote one.
+func (e *Encoder) nilOrEmpty(s slot, isNil bool, n int) bool {
+	switch {
+	case isNil:
+		e.put(s, attribute.Value{})
+	case n == 0:
+		e.emptyMap(s)
+	default:
+		return false
+	}
+	return true
 }
 
 // emptyMap writes an empty MAP in s. The root writes nothing for empty
@@ -704,11 +710,7 @@ func (e *Encoder) reflectValue(s slot, rv reflect.Value) {
 		switch {
 		case !info.mapKeyOK:
 			e.unsupported(s, rv.Type(), "")
-		case rv.IsNil():
-			e.put(s, attribute.Value{})
-		case rv.Len() == 0:
-			e.emptyMap(s)
-		default:
+		case !e.nilOrEmpty(s, rv.IsNil(), rv.Len()):
 			e.reflectMap(s, rv, info)
 		}
 	case reflect.Slice:
@@ -827,7 +829,7 @@ func (e *Encoder) quoted(s slot, fv reflect.Value) {
 			e.put(s, e.float(f, bits))
 			return
 		}
-		text = string(appendJSONFloat(nil, f, bits))
+		text = string(wireformat.AppendJSONFloat(nil, f, bits))
 	default:
 		e.reflectValue(s, fv)
 		return
@@ -867,27 +869,6 @@ func (e *Encoder) float(f float64, bits int) attribute.Value {
 		f, _ = strconv.ParseFloat(unsafe.String(&b[0], len(b)), 64)
 	}
 	return attribute.Float64Value(f)
-}
-
-// appendJSONFloat is encoding/json's float format.
-func appendJSONFloat(b []byte, f float64, bits int) []byte {
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 {
-		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
-			format = 'e'
-		}
-	}
-	b = strconv.AppendFloat(b, f, format, -1, bits)
-	if format == 'e' {
-		// clean up e-09 to e-9
-		n := len(b)
-		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
 }
 
 func cutUTF8(s string, n int) string {
