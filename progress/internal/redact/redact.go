@@ -105,11 +105,11 @@ const (
 	// minKeyLen is the shortest string that can hold a marker: a PEM
 	// header cut right after "PRIVATE KEY".
 	minKeyLen = len(pemBegin + privateKey)
-	// minArmoredLen is the shortest PuTTY key file or base64 PEM key
-	// worth searching for: a PuTTY file's header and key lines, or the
-	// base64 text of a header ("-----BEGIN EC PRIVATE KEY-----" alone is
-	// 44 characters of base64), are longer.
-	minArmoredLen = 64
+	// minArmoredLen is the shortest string that can hold the base64 text
+	// of a private key's header (the 22 bytes "-----BEGIN PRIVATE KEY"
+	// take 32 characters) or a PuTTY key file (its header line and a key
+	// line): shorter strings, the common case, are searched once only.
+	minArmoredLen = (len(pemBegin+privateKey) + 2) / 3 * 4
 	// maxLabel bounds how far past "-----BEGIN " a label is read, so
 	// that the search stays linear in the string.
 	maxLabel = 128
