@@ -31,6 +31,10 @@ type Bounded[K comparable, V any] struct {
 	miss  int     // locked lookups since the last merge; under mu
 	n     int     // entries in read and dirty; under mu
 	limit int
+	// hasDirty and full let a miss skip the lock when there is nothing
+	// to find under it or no room to insert: the steady state of a cache
+	// that has settled or filled up.
+	hasDirty, full atomic.Bool
 	// copied counts the entries copied by merges since New, for the test
 	// that pins the amortised cost.
 	copied atomic.Int64
@@ -44,10 +48,22 @@ func New[K comparable, V any](limit int) *Bounded[K, V] {
 	return c
 }
 
+// Peek returns the value stored for k if it has settled in the read-only
+// map: the lock-free hot path, small enough to inline. On a miss, call
+// Load or Get.
+func (c *Bounded[K, V]) Peek(k K) (V, bool) {
+	v, ok := (*c.read.Load())[k]
+	return v, ok
+}
+
 // Load returns the value stored for k.
 func (c *Bounded[K, V]) Load(k K) (V, bool) {
 	if v, ok := (*c.read.Load())[k]; ok {
 		return v, true
+	}
+	if !c.hasDirty.Load() {
+		var zero V
+		return zero, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -72,19 +88,28 @@ func (c *Bounded[K, V]) loadLocked(k K) (V, bool) {
 // on k before k is stored, so that a stored key does not pin a caller's
 // larger buffer (strings.Clone, for instance); it may be nil.
 func (c *Bounded[K, V]) Get(k K, build func(K) V, key func(K) K) V {
+	v, _ := c.GetOrStore(k, build, key)
+	return v
+}
+
+// GetOrStore is Get that also reports whether this call stored the value.
+func (c *Bounded[K, V]) GetOrStore(k K, build func(K) V, key func(K) K) (V, bool) {
 	if v, ok := (*c.read.Load())[k]; ok {
-		return v
+		return v, false
+	}
+	if c.full.Load() && !c.hasDirty.Load() {
+		return build(k), false // nothing to find, no room to keep it
 	}
 	c.mu.Lock()
 	if v, ok := c.loadLocked(k); ok {
 		c.mu.Unlock()
-		return v
+		return v, false
 	}
 	full := c.n >= c.limit
 	c.mu.Unlock()
 	v := build(k)
 	if full {
-		return v // correct, only not reused
+		return v, false // correct, only not reused
 	}
 	if key != nil {
 		k = key(k)
@@ -92,18 +117,26 @@ func (c *Bounded[K, V]) Get(k K, build func(K) V, key func(K) K) V {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.loadLocked(k); ok {
-		return old // another goroutine stored it first
+		return old, false // another goroutine stored it first
 	}
 	if c.n >= c.limit {
-		return v
+		return v, false
 	}
 	if c.dirty == nil {
 		c.dirty = map[K]V{}
 	}
 	c.dirty[k] = v
+	c.hasDirty.Store(true)
 	c.n++
+	if c.n >= c.limit {
+		// Full: publish everything now, so that from here on every
+		// lookup, hit or miss, is lock-free.
+		c.full.Store(true)
+		c.merge()
+		return v, true
+	}
 	c.maybeMerge()
-	return v
+	return v, true
 }
 
 // Len returns the number of entries kept.
@@ -117,10 +150,15 @@ func (c *Bounded[K, V]) Len() int {
 // for: looked up or inserted at least as many times as read has entries.
 // Caller holds mu.
 func (c *Bounded[K, V]) maybeMerge() {
-	read := *c.read.Load()
-	if len(c.dirty) == 0 || c.miss+len(c.dirty) < len(read)+8 {
+	if len(c.dirty) == 0 || c.miss+len(c.dirty) < len(*c.read.Load())+8 {
 		return
 	}
+	c.merge()
+}
+
+// merge publishes read ∪ dirty. Caller holds mu.
+func (c *Bounded[K, V]) merge() {
+	read := *c.read.Load()
 	next := make(map[K]V, len(read)+len(c.dirty))
 	for k, v := range read {
 		next[k] = v
@@ -131,5 +169,6 @@ func (c *Bounded[K, V]) maybeMerge() {
 	c.copied.Add(int64(len(next)))
 	c.read.Store(&next)
 	c.dirty = nil
+	c.hasDirty.Store(false)
 	c.miss = 0
 }

@@ -61,6 +61,9 @@ func TestLimit(t *testing.T) {
 	if _, ok := c.Load("k49"); ok {
 		t.Error("an entry past the limit was stored")
 	}
+	if c.hasDirty.Load() || len(*c.read.Load()) != 5 {
+		t.Error("a full cache publishes every entry, so that no lookup takes the lock")
+	}
 	if v, ok := c.Load("k0"); !ok || v != 0 {
 		t.Error("an entry within the limit was lost")
 	}

@@ -34,7 +34,7 @@ func TestStopsBuildingKeysPastTheLimit(t *testing.T) {
 	if len(e.Attrs) != defaults.MaxAttributes || !e.Truncated() {
 		t.Fatalf("%d attributes, truncated %v", len(e.Attrs), e.Truncated())
 	}
-	if n := keys.m.Len(); n > defaults.MaxAttributes+1 {
+	if n := int(keys.n.Load()); n > defaults.MaxAttributes+1 {
 		t.Errorf("built and cached %d keys for %d attributes", n, defaults.MaxAttributes)
 	}
 }
@@ -58,6 +58,9 @@ func TestSizeAccounting(t *testing.T) {
 			e := encode(t, NewKeyCache(&rules), lim, in)
 			if got := wireformat.DetailsSize(e.Attrs); got > e.size || e.size > capBytes {
 				t.Errorf("cap %d, input %d: measured %d, accounted %d", capBytes, i, got, e.size)
+			}
+			if e.depth != 0 {
+				t.Errorf("cap %d, input %d: depth %d after the walk: an enter without its leave", capBytes, i, e.depth)
 			}
 			Put(e)
 		}

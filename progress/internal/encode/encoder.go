@@ -50,7 +50,9 @@ type Encoder struct {
 
 	size      int  // encoded bytes written (see valueCost)
 	work      int  // work spent (see workFactor)
+	workLimit int  // workFactor × MaxDetailsBytes
 	nattr     int  // detail attributes written
+	depth     int  // nesting level being written (the details are 1)
 	full      bool // a budget ran out: nothing more is written
 	truncated int  // cuts made (limits, fallbacks)
 	inKey     bool // the slice being written is inside a private key's lines
@@ -74,6 +76,7 @@ var pool = sync.Pool{New: func() any {
 func Get(keys *KeyCache, red *redact.Rules, lim Limits) *Encoder {
 	e := pool.Get().(*Encoder)
 	e.keys, e.red, e.lim = keys, red, lim
+	e.workLimit = workFactor * lim.MaxDetailsBytes
 	return e
 }
 
@@ -88,7 +91,7 @@ func Put(e *Encoder) {
 	clear(e.Attrs)
 	e.Attrs = e.Attrs[:0]
 	e.keys, e.red = nil, nil
-	e.size, e.work, e.nattr, e.truncated = 0, 0, 0, 0
+	e.size, e.work, e.nattr, e.truncated, e.depth = 0, 0, 0, 0, 0
 	e.full, e.inKey = false, false
 	pool.Put(e)
 }
@@ -109,26 +112,33 @@ func (e *Encoder) String(s string) attribute.Value {
 
 // slot is where one value goes:
 //   - a flattened attribute below node, when node is set; a map or plain
-//     struct put there is flattened further, unless whole is set;
+//     struct put there is flattened further, unless mode is whole;
 //   - otherwise an entry (key) of the MAP value being built in kvs, or,
-//     when elem is set, an element of the SLICE value being built in vals.
+//     when mode is elem, an element of the SLICE value being built in vals.
 //
-// depth is the nesting level of the container holding the slot (the
-// details themselves are level 1); a container put there is at depth+1.
+// It is passed by value down every level of the walk, so it stays small:
+// the nesting depth lives in the Encoder.
 type slot struct {
-	node  *keyNode
-	key   string
-	elem  bool
-	whole bool
-	depth int
+	node *keyNode
+	key  string
+	mode slotMode
 }
 
-func (s slot) flat() bool { return s.node != nil && !s.whole }
+type slotMode uint8
+
+const (
+	entryMode slotMode = iota // flattened below node, or a MAP entry
+	wholeMode                 // one attribute value at node, not flattened
+	elemMode                  // a SLICE element
+)
+
+func (s slot) flat() bool { return s.node != nil && s.mode != wholeMode }
+func (s slot) elem() bool { return s.mode == elemMode }
 
 // spend charges n units of work; false when the work bound is passed.
 func (e *Encoder) spend(n int) bool {
 	e.work += n
-	if e.work > workFactor*e.lim.MaxDetailsBytes {
+	if e.work > e.workLimit {
 		e.stop()
 		return false
 	}
@@ -162,7 +172,7 @@ func (e *Encoder) admit(parent slot, key string) (slot, bool) {
 		e.truncated++
 		return slot{}, false
 	}
-	child := slot{depth: parent.depth + 1}
+	var child slot
 	var secret bool
 	if parent.flat() {
 		if e.nattr >= e.lim.MaxAttributes {
@@ -209,19 +219,24 @@ func (e *Encoder) admitElem(parent slot) (slot, bool) {
 		e.stop()
 		return slot{}, false
 	}
-	return slot{elem: true, depth: parent.depth + 1}, true
+	return slot{mode: elemMode}, true
 }
 
 // enter is the depth guard of a container put in s: past MaxDepth it
-// writes TruncatedDepth there instead and reports false.
+// writes TruncatedDepth there instead and reports false. A container that
+// passes goes one level down (e.depth) until leave.
 func (e *Encoder) enter(s slot) bool {
-	if s.depth+1 > e.lim.MaxDepth {
+	if e.depth+1 > e.lim.MaxDepth {
 		e.truncated++
 		e.put(s, e.fit(wireformat.TruncatedDepth))
 		return false
 	}
+	e.depth++
 	return true
 }
+
+// leave ends what enter started.
+func (e *Encoder) leave() { e.depth-- }
 
 // put writes v in s. Scalars are charged here; strings and containers
 // were charged when they were built.
@@ -235,7 +250,7 @@ func (e *Encoder) put(s slot, v attribute.Value) {
 	case s.node != nil:
 		e.nattr++
 		e.Attrs = append(e.Attrs, attribute.KeyValue{Key: s.node.key, Value: v})
-	case s.elem:
+	case s.mode == elemMode:
 		e.vals = append(e.vals, v)
 	default:
 		e.kvs = append(e.kvs, attribute.KeyValue{Key: attribute.Key(s.key), Value: v})

@@ -106,7 +106,7 @@ func (e *Encoder) details(v any) {
 		}
 	default:
 		if s, ok := e.admit(root, wireformat.ValueKey); ok {
-			s.whole = true
+			s.mode = wholeMode
 			e.reflectValue(s, rv)
 		}
 	}
@@ -116,7 +116,7 @@ func (e *Encoder) details(v any) {
 func (e *Encoder) value(s slot, v any) {
 	switch x := v.(type) {
 	case string:
-		e.put(s, e.str(x, s.elem))
+		e.put(s, e.str(x, s.elem()))
 	case bool:
 		e.put(s, attribute.BoolValue(x))
 	case int:
@@ -173,7 +173,7 @@ func (e *Encoder) value(s slot, v any) {
 		} else if f, err := x.Float64(); err == nil {
 			e.put(s, e.float(f, 64))
 		} else {
-			e.put(s, e.str(x.String(), s.elem))
+			e.put(s, e.str(x.String(), s.elem()))
 		}
 	case time.Time:
 		e.put(s, e.fit(x.Format(time.RFC3339Nano)))
@@ -228,10 +228,11 @@ func (e *Encoder) begin(s slot) (nested bool, kvStart, attrStart int) {
 	return true, len(e.kvs), 0
 }
 
-// end finishes what begin started: a nested map is put in s; a flattened
+// end finishes what enter and begin started: a nested map is put in s; a flattened
 // one that wrote nothing (every field omitted, every key dropped) is an
 // empty map, as encoding/json would write it.
 func (e *Encoder) end(s slot, nested bool, kvStart, attrStart int) {
+	e.leave()
 	if nested {
 		e.put(s, e.popMap(kvStart))
 		return
@@ -246,7 +247,7 @@ func (e *Encoder) end(s slot, nested bool, kvStart, attrStart int) {
 // walks or sorts an unbounded map; whether it fits depends only on its
 // size, so the result stays deterministic.
 func (e *Encoder) scan(s slot, n int) bool {
-	if e.work+n*valueCost <= workFactor*e.lim.MaxDetailsBytes {
+	if e.work+n*valueCost <= e.workLimit {
 		e.work += n * valueCost
 		return true
 	}
@@ -282,12 +283,18 @@ func sortEntries(p []mapEntry) {
 // a budget will cut are not sorted (sortFirst), and entries whose key is
 // longer than MaxStringLen are dropped before anything else.
 func (e *Encoder) mapAny(s slot, m map[string]any) {
-	if !e.enter(s) || !e.scan(s, len(m)) {
+	if !e.enter(s) {
+		return
+	}
+	if !e.scan(s, len(m)) {
+		e.leave()
 		return
 	}
 	nested, kvStart, attrStart := e.begin(s)
 	start := len(e.pairs)
-	e.pairs = slices.Grow(e.pairs, len(m)) // one allocation, not log n
+	if cap(e.pairs)-len(e.pairs) < len(m) {
+		e.pairs = slices.Grow(e.pairs, len(m)) // one allocation, not log n
+	}
 	keyBytes := 0
 	for k, v := range m {
 		if len(k) > e.lim.MaxStringLen {
@@ -327,7 +334,11 @@ func (e *Encoder) mapAny(s slot, m map[string]any) {
 
 // mapString is mapAny for map[string]string.
 func (e *Encoder) mapString(s slot, m map[string]string) {
-	if !e.enter(s) || !e.scan(s, len(m)) {
+	if !e.enter(s) {
+		return
+	}
+	if !e.scan(s, len(m)) {
+		e.leave()
 		return
 	}
 	nested, kvStart, attrStart := e.begin(s)
@@ -439,7 +450,11 @@ func cmpMapKeys(a, b mapKey) int { return strings.Compare(a.s, b.s) }
 
 // reflectMap writes a non-empty map whose keys encoding/json accepts.
 func (e *Encoder) reflectMap(s slot, rv reflect.Value, info *typeInfo) {
-	if !e.enter(s) || !e.scan(s, rv.Len()) {
+	if !e.enter(s) {
+		return
+	}
+	if !e.scan(s, rv.Len()) {
+		e.leave()
 		return
 	}
 	if info.stringKeys {
@@ -552,6 +567,7 @@ func (e *Encoder) sliceAny(s slot, x []any) {
 		e.value(c, el)
 	}
 	e.inKey = saved
+	e.leave()
 	e.put(s, e.popSlice(start))
 }
 
@@ -573,6 +589,7 @@ func (e *Encoder) sliceString(s slot, x []string) {
 		e.put(c, e.str(el, true))
 	}
 	e.inKey = saved
+	e.leave()
 	e.put(s, e.popSlice(start))
 }
 
@@ -607,6 +624,7 @@ func (e *Encoder) sliceReflect(s slot, rv reflect.Value) {
 		e.reflectValue(c, rv.Index(i))
 	}
 	e.inKey = saved
+	e.leave()
 	e.put(s, e.popSlice(start))
 }
 
@@ -640,7 +658,7 @@ func (e *Encoder) reflectScalar(s slot, rv reflect.Value) (attribute.Value, bool
 	switch rv.Kind() {
 	case reflect.String:
 		if rv.Type() == stringType {
-			return e.str(rv.String(), s.elem), true
+			return e.str(rv.String(), s.elem()), true
 		}
 	case reflect.Bool:
 		if rv.Type() == boolType {
@@ -701,7 +719,7 @@ func (e *Encoder) reflectValue(s slot, rv reflect.Value) {
 	}
 	switch rv.Kind() {
 	case reflect.String:
-		e.put(s, e.str(rv.String(), s.elem))
+		e.put(s, e.str(rv.String(), s.elem()))
 	case reflect.Bool:
 		e.put(s, attribute.BoolValue(rv.Bool()))
 	case reflect.Struct:
@@ -745,7 +763,7 @@ func (e *Encoder) errorText(s slot, err error, t reflect.Type) {
 		e.unsupported(s, t, ": Error panicked")
 		return
 	}
-	e.put(s, e.str(text, s.elem))
+	e.put(s, e.str(text, s.elem()))
 }
 
 // marshaled writes a json.Marshaler or encoding.TextMarshaler as
@@ -782,7 +800,7 @@ func (e *Encoder) marshaled(s slot, rv reflect.Value) {
 			return
 		}
 		if s.node != nil {
-			s.whole = true
+			s.mode = wholeMode
 		}
 		e.value(s, out)
 		return
@@ -795,7 +813,7 @@ func (e *Encoder) marshaled(s slot, rv reflect.Value) {
 		case err != nil:
 			e.unsupported(s, rv.Type(), ": MarshalText failed")
 		default:
-			e.put(s, e.str(string(b[:min(len(b), e.lim.MaxStringLen+1)]), s.elem))
+			e.put(s, e.str(string(b[:min(len(b), e.lim.MaxStringLen+1)]), s.elem()))
 		}
 		return
 	}
@@ -834,7 +852,7 @@ func (e *Encoder) quoted(s slot, fv reflect.Value) {
 		e.reflectValue(s, fv)
 		return
 	}
-	e.put(s, e.str(text, s.elem))
+	e.put(s, e.str(text, s.elem()))
 }
 
 // uint keeps an unsigned integer exact: one above MaxInt64, which no

@@ -2,6 +2,8 @@ package encode
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -18,29 +20,27 @@ const maxCachedKeys = 4096
 // Recorder fed long keys cannot pin megabytes of them.
 const maxCachedSegment = 256
 
-// keyNode is one detail path: its full attribute key and whether its last
-// segment names a secret.
+// keyNode is one detail path: its full attribute key, whether its last
+// segment names a secret, and the children seen below it. The cache is a
+// tree, so a lookup hashes only the new segment (a string key hashes
+// about three times faster than a struct of parent and segment).
 type keyNode struct {
 	key    attribute.Key
 	secret bool
-}
-
-// childKey is a segment below a parent node: the cache hashes only the new
-// segment and a pointer, never the whole parent path.
-type childKey struct {
-	parent *keyNode
-	seg    string
+	kids   atomic.Pointer[cache.Bounded[string, *keyNode]]
 }
 
 // KeyCache interns flattened detail keys, so that the hot path builds no
 // strings for keys it has seen. Reads are lock-free once a key has
 // settled, inserts cost amortised O(1) (see cache.Bounded). One KeyCache
-// belongs to one Recorder and its Rules.
+// belongs to one Recorder and its Rules. It keeps at most maxCachedKeys
+// keys (a few more when goroutines race at the bound).
 type KeyCache struct {
 	root  keyNode // DetailsRoot: the parent of every top-level detail
 	value keyNode // DetailsRoot + ".value": a top-level non-map value
 	red   *redact.Rules
-	m     *cache.Bounded[childKey, *keyNode]
+	n     atomic.Int64 // keys kept
+	mu    sync.Mutex   // creates kids maps
 	// secret remembers SecretKey for the keys of maps inside slices,
 	// which are not flattened: the same few keys repeat across elements
 	// (a fact name per host), and matching every fragment costs more
@@ -54,7 +54,6 @@ func NewKeyCache(red *redact.Rules) *KeyCache {
 		root:   keyNode{key: wireformat.DetailsRoot},
 		value:  keyNode{key: wireformat.DetailsPrefix + wireformat.ValueKey},
 		red:    red,
-		m:      cache.New[childKey, *keyNode](maxCachedKeys),
 		secret: cache.New[string, bool](maxCachedKeys),
 	}
 }
@@ -64,7 +63,7 @@ func (c *KeyCache) secretKey(seg string) bool {
 	if len(seg) > maxCachedSegment {
 		return c.red.SecretKey(seg)
 	}
-	if v, ok := c.secret.Load(seg); ok {
+	if v, ok := c.secret.Peek(seg); ok {
 		return v
 	}
 	return c.secret.Get(seg, c.red.SecretKey, strings.Clone)
@@ -72,32 +71,44 @@ func (c *KeyCache) secretKey(seg string) bool {
 
 // lookup returns the cached node of segment seg below parent.
 func (c *KeyCache) lookup(parent *keyNode, seg string) (*keyNode, bool) {
-	if len(seg) > maxCachedSegment {
+	kids := parent.kids.Load()
+	if kids == nil {
 		return nil, false
 	}
-	return c.m.Load(childKey{parent, seg})
+	if n, ok := kids.Peek(seg); ok {
+		return n, true
+	}
+	return kids.Load(seg)
 }
 
-// child returns the node of segment seg below parent, building and
-// caching it when it is new.
+// child returns the node of segment seg below parent, building it and,
+// within the bound, caching it when it is new.
 func (c *KeyCache) child(parent *keyNode, seg string) *keyNode {
-	k := childKey{parent, seg}
-	if len(seg) > maxCachedSegment {
-		return c.build(k)
+	if len(seg) > maxCachedSegment || c.n.Load() >= maxCachedKeys {
+		return c.build(parent, seg)
 	}
-	return c.m.Get(k, c.build, cloneChildKey)
+	kids := parent.kids.Load()
+	if kids == nil {
+		c.mu.Lock()
+		if kids = parent.kids.Load(); kids == nil {
+			kids = cache.New[string, *keyNode](maxCachedKeys)
+			parent.kids.Store(kids)
+		}
+		c.mu.Unlock()
+	}
+	n, stored := kids.GetOrStore(seg, func(seg string) *keyNode { return c.build(parent, seg) }, strings.Clone)
+	if stored {
+		c.n.Add(1)
+	}
+	return n
 }
 
-func (c *KeyCache) build(k childKey) *keyNode {
+func (c *KeyCache) build(parent *keyNode, seg string) *keyNode {
 	return &keyNode{
-		key:    attribute.Key(string(k.parent.key) + wireformat.DetailsSeparator + wireformat.EscapeSegment(k.seg)),
-		secret: c.red.SecretKey(k.seg),
+		key:    attribute.Key(string(parent.key) + wireformat.DetailsSeparator + wireformat.EscapeSegment(seg)),
+		secret: c.red.SecretKey(seg),
 	}
 }
-
-// cloneChildKey keeps a stored segment from pinning a caller's larger
-// string.
-func cloneChildKey(k childKey) childKey { return childKey{k.parent, strings.Clone(k.seg)} }
 
 // keyLen is the length of child(parent, seg).key, without building it.
 func keyLen(parent *keyNode, seg string) int {
