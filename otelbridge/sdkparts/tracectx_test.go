@@ -20,8 +20,8 @@ import (
 
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
-	"github.com/progressotel/progressotel/progress/wire"
 	"github.com/progressotel/progressotel/progress/progresstest"
+	"github.com/progressotel/progressotel/progress/wire"
 	"github.com/progressotel/progressotel/propagation"
 )
 
