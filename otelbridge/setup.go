@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/progressotel/progressotel/internal/term"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/prettyexporter"
 	"github.com/progressotel/progressotel/progress"
@@ -127,7 +128,7 @@ func (c *config) exporterNames() ([]string, error) {
 		}
 	}
 	if names == nil {
-		if isTerminal(os.Stderr) && c.writer == nil {
+		if term.IsTerminal(os.Stderr) && c.writer == nil {
 			names = []string{ExporterPretty}
 		} else {
 			names = []string{ExporterJSON}
@@ -213,10 +214,4 @@ func (c *config) tracerProvider(ctx context.Context, t *Telemetry, res *resource
 	}
 	t.tp = sdktrace.NewTracerProvider(opts...)
 	return nil
-}
-
-// isTerminal reports whether f is a character device (a terminal).
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

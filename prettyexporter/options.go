@@ -3,6 +3,8 @@ package prettyexporter
 import (
 	"io"
 	"os"
+
+	"github.com/progressotel/progressotel/internal/term"
 )
 
 // ColorMode chooses when the pretty exporter writes ANSI colours.
@@ -95,20 +97,5 @@ func useColor(mode ColorMode, w io.Writer) bool {
 	if os.Getenv("TERM") == "dumb" {
 		return false
 	}
-	return isTerminal(w)
-}
-
-// isTerminal reports whether w is a character device. It needs no
-// dependency: a terminal is the only character device a program usually
-// logs to (/dev/null is one too, and colour there harms nobody).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok || f == nil {
-		return false
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	return fi.Mode()&os.ModeCharDevice != 0
+	return term.IsTerminal(w)
 }
