@@ -159,11 +159,11 @@ func (e *Encoder) room() int { return e.lim.MaxDetailsBytes - e.size }
 // admit is the one guard every map entry and struct field passes, in
 // flattened and nested form alike; the walk charged its visit already
 // (scan, or per field). It enforces, in this order: the budgets (once one
-// is spent nothing more is admitted), the key length (a key
-// longer than MaxStringLen is dropped), MaxAttributes (past it no key is
-// even built), the size cap (the key plus room for a marker must fit), and
-// key redaction (a secret key gets Redacted and is not admitted). It
-// returns the slot for the entry's value.
+// is spent nothing more is admitted), the key length (a key longer than
+// MaxStringLen is dropped), MaxAttributes (past it no key is even built),
+// the size cap (the key plus room for a marker must fit), and key
+// redaction (a secret key gets Redacted and is not admitted). It returns
+// the slot for the entry's value.
 func (e *Encoder) admit(parent slot, key string) (slot, bool) {
 	if e.full {
 		return slot{}, false
@@ -211,7 +211,7 @@ func (e *Encoder) admit(parent slot, key string) (slot, bool) {
 }
 
 // admitElem is admit for a slice element.
-func (e *Encoder) admitElem(parent slot) (slot, bool) {
+func (e *Encoder) admitElem() (slot, bool) {
 	if e.full || !e.spend(valueCost) {
 		return slot{}, false
 	}

@@ -560,7 +560,7 @@ func (e *Encoder) sliceAny(s slot, x []any) {
 	saved := e.inKey
 	e.inKey = false
 	for _, el := range x {
-		c, ok := e.admitElem(s)
+		c, ok := e.admitElem()
 		if !ok {
 			break
 		}
@@ -582,7 +582,7 @@ func (e *Encoder) sliceString(s slot, x []string) {
 	saved := e.inKey
 	e.inKey = false
 	for _, el := range x {
-		c, ok := e.admitElem(s)
+		c, ok := e.admitElem()
 		if !ok {
 			break
 		}
@@ -617,7 +617,7 @@ func (e *Encoder) sliceReflect(s slot, rv reflect.Value) {
 	saved := e.inKey
 	e.inKey = false
 	for i := range n {
-		c, ok := e.admitElem(s)
+		c, ok := e.admitElem()
 		if !ok {
 			break
 		}
