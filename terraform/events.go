@@ -40,7 +40,7 @@ const (
 	FailureInternal = "INTERNAL_ERROR"
 )
 
-// Details of the events, encoded by their json tags (see progress.Flatten).
+// Details of the events, encoded by their json tags (see wire.Flatten).
 // Every hook event carries the resource fields; keys that the tool leaves
 // out are left out (omitempty), the others are always present.
 type (

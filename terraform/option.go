@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // ScopeName is the instrumentation scope of the adapter's spans.
@@ -55,7 +56,7 @@ func newConfig(opts []Option) *config {
 		c.recorder = progress.Default()
 	}
 	if c.tracer == nil {
-		c.tracer = otel.GetTracerProvider().Tracer(ScopeName, trace.WithInstrumentationVersion(progress.Version))
+		c.tracer = otel.GetTracerProvider().Tracer(ScopeName, trace.WithInstrumentationVersion(wire.ScopeVersion))
 	}
 	if c.redactor == nil {
 		c.redactor = progress.DefaultRedactor()
@@ -76,7 +77,7 @@ func WithRecorder(r *progress.Recorder) Option {
 func WithTracerProvider(tp trace.TracerProvider) Option {
 	return func(c *config) {
 		if tp != nil {
-			c.tracer = tp.Tracer(ScopeName, trace.WithInstrumentationVersion(progress.Version))
+			c.tracer = tp.Tracer(ScopeName, trace.WithInstrumentationVersion(wire.ScopeVersion))
 		}
 	}
 }
@@ -106,7 +107,7 @@ func WithRedactor(r *progress.Redactor) Option {
 
 // WithSensitiveValues names values that must never appear in any output,
 // such as the values of sensitive variables that the driver passed to the
-// tool itself. Each is replaced by progress.Redacted wherever it occurs in
+// tool itself. Each is replaced by wire.Redacted wherever it occurs in
 // the events, spans, Result and errors. Values shorter than
 // MinSensitiveValueLen bytes are ignored. Run adds the values of
 // Command.SensitiveVars by itself.

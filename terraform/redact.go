@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // MinSensitiveValueLen is the shortest sensitive value that is searched for
@@ -48,7 +49,7 @@ func newScrubber(r *progress.Redactor, sensitive []string) *scrubber {
 		slices.SortFunc(vals, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
 		pairs := make([]string, 0, 2*len(vals))
 		for _, v := range vals {
-			pairs = append(pairs, v, progress.Redacted)
+			pairs = append(pairs, v, wire.Redacted)
 		}
 		s.values = strings.NewReplacer(pairs...)
 	}
@@ -119,11 +120,11 @@ func (s *scrubber) redactLine(v string, inKey *bool) string {
 		if isPEMEnd(v) {
 			*inKey = false
 		}
-		return progress.Redacted
+		return wire.Redacted
 	}
 	if s.redactor.SecretValue(v) {
 		*inKey = !isPEMEnd(v)
-		return progress.Redacted
+		return wire.Redacted
 	}
 	return redactURLPasswords(redactPairs(v, s.redactor))
 }
@@ -212,7 +213,7 @@ func redactPairs(line string, r *progress.Redactor) string {
 			continue
 		}
 		b.WriteString(line[last:v])
-		b.WriteString(progress.Redacted)
+		b.WriteString(wire.Redacted)
 		last = e
 		j = e - 1
 	}
@@ -245,7 +246,7 @@ func redactURLPasswords(line string) string {
 		if at := strings.LastIndexByte(auth, '@'); at > 0 {
 			if c := strings.IndexByte(auth[:at], ':'); c >= 0 && c+1 < at {
 				b.WriteString(line[last : start+c+1])
-				b.WriteString(progress.Redacted)
+				b.WriteString(wire.Redacted)
 				last = start + at
 			}
 		}

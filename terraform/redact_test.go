@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 func TestRedactFreeText(t *testing.T) {
-	const R = progress.Redacted
+	const R = wire.Redacted
 	s := newScrubber(progress.DefaultRedactor(), []string{"hunter2-long", "hunter2", "ab"})
 	for _, tc := range []struct{ in, want string }{
 		{"plain output line", "plain output line"},
@@ -49,17 +50,17 @@ func TestRedactPrivateKeyAcrossLines(t *testing.T) {
 	for _, l := range in {
 		got = append(got, s.line("a", l))
 		// Another provisioner's lines in between are not affected.
-		if out := s.line("b", "other "+l[:1]); strings.Contains(out, progress.Redacted) {
+		if out := s.line("b", "other "+l[:1]); strings.Contains(out, wire.Redacted) {
 			t.Errorf("stream b redacted: %q", out)
 		}
 	}
-	want := []string{"before", progress.Redacted, progress.Redacted, progress.Redacted, progress.Redacted, "after"}
+	want := []string{"before", wire.Redacted, wire.Redacted, wire.Redacted, wire.Redacted, "after"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	// A key that never ends keeps its stream redacted until the run ends.
 	s.line("c", "-----BEGIN EC PRIVATE KEY-----")
-	if s.line("c", "MHcCAQEEI") != progress.Redacted {
+	if s.line("c", "MHcCAQEEI") != wire.Redacted {
 		t.Error("the key's body leaked")
 	}
 	s.endStream("c")
@@ -70,7 +71,7 @@ func TestRedactPrivateKeyAcrossLines(t *testing.T) {
 
 func TestRedactorNilRedactsOnlyValues(t *testing.T) {
 	s := newScrubber(nil, []string{"s3cr3t-value"})
-	if got := s.text("token=abc s3cr3t-value"); got != "token=abc "+progress.Redacted {
+	if got := s.text("token=abc s3cr3t-value"); got != "token=abc "+wire.Redacted {
 		t.Errorf("got %q", got)
 	}
 }

@@ -13,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/log/noop"
+
 	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 func TestEventType(t *testing.T) {
@@ -42,7 +45,9 @@ func TestEventType(t *testing.T) {
 		if got != want {
 			t.Errorf("EventType(%q) = %q, want %q", in, got, want)
 		}
-		if _, _, err := progress.ParseType(got); err != nil {
+		// Record refuses a type that breaks the naming rule.
+		valid := progress.NewRecorder(progress.WithLoggerProvider(noop.NewLoggerProvider()))
+		if err := valid.Record(context.Background(), progress.Event{Type: got}); err != nil {
 			t.Errorf("EventType(%q) = %q is not a valid type: %v", in, got, err)
 		}
 	}
@@ -311,7 +316,7 @@ func TestRunFailureBeforeAnyMessage(t *testing.T) {
 	if !strings.HasSuffix(err.Error(), "Error: Invalid provider installation method") {
 		t.Errorf("error %q", err)
 	}
-	if strings.Contains(opErr.Stderr, "tok-4711") || !strings.Contains(opErr.Stderr, "TOKEN="+progress.Redacted) {
+	if strings.Contains(opErr.Stderr, "tok-4711") || !strings.Contains(opErr.Stderr, "TOKEN="+wire.Redacted) {
 		t.Errorf("stderr %q", opErr.Stderr)
 	}
 	evs := c.sink.Events()

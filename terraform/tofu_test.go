@@ -14,6 +14,7 @@ import (
 
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // dbPassword is the lifecycle configuration's sensitive variable: passed
@@ -301,8 +302,8 @@ func TestFailingApplyWithRealTofu(t *testing.T) {
 			lines = append(lines, e.Details["output"].(string))
 		}
 	}
-	want := []string{progress.Redacted, "export API_TOKEN=" + progress.Redacted, progress.Redacted,
-		progress.Redacted, progress.Redacted, progress.Redacted, "printed"}
+	want := []string{wire.Redacted, "export API_TOKEN=" + wire.Redacted, wire.Redacted,
+		wire.Redacted, wire.Redacted, wire.Redacted, "printed"}
 	if !slices.Equal(lines, want) {
 		t.Errorf("printer's output\n got %q\nwant %q", lines, want)
 	}

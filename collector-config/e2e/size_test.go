@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/log"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // rawEvent emits a progress event the way a driver that is not built on
@@ -33,7 +34,7 @@ func (d *driver) rawEvent(ctx context.Context, typ string, seq int, details attr
 		attribute.String("progress.tenant", "tenant-a"),
 		attribute.Int("progress.sequence", seq),
 	}, extra...)...)
-	d.lp.Logger(progress.ScopeName).Emit(ctx, r)
+	d.lp.Logger(wire.ScopeName).Emit(ctx, r)
 }
 
 // bySequence indexes the bodies of the messages on topic by sequence.
