@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // DefaultGracePeriod is how long a cancelled run may take to stop after
@@ -51,7 +52,7 @@ func newConfig(opts []Option) *config {
 		c.recorder = progress.Default()
 	}
 	if c.tracer == nil {
-		c.tracer = otel.GetTracerProvider().Tracer(ScopeName, trace.WithInstrumentationVersion(progress.Version))
+		c.tracer = otel.GetTracerProvider().Tracer(ScopeName, trace.WithInstrumentationVersion(wire.ScopeVersion))
 	}
 	if c.redactor == nil {
 		c.redactor = progress.DefaultRedactor()
@@ -72,7 +73,7 @@ func WithRecorder(r *progress.Recorder) Option {
 func WithTracerProvider(tp trace.TracerProvider) Option {
 	return func(c *config) {
 		if tp != nil {
-			c.tracer = tp.Tracer(ScopeName, trace.WithInstrumentationVersion(progress.Version))
+			c.tracer = tp.Tracer(ScopeName, trace.WithInstrumentationVersion(wire.ScopeVersion))
 		}
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/progressotel/progressotel/prettyexporter"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // fakePassword is the no_log task's password in testdata/project/site.yml.
@@ -738,7 +739,7 @@ func TestRunBigEvents(t *testing.T) {
 		if e.Details["taskName"] == "Show a large value" {
 			big++
 			msg, _ := e.Details["taskResult"].(map[string]any)["msg"].(string)
-			if !e.Truncated || !strings.HasSuffix(msg, progress.TruncatedSuffix) || !strings.HasPrefix(msg, "xxxx") {
+			if !e.Truncated || !strings.HasSuffix(msg, wire.TruncatedSuffix) || !strings.HasPrefix(msg, "xxxx") {
 				t.Errorf("big result: truncated %v, msg %d bytes", e.Truncated, len(msg))
 			}
 		}
