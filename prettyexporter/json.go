@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
@@ -77,7 +76,7 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 			ts = r.ObservedTimestamp()
 		}
 		b = append(b, `"@timestamp":"`...)
-		b = ts.UTC().AppendFormat(b, time.RFC3339Nano)
+		b = ts.UTC().AppendFormat(b, timestampLayout)
 		b = append(b, `",`...)
 	}
 	b = append(b, `"@version":"1","level":`...)
@@ -256,3 +255,9 @@ func appendDetails(b []byte, d []wireformat.PathValue) []byte {
 	})
 	return append(b, '}')
 }
+
+// timestampLayout is RFC 3339 in UTC with exactly three fractional digits,
+// the collector's @timestamp: fixed width, so that a fixed-format parser
+// reads every line and sorting the strings sorts by time (RFC3339Nano drops
+// trailing zeros, and the dot with them).
+const timestampLayout = "2006-01-02T15:04:05.000Z"

@@ -82,7 +82,7 @@ func TestJSONProgressEvent(t *testing.T) {
 		t.Errorf("scope keys not sorted: %s", buf.String())
 	}
 	want := map[string]any{
-		"@timestamp":             "2026-11-29T13:03:07.412000001Z",
+		"@timestamp":             "2026-11-29T13:03:07.412Z",
 		"@version":               "1",
 		"level":                  "WARN",
 		"logger_name":            wire.ScopeName,
@@ -322,6 +322,37 @@ func TestJSONStreamNamedLikeAField(t *testing.T) {
 		}
 		if objs[0]["stream"] != stream || objs[0]["message"] != stream {
 			t.Errorf("stream %q: %s", stream, buf.String())
+		}
+	}
+}
+
+// TestJSONTimestampHasThreeMillisecondDigits: @timestamp is fixed width,
+// RFC 3339 in UTC with exactly three fractional digits, as the collector
+// writes it, so a fixed-format parser reads every line and the strings sort
+// by time. RFC3339Nano would drop trailing zeros, and at .000 the dot too.
+func TestJSONTimestampHasThreeMillisecondDigits(t *testing.T) {
+	base := time.Date(2026, 11, 29, 14, 3, 5, 0, time.UTC)
+	cases := []struct {
+		ts   time.Time
+		want string
+	}{
+		{base, "2026-11-29T14:03:05.000Z"},
+		{base.Add(120 * time.Millisecond), "2026-11-29T14:03:05.120Z"},
+		{base.Add(100 * time.Millisecond), "2026-11-29T14:03:05.100Z"},
+		{base.Add(time.Millisecond), "2026-11-29T14:03:05.001Z"},
+		{base.Add(999*time.Millisecond + 999999), "2026-11-29T14:03:05.999Z"},
+		{base.Add(500), "2026-11-29T14:03:05.000Z"},
+		{base.In(time.FixedZone("CET", 3600)).Add(20 * time.Millisecond), "2026-11-29T14:03:05.020Z"},
+	}
+	for _, c := range cases {
+		exp, buf := newJSON(t)
+		rec := logtest.RecordFactory{Timestamp: c.ts, Body: attribute.StringValue("hi")}.NewRecord()
+		if err := exp.Export(context.Background(), []sdklog.Record{rec}); err != nil {
+			t.Fatal(err)
+		}
+		got := parseLines(t, buf.String())[0]["@timestamp"]
+		if got != c.want {
+			t.Errorf("%v: @timestamp = %v, want %s", c.ts, got, c.want)
 		}
 	}
 }
