@@ -1,0 +1,208 @@
+package propagation
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"go.opentelemetry.io/contrib/propagators/envcar"
+	otelprop "go.opentelemetry.io/otel/propagation"
+)
+
+// EnvPrefix starts the environment variable name of every tracectx value.
+// It is what the OpenTelemetry environment-variable carrier makes of the
+// header prefix "x-tracectx-", so that a tracectx key without '-', '.' or
+// '_' (every key Ignition knows) has the same variable name here and in any
+// other tool that follows that specification: X_TRACECTX_TRANSACTIONID.
+const EnvPrefix = "X_TRACECTX_"
+
+// envEscape starts an escape in the environment spelling of a key.
+const envEscape = '_'
+
+// EnvName returns the name of the environment variable that carries the
+// tracectx key (without the x-tracectx- prefix, any case): EnvPrefix then
+// the key upper-cased, with '-', '.' and '_' written as '_' and their two
+// hexadecimal digits ("_2D", "_2E", "_5F"), as percent-encoding does with
+// '%'. Environment variable names hold only letters, digits and '_', and a
+// header name such as "x-tracectx-TransactionId" cannot be one as it is.
+//
+//	transactionid   X_TRACECTX_TRANSACTIONID
+//	request-id      X_TRACECTX_REQUEST_2DID
+//	driver_req.id   X_TRACECTX_DRIVER_5FREQ_2EID
+//
+// The error wraps ErrInvalidKey for a key NormalizeKey rejects. EnvKey is
+// the inverse.
+func EnvName(key string) (string, error) {
+	k, err := NormalizeKey(key)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.Grow(len(EnvPrefix) + len(k) + 8)
+	b.WriteString(EnvPrefix)
+	for i := 0; i < len(k); i++ {
+		switch c := k[i]; {
+		case c >= 'a' && c <= 'z':
+			b.WriteByte(c - 'a' + 'A')
+		case c >= '0' && c <= '9':
+			b.WriteByte(c)
+		default: // '-', '.', '_': the only other bytes NormalizeKey accepts
+			fmt.Fprintf(&b, "%c%02X", envEscape, c)
+		}
+	}
+	return b.String(), nil
+}
+
+// EnvKey returns the tracectx key (lower-cased, as NormalizeKey returns it)
+// carried by the environment variable name, and false when name does not
+// start with EnvPrefix or does not decode to a valid key. It is the inverse
+// of EnvName: EnvKey(EnvName(k)) is NormalizeKey(k) for every valid key.
+//
+// Names written by hand or by another tool decode too: an '_' that does not
+// start one of the three escapes is an '_' of the key, so
+// X_TRACECTX_DRIVER_REQUEST_ID carries driver_request_id. Lower-case
+// letters are not accepted: the specification's names are upper-case.
+func EnvKey(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, EnvPrefix)
+	if !ok || rest == "" {
+		return "", false
+	}
+	b := make([]byte, 0, len(rest))
+	for i := 0; i < len(rest); i++ {
+		switch c := rest[i]; {
+		case c >= 'A' && c <= 'Z':
+			b = append(b, c-'A'+'a')
+		case c >= '0' && c <= '9':
+			b = append(b, c)
+		case c == envEscape:
+			if e, ok := envUnescape(rest[i+1:]); ok {
+				b = append(b, e)
+				i += 2
+				continue
+			}
+			b = append(b, '_')
+		default:
+			return "", false
+		}
+	}
+	k, err := NormalizeKey(string(b))
+	if err != nil {
+		return "", false
+	}
+	return k, true
+}
+
+// envUnescape decodes the two hex digits at the start of s when they are
+// one of EnvName's escapes.
+func envUnescape(s string) (byte, bool) {
+	if len(s) < 2 {
+		return 0, false
+	}
+	switch s[:2] {
+	case "2D":
+		return '-', true
+	case "2E":
+		return '.', true
+	case "5F":
+		return '_', true
+	}
+	return 0, false
+}
+
+// EnvCarrier is a TextMapCarrier over environment variables, following the
+// OpenTelemetry specification of environment variables as context
+// propagation carriers (package go.opentelemetry.io/contrib/propagators/envcar):
+// traceparent travels as TRACEPARENT, tracestate as TRACESTATE and baggage
+// as BAGGAGE. tracectx headers, whose names envcar would fold together
+// (x-tracectx-a-b, x-tracectx-a.b and x-tracectx-a_b would all become
+// X_TRACECTX_A_B), travel under EnvName's reversible spelling, so that
+// every key comes back as it went.
+//
+// Get and Keys read the current process's environment, as envcar does:
+// extract once at start-up. Set writes through SetEnv, so that Inject
+// fills the environment of a child process without touching the current
+// one:
+//
+//	env := os.Environ()
+//	propagation.Default().Inject(ctx, propagation.EnvCarrier{SetEnv: func(k, v string) {
+//		env = append(env, k+"="+v)
+//	}})
+//	cmd.Env = env
+//
+// Environment variables can be read by other processes of the same user:
+// do not put secrets in tracectx or baggage.
+type EnvCarrier struct {
+	// SetEnv receives each injected variable, its name already spelt for
+	// the environment. Nil: Set does nothing (an extract-only carrier).
+	SetEnv func(name, value string)
+}
+
+var _ otelprop.TextMapCarrier = EnvCarrier{}
+
+// Get returns the value of the environment variable carrying key, "" when
+// it is unset or key is a tracectx header with an invalid key.
+func (c EnvCarrier) Get(key string) string {
+	if k, ok := tracectxHeader(key); ok {
+		return lookupTraceCtx(k)
+	}
+	return (&envcar.Carrier{}).Get(key)
+}
+
+// lookupTraceCtx returns the value of the variable carrying the tracectx
+// key: its EnvName, else the first name in byte order that EnvKey decodes
+// to the same key (X_TRACECTX_A_B for a_b).
+func lookupTraceCtx(key string) string {
+	name, err := EnvName(key)
+	if err != nil {
+		return ""
+	}
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	k, _ := NormalizeKey(key)
+	var found, value string
+	for _, kv := range os.Environ() {
+		n, v, _ := strings.Cut(kv, "=")
+		if ek, ok := EnvKey(n); ok && ek == k && (found == "" || n < found) {
+			found, value = n, v
+		}
+	}
+	return value
+}
+
+// Set passes key, spelt for the environment, and value to SetEnv. A
+// tracectx header with an invalid key is not set.
+func (c EnvCarrier) Set(key, value string) {
+	if c.SetEnv == nil {
+		return
+	}
+	if k, ok := tracectxHeader(key); ok {
+		if name, err := EnvName(k); err == nil {
+			c.SetEnv(name, value)
+		}
+		return
+	}
+	(&envcar.Carrier{SetEnvFunc: c.SetEnv}).Set(key, value)
+}
+
+// Keys lists the carrier keys present in the environment: each tracectx
+// variable as its header name ("x-tracectx-transactionid"), and every
+// other variable whose name is already in the specification's spelling
+// as it is.
+func (c EnvCarrier) Keys() []string {
+	keys := (&envcar.Carrier{}).Keys()
+	for i, name := range keys {
+		if k, ok := EnvKey(name); ok {
+			keys[i] = HeaderPrefix + k
+		}
+	}
+	return keys
+}
+
+// tracectxHeader returns the key of a tracectx header name.
+func tracectxHeader(key string) (string, bool) {
+	if len(key) <= len(HeaderPrefix) || !strings.EqualFold(key[:len(HeaderPrefix)], HeaderPrefix) {
+		return "", false
+	}
+	return key[len(HeaderPrefix):], true
+}
