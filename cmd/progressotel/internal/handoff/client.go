@@ -1,0 +1,61 @@
+package handoff
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+)
+
+// RejectedError is the run's answer to a request it did not accept.
+type RejectedError struct {
+	Message string
+	Invalid bool // invalid input, as opposed to a failure of the run
+}
+
+func (e *RejectedError) Error() string { return e.Message }
+
+// Unwrap lets errors.Is(err, ErrInvalid) tell invalid input.
+func (e *RejectedError) Unwrap() error {
+	if e.Invalid {
+		return ErrInvalid
+	}
+	return nil
+}
+
+// ErrUnreachable wraps the error of a request that never reached a run:
+// no socket, a refused connection, or a peer that stopped answering. The
+// caller then records the event some other way.
+var ErrUnreachable = errors.New("handoff: the run is not reachable")
+
+// Send sends one request (a JSON object, without a newline) to the run
+// listening on path and waits, at most timeout, for its answer. It returns
+// nil when the run accepted it, a *RejectedError when it did not, and an
+// error wrapping ErrUnreachable when the request may not have been
+// received. A request whose answer did not arrive in time is reported as
+// unreachable too, although the run may have recorded it.
+func Send(path string, request []byte, timeout time.Duration) error {
+	conn, err := net.DialTimeout("unix", path, timeout)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUnreachable, err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(timeout))
+	if _, err := conn.Write(append(request, '\n')); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnreachable, err)
+	}
+	line, err := readLine(bufio.NewReader(conn), 64<<10)
+	if err != nil {
+		return fmt.Errorf("%w: no answer: %w", ErrUnreachable, err)
+	}
+	var a answer
+	if err := json.Unmarshal(line, &a); err != nil {
+		return fmt.Errorf("%w: unreadable answer: %w", ErrUnreachable, err)
+	}
+	if !a.OK {
+		return &RejectedError{Message: a.Error, Invalid: a.Invalid}
+	}
+	return nil
+}
