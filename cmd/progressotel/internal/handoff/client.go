@@ -25,17 +25,21 @@ func (e *RejectedError) Unwrap() error {
 	return nil
 }
 
-// ErrUnreachable wraps the error of a request that never reached a run:
-// no socket, a refused connection, or a peer that stopped answering. The
-// caller then records the event some other way.
+// ErrUnreachable wraps the error of a request that was not sent: no
+// socket, or a refused connection (the run has ended). The caller may
+// record the event some other way.
 var ErrUnreachable = errors.New("handoff: the run is not reachable")
+
+// ErrNoAnswer wraps the error of a request that was sent, or partly sent,
+// and not answered in time: the run may or may not have recorded it, so
+// recording it again could duplicate it.
+var ErrNoAnswer = errors.New("handoff: no answer from the run")
 
 // Send sends one request (a JSON object, without a newline) to the run
 // listening on path and waits, at most timeout, for its answer. It returns
-// nil when the run accepted it, a *RejectedError when it did not, and an
-// error wrapping ErrUnreachable when the request may not have been
-// received. A request whose answer did not arrive in time is reported as
-// unreachable too, although the run may have recorded it.
+// nil when the run accepted it, a *RejectedError when it did not, an error
+// wrapping ErrUnreachable when the request was not sent, and one wrapping
+// ErrNoAnswer when it was sent and not answered.
 func Send(path string, request []byte, timeout time.Duration) error {
 	conn, err := net.DialTimeout("unix", path, timeout)
 	if err != nil {
@@ -44,15 +48,15 @@ func Send(path string, request []byte, timeout time.Duration) error {
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(timeout))
 	if _, err := conn.Write(append(request, '\n')); err != nil {
-		return fmt.Errorf("%w: %w", ErrUnreachable, err)
+		return fmt.Errorf("%w: %w", ErrNoAnswer, err)
 	}
 	line, err := readLine(bufio.NewReader(conn), 64<<10)
 	if err != nil {
-		return fmt.Errorf("%w: no answer: %w", ErrUnreachable, err)
+		return fmt.Errorf("%w: %w", ErrNoAnswer, err)
 	}
 	var a answer
 	if err := json.Unmarshal(line, &a); err != nil {
-		return fmt.Errorf("%w: unreadable answer: %w", ErrUnreachable, err)
+		return fmt.Errorf("%w: unreadable answer: %w", ErrNoAnswer, err)
 	}
 	if !a.OK {
 		return &RejectedError{Message: a.Error, Invalid: a.Invalid}

@@ -89,9 +89,10 @@ func TestOversizedRequestIsRefusedUnhandled(t *testing.T) {
 	called := false
 	s := startServer(t, func(context.Context, []byte) error { called = true; return nil })
 	err := Send(s.Path(), []byte(strings.Repeat("x", MaxRequestBytes+1)), 5*time.Second)
-	if err == nil || errors.Is(err, ErrUnreachable) && !strings.Contains(err.Error(), "no answer") {
-		// The server answers with an error, or closes while the
-		// client is still writing; both are fine, acceptance is not.
+	// The server answers with an error, or closes while the client is
+	// still writing; both are fine, acceptance is not.
+	var rej *RejectedError
+	if !errors.As(err, &rej) && !errors.Is(err, ErrNoAnswer) {
 		t.Fatalf("oversized request: %v", err)
 	}
 	if called {
@@ -180,7 +181,7 @@ func TestAnotherUserIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatalf("helper: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "unreachable") {
+	if !strings.Contains(string(out), "unanswered") {
 		t.Fatalf("another user's request was answered: %s", out)
 	}
 	if handled || s.Stats().Refused != 1 {
@@ -192,8 +193,8 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv("HANDOFF_CONNECT"); path != "" {
 		err := Send(path, []byte(`{"forged":true}`), 5*time.Second)
 		switch {
-		case errors.Is(err, ErrUnreachable):
-			fmt.Println("unreachable:", err)
+		case errors.Is(err, ErrNoAnswer):
+			fmt.Println("unanswered:", err)
 		default:
 			fmt.Println("answered:", err)
 		}

@@ -1,0 +1,257 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/log"
+
+	"github.com/progressotel/progressotel/propagation"
+)
+
+// DefaultShutdownTimeout bounds the flush of telemetry at the end of a
+// command: what a collector outage can add to a run's or an emit's time.
+const DefaultShutdownTimeout = 5 * time.Second
+
+// Environment variables of progressotel's own.
+const (
+	envOutput          = "PROGRESSOTEL_OUTPUT"
+	envShutdownTimeout = "PROGRESSOTEL_SHUTDOWN_TIMEOUT"
+)
+
+// commonOptions are the flags of run, emit and transition.
+type commonOptions struct {
+	envelope        envelopeFlags
+	tracectx        pairs
+	output          string
+	shutdownTimeout time.Duration
+}
+
+func (o *commonOptions) register(fs *flag.FlagSet) {
+	o.envelope.register(fs)
+	fs.Var(&o.tracectx, "tracectx", "add the tracectx `key=value` of the request (repeatable): key without the x-tracectx- prefix, such as transactionid")
+	fs.StringVar(&o.output, "output", os.Getenv(envOutput), "write the pretty, json and console exporters' output to `path` (appended) instead of stderr or stdout ("+envOutput+")")
+	timeout := DefaultShutdownTimeout
+	if d, err := time.ParseDuration(os.Getenv(envShutdownTimeout)); err == nil && d > 0 {
+		timeout = d
+	}
+	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", timeout, "the longest wait for telemetry to be flushed at the end, however the collector behaves ("+envShutdownTimeout+")")
+}
+
+func (o *commonOptions) check() error {
+	if o.shutdownTimeout <= 0 {
+		return invalidf("--shutdown-timeout must be positive")
+	}
+	for _, p := range o.tracectx {
+		if _, err := propagation.NormalizeKey(p.key); err != nil {
+			return fmt.Errorf("%w: --tracectx %s: %w", errInvalid, p.key, err)
+		}
+		if _, err := propagation.NormalizeValue(p.value); err != nil {
+			return fmt.Errorf("%w: --tracectx %s: %w", errInvalid, p.key, err)
+		}
+	}
+	return o.envelope.check()
+}
+
+// envelopeFlags are the envelope of the events: who emits them, about
+// which resource, for which tenant.
+type envelopeFlags struct {
+	component, componentVersion                              string
+	resourceType, resourceID, resourceNamespace, resourceUID string
+	tenant, organization, project                            string
+	scope                                                    pairs
+	generation                                               int64
+}
+
+func (e *envelopeFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&e.component, "component", "", "the emitting driver or component's `name` (progress.component.name)")
+	fs.StringVar(&e.componentVersion, "component-version", "", "its `version`")
+	fs.StringVar(&e.resourceType, "resource-type", "", "the managed resource's `type` (progress.resource.type)")
+	fs.StringVar(&e.resourceID, "resource-id", "", "the managed resource's `id` or name")
+	fs.StringVar(&e.resourceNamespace, "resource-namespace", "", "the managed resource's `namespace`")
+	fs.StringVar(&e.resourceUID, "resource-uid", "", "the managed resource's `uid`")
+	fs.StringVar(&e.tenant, "tenant", "", "the `tenant`: scope key tenant, the collector's routing key (progress.tenant)")
+	fs.StringVar(&e.organization, "organization", "", "scope key `organization` (the tenant when --tenant is not given)")
+	fs.StringVar(&e.project, "project", "", "scope key `project`")
+	fs.Var(&e.scope, "scope", "add a tenant scope `key=value` (repeatable)")
+	fs.Int64Var(&e.generation, "observed-generation", 0, "`n`, the resource's metadata.generation")
+}
+
+func (e *envelopeFlags) check() error {
+	if e.generation < 0 {
+		return invalidf("--observed-generation must not be negative")
+	}
+	for _, p := range e.scope {
+		if p.key == "" {
+			return invalidf("--scope %q: empty key", p.key+"="+p.value)
+		}
+	}
+	return nil
+}
+
+func (e *envelopeFlags) envelope() envelope {
+	out := envelope{
+		ObservedGeneration: e.generation,
+	}
+	out.Component.Name, out.Component.Version = e.component, e.componentVersion
+	out.Resource.Type, out.Resource.ID = e.resourceType, e.resourceID
+	out.Resource.Namespace, out.Resource.UID = e.resourceNamespace, e.resourceUID
+	scope := map[string]string{}
+	for _, p := range e.scope {
+		scope[p.key] = p.value
+	}
+	for k, v := range map[string]string{"tenant": e.tenant, "organization": e.organization, "project": e.project} {
+		if v != "" {
+			scope[k] = v
+		}
+	}
+	if len(scope) > 0 {
+		out.Scope = scope
+	}
+	return out
+}
+
+// pair is a key=value flag value.
+type pair struct{ key, value string }
+
+// pairs is a repeatable key=value flag.
+type pairs []pair
+
+func (p *pairs) String() string {
+	if p == nil {
+		return ""
+	}
+	s := make([]string, len(*p))
+	for i, kv := range *p {
+		s[i] = kv.key + "=" + kv.value
+	}
+	return strings.Join(s, ",")
+}
+
+func (p *pairs) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok {
+		return fmt.Errorf("%q is not key=value", s)
+	}
+	*p = append(*p, pair{strings.TrimSpace(k), v})
+	return nil
+}
+
+// details builds the details of emit from --details (a JSON object, @file
+// or - for stdin) and the --detail pairs, which win.
+func buildDetails(raw string, extra pairs, stdin io.Reader) (json.RawMessage, error) {
+	var text []byte
+	switch {
+	case raw == "-":
+		b, err := io.ReadAll(io.LimitReader(stdin, maxDetailsInput+1))
+		if err != nil {
+			return nil, invalidf("--details -: %v", err)
+		}
+		text = b
+	case strings.HasPrefix(raw, "@"):
+		f, err := os.Open(raw[1:])
+		if err != nil {
+			return nil, invalidf("--details %s: %v", raw, err)
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, maxDetailsInput+1))
+		if err != nil {
+			return nil, invalidf("--details %s: %v", raw, err)
+		}
+		text = b
+	default:
+		text = []byte(raw)
+	}
+	if len(text) > maxDetailsInput {
+		return nil, invalidf("details longer than %d bytes", maxDetailsInput)
+	}
+	obj, err := decodeDetails(text)
+	if err != nil {
+		return nil, err
+	}
+	if len(extra) == 0 {
+		return json.RawMessage(text), nil
+	}
+	merged := map[string]json.RawMessage{}
+	if len(strings.TrimSpace(string(text))) > 0 && len(obj) > 0 {
+		if err := json.Unmarshal(text, &merged); err != nil {
+			return nil, invalidf("details: %v", err)
+		}
+	}
+	for _, p := range extra {
+		if k, ok := strings.CutSuffix(p.key, ":"); ok { // key:=json
+			var v any
+			if err := json.Unmarshal([]byte(p.value), &v); err != nil {
+				return nil, invalidf("--detail %s:=%s: not a JSON value: %v", k, p.value, err)
+			}
+			merged[k] = json.RawMessage(p.value)
+			continue
+		}
+		b, _ := json.Marshal(p.value)
+		merged[p.key] = b
+	}
+	return json.Marshal(merged)
+}
+
+// maxDetailsInput bounds the details read from a file or stdin, as the
+// hand-off bounds a request.
+const maxDetailsInput = 512 << 10
+
+// parseSeverity reads --severity: a level name or a severity number.
+func parseSeverity(s string) (log.Severity, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "info":
+		return log.SeverityInfo, nil
+	case "trace":
+		return log.SeverityTrace, nil
+	case "debug":
+		return log.SeverityDebug, nil
+	case "warn", "warning":
+		return log.SeverityWarn, nil
+	case "error":
+		return log.SeverityError, nil
+	case "fatal":
+		return log.SeverityFatal, nil
+	}
+	if n, err := strconv.Atoi(s); err == nil && n >= 1 && n <= int(log.SeverityFatal4) {
+		return log.Severity(n), nil
+	}
+	return 0, invalidf("--severity %q: want trace, debug, info, warn, error, fatal or a number from 1 to 24", s)
+}
+
+// severityNames are the values --severity completes to.
+var severityNames = []string{"trace", "debug", "info", "warn", "error", "fatal"}
+
+// parseTime reads --time: RFC 3339, empty for now.
+func parseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Now(), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, invalidf("--time %q: not an RFC 3339 time", s)
+	}
+	return t, nil
+}
+
+// parseFlags parses args with fs, whose errors go to stderr, and reports
+// the usage error as errInvalid; -h and --help as flag.ErrHelp.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		return err
+	default:
+		return fmt.Errorf("%w: %w", errInvalid, err)
+	}
+}

@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"go.opentelemetry.io/otel/log"
+
+	"github.com/progressotel/progressotel/progress"
+)
+
+// protocolVersion is the version of message a run understands.
+const protocolVersion = 1
+
+// Kinds of message.
+const (
+	kindEvent      = "event"
+	kindTransition = "transition"
+)
+
+// message is one event or transition, as emit and transition check it,
+// send it to the enclosing run and record it. Its JSON form is the
+// hand-off protocol: the run and its emits are the same binary, but a
+// child may run another version of it, so unknown versions are refused.
+type message struct {
+	V    int       `json:"v"`
+	Kind string    `json:"kind"`
+	Time time.Time `json:"time"`
+
+	// An event.
+	Type     string          `json:"type,omitempty"`
+	Details  json.RawMessage `json:"details,omitempty"` // a JSON object
+	Severity log.Severity    `json:"severity,omitempty"`
+
+	// A transition.
+	Stream   string     `json:"stream,omitempty"`
+	Status   string     `json:"status,omitempty"`
+	Reason   string     `json:"reason,omitempty"`
+	Message  string     `json:"message,omitempty"`
+	Previous *condition `json:"previous,omitempty"`
+
+	Envelope envelope `json:"envelope,omitzero"`
+
+	// Carrier holds the emitter's trace context, baggage and tracectx
+	// as propagation.Default() injects them (traceparent, baggage,
+	// x-tracectx-*): the run records the event in that context.
+	Carrier map[string]string `json:"carrier,omitempty"`
+}
+
+type condition struct {
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// envelope is progress.Envelope in the message's JSON.
+type envelope struct {
+	Component          progress.Component `json:"component,omitzero"`
+	Resource           progress.Resource  `json:"resource,omitzero"`
+	Scope              map[string]string  `json:"scope,omitempty"`
+	ObservedGeneration int64              `json:"observedGeneration,omitempty"`
+}
+
+func (e envelope) progress() progress.Envelope {
+	return progress.Envelope{Component: e.Component, Resource: e.Resource, Scope: e.Scope, ObservedGeneration: e.ObservedGeneration}
+}
+
+// inherit fills what e leaves unset from the run's envelope: the component
+// and the resource each as a whole (an emit that names a resource names
+// all of it), the scope key by key, the generation.
+func (e envelope) inherit(run envelope) envelope {
+	if e.Component == (progress.Component{}) {
+		e.Component = run.Component
+	}
+	if e.Resource == (progress.Resource{}) {
+		e.Resource = run.Resource
+	}
+	if len(run.Scope) > 0 {
+		scope := make(map[string]string, len(run.Scope)+len(e.Scope))
+		for k, v := range run.Scope {
+			scope[k] = v
+		}
+		for k, v := range e.Scope {
+			scope[k] = v
+		}
+		e.Scope = scope
+	}
+	if e.ObservedGeneration == 0 {
+		e.ObservedGeneration = run.ObservedGeneration
+	}
+	return e
+}
+
+// errInvalid marks invalid input: exit status 2, nothing emitted.
+var errInvalid = errors.New("invalid input")
+
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errInvalid, fmt.Sprintf(format, args...))
+}
+
+// validate checks m the way the Recorder will, so that invalid input is
+// refused before anything is sent or set up.
+func (m *message) validate() error {
+	if m.V != protocolVersion {
+		return invalidf("message version %d, this progressotel speaks %d", m.V, protocolVersion)
+	}
+	switch m.Kind {
+	case kindEvent:
+		if _, _, err := progress.ParseType(m.Type); err != nil {
+			return fmt.Errorf("%w: %w", errInvalid, err)
+		}
+		if _, err := decodeDetails(m.Details); err != nil {
+			return err
+		}
+		if m.Severity < 0 || m.Severity > log.SeverityFatal4 {
+			return invalidf("severity %d out of range", m.Severity)
+		}
+	case kindTransition:
+		if err := progress.ValidateStream(m.Stream); err != nil {
+			return fmt.Errorf("%w: %w", errInvalid, err)
+		}
+		if m.Status == "" {
+			return invalidf("a transition needs a status (--status)")
+		}
+		if m.Previous != nil && m.Previous.Status == "" {
+			return invalidf("a previous condition needs a status (--previous-status)")
+		}
+	default:
+		return invalidf("unknown message kind %q", m.Kind)
+	}
+	return nil
+}
+
+// record records m through rec in ctx.
+func (m *message) record(ctx context.Context, rec *progress.Recorder, env envelope) error {
+	switch m.Kind {
+	case kindEvent:
+		details, err := decodeDetails(m.Details)
+		if err != nil {
+			return err
+		}
+		return rec.Record(ctx, progress.Event{
+			Type: m.Type, Details: details, Severity: m.Severity, Time: m.Time, Envelope: env.progress(),
+		})
+	case kindTransition:
+		t := progress.Transition{
+			Stream:    m.Stream,
+			Condition: progress.Condition{Status: m.Status, Reason: m.Reason, Message: m.Message},
+			Time:      m.Time,
+			Envelope:  env.progress(),
+		}
+		if m.Previous != nil {
+			t.Previous = &progress.Condition{Status: m.Previous.Status, Reason: m.Previous.Reason, Message: m.Previous.Message}
+		}
+		return rec.RecordTransition(ctx, t)
+	}
+	return invalidf("unknown message kind %q", m.Kind)
+}
+
+// decodeDetails decodes a JSON object into the values a Go driver would
+// pass: integers as int64 (so 3 stays 3, not 3.0), other numbers as
+// float64, nested maps and slices. Empty input is no details.
+func decodeDetails(raw json.RawMessage) (map[string]any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return map[string]any{}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, invalidf("details are not valid JSON: %v", err)
+	}
+	if dec.More() {
+		return nil, invalidf("details hold more than one JSON value")
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, invalidf("details must be a JSON object, not %s", jsonKind(v))
+	}
+	return numbers(obj).(map[string]any), nil
+}
+
+// numbers replaces each json.Number by an int64 when it is an integer that
+// fits, else by a float64.
+func numbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = numbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = numbers(e)
+		}
+	case json.Number:
+		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return i
+		}
+		if f, err := strconv.ParseFloat(string(x), 64); err == nil && !math.IsInf(f, 0) {
+			return f
+		}
+		return string(x) // beyond float64: keep its text
+	}
+	return v
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
+}

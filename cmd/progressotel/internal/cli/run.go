@@ -1,0 +1,221 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	otelprop "go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/progressotel/progressotel/cmd/progressotel/internal/handoff"
+	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/propagation"
+)
+
+// ScopeName is the instrumentation scope of the run's span.
+const ScopeName = "github.com/progressotel/progressotel/cmd/progressotel"
+
+// DefaultFailureCode is the failureCode of OperationFailed when the
+// command fails: Ignition's code for a failure it cannot tell more about.
+const DefaultFailureCode = "INTERNAL_ERROR"
+
+type runOptions struct {
+	commonOptions
+	operation   string
+	failureCode string
+	adapter     string
+	lines       bool
+	linesType   string
+}
+
+func newRunFlags() (*flag.FlagSet, *runOptions) {
+	o := &runOptions{}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.StringVar(&o.operation, "operation", "", "the operation's `name`: the span's name and the operation of the common events, such as Install (default: the command's name)")
+	fs.StringVar(&o.failureCode, "failure-code", DefaultFailureCode, "the failureCode of common/OperationFailed when the command fails: an Ignition failure `code`")
+	fs.StringVar(&o.adapter, "adapter", "auto", "how the command's run is reported: auto (the adapter that knows the command, else command), command or none (operation events only, and --lines), or an adapter's `name`"+adapterList())
+	fs.BoolVar(&o.lines, "lines", false, "record each line of the command's stdout and stderr as an event (the generic adapter); the lines are still passed through")
+	fs.StringVar(&o.linesType, "lines-type", DefaultLinesType, "the progressEventType of each line with --lines: a `group/Name`")
+	o.commonOptions.register(fs)
+	return fs, o
+}
+
+var runCommand = &command{
+	name:     "run",
+	synopsis: "run a command inside a span, as an operation with its progress events",
+	usage:    "progressotel run [flags] -- COMMAND [ARGS...]",
+	description: `Runs COMMAND inside a span named after the operation, framed by
+common/OperationStarted and common/OperationCompleted or
+common/OperationFailed. Commands an adapter knows (see --adapter) have their
+own events and spans, live; any other command gets the operation events
+and, with --lines, one event per output line.
+
+The command's environment gets the run's trace context: TRACEPARENT,
+TRACESTATE, BAGGAGE and the tracectx values as X_TRACECTX_*, so that what it
+starts joins the trace; and PROGRESSOTEL_SOCKET, through which 'progressotel
+emit' and 'progressotel transition' hand their events to the run (one
+sequence, no exporter per emit).
+
+Exit status: always the command's. When it was killed by a signal,
+progressotel kills itself with the same signal (SIGHUP, SIGINT, SIGTERM,
+SIGKILL) or exits with 128+N (any other). 126 and 127 when it cannot be
+started or is not found, 2 for invalid flags. SIGTERM, SIGHUP, SIGUSR1 and
+SIGUSR2 are forwarded to the command; SIGINT and SIGQUIT only when they
+cannot have come from the terminal, which sent them to the command already.
+A collector that is down or hangs delays the exit by --shutdown-timeout at
+most.`,
+	flags: func() *flag.FlagSet { fs, _ := newRunFlags(); return fs },
+	env:   runEnv,
+}
+
+func runRun(ctx context.Context, args []string, stdio stdio) Status {
+	// Signals first: from here on a SIGTERM is forwarded to the
+	// command, not fatal to progressotel.
+	sup := newSupervisor()
+	defer sup.stop()
+
+	fs, o := newRunFlags()
+	if st, done := parseCommand(runCommand, fs, args, stdio); done {
+		return st
+	}
+	argv := fs.Args()
+	if len(argv) == 0 {
+		return usageError(runCommand, stdio.stderr, invalidf("no command to run"))
+	}
+	if err := o.check(); err != nil {
+		return usageError(runCommand, stdio.stderr, err)
+	}
+	adapter, err := chooseAdapter(o.adapter, argv)
+	if err != nil {
+		return usageError(runCommand, stdio.stderr, err)
+	}
+	if o.lines {
+		if _, _, err := progress.ParseType(o.linesType); err != nil {
+			return usageError(runCommand, stdio.stderr, fmt.Errorf("%w: --lines-type: %w", errInvalid, err))
+		}
+	}
+	if o.operation == "" {
+		o.operation = filepath.Base(argv[0])
+	}
+	env := o.envelope.envelope()
+	logger := slog.New(slog.NewTextHandler(stdio.stderr, &slog.HandlerOptions{Level: slog.LevelWarn,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		}})).With("prog", "progressotel")
+
+	ctx = contextFromEnv(ctx, o.tracectx)
+	setting := exporters()
+	if setting == exportersUnset {
+		warnf(stdio.stderr, "%s", noExporterWarning)
+	}
+	tel, err := setupTelemetry(ctx, &o.commonOptions, setting == exportersSet, true, stdio.stderr)
+	if err != nil {
+		warnf(stdio.stderr, "telemetry: %v: the command runs without it", err)
+	}
+	var tp trace.TracerProvider = noop.NewTracerProvider()
+	if tel != nil {
+		tp = tel.tel.TracerProvider()
+	}
+	ctx, span := tp.Tracer(ScopeName, trace.WithInstrumentationVersion(progress.Version)).Start(ctx, o.operation,
+		trace.WithAttributes(attribute.String("process.executable.name", filepath.Base(argv[0])),
+			attribute.String("progressotel.adapter", adapter.Name())))
+	rec := progress.Default()
+
+	// The socket for the child's emits. Without it they export
+	// directly, which still works.
+	var srv *handoff.Server
+	srvDone := make(chan struct{})
+	if s, err := handoff.Listen(""); err != nil {
+		warnf(stdio.stderr, "no socket for emits: %v", err)
+		close(srvDone)
+	} else {
+		srv = s
+		h := &emitHandler{ctx: ctx, rec: rec, env: env}
+		go func() { defer close(srvDone); _ = srv.Serve(ctx, h.handle) }()
+	}
+
+	inv := &Invocation{
+		Argv: argv, Env: childEnv(ctx, os.Environ(), srv), Operation: o.operation, FailureCode: o.failureCode,
+		Envelope: env.progress(), Recorder: rec, TracerProvider: tp,
+		Stdin: stdio.stdin, Stdout: stdio.stdout, Stderr: stdio.stderr, Logger: logger,
+		Lines: LinesOptions{Enabled: o.lines, Type: o.linesType}, sup: sup,
+	}
+	st := adapter.Run(ctx, inv)
+
+	// From here on a signal cuts the telemetry shutdown short.
+	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
+	defer cancel()
+	sup.onSignalAfterExit(cancel)
+	if srv != nil {
+		_ = srv.Close()
+		<-srvDone
+	}
+	span.SetAttributes(attribute.Int("process.exit.code", st.ExitCode()))
+	if st.Signal != 0 {
+		span.SetAttributes(attribute.String("process.exit.signal", signalName(st.Signal)))
+	}
+	if !st.OK() {
+		span.SetStatus(codes.Error, filepath.Base(argv[0])+" "+st.String())
+	}
+	span.End()
+	tel.shutdown(sctx, stdio.stderr)
+	return st
+}
+
+// childEnv is env without the trace context, tracectx and socket it may
+// hold from an enclosing run, with those of ctx and srv.
+func childEnv(ctx context.Context, env []string, srv *handoff.Server) []string {
+	out := make([]string, 0, len(env)+8)
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case name == "TRACEPARENT", name == "TRACESTATE", name == "BAGGAGE", name == handoff.EnvSocket,
+			strings.HasPrefix(name, propagation.EnvPrefix):
+			continue
+		}
+		out = append(out, kv)
+	}
+	propagation.Default().Inject(ctx, propagation.EnvCarrier{SetEnv: func(k, v string) {
+		out = append(out, k+"="+v)
+	}})
+	if srv != nil {
+		out = append(out, handoff.EnvSocket+"="+srv.Path())
+	}
+	return out
+}
+
+// emitHandler records the events the child's emits hand over.
+type emitHandler struct {
+	ctx context.Context // the run's: its span, baggage and tracectx
+	rec *progress.Recorder
+	env envelope
+}
+
+func (h *emitHandler) handle(_ context.Context, req []byte) error {
+	var m message
+	if err := json.Unmarshal(req, &m); err != nil {
+		return fmt.Errorf("%w: %v", handoff.ErrInvalid, err)
+	}
+	if err := m.validate(); err != nil {
+		return fmt.Errorf("%w: %v", handoff.ErrInvalid, err)
+	}
+	// The emitter's context over the run's: the same span unless it
+	// was given another TRACEPARENT, the run's tracectx plus its own.
+	ctx := propagation.Default().Extract(h.ctx, otelprop.MapCarrier(m.Carrier))
+	if err := m.record(ctx, h.rec, m.Envelope.inherit(h.env)); err != nil {
+		return fmt.Errorf("%w: %v", handoff.ErrInvalid, err)
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+//go:build unix
+
+package cli
+
+import (
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// forwardAlways are forwarded to the child whatever the terminal.
+var forwardAlways = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2}
+
+// forwardWithoutTerminal are forwarded only when they cannot have come from
+// the terminal (see fromTerminal): a terminal sends them to its whole
+// foreground process group, the child included.
+var forwardWithoutTerminal = []os.Signal{syscall.SIGINT, syscall.SIGQUIT}
+
+// reraisable are the signals the Go runtime lets a process die of once
+// their notification is reset: the others it ignores (SIGUSR1, SIGPIPE,
+// ...) or turns into a crash with a stack dump (SIGQUIT, SIGABRT, ...), so
+// for them progressotel exits with 128+N, which is what a shell reports
+// for a death by signal N anyway.
+var reraisable = map[syscall.Signal]bool{
+	syscall.SIGHUP: true, syscall.SIGINT: true, syscall.SIGTERM: true, syscall.SIGKILL: true,
+}
+
+// reraise kills the process with sig when it can; it returns when it
+// could not (the caller then exits with 128+N).
+func reraise(sig syscall.Signal) {
+	if !reraisable[sig] {
+		return
+	}
+	signal.Reset(sig)
+	if err := syscall.Kill(os.Getpid(), sig); err != nil {
+		return
+	}
+	// The signal is delivered at once unless it is ignored (inherited
+	// SIG_IGN, as under nohup): then fall back to the exit code.
+	time.Sleep(time.Second)
+}
+
+// fromTerminal reports whether a SIGINT or SIGQUIT received now may have
+// come from the controlling terminal: there is one, and this process is in
+// its foreground process group, so the child (which shares the group) got
+// the same signal from it. With no controlling terminal (a CI job, a
+// service, a driver's subprocess), or in a background job, the signal was
+// sent to progressotel alone and must be forwarded.
+func fromTerminal() bool {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDONLY, 0)
+	if err != nil {
+		return false // ENXIO: no controlling terminal
+	}
+	defer tty.Close()
+	fg, err := unix.IoctlGetInt(int(tty.Fd()), unix.TIOCGPGRP)
+	return err == nil && fg == unix.Getpgrp()
+}
+
+func signalName(s syscall.Signal) string {
+	name := unix.SignalName(s)
+	if name == "" {
+		return strings.TrimSpace(s.String())
+	}
+	return name
+}

@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/resource"
+
+	"github.com/progressotel/progressotel/otelbridge"
+	"github.com/progressotel/progressotel/otelbridge/sdkparts"
+	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/propagation"
+)
+
+// exporterSetting says what the environment configures.
+type exporterSetting int
+
+const (
+	exportersUnset    exporterSetting = iota // nothing: warn, export nothing
+	exportersDisabled                        // OTEL_SDK_DISABLED=true or OTEL_LOGS_EXPORTER=none: export nothing, quietly
+	exportersSet                             // OTEL_LOGS_EXPORTER or an OTLP endpoint
+)
+
+// exporters reads the environment the way otelbridge.Setup does, to tell
+// whether anything is configured at all: Setup's own default (pretty or
+// JSON lines) suits a program, not a wrapper whose stdout is the child's.
+func exporters() exporterSetting {
+	if strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true") {
+		return exportersDisabled
+	}
+	switch v := strings.TrimSpace(os.Getenv("OTEL_LOGS_EXPORTER")); {
+	case strings.EqualFold(v, otelbridge.ExporterNone):
+		return exportersDisabled
+	case v != "":
+		return exportersSet
+	}
+	if os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT") != "" {
+		return exportersSet
+	}
+	return exportersUnset
+}
+
+// noExporterWarning is the one line printed when nothing is configured.
+const noExporterWarning = "no exporter configured (set OTEL_LOGS_EXPORTER, or OTEL_EXPORTER_OTLP_ENDPOINT for a collector): nothing is exported"
+
+// telemetry is what a command set up: the SDK, and where its local
+// output goes.
+type telemetry struct {
+	tel    *otelbridge.Telemetry
+	output *os.File // --output, closed by shutdown
+}
+
+// setupTelemetry sets up the SDK for a command. export false sets it up
+// with no exporter (a run still needs real span ids for its child).
+// Errors of the OpenTelemetry SDK (failed exports) are printed on stderr,
+// a few at most.
+func setupTelemetry(ctx context.Context, o *commonOptions, export, spans bool, stderr io.Writer, extra ...otelbridge.Option) (*telemetry, error) {
+	otel.SetErrorHandler(newErrorPrinter(stderr, 3))
+	name := o.envelope.component
+	if name == "" {
+		name = "progressotel"
+	}
+	opts := []otelbridge.Option{
+		otelbridge.WithResource(resource.NewSchemaless(attribute.String("service.name", name))),
+	}
+	if !export {
+		opts = append(opts, otelbridge.WithExporters(otelbridge.ExporterNone))
+	}
+	if !spans {
+		opts = append(opts, otelbridge.WithoutTracerProvider())
+	}
+	t := &telemetry{}
+	if o.output != "" && export {
+		f, err := os.OpenFile(o.output, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("--output: %w", err)
+		}
+		t.output = f
+		opts = append(opts, otelbridge.WithWriter(f))
+	}
+	tel, err := otelbridge.Setup(ctx, append(opts, extra...)...)
+	if err != nil {
+		if t.output != nil {
+			t.output.Close()
+		}
+		return nil, err
+	}
+	t.tel = tel
+	return t, nil
+}
+
+// shutdown flushes within timeout, or until ctx ends (a signal after the
+// child's exit), and reports on stderr what could not be exported.
+func (t *telemetry) shutdown(ctx context.Context, stderr io.Writer) {
+	if t == nil {
+		return
+	}
+	err := t.tel.Shutdown(ctx)
+	if t.output != nil {
+		_ = t.output.Close()
+	}
+	var lost *sdkparts.LostRecordsError
+	switch {
+	case err == nil:
+		if st := t.tel.Stats(); st.Dropped > 0 {
+			warnf(stderr, "telemetry: %d records lost (%d queue full, %d export failed), %d of them reported in the stream", st.Dropped, st.QueueFull, st.ExportFailed, st.Reported)
+		}
+	case errors.As(err, &lost):
+		st := t.tel.Stats()
+		warnf(stderr, "telemetry: %d records lost (%d not flushed before the shutdown deadline): %v", st.Dropped, st.Shutdown+lost.Unflushed, err)
+	default:
+		warnf(stderr, "telemetry: shutdown: %v", err)
+	}
+}
+
+// recorder is the Recorder Setup installed.
+func (t *telemetry) recorder() *progress.Recorder { return progress.Default() }
+
+// contextFromEnv returns ctx with the trace context, baggage and tracectx
+// of the environment (TRACEPARENT, TRACESTATE, BAGGAGE, X_TRACECTX_*) and
+// the --tracectx values, which win.
+func contextFromEnv(ctx context.Context, tracectx pairs) context.Context {
+	ctx = propagation.Default().Extract(ctx, propagation.EnvCarrier{})
+	for _, p := range tracectx {
+		ctx, _ = propagation.WithValue(ctx, p.key, p.value) // checked by commonOptions.check
+	}
+	return ctx
+}
+
+// errorPrinter prints the first few errors of the OpenTelemetry SDK and
+// says when it stops: during a collector outage every export fails, and
+// the child's stderr is no place for a flood.
+type errorPrinter struct {
+	mu    sync.Mutex
+	w     io.Writer
+	left  int
+	muted bool
+}
+
+func newErrorPrinter(w io.Writer, n int) *errorPrinter { return &errorPrinter{w: w, left: n} }
+
+func (p *errorPrinter) Handle(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.left > 0:
+		p.left--
+		warnf(p.w, "telemetry: %v", err)
+	case !p.muted:
+		p.muted = true
+		warnf(p.w, "telemetry: further errors not shown; the losses are counted and reported at the end")
+	}
+}
+
+// warnf prints one line on stderr, prefixed with the program's name.
+func warnf(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "progressotel: "+format+"\n", args...)
+}
