@@ -1,0 +1,76 @@
+package main_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// openPTY opens a pseudo-terminal: the master, and the terminal itself.
+func openPTY(t *testing.T) (master, tty *os.File) {
+	t.Helper()
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	t.Cleanup(func() { master.Close() })
+	if err := unix.IoctlSetPointerInt(int(master.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tty, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	return master, tty
+}
+
+// Ctrl-C on the terminal reaches the command once: the terminal sends
+// SIGINT to its foreground process group, progressotel and the command
+// alike, and progressotel does not send a second one (OpenTofu takes a
+// second interrupt as "stop now, without cleaning up").
+func TestCtrlCOnTheTerminalReachesTheCommandOnce(t *testing.T) {
+	master, tty := openPTY(t)
+	dir := t.TempDir()
+	ready, count, stop := filepath.Join(dir, "ready"), filepath.Join(dir, "count"), filepath.Join(dir, "stop")
+	s := script(t, `trap 'echo int >> `+count+`' INT
+touch `+ready+`
+while [ ! -e `+stop+` ]; do sleep 0.05; done
+`)
+	p := startWith(t, nil, func(c *exec.Cmd) {
+		// progressotel leads a session whose controlling terminal is
+		// the pseudo-terminal, as a shell's foreground job is.
+		c.Stdin = tty
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	}, "run", "--", s)
+	waitFile(t, ready)
+	if _, err := master.Write([]byte{0x03}); err != nil { // ^C
+		t.Fatal(err)
+	}
+	waitFile(t, count)
+	// A forwarded copy would follow within milliseconds; give it far
+	// more than that to show up.
+	time.Sleep(time.Second)
+	if err := os.WriteFile(stop, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := p.wait(time.Minute)
+	if r.code != 0 {
+		t.Fatalf("exit %d signal %v\n%s", r.code, r.signal, r.stderr)
+	}
+	b, _ := os.ReadFile(count)
+	if n := strings.Count(string(b), "int"); n != 1 {
+		t.Fatalf("the command got %d SIGINTs, want 1", n)
+	}
+}

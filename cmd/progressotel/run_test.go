@@ -1,0 +1,202 @@
+package main_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const (
+	incomingTraceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+	incomingParent  = "00-" + incomingTraceID + "-00f067aa0ba902b7-01"
+)
+
+// A shell loop emits from inside run: every record is in the run's trace,
+// carries the request's tracectx and the run's envelope, and the sequence
+// numbers are contiguous, in the loop's order, from OperationStarted (1) to
+// OperationCompleted.
+func TestShellLoopEmitsInsideRunShareTraceAndSequence(t *testing.T) {
+	const n = 40
+	loop := script(t, fmt.Sprintf(`
+i=1
+while [ $i -le %d ]; do
+	progressotel emit --type demo/Step --detail i:=$i --detail "name=step $i" || exit 90
+	i=$((i+1))
+done
+progressotel transition --stream provisioning --status True --reason Provisioned --message "ready" || exit 91
+`, n))
+	r := runPO(t, []string{"TRACEPARENT=" + incomingParent, "X_TRACECTX_TRANSACTIONID=tx-1", "X_TRACECTX_TENANTID=tenant-a"},
+		"run", "--operation", "Install", "--component", "shell-driver", "--resource-type", "nginx", "--resource-id", "web",
+		"--tenant", "tenant-a", "--tracectx", "driverrequestid=drv-1", "--", loop)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if got := len(r.records); got != n+3 {
+		t.Fatalf("%d records, want %d: %v", got, n+3, types(r.records))
+	}
+	if first, last := r.records[0].str("message"), r.records[n+2].str("message"); first != "common/OperationStarted" || last != "common/OperationCompleted" {
+		t.Fatalf("framed by %s and %s", first, last)
+	}
+	spanID := r.records[0].str("spanId")
+	for i, rec := range r.records {
+		if got := rec.seq(); got != int64(i+1) {
+			t.Fatalf("record %d (%s) has sequence %d", i, rec.str("message"), got)
+		}
+		// The run's span is a child of the caller's: same trace.
+		if rec.str("traceId") != incomingTraceID || rec.str("spanId") != spanID || spanID == "00f067aa0ba902b7" {
+			t.Fatalf("record %d: trace %s span %s, want trace %s and the run's span", i, rec.str("traceId"), rec.str("spanId"), incomingTraceID)
+		}
+		for k, v := range map[string]string{"tracectx.transactionid": "tx-1", "tracectx.tenantid": "tenant-a", "tracectx.driverrequestid": "drv-1", "tenant": "tenant-a"} {
+			if rec.str(k) != v {
+				t.Fatalf("record %d: %s = %q, want %q", i, k, rec.str(k), v)
+			}
+		}
+		res, _ := rec["resource"].(map[string]any)
+		comp, _ := rec["component"].(map[string]any)
+		if res["type"] != "nginx" || res["id"] != "web" || comp["name"] != "shell-driver" {
+			t.Fatalf("record %d: envelope %v %v", i, res, comp)
+		}
+		if i >= 1 && i <= n {
+			if d := rec.details(); d["i"] != float64(i) || d["name"] != fmt.Sprintf("step %d", i) {
+				t.Fatalf("record %d: details %v", i, d)
+			}
+		}
+	}
+	tr := r.records[n+1]
+	if tr.str("message") != "provisioning" {
+		t.Fatalf("transition record: %v", tr)
+	}
+	if strings.Contains(r.stderr, "exporting directly") {
+		t.Fatalf("emits did not go through the run: %s", r.stderr)
+	}
+}
+
+// The exit status is always the command's, never remapped.
+func TestExitStatusIsTheCommands(t *testing.T) {
+	for _, code := range []int{0, 1, 2, 3, 4, 42, 125, 255} {
+		r := runPO(t, nil, "run", "--", "sh", "-c", fmt.Sprintf("exit %d", code))
+		if r.code != code || r.signal != 0 {
+			t.Errorf("exit %d: progressotel ended with %d (signal %v)", code, r.code, r.signal)
+		}
+		want := "common/OperationCompleted"
+		if code != 0 {
+			want = "common/OperationFailed"
+		}
+		if got := types(r.records); len(got) != 2 || got[1] != want {
+			t.Errorf("exit %d: records %v", code, got)
+		}
+	}
+	r := runPO(t, nil, "run", "--operation", "Install", "--failure-code", "RESOURCE_NOT_FOUND", "--", "sh", "-c", "exit 4")
+	if d := r.records[1].details(); d["failureCode"] != "RESOURCE_NOT_FOUND" || d["description"] != "sh exited with status 4" || d["operation"] != "Install" || r.records[1].str("level") != "ERROR" {
+		t.Errorf("OperationFailed: %v", r.records[1])
+	}
+}
+
+// A command that is not found or cannot run: 127 and 126 as in a shell,
+// with OperationFailed.
+func TestCommandThatCannotRun(t *testing.T) {
+	r := runPO(t, nil, "run", "--", "no-such-command-progressotel")
+	if r.code != 127 {
+		t.Fatalf("not found: exit %d", r.code)
+	}
+	if got := types(r.records); !slices.Equal(got, []string{"common/OperationStarted", "common/OperationFailed"}) {
+		t.Fatalf("records %v", got)
+	}
+	notExec := script(t, "")
+	chmod(t, notExec, 0o644)
+	if r := runPO(t, nil, "run", "--", notExec); r.code != 126 {
+		t.Fatalf("not executable: exit %d", r.code)
+	}
+}
+
+// The child's environment: the run's span as TRACEPARENT, the tracectx
+// values in their environment spelling, the socket; nothing stale from an
+// enclosing run.
+func TestChildEnvironment(t *testing.T) {
+	r := runPO(t, []string{"TRACEPARENT=" + incomingParent, "BAGGAGE=user=alice", "X_TRACECTX_TRANSACTIONID=tx-1",
+		"PROGRESSOTEL_SOCKET=/nonexistent/stale.sock", "X_TRACECTX_BAD=line\x01"},
+		"run", "--tracectx", "request-id=r-7", "--", "sh", "-c", "env | grep -E '^(TRACEPARENT|BAGGAGE|X_TRACECTX_|PROGRESSOTEL_SOCKET)' | sort")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	env := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		env[k] = v
+	}
+	spanID := r.records[0].str("spanId")
+	if want := "00-" + incomingTraceID + "-" + spanID + "-01"; env["TRACEPARENT"] != want {
+		t.Errorf("TRACEPARENT=%s, want %s", env["TRACEPARENT"], want)
+	}
+	if env["BAGGAGE"] != "user=alice" || env["X_TRACECTX_TRANSACTIONID"] != "tx-1" || env["X_TRACECTX_REQUEST_2DID"] != "r-7" {
+		t.Errorf("env %v", env)
+	}
+	if _, ok := env["X_TRACECTX_BAD"]; ok {
+		t.Errorf("an invalid tracectx value reached the child: %v", env)
+	}
+	if s := env["PROGRESSOTEL_SOCKET"]; s == "" || s == "/nonexistent/stale.sock" {
+		t.Errorf("PROGRESSOTEL_SOCKET=%q", s)
+	}
+}
+
+// --lines: each output line is passed through and recorded.
+func TestLines(t *testing.T) {
+	r := runPO(t, nil, "run", "--lines", "--", "sh", "-c", "echo one; echo two >&2; printf 'three'")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if r.stdout != "one\nthree" || !strings.Contains(r.stderr, "two\n") {
+		t.Fatalf("stdout %q stderr %q", r.stdout, r.stderr)
+	}
+	got := map[string]string{}
+	for _, rec := range r.records {
+		if rec.str("message") == "command/OutputLine" {
+			got[rec.details()["line"].(string)] = rec.details()["stream"].(string)
+		}
+	}
+	if want := map[string]string{"one": "stdout", "two": "stderr", "three": "stdout"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("lines %v, want %v", got, want)
+	}
+}
+
+// Invalid input: exit status 2 and nothing emitted, inside a run and
+// outside one.
+func TestInvalidInput(t *testing.T) {
+	bad := [][]string{
+		{"emit", "--type", "NoGroup"},
+		{"emit", "--type", "a/B", "--details", "{not json"},
+		{"emit", "--type", "a/B", "--details", "[1, 2]"},
+		{"emit", "--type", "a/B", "--details", "{} {}"},
+		{"emit", "--type", "a/B", "--severity", "loud"},
+		{"emit", "--type", "a/B", "--detail", "n:=[1"},
+		{"emit", "--type", "a/B", "--time", "yesterday"},
+		{"emit", "--type", "a/B", "--tracectx", "bad key=v"},
+		{"emit", "--details", "{}"},
+		{"emit", "--type", "a/B", "--no-such-flag"},
+		{"transition", "--stream", "Provisioning", "--status", "True"},
+		{"transition", "--stream", "provisioning"},
+		{"transition", "--stream", "details", "--status", "True"},
+		{"run"},
+		{"run", "--lines", "--lines-type", "bad", "--", "true"},
+		{"run", "--adapter", "nonesuch", "--", "true"},
+		{"nonesuch"},
+	}
+	for _, args := range bad {
+		r := runPO(t, nil, args...)
+		if r.code != 2 || len(r.records) != 0 || r.stdout != "" {
+			t.Errorf("%v: exit %d, %d records, stdout %q", args, r.code, len(r.records), r.stdout)
+		}
+		if !strings.Contains(r.stderr, "progressotel") {
+			t.Errorf("%v: no clear error: %q", args, r.stderr)
+		}
+	}
+	// Inside a run: the emit fails with 2, the run records nothing of it.
+	r := runPO(t, nil, "run", "--", "sh", "-c", `progressotel emit --type NoGroup; echo "emit=$?"`)
+	if r.code != 0 || !strings.Contains(r.stdout, "emit=2") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if got := types(r.records); !slices.Equal(got, []string{"common/OperationStarted", "common/OperationCompleted"}) {
+		t.Fatalf("records %v", got)
+	}
+}
