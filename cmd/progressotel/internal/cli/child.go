@@ -32,6 +32,7 @@ type supervisor struct {
 	proc    *os.Process
 	pending []os.Signal // received before the child started
 	exited  bool
+	late    bool // a signal arrived after the exit, before afterExit was set
 	stopped bool
 }
 
@@ -59,6 +60,7 @@ func (s *supervisor) loop() {
 		s.mu.Lock()
 		switch {
 		case s.exited:
+			s.late = true
 			if s.afterExit != nil {
 				s.afterExit()
 			}
@@ -100,11 +102,14 @@ func (s *supervisor) wait(cmd *exec.Cmd) Status {
 }
 
 // onSignalAfterExit sets what a forwarded signal does once the last child
-// has exited.
+// has exited; f runs at once if one has arrived since.
 func (s *supervisor) onSignalAfterExit(f func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.afterExit = f
+	if s.late {
+		f()
+	}
 }
 
 // stop stops taking signals. The process's own default handling is back

@@ -1,0 +1,100 @@
+package main_test
+
+import (
+	"net"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/progressotel/progressotel/internal/otlptest"
+)
+
+// A real OTLP/HTTP endpoint gets the run's events, the emits' among them,
+// and its span.
+func TestRunExportsEventsAndSpanOverOTLP(t *testing.T) {
+	srv := otlptest.StartHTTP(t)
+	r := runPO(t, []string{"OTEL_LOGS_EXPORTER=", "OTEL_EXPORTER_OTLP_ENDPOINT=http://" + srv.Addr},
+		"run", "--operation", "Install", "--", "sh", "-c", "progressotel emit --type demo/Step && progressotel transition --stream lifecycle --status True --reason Running")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	want := []string{"common/OperationStarted", "demo/Step", "lifecycle", "common/OperationCompleted"}
+	if got := srv.LogEventNames(); !slices.Equal(got, want) {
+		t.Fatalf("collector got %v, want %v", got, want)
+	}
+	if srv.Spans() != 1 {
+		t.Fatalf("collector got %d spans, want the run's", srv.Spans())
+	}
+	if r.stderr != "" {
+		t.Fatalf("stderr: %s", r.stderr)
+	}
+}
+
+// closedPort returns an address where nothing listens.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// A collector that is down or that hangs never changes the exit status,
+// and delays the exit by --shutdown-timeout at most: the exporter's own
+// timeout is ten minutes here, so waiting for it would fail the test.
+func TestCollectorOutageNeverChangesTheStatus(t *testing.T) {
+	hanging := otlptest.StartHTTP(t)
+	hanging.Hold()
+	t.Cleanup(hanging.Release)
+	for name, endpoint := range map[string]string{
+		"down":    "http://" + closedPort(t),
+		"hanging": "http://" + hanging.Addr,
+	} {
+		t.Run(name, func(t *testing.T) {
+			env := []string{"OTEL_LOGS_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_ENDPOINT=" + endpoint,
+				"OTEL_EXPORTER_OTLP_TIMEOUT=600000", "OTEL_BLRP_SCHEDULE_DELAY=10"}
+			p := start(t, env, "run", "--shutdown-timeout", "1s", "--", "sh", "-c",
+				`i=0; while [ $i -lt 20 ]; do progressotel emit --type demo/Step || exit 90; i=$((i+1)); done; exit 5`)
+			r := p.wait(time.Minute)
+			if r.code != 5 || r.signal != 0 {
+				t.Fatalf("exit %d signal %v, want the command's 5\n%s", r.code, r.signal, r.stderr)
+			}
+			if !strings.Contains(r.stderr, "records lost") {
+				t.Fatalf("the loss is not reported: %s", r.stderr)
+			}
+
+			// An emit outside a run: exit 0, bounded the same way.
+			p = start(t, env, "emit", "--shutdown-timeout", "1s", "--type", "demo/Step")
+			r = p.wait(time.Minute)
+			if r.code != 0 || !strings.Contains(r.stderr, "records lost") {
+				t.Fatalf("emit: exit %d\n%s", r.code, r.stderr)
+			}
+		})
+	}
+}
+
+// A signal that arrives while the telemetry is being flushed, after the
+// command has exited, cuts the flush short: progressotel exits at once
+// with the command's status.
+func TestSignalDuringShutdownKeepsTheStatus(t *testing.T) {
+	hanging := otlptest.StartHTTP(t)
+	hanging.Hold()
+	t.Cleanup(hanging.Release)
+	done := t.TempDir() + "/done"
+	p := start(t, []string{"OTEL_LOGS_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_ENDPOINT=http://" + hanging.Addr, "OTEL_EXPORTER_OTLP_TIMEOUT=600000"},
+		"run", "--shutdown-timeout", "10m", "--", "sh", "-c", "touch "+done+"; exit 3")
+	waitFile(t, done)
+	time.Sleep(200 * time.Millisecond) // let the command exit and the flush start
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	r := p.wait(time.Minute)
+	if r.code != 3 || r.signal != 0 {
+		t.Fatalf("exit %d signal %v, want the command's 3\n%s", r.code, r.signal, r.stderr)
+	}
+}
