@@ -43,7 +43,8 @@ type Invocation struct {
 	// Env is the child's environment: progressotel's own, with the run's
 	// trace context (TRACEPARENT, X_TRACECTX_*, ...) and socket.
 	Env []string
-	// Operation names the operation of the common events (--operation).
+	// Operation names the operation of the common events (--operation);
+	// empty when not given: each adapter has its default.
 	Operation string
 	// FailureCode is the failureCode of OperationFailed (--failure-code).
 	FailureCode string
@@ -72,7 +73,7 @@ func (inv *Invocation) Start(cmd *exec.Cmd) error { return inv.sup.start(cmd) }
 func (inv *Invocation) Wait(cmd *exec.Cmd) Status { return inv.sup.wait(cmd) }
 
 // adapters are the registered adapters, tried in order.
-var adapters []Adapter
+var adapters = []Adapter{terraformAdapter{}}
 
 // chooseAdapter returns the adapter for argv: the one named by name, or
 // with "auto" the first that matches, else the generic one ("none" forces
@@ -125,7 +126,11 @@ func (commandAdapter) Match([]string) bool { return true }
 
 func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	name := filepath.Base(inv.Argv[0])
-	record(ctx, inv, progress.OperationStarted(inv.Operation))
+	operation := inv.Operation
+	if operation == "" {
+		operation = name
+	}
+	record(ctx, inv, progress.OperationStarted(operation))
 	started := time.Now()
 
 	cmd := exec.Command(inv.Argv[0], inv.Argv[1:]...)
@@ -145,7 +150,7 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 		}
 		st := startFailure(err)
 		inv.Logger.Warn("cannot run the command", "command", name, "error", err.Error())
-		record(ctx, inv, progress.OperationFailed(inv.Operation, inv.FailureCode, startFailureText(name, st)))
+		record(ctx, inv, progress.OperationFailed(operation, inv.FailureCode, startFailureText(name, st)))
 		return st
 	}
 	if lines != nil {
@@ -156,9 +161,9 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 		lines.wait()
 	}
 	if st.OK() {
-		record(ctx, inv, progress.OperationCompleted(inv.Operation, time.Since(started)))
+		record(ctx, inv, progress.OperationCompleted(operation, time.Since(started)))
 	} else {
-		record(ctx, inv, progress.OperationFailed(inv.Operation, inv.FailureCode, name+" "+st.String()))
+		record(ctx, inv, progress.OperationFailed(operation, inv.FailureCode, name+" "+st.String()))
 	}
 	return st
 }

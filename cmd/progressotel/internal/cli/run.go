@@ -103,8 +103,9 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 			return usageError(runCommand, stdio.stderr, fmt.Errorf("%w: --lines-type: %w", errInvalid, err))
 		}
 	}
-	if o.operation == "" {
-		o.operation = filepath.Base(argv[0])
+	spanName := o.operation
+	if spanName == "" {
+		spanName = filepath.Base(argv[0])
 	}
 	env := o.envelope.envelope()
 	logger := slog.New(slog.NewTextHandler(stdio.stderr, &slog.HandlerOptions{Level: slog.LevelWarn,
@@ -128,7 +129,7 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	if tel != nil {
 		tp = tel.tel.TracerProvider()
 	}
-	ctx, span := tp.Tracer(ScopeName, trace.WithInstrumentationVersion(progress.Version)).Start(ctx, o.operation,
+	ctx, span := tp.Tracer(ScopeName, trace.WithInstrumentationVersion(progress.Version)).Start(ctx, spanName,
 		trace.WithAttributes(attribute.String("process.executable.name", filepath.Base(argv[0])),
 			attribute.String("progressotel.adapter", adapter.Name())))
 	rec := progress.Default()

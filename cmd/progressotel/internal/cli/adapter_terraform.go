@@ -1,0 +1,230 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/progressotel/progressotel/terraform"
+)
+
+// terraformAdapter reports OpenTofu and Terraform runs with package
+// terraform: it adds -json to the command line and feeds the tool's
+// machine-readable UI to terraform.Stream, which records each message
+// live, in a span per resource operation under the run's span.
+//
+// It changes nothing else about what the tool does: it adds neither
+// -auto-approve nor -input=false. An apply or destroy that would prompt for
+// approval (no -auto-approve, no saved plan) cannot run with -json, so it
+// runs as a plain command, with a warning.
+type terraformAdapter struct{}
+
+// terraformSubcommands report progress in their -json output.
+var terraformSubcommands = []string{"init", "plan", "apply", "destroy", "refresh"}
+
+func (terraformAdapter) Name() string { return "terraform" }
+
+func (terraformAdapter) Match(argv []string) bool {
+	if !slices.Contains([]string{"tofu", "terraform"}, toolName(argv[0])) {
+		return false
+	}
+	_, sub, _ := splitTerraformArgs(argv[1:])
+	return slices.Contains(terraformSubcommands, sub)
+}
+
+// toolName is the base name of a command, without a Windows .exe.
+func toolName(arg0 string) string {
+	return strings.TrimSuffix(filepath.Base(arg0), ".exe")
+}
+
+// splitTerraformArgs splits the arguments into the global options
+// (-chdir=DIR), the subcommand and its arguments.
+func splitTerraformArgs(args []string) (global []string, sub string, rest []string) {
+	i := slices.IndexFunc(args, func(a string) bool { return !strings.HasPrefix(a, "-") })
+	if i < 0 {
+		return args, "", nil
+	}
+	return args[:i], args[i], args[i+1:]
+}
+
+// hasTerraformFlag reports whether args hold -name, --name, -name=v or
+// --name=v.
+func hasTerraformFlag(args []string, name string) bool {
+	for _, a := range args {
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// prompts reports whether the tool would ask for approval: an apply or a
+// destroy without -auto-approve, other than an apply of a saved plan.
+func prompts(sub string, rest []string) bool {
+	if hasTerraformFlag(rest, "auto-approve") {
+		return false
+	}
+	switch sub {
+	case "destroy":
+		return true
+	case "apply":
+		return !slices.ContainsFunc(rest, func(a string) bool { return !strings.HasPrefix(a, "-") })
+	}
+	return false
+}
+
+func (a terraformAdapter) Run(ctx context.Context, inv *Invocation) Status {
+	global, sub, rest := splitTerraformArgs(inv.Argv[1:])
+	if prompts(sub, rest) {
+		inv.Logger.Warn(toolName(inv.Argv[0]) + " " + sub + " asks for approval, which -json cannot: its events are not reported (add -auto-approve)")
+		return commandAdapter{}.Run(ctx, inv)
+	}
+	userJSON := hasTerraformFlag(rest, "json")
+	argv := append([]string{inv.Argv[0]}, global...)
+	argv = append(argv, sub)
+	if !userJSON {
+		argv = append(argv, "-json")
+	}
+	argv = append(argv, rest...)
+
+	operation := inv.Operation
+	if operation == "" {
+		operation = sub
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = inv.Env
+	cmd.Stdin, cmd.Stderr = inv.Stdin, inv.Stderr
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		inv.Logger.Warn("cannot read the tool's output: it runs as a plain command", "error", err.Error())
+		return commandAdapter{}.Run(ctx, inv)
+	}
+	cmd.Stdout = pw
+
+	// The stream is cut short, with the tool's fate as the cause, when
+	// the tool ended badly without saying why in its messages (killed by
+	// a signal): terraform.Stream then reports OperationFailed.
+	sctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	streamR, streamW := io.Pipe()
+	opts := []terraform.Option{
+		terraform.WithRecorder(inv.Recorder), terraform.WithTracerProvider(inv.TracerProvider),
+		terraform.WithEnvelope(inv.Envelope), terraform.WithOperation(operation), terraform.WithLogger(inv.Logger),
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, _ = terraform.Stream(sctx, streamR, opts...) // it records the outcome; the status is the tool's
+		_, _ = io.Copy(io.Discard, streamR)             // never leave the pump blocked
+	}()
+
+	if err := inv.Start(cmd); err != nil {
+		pw.Close()
+		pr.Close()
+		st := startFailure(err)
+		cancel(fmt.Errorf("%s: %s", toolName(argv[0]), startFailureText(toolName(argv[0]), st)))
+		streamW.Close()
+		wg.Wait()
+		inv.Logger.Warn("cannot run the command", "command", toolName(argv[0]), "error", err.Error())
+		return st
+	}
+	pw.Close()
+
+	exited := make(chan Status, 1)
+	pump := &terraformPump{out: inv.Stdout, raw: userJSON}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		pump.copy(pr, streamW)
+		st := <-exited
+		if !st.OK() && !(st.Code == 2 && hasTerraformFlag(rest, "detailed-exitcode")) && !pump.errorSeen {
+			cancel(errors.New(toolName(argv[0]) + " " + st.String()))
+		}
+		streamW.Close()
+	}()
+	st := inv.Wait(cmd)
+	exited <- st
+	// A process the tool left behind may hold its stdout open.
+	_ = pr.SetReadDeadline(time.Now().Add(linesDrain))
+	wg.Wait()
+	pr.Close()
+	return st
+}
+
+// terraformPump copies the tool's -json output to the stream, line by
+// line, shows each message's text on stdout (or the JSON itself when the
+// user asked for -json), and notes whether the tool reported an error.
+type terraformPump struct {
+	out       io.Writer
+	raw       bool
+	errorSeen bool
+}
+
+func (p *terraformPump) copy(r io.Reader, stream io.Writer) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) && len(line) < terraform.DefaultMaxLineBytes {
+			continue
+		}
+		if len(line) > 0 {
+			_, _ = stream.Write(line)
+			p.show(line)
+			line = line[:0]
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return
+		}
+	}
+}
+
+// show writes the line for the user, and notes errors.
+func (p *terraformPump) show(line []byte) {
+	if p.raw {
+		_, _ = p.out.Write(line)
+	}
+	var m struct {
+		Message    string `json:"@message"`
+		Type       string `json:"type"`
+		Diagnostic struct {
+			Severity string `json:"severity"`
+		} `json:"diagnostic"`
+	}
+	if json.Unmarshal(line, &m) != nil {
+		if !p.raw {
+			_, _ = p.out.Write(line) // plain text the tool wrote: as it is
+		}
+		return
+	}
+	if m.Type == "apply_errored" || m.Type == "provision_errored" || (m.Type == "diagnostic" && m.Diagnostic.Severity == terraform.SeverityError) {
+		p.errorSeen = true
+	}
+	if !p.raw && m.Message != "" {
+		_, _ = io.WriteString(p.out, printable(m.Message)+"\n")
+	}
+}
+
+// printable drops control characters other than tab from text the tool
+// wrote, so that nothing in a message drives the terminal.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\t' || (r >= 0x20 && r != 0x7f && !(r >= 0x80 && r < 0xa0)) {
+			return r
+		}
+		return -1
+	}, s)
+}

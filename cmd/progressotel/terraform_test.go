@@ -1,0 +1,182 @@
+package main_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// tofuDir returns the directory of the OpenTofu binary built by
+// scripts/build-tofu.sh (make tofu), or of TOFU_BIN. Without it the test
+// is skipped, except under CI=true, where it fails.
+func tofuDir(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("TOFU_BIN")
+	if bin == "" {
+		bin, _ = filepath.Abs(filepath.Join("..", "..", "bin", "tofu"))
+	}
+	if _, err := exec.LookPath(bin); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("OpenTofu is missing at %s (CI=true): make tofu builds it: %v", bin, err)
+		}
+		t.Skipf("OpenTofu is not built (%v): make tofu", err)
+	}
+	return filepath.Dir(bin)
+}
+
+// tofuConfig writes a configuration of terraform_data resources (no
+// provider, no network) to a fresh directory; its provisioner emits an
+// event from inside the tool.
+func tofuConfig(t *testing.T, extra string) string {
+	t.Helper()
+	dir := t.TempDir()
+	tf := `
+resource "terraform_data" "network" {
+  input = "10.0.0.0/16"
+  provisioner "local-exec" {
+    command = "echo network ready; progressotel emit --type infra/NetworkReady --detail cidr=10.0.0.0/16"
+  }
+}
+resource "terraform_data" "web" {
+  count      = 2
+  input      = "web-${count.index}"
+  depends_on = [terraform_data.network]
+}
+` + extra
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(tf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// tofuEnv keeps the tool off the network and puts it on PATH.
+func tofuEnv(t *testing.T, dir string) []string {
+	cfg := filepath.Join(t.TempDir(), "empty.tfrc")
+	if err := os.WriteFile(cfg, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{
+		"PATH=" + binDir + string(os.PathListSeparator) + dir + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"TF_CLI_CONFIG_FILE=" + cfg, "CHECKPOINT_DISABLE=1",
+		"HTTP_PROXY=http://127.0.0.1:9", "HTTPS_PROXY=http://127.0.0.1:9", "NO_PROXY=",
+		"X_TRACECTX_TRANSACTIONID=tx-tofu",
+	}
+}
+
+// run -- tofu apply: the adapter's events, live, in the run's trace, the
+// provisioner's emit among them, one contiguous sequence; the tool's
+// messages on stdout; its status.
+func TestRunTofuApply(t *testing.T) {
+	env := tofuEnv(t, tofuDir(t))
+	cfg := tofuConfig(t, "")
+	r := runPO(t, env, "run", "--operation", "Install", "--resource-type", "stack", "--resource-id", "s1", "--",
+		"tofu", "-chdir="+cfg, "apply", "-auto-approve")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	got := types(r.records)
+	for _, want := range []string{"common/OperationStarted", "terraform/Version", "terraform/PlannedChange", "terraform/ApplyStarted",
+		"terraform/ProvisionOutput", "infra/NetworkReady", "terraform/ApplyCompleted", "common/Progress", "common/OperationCompleted"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("no %s among %v", want, got)
+		}
+	}
+	if got[0] != "common/OperationStarted" || got[len(got)-1] != "common/OperationCompleted" {
+		t.Errorf("not framed by the operation events: %v", got)
+	}
+	trace := r.records[0].str("traceId")
+	for i, rec := range r.records {
+		if rec.str("traceId") != trace || rec.str("tracectx.transactionid") != "tx-tofu" || rec.seq() != int64(i+1) {
+			t.Fatalf("record %d (%s): trace %s tx %q sequence %d", i, rec.str("message"), rec.str("traceId"), rec.str("tracectx.transactionid"), rec.seq())
+		}
+	}
+	if d := r.records[0].details(); d["operation"] != "Install" {
+		t.Errorf("operation %v", d)
+	}
+	if !strings.Contains(r.stdout, "Apply complete! Resources: 3 added") || strings.Contains(r.stdout, `"@message"`) {
+		t.Errorf("stdout is not the tool's messages: %s", r.stdout)
+	}
+
+	// With -json given, the user gets the JSON itself.
+	r = runPO(t, env, "run", "--", "tofu", "-chdir="+cfg, "plan", "-json")
+	if r.code != 0 || !strings.Contains(r.stdout, `"type":"version"`) {
+		t.Fatalf("plan -json: exit %d stdout %s", r.code, r.stdout)
+	}
+}
+
+// A failing apply: the tool's own status, never remapped; the adapter
+// reports the failure with the tool's diagnostics.
+func TestRunTofuApplyFailing(t *testing.T) {
+	env := tofuEnv(t, tofuDir(t))
+	cfg := tofuConfig(t, `
+resource "terraform_data" "broken" {
+  input = "x"
+  provisioner "local-exec" {
+    command = "echo failing; exit 3"
+  }
+}
+`)
+	r := runPO(t, env, "run", "--", "tofu", "-chdir="+cfg, "apply", "-auto-approve")
+	want := exec.Command(filepath.Join(tofuDir(t), "tofu"), "-chdir="+cfg, "apply", "-auto-approve", "-json")
+	want.Env = append(os.Environ(), env...)
+	_ = want.Run()
+	if r.code != want.ProcessState.ExitCode() || r.code == 0 {
+		t.Fatalf("exit %d, the tool's own is %d\n%s", r.code, want.ProcessState.ExitCode(), r.stderr)
+	}
+	last := r.records[len(r.records)-1]
+	if last.str("message") != "common/OperationFailed" || last.details()["failureCode"] != "INFRASTRUCTURE_ERROR" {
+		t.Fatalf("last record %v", last)
+	}
+}
+
+// An apply that would prompt for approval cannot run with -json: it runs
+// as a plain command, with a warning, and its status is the tool's.
+func TestRunTofuApplyThatPrompts(t *testing.T) {
+	env := tofuEnv(t, tofuDir(t))
+	cfg := tofuConfig(t, "")
+	r := runPO(t, env, "run", "--", "tofu", "-chdir="+cfg, "apply")
+	if !strings.Contains(r.stderr, "add -auto-approve") {
+		t.Fatalf("no warning: %s", r.stderr)
+	}
+	// No answer on stdin: the tool cancels the apply and exits 1.
+	if r.code != 1 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if got := types(r.records); !slices.Equal(got, []string{"common/OperationStarted", "common/OperationFailed"}) {
+		t.Fatalf("records %v", got)
+	}
+}
+
+// SIGTERM to progressotel reaches the tool, which stops gracefully: the
+// run ends with the tool's status and reports the failure.
+func TestRunTofuApplyStoppedBySIGTERM(t *testing.T) {
+	env := tofuEnv(t, tofuDir(t))
+	started := filepath.Join(t.TempDir(), "started")
+	cfg := tofuConfig(t, `
+resource "terraform_data" "slow" {
+  input = "x"
+  provisioner "local-exec" {
+    command = "touch `+started+`; sleep 60"
+  }
+}
+`)
+	p := start(t, env, "run", "--", "tofu", "-chdir="+cfg, "apply", "-auto-approve")
+	waitFile(t, started)
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	r := p.wait(2 * time.Minute)
+	if r.code == 0 || r.signal != 0 {
+		t.Fatalf("exit %d signal %v: want the tool's failure status\n%s", r.code, r.signal, r.stderr)
+	}
+	last := r.records[len(r.records)-1]
+	t.Logf("exit %d; %s %v", r.code, last.str("message"), last.details())
+	if last.str("message") != "common/OperationFailed" {
+		t.Fatalf("last record %v", last)
+	}
+}
