@@ -7,12 +7,16 @@ NESTED      := $(wildcard kube/go.mod)
 # working tree (replace ../..), hence -mod=mod.
 LINT_MODULES := kube bench/e2e collector-config/otelcol collector-config/e2e
 
-.PHONY: all test test-core test-nested demo demo-k8s demo-http demo-terraform tofu bench-terraform bench-ansible lint fmt vet staticcheck bench bench-e2e fuzz soak licenses clean
+.PHONY: all progressotel bench-cli test test-core test-nested demo demo-k8s demo-http demo-terraform tofu bench-terraform bench-ansible lint fmt vet staticcheck bench bench-e2e fuzz soak licenses clean
 
 # collector, test-collector, demo-pipeline: the Collector build and its e2e suite.
 include collector-config/collector.mk
 
-all: test
+all: progressotel test
+
+## progressotel: the command for drivers in any language, into bin/.
+progressotel:
+	$(GO) build -o bin/progressotel ./cmd/progressotel
 
 ## test: every test of every module, with the race detector, including the
 ## end-to-end suite against the real collector build (built on first run).
@@ -74,6 +78,10 @@ bench-terraform: tofu
 bench-ansible:
 	$(GO) test -run '^$$' -bench 'BenchmarkStream|BenchmarkDecodeEvent' -benchmem -count 5 ./ansible && \
 		$(GO) test -run '^$$' -bench '^BenchmarkRunCPU$$' -benchtime 3x -count 2 -timeout 40m ./ansible
+
+## bench-cli: the cost of progressotel emit from a shell loop, inside a run and outside it.
+bench-cli:
+	$(GO) test -run '^$$' -bench '^BenchmarkEmit$$' -benchtime 300x -count 6 ./cmd/progressotel/
 
 ## fuzz: every fuzz target, FUZZTIME each (default 15s), one after another.
 fuzz:

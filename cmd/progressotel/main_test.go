@@ -16,10 +16,12 @@ import (
 	"time"
 )
 
-// binDir holds the progressotel binary under test, built once by TestMain
-// (with -race when the tests run with it) and put first on PATH, so that
-// the scripts the tests run call it by name, as users do.
-var binDir string
+// binDir holds the progressotel binary that the tests start, built once by
+// TestMain, with -race when the tests run with it. pathDir holds the one
+// first on PATH, which the scripts the tests run call by name as users do:
+// built without -race, since a race-enabled binary takes about a second to
+// start and the scripts start it many times.
+var binDir, pathDir string
 
 func TestMain(m *testing.M) {
 	os.Exit(func() int {
@@ -29,18 +31,20 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		defer os.RemoveAll(dir)
-		args := []string{"build", "-o", filepath.Join(dir, "progressotel")}
-		if raceEnabled {
-			args = append(args, "-race")
-		}
-		cmd := exec.Command("go", append(args, ".")...)
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
+		pathDir = filepath.Join(dir, "path")
+		if err := build(pathDir, false); err != nil {
 			fmt.Fprintln(os.Stderr, "building progressotel:", err)
 			return 1
 		}
-		binDir = dir
-		os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+		binDir = pathDir
+		if raceEnabled {
+			binDir = filepath.Join(dir, "race")
+			if err := build(binDir, true); err != nil {
+				fmt.Fprintln(os.Stderr, "building progressotel -race:", err)
+				return 1
+			}
+		}
+		os.Setenv("PATH", pathDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 		// The tests set what they need; none of the caller's settings.
 		for _, kv := range os.Environ() {
 			name, _, _ := strings.Cut(kv, "=")
@@ -51,6 +55,17 @@ func TestMain(m *testing.M) {
 		}
 		return m.Run()
 	}())
+}
+
+// build builds progressotel into dir.
+func build(dir string, race bool) error {
+	args := []string{"build", "-o", filepath.Join(dir, "progressotel")}
+	if race {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, ".")...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd.Run()
 }
 
 // result is how a progressotel process ended and what it wrote.

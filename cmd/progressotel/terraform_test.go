@@ -61,7 +61,7 @@ func tofuEnv(t *testing.T, dir string) []string {
 		t.Fatal(err)
 	}
 	return []string{
-		"PATH=" + binDir + string(os.PathListSeparator) + dir + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"PATH=" + pathDir + string(os.PathListSeparator) + dir + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"TF_CLI_CONFIG_FILE=" + cfg, "CHECKPOINT_DISABLE=1",
 		"HTTP_PROXY=http://127.0.0.1:9", "HTTPS_PROXY=http://127.0.0.1:9", "NO_PROXY=",
 		"X_TRACECTX_TRANSACTIONID=tx-tofu",
