@@ -67,6 +67,7 @@ func cleanEnv() []string {
 func TestPythonDriverRecordsCarryTheRequestsContext(t *testing.T) {
 	py := need(t, debianPython)
 	need(t, "ansible-playbook")
+	need(t, "ansible-runner")
 	bin := buildProgressotel(t)
 	out := filepath.Join(t.TempDir(), "records.jsonl")
 
@@ -105,7 +106,10 @@ func TestPythonDriverRecordsCarryTheRequestsContext(t *testing.T) {
 	if len(traceIDs) != 1 {
 		t.Errorf("records in %d traces, want one: %v", len(traceIDs), traceIDs)
 	}
-	for _, typ := range []string{"driver/RequestAccepted", "common/OperationStarted", "driver/ConfigRendered", "common/OperationCompleted", "driver/RequestCompleted"} {
+	// The run's own events, Ansible's (through the ansible adapter), the
+	// emit of a playbook task, and the driver's.
+	for _, typ := range []string{"driver/RequestAccepted", "common/OperationStarted", "ansible/PlayStarted", "ansible/TaskStarted",
+		"driver/ConfigRendered", "ansible/PlaybookResult", "common/OperationCompleted", "driver/RequestCompleted"} {
 		if !slices.Contains(got, typ) {
 			t.Errorf("no %s record among %v", typ, got)
 		}

@@ -73,7 +73,7 @@ func (inv *Invocation) Start(cmd *exec.Cmd) error { return inv.sup.start(cmd) }
 func (inv *Invocation) Wait(cmd *exec.Cmd) Status { return inv.sup.wait(cmd) }
 
 // adapters are the registered adapters, tried in order.
-var adapters = []Adapter{terraformAdapter{}}
+var adapters = []Adapter{ansibleAdapter{}, terraformAdapter{}}
 
 // chooseAdapter returns the adapter for argv: the one named by name, or
 // with "auto" the first that matches, else the generic one ("none" forces

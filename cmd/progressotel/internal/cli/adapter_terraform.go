@@ -1,19 +1,14 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/progressotel/progressotel/terraform"
 )
@@ -102,94 +97,43 @@ func (a terraformAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	if operation == "" {
 		operation = sub
 	}
+	tool := toolName(argv[0])
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = inv.Env
 	cmd.Stdin, cmd.Stderr = inv.Stdin, inv.Stderr
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		inv.Logger.Warn("cannot read the tool's output: it runs as a plain command", "error", err.Error())
-		return commandAdapter{}.Run(ctx, inv)
-	}
-	cmd.Stdout = pw
-
-	// The stream is cut short, with the tool's fate as the cause, when
-	// the tool ended badly without saying why in its messages (killed by
-	// a signal): terraform.Stream then reports OperationFailed.
-	sctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	streamR, streamW := io.Pipe()
+	pump := &terraformPump{out: inv.Stdout, raw: userJSON}
 	opts := []terraform.Option{
 		terraform.WithRecorder(inv.Recorder), terraform.WithTracerProvider(inv.TracerProvider),
 		terraform.WithEnvelope(inv.Envelope), terraform.WithOperation(operation), terraform.WithLogger(inv.Logger),
 	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		_, _ = terraform.Stream(sctx, streamR, opts...) // it records the outcome; the status is the tool's
-		_, _ = io.Copy(io.Discard, streamR)             // never leave the pump blocked
-	}()
-
-	if err := inv.Start(cmd); err != nil {
-		pw.Close()
-		pr.Close()
-		st := startFailure(err)
-		cancel(fmt.Errorf("%s: %s", toolName(argv[0]), startFailureText(toolName(argv[0]), st)))
-		streamW.Close()
-		wg.Wait()
-		inv.Logger.Warn("cannot run the command", "command", toolName(argv[0]), "error", err.Error())
-		return st
+	run := &streamedRun{
+		inv: inv, cmd: cmd, tap: pump.show, maxLine: terraform.DefaultMaxLineBytes,
+		decode: func(ctx context.Context, r io.Reader) {
+			_, _ = terraform.Stream(ctx, r, opts...) // it records the outcome; the status is the tool's
+		},
+		// When the tool ended badly without an error in its messages
+		// (killed by a signal), the stream is cut short with that
+		// cause, so that terraform.Stream reports OperationFailed.
+		ended: func(st Status, cancel context.CancelCauseFunc) {
+			if !st.OK() && !(st.Code == 2 && hasTerraformFlag(rest, "detailed-exitcode")) && !pump.errorSeen {
+				cancel(errors.New(tool + " " + st.String()))
+			}
+		},
 	}
-	pw.Close()
-
-	exited := make(chan Status, 1)
-	pump := &terraformPump{out: inv.Stdout, raw: userJSON}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		pump.copy(pr, streamW)
-		st := <-exited
-		if !st.OK() && !(st.Code == 2 && hasTerraformFlag(rest, "detailed-exitcode")) && !pump.errorSeen {
-			cancel(errors.New(toolName(argv[0]) + " " + st.String()))
-		}
-		streamW.Close()
-	}()
-	st := inv.Wait(cmd)
-	exited <- st
-	// A process the tool left behind may hold its stdout open.
-	_ = pr.SetReadDeadline(time.Now().Add(linesDrain))
-	wg.Wait()
-	pr.Close()
+	st, err := run.run(ctx)
+	if err != nil {
+		inv.Logger.Warn("cannot run the command", "command", tool, "error", err.Error())
+	}
 	return st
 }
 
-// terraformPump copies the tool's -json output to the stream, line by
-// line, shows each message's text on stdout (or the JSON itself when the
-// user asked for -json), and notes whether the tool reported an error.
+// terraformPump shows each message of the tool's -json output on stdout
+// as its text (or the JSON itself when the user asked for -json), and
+// notes whether the tool reported an error.
 type terraformPump struct {
 	out       io.Writer
 	raw       bool
 	errorSeen bool
-}
-
-func (p *terraformPump) copy(r io.Reader, stream io.Writer) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		line = append(line, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) && len(line) < terraform.DefaultMaxLineBytes {
-			continue
-		}
-		if len(line) > 0 {
-			_, _ = stream.Write(line)
-			p.show(line)
-			line = line[:0]
-		}
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			return
-		}
-	}
 }
 
 // show writes the line for the user, and notes errors.
@@ -218,13 +162,23 @@ func (p *terraformPump) show(line []byte) {
 	}
 }
 
-// printable drops control characters other than tab from text the tool
-// wrote, so that nothing in a message drives the terminal.
+// printable drops terminal escapes (ESC [ ... final byte) and control
+// characters other than tab from text a tool wrote, so that nothing in it
+// drives the terminal and colour codes do not end up in events.
 func printable(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+			for i += 2; i < len(s) && (s[i] < 0x40 || s[i] > 0x7e); i++ {
+			}
+			continue
+		}
+		b.WriteByte(s[i])
+	}
 	return strings.Map(func(r rune) rune {
 		if r == '\t' || (r >= 0x20 && r != 0x7f && !(r >= 0x80 && r < 0xa0)) {
 			return r
 		}
 		return -1
-	}, s)
+	}, b.String())
 }

@@ -1,0 +1,235 @@
+package main_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// needTool skips the test without a real tool, except under CI=true,
+// where .ci/run installs it and a missing one is a failure.
+func needTool(t *testing.T, tool string) {
+	t.Helper()
+	if _, err := exec.LookPath(tool); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is required in CI (.ci/run installs it): %v", tool, err)
+		}
+		t.Skipf("%s not installed: %v", tool, err)
+	}
+}
+
+// ansibleProject writes a playbook project (local connection, no facts)
+// to a fresh directory and returns it; the tests run from it, with
+// relative paths, as a user does.
+func ansibleProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"inventory": "localhost ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n",
+		"site.yml": `- name: Install nginx
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Render the config
+      ansible.builtin.debug:
+        msg: rendering
+    - name: Report from a task
+      ansible.builtin.command:
+        argv: [progressotel, emit, --type, driver/ConfigRendered, --detail, "file=site.conf"]
+      changed_when: false
+    - name: Set the password
+      ansible.builtin.debug:
+        msg: s3cret
+      no_log: true
+`,
+		"failing.yml": `- name: Failing
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Break
+      ansible.builtin.command: /bin/false
+`,
+		"prompt.yml": `- name: Prompting
+  hosts: localhost
+  gather_facts: false
+  vars_prompt:
+    - name: release
+      prompt: which release
+  tasks:
+    - ansible.builtin.debug:
+        var: release
+`,
+		"slow.yml": `- name: Slow
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Wait
+      ansible.builtin.shell: touch started; sleep 60
+`,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// inDir makes the started process run in dir.
+func inDir(dir string) func(*exec.Cmd) { return func(c *exec.Cmd) { c.Dir = dir } }
+
+// run -- ansible-playbook: the same command line, under ansible-runner;
+// Ansible's events live, in the run's trace and sequence, with the emit of
+// a task among them and the no_log task's arguments hidden; Ansible's
+// output on stdout; its status.
+func TestRunAnsiblePlaybook(t *testing.T) {
+	needTool(t, "ansible-playbook")
+	needTool(t, "ansible-runner")
+	dir := ansibleProject(t)
+	tmp := t.TempDir()
+	p := startWith(t, []string{"X_TRACECTX_TRANSACTIONID=tx-ansible", "ANSIBLE_NOCOLOR=1", "TMPDIR=" + tmp}, inDir(dir),
+		"run", "--operation", "Install", "--resource-type", "nginx", "--resource-id", "web", "--",
+		"ansible-playbook", "-i", "inventory", "site.yml")
+	r := p.wait(5 * time.Minute)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	got := types(r.records)
+	want := []string{"common/OperationStarted", "ansible/PlayStarted",
+		"ansible/TaskStarted", "ansible/TaskStartedOnHost", "ansible/TaskCompletedOnHost",
+		"ansible/TaskStarted", "ansible/TaskStartedOnHost", "driver/ConfigRendered", "ansible/TaskCompletedOnHost",
+		"ansible/TaskStarted", "ansible/TaskStartedOnHost", "ansible/TaskCompletedOnHost",
+		"ansible/PlaybookResult", "common/OperationCompleted"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("records\n%v\nwant\n%v", got, want)
+	}
+	trace := r.records[0].str("traceId")
+	for i, rec := range r.records {
+		if rec.str("traceId") != trace || rec.str("tracectx.transactionid") != "tx-ansible" || rec.seq() != int64(i+1) {
+			t.Fatalf("record %d (%s): trace %s tx %q sequence %d", i, rec.str("message"), rec.str("traceId"), rec.str("tracectx.transactionid"), rec.seq())
+		}
+		if res, _ := rec["resource"].(map[string]any); res["id"] != "web" {
+			t.Fatalf("record %d: resource %v", i, res)
+		}
+	}
+	if d := r.records[9].details(); d["taskName"] != "Set the password" || d["argsHidden"] != true || d["args"] != nil {
+		t.Fatalf("no_log task: %v", d)
+	}
+	if strings.Contains(r.stdout+r.stderr, "s3cret") {
+		t.Fatal("a no_log value reached the output")
+	}
+	if !strings.Contains(r.stdout, "PLAY RECAP") {
+		t.Fatalf("stdout is not Ansible's display:\n%s", r.stdout)
+	}
+	// The run's private directories (runner's, with the artifacts that
+	// hold the environment and the facts, and the socket's) are gone.
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Fatalf("left behind in TMPDIR: %v", left)
+	}
+}
+
+// Ansible's statuses come through unchanged: 2 for failed hosts, 1 for a
+// playbook that cannot be found (reported, with Ansible's error, although
+// Ansible wrote no event).
+func TestRunAnsiblePlaybookStatuses(t *testing.T) {
+	needTool(t, "ansible-playbook")
+	needTool(t, "ansible-runner")
+	dir := ansibleProject(t)
+	r := startWith(t, []string{"ANSIBLE_NOCOLOR=1"}, inDir(dir), "run", "--", "ansible-playbook", "-i", "inventory", "failing.yml").wait(5 * time.Minute)
+	if r.code != 2 {
+		t.Fatalf("failing: exit %d, want Ansible's 2\n%s", r.code, r.stderr)
+	}
+	last := r.records[len(r.records)-1]
+	if last.str("message") != "common/OperationFailed" || !slices.Contains(types(r.records), "ansible/TaskFailedOnHost") {
+		t.Fatalf("failing: %v", types(r.records))
+	}
+
+	r = startWith(t, []string{"ANSIBLE_NOCOLOR=1"}, inDir(dir), "run", "--", "ansible-playbook", "-i", "inventory", "missing.yml").wait(5 * time.Minute)
+	if r.code != 1 {
+		t.Fatalf("missing: exit %d, want Ansible's 1\n%s", r.code, r.stderr)
+	}
+	if got := types(r.records); !slices.Equal(got, []string{"common/OperationStarted", "common/OperationFailed"}) {
+		t.Fatalf("missing: %v", got)
+	}
+	if d := r.records[1].details()["description"].(string); !strings.Contains(d, "missing.yml could not be found") {
+		t.Fatalf("missing: description %q", d)
+	}
+}
+
+// A vars_prompt, which nobody can answer under runner, stops the run at
+// once instead of hanging.
+func TestRunAnsiblePlaybookThatPrompts(t *testing.T) {
+	needTool(t, "ansible-playbook")
+	needTool(t, "ansible-runner")
+	dir := ansibleProject(t)
+	r := startWith(t, []string{"ANSIBLE_NOCOLOR=1"}, inDir(dir), "run", "--", "ansible-playbook", "-i", "inventory", "prompt.yml").wait(5 * time.Minute)
+	if r.code == 0 || !strings.Contains(r.stderr, "var=release") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if got := types(r.records); !slices.Contains(got, "ansible/VarPrompt") || got[len(got)-1] != "common/OperationFailed" {
+		t.Fatalf("records %v", got)
+	}
+}
+
+// run -- ansible-runner run: as given, with --json added.
+func TestRunAnsibleRunner(t *testing.T) {
+	needTool(t, "ansible-runner")
+	src := ansibleProject(t)
+	pdd := t.TempDir()
+	for _, d := range []string{"project", "inventory"} {
+		if err := os.Mkdir(filepath.Join(pdd, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyTo(t, filepath.Join(src, "site.yml"), filepath.Join(pdd, "project", "site.yml"))
+	copyTo(t, filepath.Join(src, "inventory"), filepath.Join(pdd, "inventory", "hosts"))
+	r := runPO(t, []string{"ANSIBLE_NOCOLOR=1"}, "run", "--", "ansible-runner", "run", pdd, "-p", "site.yml")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	got := types(r.records)
+	for _, want := range []string{"ansible/PlayStarted", "driver/ConfigRendered", "ansible/PlaybookResult", "common/OperationCompleted"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("no %s among %v", want, got)
+		}
+	}
+	if strings.Contains(r.stdout, `"event":`) || !strings.Contains(r.stdout, "PLAY RECAP") {
+		t.Fatalf("stdout is not Ansible's display:\n%s", r.stdout)
+	}
+}
+
+// SIGTERM to progressotel reaches ansible-runner, which stops the
+// playbook: the run ends with runner's status and reports the failure.
+func TestRunAnsiblePlaybookStoppedBySIGTERM(t *testing.T) {
+	needTool(t, "ansible-playbook")
+	needTool(t, "ansible-runner")
+	dir := ansibleProject(t)
+	p := startWith(t, []string{"ANSIBLE_NOCOLOR=1"}, inDir(dir), "run", "--", "ansible-playbook", "-i", "inventory", "slow.yml")
+	waitFile(t, filepath.Join(dir, "started"))
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	r := p.wait(2 * time.Minute)
+	if r.code == 0 || r.signal != 0 {
+		t.Fatalf("exit %d signal %v: want runner's failure status\n%s", r.code, r.signal, r.stderr)
+	}
+	if last := r.records[len(r.records)-1]; last.str("message") != "common/OperationFailed" {
+		t.Fatalf("last record %v", last)
+	}
+}
+
+func copyTo(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
