@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Which adapter runs which command line.
+func TestChooseAdapter(t *testing.T) {
+	for _, tc := range []struct {
+		argv, adapter string
+	}{
+		{"tofu apply -auto-approve", "terraform"},
+		{"/usr/local/bin/terraform -chdir=infra plan -out=tfplan", "terraform"},
+		{"tofu init", "terraform"},
+		{"tofu destroy", "terraform"}, // prompts: the adapter runs it plainly, with a warning
+		{"tofu output -json", "command"},
+		{"tofu version", "command"},
+		{"tofu", "command"},
+		{"ansible-playbook -i inventory site.yml", "ansible"},
+		{"/usr/bin/ansible-playbook site.yml --check", "ansible"},
+		{"ansible-playbook --version", "command"},
+		{"ansible-playbook -h", "command"},
+		{"ansible-runner run /srv/pdd -p site.yml", "ansible"},
+		{"ansible-runner --debug run /srv/pdd -p site.yml", "ansible"},
+		{"ansible-runner stop /srv/pdd", "command"},
+		{"ansible all -m ping", "command"},
+		{"sh -c true", "command"},
+	} {
+		a, err := chooseAdapter("auto", strings.Fields(tc.argv))
+		if err != nil || a.Name() != tc.adapter {
+			t.Errorf("%s: %v %v, want %s", tc.argv, a, err, tc.adapter)
+		}
+	}
+	if a, _ := chooseAdapter("none", []string{"tofu", "apply"}); a.Name() != commandAdapterName {
+		t.Errorf("--adapter none: %s", a.Name())
+	}
+	if a, _ := chooseAdapter("terraform", []string{"my-tofu-wrapper", "apply"}); a.Name() != "terraform" {
+		t.Errorf("--adapter terraform: %s", a.Name())
+	}
+}
+
+// -json cannot answer an approval prompt: which applies would prompt.
+func TestTerraformPrompts(t *testing.T) {
+	for _, tc := range []struct {
+		args   string
+		prompt bool
+	}{
+		{"apply", true},
+		{"apply -auto-approve", false},
+		{"apply --auto-approve=true", false},
+		{"apply tfplan", false},
+		{"apply -var=a=b", true},
+		{"destroy", true},
+		{"destroy -auto-approve", false},
+		{"plan", false},
+		{"init", false},
+	} {
+		_, sub, rest := splitTerraformArgs(strings.Fields(tc.args))
+		if got := prompts(sub, rest); got != tc.prompt {
+			t.Errorf("%s: prompts %v, want %v", tc.args, got, tc.prompt)
+		}
+	}
+}
+
+// The args file of ansible-runner is split like a POSIX shell splits it:
+// every argument comes back as it was.
+func TestShellQuoteRoundTripsThroughAShell(t *testing.T) {
+	args := []string{"ansible-playbook", "-e", `{"a": "it's $HOME"}`, "a b", "", `back\slash`, "new\nline"}
+	out, err := exec.Command("sh", "-c", `for a in `+shellQuote(args)+`; do printf '%s\0' "$a"; done`).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	if !slices.Equal(got, args) {
+		t.Fatalf("%q\nwant %q", got, args)
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	if got := printable("\x1b[0;31mERROR!\x1b[0m bad\x07 \u0085line\ttab"); got != "ERROR! bad line\ttab" {
+		t.Fatalf("%q", got)
+	}
+}
