@@ -81,7 +81,7 @@ bench-ansible:
 
 ## bench-cli: the cost of progressotel emit from a shell loop, inside a run and outside it.
 bench-cli:
-	$(GO) test -run '^$$' -bench '^BenchmarkEmit$$' -benchtime 300x -count 6 ./cmd/progressotel/
+	./scripts/bench-cli.sh
 
 ## fuzz: every fuzz target, FUZZTIME each (default 15s), one after another.
 fuzz:
