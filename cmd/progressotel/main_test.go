@@ -76,6 +76,8 @@ type result struct {
 	stderr string
 	// records are the JSON lines written to the --output file.
 	records []record
+	// out is that file.
+	out string
 }
 
 // record is one JSON line of the json exporter.
@@ -148,6 +150,7 @@ func (p *proc) wait(limit time.Duration) result {
 		r.signal = ws.Signal()
 	}
 	r.records = readRecords(p.t, p.out)
+	r.out = p.out
 	return r
 }
 

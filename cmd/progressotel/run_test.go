@@ -200,3 +200,26 @@ func TestInvalidInput(t *testing.T) {
 		t.Fatalf("records %v", got)
 	}
 }
+
+// A process the run left behind emits after the run has ended: the
+// socket is gone, so the event is exported directly, in the same trace,
+// with a warning.
+func TestEmitAfterTheRunEnded(t *testing.T) {
+	done := t.TempDir() + "/done"
+	r := runPO(t, nil, "run", "--", "sh", "-c",
+		`(sleep 1; progressotel emit --type demo/Late; touch `+done+`) &`)
+	waitFile(t, done)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	recs := readRecords(t, r.out)
+	if got := types(recs); !slices.Equal(got, []string{"common/OperationStarted", "common/OperationCompleted", "demo/Late"}) {
+		t.Fatalf("records %v", got)
+	}
+	if recs[2].str("traceId") != recs[0].str("traceId") || recs[2]["sequence"] != nil {
+		t.Fatalf("late record %v", recs[2])
+	}
+	if !strings.Contains(r.stderr, "the enclosing run is gone") {
+		t.Fatalf("no warning: %s", r.stderr)
+	}
+}

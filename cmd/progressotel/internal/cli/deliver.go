@@ -47,9 +47,15 @@ func deliver(ctx context.Context, m *message, o *commonOptions, stderr io.Writer
 			// The run has ended (a process it left behind emits):
 			// record it like an emit outside a run.
 			warnf(stderr, "the enclosing run is gone (%s): exporting directly", path)
-		default:
-			warnf(stderr, "the enclosing run did not take the event: %v", err)
+		case errors.Is(err, handoff.ErrNoAnswer):
+			// It may have been recorded: exporting it too could
+			// duplicate it.
+			warnf(stderr, "the enclosing run did not answer (%v): the event may be lost", err)
 			return Status{}
+		default:
+			// Refused for another reason than the input (another
+			// version of progressotel runs the run).
+			warnf(stderr, "the enclosing run did not take the event (%v): exporting directly", err)
 		}
 	}
 

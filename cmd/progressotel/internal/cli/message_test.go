@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/progressotel/progressotel/cmd/progressotel/internal/handoff"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -101,5 +103,23 @@ func TestMessageVersion(t *testing.T) {
 	m := message{V: protocolVersion + 1, Kind: kindEvent, Type: "a/B"}
 	if err := m.validate(); !errors.Is(err, errInvalid) {
 		t.Fatalf("%v", err)
+	}
+}
+
+// A run refuses an emit of another protocol version as a failure, not as
+// invalid input: the emit then exports the event itself.
+func TestRunRefusesAnotherVersionAsAFailure(t *testing.T) {
+	h := &emitHandler{ctx: context.Background(), rec: progress.NewRecorder()}
+	req, _ := json.Marshal(message{V: protocolVersion + 1, Kind: kindEvent, Type: "a/B"})
+	err := h.handle(context.Background(), req)
+	if err == nil || errors.Is(err, handoff.ErrInvalid) {
+		t.Fatalf("another version: %v", err)
+	}
+	req, _ = json.Marshal(message{V: protocolVersion, Kind: kindEvent, Type: "NoGroup"})
+	if err := h.handle(context.Background(), req); !errors.Is(err, handoff.ErrInvalid) {
+		t.Fatalf("invalid type: %v", err)
+	}
+	if err := h.handle(context.Background(), []byte("{not json")); !errors.Is(err, handoff.ErrInvalid) {
+		t.Fatalf("not JSON: %v", err)
 	}
 }

@@ -209,6 +209,11 @@ func (h *emitHandler) handle(_ context.Context, req []byte) error {
 	if err := json.Unmarshal(req, &m); err != nil {
 		return fmt.Errorf("%w: %v", handoff.ErrInvalid, err)
 	}
+	if m.V != protocolVersion {
+		// Another progressotel in the child: not the input's fault, and
+		// the emit can still export the event itself.
+		return fmt.Errorf("message version %d, this run speaks %d", m.V, protocolVersion)
+	}
 	if err := m.validate(); err != nil {
 		return fmt.Errorf("%w: %v", handoff.ErrInvalid, err)
 	}
