@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // command is one subcommand.
@@ -213,7 +214,7 @@ var versionCommand = &command{
 		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 			v = bi.Main.Version
 		}
-		fmt.Fprintf(s.stdout, "progressotel %s (progress %s)\n", v, progress.Version)
+		fmt.Fprintf(s.stdout, "progressotel %s (progress %s)\n", v, wire.ScopeVersion)
 		return Status{}
 	},
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/log"
+	lognoop "go.opentelemetry.io/otel/log/noop"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 
 	"github.com/progressotel/progressotel/progress"
 )
@@ -112,8 +114,8 @@ func (m *message) validate() error {
 	}
 	switch m.Kind {
 	case kindEvent:
-		if _, _, err := progress.ParseType(m.Type); err != nil {
-			return fmt.Errorf("%w: %w", errInvalid, err)
+		if err := checkType(m.Type); err != nil {
+			return err
 		}
 		if _, err := decodeDetails(m.Details); err != nil {
 			return err
@@ -122,17 +124,34 @@ func (m *message) validate() error {
 			return invalidf("severity %d out of range", m.Severity)
 		}
 	case kindTransition:
-		if err := progress.ValidateStream(m.Stream); err != nil {
-			return fmt.Errorf("%w: %w", errInvalid, err)
-		}
 		if m.Status == "" {
 			return invalidf("a transition needs a status (--status)")
+		}
+		// The Recorder's own rules: a transition recorded to nowhere.
+		t := progress.Transition{Stream: m.Stream, Condition: progress.Condition{Status: m.Status}}
+		if err := validator.RecordTransition(context.Background(), t); err != nil {
+			return fmt.Errorf("%w: %w", errInvalid, err)
 		}
 		if m.Previous != nil && m.Previous.Status == "" {
 			return invalidf("a previous condition needs a status (--previous-status)")
 		}
 	default:
 		return invalidf("unknown message kind %q", m.Kind)
+	}
+	return nil
+}
+
+// validator checks events and transitions by the Recorder's own rules,
+// recording them to nowhere: invalid ones are refused before anything is
+// sent or set up, with the error the run's Recorder would give.
+var validator = progress.NewRecorder(
+	progress.WithLoggerProvider(lognoop.NewLoggerProvider()),
+	progress.WithMeterProvider(metricnoop.NewMeterProvider()))
+
+// checkType checks a progressEventType.
+func checkType(typ string) error {
+	if err := validator.Record(context.Background(), progress.Event{Type: typ}); err != nil {
+		return fmt.Errorf("%w: %w", errInvalid, err)
 	}
 	return nil
 }

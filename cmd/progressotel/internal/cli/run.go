@@ -18,6 +18,7 @@ import (
 
 	"github.com/progressotel/progressotel/cmd/progressotel/internal/handoff"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 	"github.com/progressotel/progressotel/propagation"
 )
 
@@ -99,8 +100,8 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 		return usageError(runCommand, stdio.stderr, err)
 	}
 	if o.lines {
-		if _, _, err := progress.ParseType(o.linesType); err != nil {
-			return usageError(runCommand, stdio.stderr, fmt.Errorf("%w: --lines-type: %w", errInvalid, err))
+		if err := checkType(o.linesType); err != nil {
+			return usageError(runCommand, stdio.stderr, fmt.Errorf("--lines-type: %w", err))
 		}
 	}
 	spanName := o.operation
@@ -129,7 +130,7 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	if tel != nil {
 		tp = tel.tel.TracerProvider()
 	}
-	ctx, span := tp.Tracer(ScopeName, trace.WithInstrumentationVersion(progress.Version)).Start(ctx, spanName,
+	ctx, span := tp.Tracer(ScopeName, trace.WithInstrumentationVersion(wire.ScopeVersion)).Start(ctx, spanName,
 		trace.WithAttributes(attribute.String("process.executable.name", filepath.Base(argv[0])),
 			attribute.String("progressotel.adapter", adapter.Name())))
 	rec := progress.Default()
