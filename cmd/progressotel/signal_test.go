@@ -96,3 +96,14 @@ func TestCommandKilledBySignal(t *testing.T) {
 		})
 	}
 }
+
+// A signal progressotel was started with ignored (nohup) stays ignored,
+// for progressotel and for the command, as without progressotel.
+func TestIgnoredSignalStaysIgnored(t *testing.T) {
+	bin := filepath.Join(binDir, "progressotel")
+	r := runPO(t, nil, "run", "--adapter", "none", "--", "sh", "-c",
+		`trap '' HUP; exec `+bin+` run -- sh -c 'kill -HUP $$; echo survived'`)
+	if r.code != 0 || !strings.Contains(r.stdout, "survived") {
+		t.Fatalf("exit %d signal %v stdout %q: SIGHUP was not ignored\n%s", r.code, r.signal, r.stdout, r.stderr)
+	}
+}

@@ -36,14 +36,25 @@ type supervisor struct {
 	stopped bool
 }
 
-// newSupervisor starts taking the forwarded signals.
+// newSupervisor starts taking the forwarded signals, except those that
+// progressotel was started with ignored (under nohup, or a shell script's
+// background job for SIGINT and SIGQUIT): taking one would stop ignoring
+// it, and the child would no longer inherit it ignored.
 func newSupervisor() *supervisor {
 	s := &supervisor{
 		sigs:     make(chan os.Signal, 32),
 		done:     make(chan struct{}),
 		fromTerm: fromTerminal,
 	}
-	signal.Notify(s.sigs, append(slices.Clone(forwardAlways), forwardWithoutTerminal...)...)
+	var take []os.Signal
+	for _, sig := range append(slices.Clone(forwardAlways), forwardWithoutTerminal...) {
+		if !signal.Ignored(sig) {
+			take = append(take, sig)
+		}
+	}
+	if len(take) > 0 {
+		signal.Notify(s.sigs, take...)
+	}
 	go s.loop()
 	return s
 }
