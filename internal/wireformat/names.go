@@ -9,7 +9,7 @@
 // internal so that the module can change its shape without an API change.
 package wireformat
 
-// Names of the wire contract. DESIGN.md and README.md document them as a
+// Names of the wire contract. docs/wire.md documents them as a
 // table; changing one is a breaking change.
 const (
 	// ScopeName is the instrumentation scope of every progress record.

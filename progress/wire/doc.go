@@ -13,7 +13,7 @@
 // payload under progress.<stream>.{status,reason,message} and
 // progress.<stream>.previous.{status,reason,message}. Both carry the
 // envelope (AttrComponentName ... AttrTenant), AttrSequence, and
-// AttrTruncated=true when limits cut something. README.md has the table.
+// AttrTruncated=true when limits cut something. docs/wire.md has the table.
 //
 // # Details
 //
