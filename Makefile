@@ -7,7 +7,7 @@ NESTED      := $(wildcard kube/go.mod)
 # working tree (replace ../..), hence -mod=mod.
 LINT_MODULES := kube bench/e2e collector-config/otelcol collector-config/e2e
 
-.PHONY: all progressotel bench-cli test test-core test-nested demo demo-k8s demo-http demo-terraform tofu bench-terraform bench-ansible lint fmt vet staticcheck bench bench-e2e fuzz soak licenses clean
+.PHONY: all tidy progressotel bench-cli test test-core test-nested demo demo-k8s demo-http demo-terraform tofu bench-terraform bench-ansible lint fmt vet staticcheck bench bench-e2e fuzz soak licenses clean
 
 # collector, test-collector, demo-pipeline: the Collector build and its e2e suite.
 include collector-config/collector.mk
@@ -96,7 +96,16 @@ licenses:
 	./scripts/licenses.sh --check
 
 ## lint: gofmt, go vet and staticcheck on every module.
-lint: fmt vet staticcheck
+lint: fmt tidy vet staticcheck
+
+## tidy: every go.mod and go.sum is what `go mod tidy` makes of it, so that a
+## module that follows the root's working tree (replace ../) never misses a
+## go.sum entry for a dependency the root module gained. The collector
+## distribution is left out: its tidy needs -e (test-only modules of its
+## dependencies are not served).
+TIDY_MODULES := . kube bench/e2e collector-config/e2e
+tidy:
+	@for m in $(TIDY_MODULES); do (cd $$m && $(GO) mod tidy -diff >/dev/null) || { echo "go mod tidy needed in $$m"; exit 1; }; done
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
