@@ -9,6 +9,7 @@ const (
 	sgrRed    = "\x1b[1;31m" // bold red: ERROR, FATAL
 	sgrYellow = "\x1b[1;33m" // bold yellow: WARN
 	sgrGreen  = "\x1b[32m"   // INFO
+	sgrCyan   = "\x1b[36m"   // the live view's running parts (also a group colour)
 )
 
 // groupColors are the colours a progressEventType group or a transition

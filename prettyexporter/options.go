@@ -21,8 +21,9 @@ const (
 	ColorAlways
 )
 
-// Option configures an Exporter or a JSONExporter. Options that do not
-// apply to an exporter (colour and time layout for JSON) are ignored.
+// Option configures an Exporter, a JSONExporter or a LiveExporter.
+// Options that do not apply to an exporter (colour and time layout for
+// JSON, the live view's options for the other two) are ignored.
 type Option func(*config)
 
 type config struct {
@@ -30,6 +31,7 @@ type config struct {
 	color      ColorMode
 	noTime     bool
 	timeLayout string
+	live       liveConfig // the live view's options: live_options.go
 }
 
 // WithWriter sets the destination. The default is os.Stderr for the pretty

@@ -22,6 +22,10 @@ type Exporter struct {
 	color  bool
 	noTime bool
 	layout string
+	// noContext leaves out the resource, the trace id and the
+	// transaction id: the live exporter's plain lines have them in a
+	// header line per operation.
+	noContext bool
 }
 
 var _ sdklog.Exporter = (*Exporter)(nil)
@@ -92,12 +96,16 @@ func (e *Exporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 	switch v.Kind {
 	case wireformat.KindEvent:
 		b = e.appendType(b, v.Name)
-		b = e.appendResource(b, v)
+		if !e.noContext {
+			b = e.appendResource(b, v)
+		}
 	case wireformat.KindTransition:
 		b = e.sgr(b, groupColor(v.Name))
 		b = appendText(b, v.Name, false)
 		b = e.reset(b)
-		b = e.appendResource(b, v)
+		if !e.noContext {
+			b = e.appendResource(b, v)
+		}
 		b = append(b, "  "...)
 		b = e.appendTransition(b, v)
 	default:
@@ -110,13 +118,13 @@ func (e *Exporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 		b = appendBody(b, r.Body())
 	}
 
-	if tid := r.TraceID(); tid.IsValid() {
+	if tid := r.TraceID(); tid.IsValid() && !e.noContext {
 		b = append(b, "  "...)
 		b = e.sgr(b, sgrDim)
 		b = hex.AppendEncode(b, tid[:4])
 		b = e.reset(b)
 	}
-	if v.HasTx {
+	if v.HasTx && !e.noContext {
 		b = append(b, "  "...)
 		b = e.appendKey(b, "tx")
 		b = appendText(b, v.TxID, false)

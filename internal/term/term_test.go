@@ -23,3 +23,23 @@ func TestIsTerminal(t *testing.T) {
 		}
 	}
 }
+
+func TestSize(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, _, ok := Size(f); ok {
+		t.Error("a file has no terminal size")
+	}
+	if _, _, ok := Size(&bytes.Buffer{}); ok {
+		t.Error("a buffer has no terminal size")
+	}
+	if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
+		defer null.Close()
+		if _, _, ok := Size(null); ok {
+			t.Error("/dev/null is a character device but no terminal")
+		}
+	}
+}

@@ -1,0 +1,327 @@
+package prettyexporter
+
+import (
+	"context"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+
+	"github.com/progressotel/progressotel/internal/term"
+)
+
+// LiveExporter is the live view: on a terminal, one tree per operation
+// (its header once: operation, resource, trace id, transaction id,
+// elapsed time and status; below it Ansible's plays, tasks and hosts,
+// Terraform's resources, condition streams with their last transition,
+// and an N-of-M bar from common/Progress), redrawn in place at most 10
+// times a second. Finished, successful parts collapse to one line printed
+// once above the live area; failed, changed and unreachable ones stay
+// with their message until the operation ends, when its final state is
+// printed above. Ordinary logs, and what the program writes to Output,
+// are printed above the live area too, never into it.
+//
+// Where the writer is not a terminal (a pipe, a CI log) or TERM=dumb, it
+// writes plain lines instead: the pretty format with the resource, trace
+// and transaction id moved into a header line per operation, progress
+// lines throttled to a 5% change or one per 5 s, and a "still running
+// [30s]" line when an operation prints nothing for 30 s.
+//
+// It implements go.opentelemetry.io/otel/sdk/log.Exporter and is safe for
+// concurrent use. Export only updates a bounded in-memory model (O(1) per
+// record); one goroutine of the exporter's owns the writer, so a terminal
+// that stops reading (Ctrl-S, a full pipe) stalls nothing: frames are
+// skipped, lines past a bound are counted and dropped, and the model keeps
+// up. Create it with NewLive and call Shutdown, which prints what is left
+// and stops the goroutine.
+type LiveExporter struct {
+	mu      sync.Mutex
+	model   *liveModel
+	p       printer
+	partial []byte // Output's unfinished line
+	closed  bool   // the goroutine wrote its last frame: Output writes directly
+
+	w     io.Writer
+	plain bool
+	color bool
+	size  func() (width, height int)
+	now   func() time.Time
+
+	stopped  atomic.Bool
+	wake     chan struct{}
+	flushReq chan chan struct{}
+	stop     chan struct{}
+	done     chan struct{}
+
+	// Owned by the goroutine.
+	scr              screen
+	next             liveFrame
+	spare, out       []byte
+	lastGen          uint64
+	lastSec          int64
+	lastW, lastH     int
+	drawnOnce        bool
+	flush            flusher
+	renders, written atomic.Int64
+}
+
+var _ sdklog.Exporter = (*LiveExporter)(nil)
+
+// NewLive returns a live exporter writing to os.Stderr unless WithWriter
+// says otherwise, and starts the goroutine that owns the writer. The mode
+// is WithLiveMode's (by default: the live area on a real terminal, plain
+// lines elsewhere); colour follows WithColor and NO_COLOR as for New. The
+// error is always nil today; it is there so that a future option can fail
+// without an API change.
+func NewLive(opts ...Option) (*LiveExporter, error) {
+	c := newConfig(os.Stderr, opts)
+	plain := false
+	switch c.live.mode {
+	case LivePlain:
+		plain = true
+	case LiveAuto:
+		_, _, ok := term.Size(c.w)
+		plain = !ok
+	}
+	if os.Getenv("TERM") == "dumb" {
+		plain = true
+	}
+	color := useColor(c.color, c.w)
+	size := c.live.size
+	if size == nil {
+		w := c.w
+		size = func() (int, int) {
+			if cols, rows, ok := term.Size(w); ok {
+				return cols, rows
+			}
+			return 80, 24
+		}
+	}
+	now := c.live.now
+	if now == nil {
+		now = time.Now
+	}
+	maxNodes, maxOps := c.live.maxNodes, c.live.maxOps
+	if maxNodes <= 0 {
+		maxNodes = DefaultLiveMaxNodes
+	}
+	if maxOps <= 0 {
+		maxOps = DefaultLiveMaxOperations
+	}
+	e := &LiveExporter{
+		w: c.w, plain: plain, color: color, size: size, now: now,
+		wake: make(chan struct{}, 1), flushReq: make(chan chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	e.p = printer{
+		pretty: &Exporter{color: color, noTime: c.noTime, layout: c.timeLayout},
+		bare:   &Exporter{color: color, noTime: c.noTime, layout: c.timeLayout, noContext: true},
+		color:  color, max: liveMaxPending,
+	}
+	e.model = newLiveModel(maxNodes, maxOps, plain, &e.p)
+	if f, ok := c.w.(flusher); ok {
+		e.flush = f
+	}
+	go e.run()
+	return e, nil
+}
+
+// Plain reports whether the exporter writes plain lines rather than the
+// live area, as resolved when it was created.
+func (e *LiveExporter) Plain() bool { return e.plain }
+
+// Colored reports whether the exporter writes ANSI colours.
+func (e *LiveExporter) Colored() bool { return e.color }
+
+// Output returns a writer for the program's own text: a wrapped tool's
+// output, notices, a slog.TextHandler's lines. Each complete line is
+// printed above the live area, never into it, in order with the lines
+// the exporter prints there; an unfinished line waits for its newline (or
+// Shutdown). Escape sequences are removed and control characters escaped,
+// so that a tool cannot move the cursor under the live area. Write never
+// blocks on the terminal and never fails: lines past the bound are counted
+// and dropped as the exporter's own are. After Shutdown, writes go to the
+// exporter's writer unchanged.
+func (e *LiveExporter) Output() io.Writer { return liveOutput{e} }
+
+// Export updates the model with records; the goroutine draws it. It
+// never writes and never waits for the writer. It returns
+// sdk/log.ErrExporterShutdown after Shutdown, and ctx's error if ctx has
+// already ended.
+func (e *LiveExporter) Export(ctx context.Context, records []sdklog.Record) error {
+	if e.stopped.Load() {
+		return sdklog.ErrExporterShutdown
+	}
+	if e.model == nil {
+		return errNotNew
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(records) == 0 {
+		return nil
+	}
+	e.mu.Lock()
+	wall := e.now()
+	for i := range records {
+		e.model.apply(&records[i], wall)
+	}
+	e.mu.Unlock()
+	e.signal()
+	return nil
+}
+
+// signal wakes the goroutine in plain mode, where lines go out at once.
+func (e *LiveExporter) signal() {
+	if !e.plain {
+		return // the next frame takes it, within 100 ms
+	}
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// ForceFlush returns when everything exported so far has been written
+// (in the next frame, so that flushing does not raise the frame rate), or
+// with ctx's error if ctx ends first, e.g. when the terminal does not
+// read.
+func (e *LiveExporter) ForceFlush(ctx context.Context) error {
+	if e.model == nil || e.stopped.Load() {
+		return nil
+	}
+	ch := make(chan struct{})
+	select {
+	case e.flushReq <- ch:
+	case <-e.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-e.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Shutdown prints every operation still held as its final state, clears
+// the live area and stops the goroutine. Later Exports return
+// sdk/log.ErrExporterShutdown. It returns ctx's error if the last write
+// has not returned when ctx ends (a terminal that does not read): the
+// goroutine then ends when that write returns.
+func (e *LiveExporter) Shutdown(ctx context.Context) error {
+	if e.model == nil || e.stopped.Swap(true) {
+		return nil
+	}
+	close(e.stop)
+	select {
+	case <-e.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// run is the goroutine that owns the writer.
+func (e *LiveExporter) run() {
+	defer close(e.done)
+	interval := liveFrameInterval
+	if e.plain {
+		interval = time.Second // heartbeats and held-back progress; lines go out on wake
+	}
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	var waiting []chan struct{}
+	for {
+		final := false
+		select {
+		case <-ticker.C:
+		case <-e.wake:
+		case ch := <-e.flushReq:
+			waiting = append(waiting, ch)
+			if !e.plain {
+				continue // answered by the next frame
+			}
+		case <-e.stop:
+			final = true
+		}
+		e.step(final)
+		for _, ch := range waiting {
+			close(ch)
+		}
+		waiting = waiting[:0]
+		if final {
+			return
+		}
+	}
+}
+
+// step draws one frame (live) or writes the queued lines (plain), with
+// one Write. The model is rendered under the lock; the Write happens
+// outside it, so a Write that blocks holds up nothing but this goroutine.
+func (e *LiveExporter) step(final bool) {
+	width, height := 0, 0
+	if !e.plain {
+		width, height = e.size()
+	}
+	e.mu.Lock()
+	now := e.now()
+	if final {
+		e.model.endAll(now)
+		e.flushPartial()
+	}
+	if e.plain {
+		e.model.plainTick(now)
+	}
+	above, dropped := e.p.take(e.spare)
+	redraw := false
+	if !e.plain {
+		sec := now.Unix()
+		if final || !e.drawnOnce || e.model.gen != e.lastGen || (sec != e.lastSec && len(e.model.list) > 0) || width != e.lastW || height != e.lastH {
+			e.model.width = width
+			e.model.frame(&e.next, now, width, height, e.color)
+			e.lastGen, e.lastSec, e.lastW, e.lastH, e.drawnOnce = e.model.gen, sec, width, height, true
+			redraw = true
+			e.renders.Add(1)
+		}
+	}
+	if final {
+		e.closed = true
+	}
+	e.mu.Unlock()
+
+	buf := e.out[:0]
+	switch {
+	case e.plain:
+		if dropped > 0 {
+			buf = appendDropped(buf, dropped, e.color)
+		}
+		buf = append(buf, above...)
+	case redraw:
+		buf = e.scr.compose(buf, above, dropped, &e.next, width, e.color)
+	default:
+		buf = e.scr.compose(buf, above, dropped, &e.scr.prev, width, e.color)
+	}
+	e.spare = above[:0]
+	if len(buf) > 0 {
+		_, _ = e.w.Write(buf)
+		e.written.Add(1)
+	}
+	if e.flush != nil && (len(buf) > 0 || final) {
+		_ = e.flush.Flush()
+	}
+	if cap(buf) <= maxPooled {
+		e.out = buf[:0]
+	} else {
+		e.out = nil
+	}
+	if cap(e.spare) > maxPooled {
+		e.spare = nil
+	}
+}

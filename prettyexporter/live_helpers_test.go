@@ -1,0 +1,130 @@
+package prettyexporter
+
+import (
+	"context"
+	"encoding/binary"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/progressotel/progressotel/ansible"
+	"github.com/progressotel/progressotel/otelbridge/sdkparts"
+	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/progresstest"
+	"github.com/progressotel/progressotel/propagation"
+	"github.com/progressotel/progressotel/terraform"
+)
+
+// seqIDs gives trace and span ids from a counter, so that golden frames
+// show the same trace id on every run.
+type seqIDs struct {
+	mu sync.Mutex
+	n  uint64
+}
+
+func (g *seqIDs) next() uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.n++
+	return g.n
+}
+
+func (g *seqIDs) NewIDs(context.Context) (trace.TraceID, trace.SpanID) {
+	var tid trace.TraceID
+	n := g.next()
+	binary.BigEndian.PutUint32(tid[:4], 0x7a856149+uint32(n-1)<<12)
+	binary.BigEndian.PutUint64(tid[8:], n)
+	return tid, g.NewSpanID(context.Background(), tid)
+}
+
+func (g *seqIDs) NewSpanID(context.Context, trace.TraceID) trace.SpanID {
+	var sid trace.SpanID
+	binary.BigEndian.PutUint64(sid[:], g.next())
+	return sid
+}
+
+// pipeline is the real path of a record: a progress.Recorder through an
+// SDK LoggerProvider with the tracectx processor, inside real spans with
+// fixed ids, kept as an exporter receives them.
+type pipeline struct {
+	lp   *sdklog.LoggerProvider
+	tp   *sdktrace.TracerProvider
+	rec  *progress.Recorder
+	kept *progresstest.Exporter
+	ctx  context.Context // carries tracectx transactionid tx-7d9b
+}
+
+func newPipeline(t testing.TB) *pipeline {
+	t.Helper()
+	k := &progresstest.Exporter{}
+	lp := sdklog.NewLoggerProvider(
+		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(progress.DefaultRedactor())),
+		sdklog.WithProcessor(sdklog.NewSimpleProcessor(k)),
+	)
+	tp := sdktrace.NewTracerProvider(sdktrace.WithIDGenerator(&seqIDs{}))
+	t.Cleanup(func() {
+		_ = lp.Shutdown(context.Background())
+		_ = tp.Shutdown(context.Background())
+	})
+	ctx, err := propagation.WithValue(context.Background(), "transactionid", "tx-7d9b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &pipeline{lp: lp, tp: tp, rec: progress.NewRecorder(progress.WithLoggerProvider(lp)), kept: k, ctx: ctx}
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// ansibleRecords streams a recorded real Ansible run through the ansible
+// adapter and returns its records.
+func ansibleRecords(t testing.TB, file string) []sdklog.Record {
+	t.Helper()
+	p := newPipeline(t)
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, _ = ansible.Stream(p.ctx, f, ansible.WithRecorder(p.rec), ansible.WithTracerProvider(p.tp),
+		ansible.WithOperation("Install"), ansible.WithLogger(quiet),
+		ansible.WithEnvelope(progress.Envelope{Resource: progress.Resource{Type: "resource::nginx::1.0", ID: "nginx-web-tier"}}))
+	return p.kept.Records()
+}
+
+// terraformRecords streams a recorded real OpenTofu run through the
+// terraform adapter and returns its records.
+func terraformRecords(t testing.TB, file, operation string) []sdklog.Record {
+	t.Helper()
+	p := newPipeline(t)
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, _ = terraform.Stream(p.ctx, f, terraform.WithRecorder(p.rec), terraform.WithTracerProvider(p.tp),
+		terraform.WithOperation(operation), terraform.WithLogger(quiet),
+		terraform.WithEnvelope(progress.Envelope{Resource: progress.Resource{Type: "resource::webapp::1.0", ID: "webapp-demo"}}))
+	return p.kept.Records()
+}
+
+// testModel is a model with a colourless printer without times, as the
+// golden frames want it.
+func testModel(plain bool) *liveModel {
+	p := &printer{
+		pretty: &Exporter{noTime: true, layout: defaultTimeLayout},
+		bare:   &Exporter{noTime: true, layout: defaultTimeLayout, noContext: true},
+		max:    liveMaxPending,
+	}
+	return newLiveModel(DefaultLiveMaxNodes, DefaultLiveMaxOperations, plain, p)
+}
+
+// arrival is when a record reaches the exporter in these tests: at its
+// own time, so that elapsed times follow the recording.
+func arrival(r *sdklog.Record) time.Time { return r.Timestamp() }

@@ -1,0 +1,203 @@
+package prettyexporter
+
+import (
+	"bytes"
+	"strconv"
+	"unicode/utf8"
+
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+)
+
+// printer collects what is printed above the live area (or, in plain
+// mode, every line) into a bounded queue that the terminal goroutine
+// writes. When the writer does not keep up, the queue fills and whole
+// lines are dropped and counted, so that nothing upstream ever waits.
+type printer struct {
+	pretty  *Exporter // record lines with the operation's context
+	bare    *Exporter // plain mode: without resource, trace and tx (in the header)
+	color   bool
+	q       []byte
+	dropped int
+	max     int
+	buf     []byte // one line being built
+}
+
+// line queues one line (without its newline).
+func (p *printer) line(b []byte) {
+	if len(p.q)+len(b)+1 > p.max {
+		p.dropped++
+		return
+	}
+	p.q = append(p.q, b...)
+	p.q = append(p.q, '\n')
+}
+
+// record queues r in the pretty format; bare leaves the context out.
+func (p *printer) record(r *sdklog.Record, bare bool) {
+	p.buf = p.appendRecord(p.buf[:0], r, bare)
+	p.line(p.buf[:len(p.buf)-1])
+}
+
+// appendRecord appends r's line, newline included.
+func (p *printer) appendRecord(b []byte, r *sdklog.Record, bare bool) []byte {
+	if bare {
+		return p.bare.appendRecord(b, r)
+	}
+	return p.pretty.appendRecord(b, r)
+}
+
+// take hands the queue over, leaving spare (emptied) in its place.
+func (p *printer) take(spare []byte) (q []byte, dropped int) {
+	q, dropped = p.q, p.dropped
+	p.q, p.dropped = spare[:0], 0
+	return q, dropped
+}
+
+// maxOutputLine bounds one line of Output: a longer one is cut.
+const maxOutputLine = 8 << 10
+
+// liveOutput is LiveExporter.Output.
+type liveOutput struct{ e *LiveExporter }
+
+// Write queues the complete lines of b to be printed above the live area
+// (an unfinished line waits for its end, or for Shutdown). It never
+// blocks on the terminal and never fails; after Shutdown it writes to the
+// exporter's writer directly.
+func (o liveOutput) Write(b []byte) (int, error) {
+	e := o.e
+	if e == nil || e.model == nil {
+		return len(b), nil
+	}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return e.w.Write(b)
+	}
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			room := max(0, maxOutputLine-len(e.partial))
+			e.partial = append(e.partial, b[:min(len(b), room)]...)
+			break
+		}
+		if len(e.partial) > 0 {
+			e.partial = append(e.partial, b[:min(i, max(0, maxOutputLine-len(e.partial)))]...)
+			e.outputLine(e.partial)
+			e.partial = e.partial[:0]
+		} else {
+			e.outputLine(b[:min(i, maxOutputLine)])
+		}
+		b = b[i+1:]
+	}
+	e.mu.Unlock()
+	e.signal()
+	return n, nil
+}
+
+// outputLine queues one line of a program's output, made safe. Called
+// with e.mu held.
+func (e *LiveExporter) outputLine(line []byte) {
+	e.p.buf = appendTerminalSafe(e.p.buf[:0], line)
+	e.p.line(e.p.buf)
+}
+
+// flushPartial queues an unfinished line of Output: at Shutdown.
+func (e *LiveExporter) flushPartial() {
+	if len(e.partial) > 0 {
+		e.outputLine(e.partial)
+		e.partial = e.partial[:0]
+	}
+}
+
+// appendTerminalSafe appends a line of a program's own output so that it
+// cannot move the cursor or change the terminal: what a carriage return
+// overwrote is left out (a tool's progress line shows its last state),
+// escape sequences (colours, cursor movement, titles) are removed, tabs
+// become spaces, and every other control character, DEL, C1 control,
+// non-printable rune and invalid byte is escaped as \x07, \u202e or \xff.
+func appendTerminalSafe(dst, line []byte) []byte {
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	if i := bytes.LastIndexByte(line, '\r'); i >= 0 {
+		line = line[i+1:]
+	}
+	col := 0
+	for i := 0; i < len(line); {
+		c := line[i]
+		switch {
+		case c == 0x1b:
+			i = skipEscape(line, i)
+			continue
+		case c == '\t':
+			for n := 8 - col%8; n > 0; n-- {
+				dst = append(dst, ' ')
+				col++
+			}
+			i++
+			continue
+		case c < ' ' || c == 0x7f:
+			dst = append(dst, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
+			col += 4
+			i++
+			continue
+		case c < utf8.RuneSelf:
+			dst = append(dst, c)
+			col++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(line[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
+			col += 4
+		case r == 0x9b: // CSI in one byte: skip its sequence as ESC [
+			i = skipCSI(line, i+size)
+			continue
+		case !strconv.IsPrint(r):
+			q := strconv.AppendQuoteRuneToASCII(nil, r)
+			dst = append(dst, q[1:len(q)-1]...)
+			col += len(q) - 2
+		default:
+			dst = append(dst, line[i:i+size]...)
+			col++
+		}
+		i += size
+	}
+	return dst
+}
+
+// skipEscape returns the index after the escape sequence at i: CSI
+// (ESC [ ... final byte), OSC, DCS, SOS, PM and APC strings (ended by BEL
+// or ESC \), or ESC and one more byte.
+func skipEscape(b []byte, i int) int {
+	if i+1 >= len(b) {
+		return len(b)
+	}
+	switch b[i+1] {
+	case '[':
+		return skipCSI(b, i+2)
+	case ']', 'P', 'X', '^', '_':
+		for j := i + 2; j < len(b); j++ {
+			if b[j] == 0x07 {
+				return j + 1
+			}
+			if b[j] == 0x1b && j+1 < len(b) && b[j+1] == '\\' {
+				return j + 2
+			}
+		}
+		return len(b)
+	}
+	return i + 2
+}
+
+// skipCSI returns the index after a CSI sequence's final byte (0x40–0x7e),
+// its parameters starting at i.
+func skipCSI(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		if b[i] >= 0x40 && b[i] <= 0x7e {
+			return i + 1
+		}
+	}
+	return len(b)
+}

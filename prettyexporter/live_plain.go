@@ -1,0 +1,145 @@
+package prettyexporter
+
+import (
+	"time"
+
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+
+	"github.com/progressotel/progressotel/internal/wireformat"
+)
+
+// Plain mode, for output that is not a terminal (CI logs, pipes,
+// TERM=dumb): the pretty format's lines, with the resource, trace and
+// transaction moved into a header line per operation, progress lines
+// throttled, and a heartbeat for long steps.
+
+const (
+	// plainProgressStep and plainProgressEvery throttle common/Progress
+	// lines: one is printed when it moved this many percent since the
+	// last one printed, or this long after it (the latest value held
+	// back, so it is never lost); the first and the last always are.
+	plainProgressStep  = 5
+	plainProgressEvery = 5 * time.Second
+	// plainHeartbeat is how long an operation may print nothing before
+	// a "still running" line says what it is waiting for.
+	plainHeartbeat = 30 * time.Second
+)
+
+// plainState is a tree's plain-mode bookkeeping.
+type plainState struct {
+	last       time.Time // wall time of its last line
+	printed    bool      // a progress line was printed
+	pct        int64     // its percent, -1 when the total is unknown
+	progAt     time.Time // and when
+	pending    []byte    // the latest progress line held back by the throttle
+	pendingPct int64
+}
+
+// printPlain prints one record of tree t as a plain line, under the
+// tree's header when the previous line belonged to another operation.
+func (m *liveModel) printPlain(t *liveTree, r *sdklog.Record, v *wireformat.View, wall time.Time) {
+	ps := &t.plain
+	if v.Kind == wireformat.KindEvent && v.Name == typeProgress {
+		pct := int64(-1)
+		if t.bar.total > 0 {
+			pct = min(t.bar.done, t.bar.total) * 100 / t.bar.total
+		}
+		last := t.bar.total > 0 && t.bar.done >= t.bar.total
+		if ps.printed && !last && wall.Sub(ps.progAt) < plainProgressEvery && (pct < 0 || abs64(pct-ps.pct) < plainProgressStep) {
+			ps.pending = m.p.appendRecord(ps.pending[:0], r, true)
+			ps.pendingPct = pct
+			return
+		}
+		ps.printed, ps.pct, ps.progAt, ps.pending = true, pct, wall, ps.pending[:0]
+	}
+	if v.Name == typeOperationCompleted || v.Name == typeOperationFailed {
+		m.flushProgress(t, wall)
+	}
+	m.plainHeader(t)
+	m.p.record(r, true)
+	ps.last = wall
+}
+
+// flushProgress prints the progress line the throttle held back.
+func (m *liveModel) flushProgress(t *liveTree, wall time.Time) {
+	ps := &t.plain
+	if len(ps.pending) == 0 {
+		return
+	}
+	m.plainHeader(t)
+	m.p.line(ps.pending[:len(ps.pending)-1])
+	ps.pct, ps.progAt, ps.last, ps.pending = ps.pendingPct, wall, wall, ps.pending[:0]
+}
+
+// plainHeader prints t's header line unless the last line was t's.
+func (m *liveModel) plainHeader(t *liveTree) {
+	if m.lastHeader == t {
+		return
+	}
+	r := &m.scratch.row
+	m.headerRow(r, t, t.seenWall, false, m.p.color)
+	r.setRight("", "")
+	m.p.line(r.appendTo(m.p.buf[:0], m.width, false))
+	m.lastHeader = t
+}
+
+// plainTick runs about once a second in plain mode: it prints the
+// progress lines that are due and the heartbeats.
+func (m *liveModel) plainTick(wall time.Time) {
+	for _, t := range m.list {
+		ps := &t.plain
+		if len(ps.pending) > 0 && wall.Sub(ps.progAt) >= plainProgressEvery {
+			m.flushProgress(t, wall)
+		}
+		if t.status == stRunning && !ps.last.IsZero() && wall.Sub(ps.last) >= plainHeartbeat {
+			m.heartbeat(t, wall)
+			ps.last = wall
+		}
+	}
+}
+
+// heartbeat prints "still running [45s]" for what t is waiting for: the
+// current Ansible task, else the first running resource, else the
+// operation itself.
+func (m *liveModel) heartbeat(t *liveTree, wall time.Time) {
+	step := t.task
+	if step == nil || step.status != stRunning {
+		step = nil
+		for n := t.root.first; n != nil; n = n.next {
+			if n.status == stRunning && n.kind == kindResource {
+				step = n
+				break
+			}
+		}
+	}
+	label, start := t.op, t.start
+	if label == "" {
+		label = t.title
+	}
+	if step != nil {
+		label, start = step.label, step.start
+	}
+	now := t.clock(wall)
+	m.plainHeader(t)
+	b := m.p.buf[:0]
+	if !m.p.bare.noTime {
+		b = m.p.bare.sgr(b, sgrDim)
+		b = now.Local().AppendFormat(b, m.p.bare.layout)
+		b = m.p.bare.reset(b)
+		b = append(b, ' ')
+	}
+	b = m.p.bare.marked(b, sgrGreen, "INF")
+	b = append(b, ' ')
+	b = append(b, label...)
+	b = append(b, ": still running ["...)
+	b = appendDuration(b, now.Sub(start), true)
+	b = append(b, ']')
+	m.p.line(b)
+}
+
+func abs64(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}

@@ -1,0 +1,228 @@
+package prettyexporter
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/rivo/uniseg"
+)
+
+// liveRow builds one row of the live view: text in display columns
+// (measured with Unicode's grapheme clusters and East Asian widths, so
+// that CJK and emoji count two), with an optional right-aligned part
+// (a duration), cut to the width when it does not fit. All text given
+// to it is already safe (escaped by safeText or fixed by this package).
+type liveRow struct {
+	b      []byte
+	w      int
+	color  bool
+	right  []byte
+	rightW int
+}
+
+func (r *liveRow) reset(color bool) {
+	r.b, r.w, r.color, r.right, r.rightW = r.b[:0], 0, color, r.right[:0], 0
+}
+
+// add appends s in colour code ("" for none).
+func (r *liveRow) add(code, s string) {
+	if s == "" {
+		return
+	}
+	if r.color && code != "" {
+		r.b = append(r.b, code...)
+		r.b = append(r.b, s...)
+		r.b = append(r.b, sgrReset...)
+	} else {
+		r.b = append(r.b, s...)
+	}
+	r.w += uniseg.StringWidth(s)
+}
+
+func (r *liveRow) space(n int) {
+	for ; n > 0; n-- {
+		r.b = append(r.b, ' ')
+		r.w++
+	}
+}
+
+// setRight sets the right-aligned part.
+func (r *liveRow) setRight(code, s string) {
+	r.right = r.right[:0]
+	if r.color && code != "" {
+		r.right = append(r.right, code...)
+		r.right = append(r.right, s...)
+		r.right = append(r.right, sgrReset...)
+	} else {
+		r.right = append(r.right, s...)
+	}
+	r.rightW = uniseg.StringWidth(s)
+}
+
+// appendTo appends the row to dst. A row of the live area (cut) is
+// narrower than width: never as wide as the terminal, so that the
+// terminal never wraps it, whatever it does with the last column. A line
+// printed above the live area (not cut) is whole, its right part aligned
+// to width when it fits.
+func (r *liveRow) appendTo(dst []byte, width int, cut bool) []byte {
+	avail := width - 1
+	if r.rightW == 0 {
+		if cut && r.w > avail {
+			return cutWidth(dst, r.b, avail, r.color)
+		}
+		return append(dst, r.b...)
+	}
+	switch {
+	case r.w+2+r.rightW <= avail:
+		dst = append(dst, r.b...)
+		for i := r.w + r.rightW; i < avail; i++ {
+			dst = append(dst, ' ')
+		}
+	case !cut:
+		dst = append(dst, r.b...)
+		dst = append(dst, ' ', ' ')
+	case avail-2-r.rightW >= 12:
+		dst = cutWidth(dst, r.b, avail-2-r.rightW, r.color)
+		dst = append(dst, ' ', ' ')
+	default:
+		return cutWidth(dst, r.b, avail, r.color)
+	}
+	return append(dst, r.right...)
+}
+
+// cutWidth appends the first columns of b (SGR sequences kept, not
+// counted) so that the result is at most max columns wide, ending in "…"
+// when something was cut.
+func cutWidth(dst, b []byte, max int, color bool) []byte {
+	if max <= 0 {
+		return dst
+	}
+	if displayWidth(b) <= max {
+		return append(dst, b...)
+	}
+	w, state := 0, -1
+	for i := 0; i < len(b); {
+		if b[i] == 0x1b {
+			j := i + 1
+			for j < len(b) && b[j] != 'm' {
+				j++
+			}
+			if j < len(b) {
+				j++
+			}
+			dst = append(dst, b[i:j]...)
+			i, state = j, -1
+			continue
+		}
+		end := i
+		for end < len(b) && b[end] != 0x1b {
+			end++
+		}
+		cluster, _, cw, next := uniseg.FirstGraphemeCluster(b[i:end], state)
+		if w+cw > max-1 {
+			break
+		}
+		dst = append(dst, cluster...)
+		w += cw
+		i += len(cluster)
+		state = next
+	}
+	dst = append(dst, "…"...)
+	if color {
+		dst = append(dst, sgrReset...)
+	}
+	return dst
+}
+
+// displayWidth is the columns b takes on a terminal, its SGR sequences
+// not counted.
+func displayWidth(b []byte) int {
+	w := 0
+	for i := 0; i < len(b); {
+		if b[i] == 0x1b {
+			for i < len(b) && b[i] != 'm' {
+				i++
+			}
+			i++
+			continue
+		}
+		end := i
+		for end < len(b) && b[end] != 0x1b {
+			end++
+		}
+		w += uniseg.StringWidth(string(b[i:end]))
+		i = end
+	}
+	return w
+}
+
+// The glyphs of the live view: each one column wide and of neutral East
+// Asian width, so that no terminal setting makes it two (a test checks).
+const (
+	glyphPending     = "◌"
+	glyphRunning     = "▸"
+	glyphOK          = "✓"
+	glyphSkipped     = "↷"
+	glyphFailed      = "✗"
+	glyphUnreachable = "⊘"
+	glyphRetry       = "↻"
+	barDone          = "▰"
+	barLeft          = "▱"
+)
+
+// statusLook is a status's glyph, colour and word (the word says it
+// without colour; ok and running need none).
+func statusLook(s liveStatus) (glyph, code, word string) {
+	switch s {
+	case stPending:
+		return glyphPending, sgrDim, ""
+	case stRunning:
+		return glyphRunning, sgrCyan, ""
+	case stSkipped:
+		return glyphSkipped, sgrDim, "skipped"
+	case stOK:
+		return glyphOK, sgrGreen, ""
+	case stChanged:
+		return glyphOK, sgrYellow, "changed"
+	case stIgnored:
+		return glyphFailed, sgrYellow, "failed, ignored"
+	case stFailed:
+		return glyphFailed, sgrRed, "failed"
+	case stUnreachable:
+		return glyphUnreachable, sgrRed, "unreachable"
+	}
+	return "?", "", ""
+}
+
+// appendDuration writes d for a person: 0.4s, 12.3s, 1m05s, 2h03m; a
+// running part in whole seconds, so that a frame changes once a second.
+func appendDuration(b []byte, d time.Duration, running bool) []byte {
+	if d < 0 {
+		d = 0
+	}
+	switch {
+	case d < time.Minute && running:
+		b = strconv.AppendInt(b, int64(d/time.Second), 10)
+		return append(b, 's')
+	case d < 10*time.Second:
+		return append(strconv.AppendFloat(b, d.Seconds(), 'f', 1, 64), 's')
+	case d < time.Minute:
+		b = strconv.AppendInt(b, int64(d/time.Second), 10)
+		return append(b, 's')
+	case d < time.Hour:
+		b = strconv.AppendInt(b, int64(d/time.Minute), 10)
+		b = append(b, 'm')
+		return appendTwo(b, int64(d%time.Minute/time.Second), 's')
+	}
+	b = strconv.AppendInt(b, int64(d/time.Hour), 10)
+	b = append(b, 'h')
+	return appendTwo(b, int64(d%time.Hour/time.Minute), 'm')
+}
+
+func appendTwo(b []byte, n int64, unit byte) []byte {
+	if n < 10 {
+		b = append(b, '0')
+	}
+	b = strconv.AppendInt(b, n, 10)
+	return append(b, unit)
+}
