@@ -67,16 +67,16 @@ func (t *vt) Write(b []byte) (int, error) {
 			continue
 		case c == '\r':
 			t.x = 0
-			s = s[1:]
+			s, state = s[1:], -1
 			continue
 		case c == '\n':
 			t.x = 0
 			t.lineFeed(false)
-			s = s[1:]
+			s, state = s[1:], -1
 			continue
 		case c < ' ' || c == 0x7f:
 			t.fail("control byte %#x written raw", c)
-			s = s[1:]
+			s, state = s[1:], -1
 			continue
 		}
 		if r, _ := utf8.DecodeRuneInString(s); r >= 0x80 && r <= 0x9f {
@@ -241,13 +241,12 @@ func (t *vt) Resize(w, h int) {
 	if last := logical[len(logical)-1]; len(last) > 0 {
 		t.x = min(width(last), w-1)
 	}
+	t.scrollback = nil
 	if len(out) > h {
-		t.scrollback = out[:len(out)-h]
+		t.scrollback = append(t.scrollback, out[:len(out)-h]...)
 		out = out[len(out)-h:]
-	} else {
-		t.scrollback = nil
 	}
-	t.rows = out
+	t.rows = append([]vtLine(nil), out...)
 	t.y = len(out) - 1
 	for len(t.rows) < h {
 		t.rows = append(t.rows, t.blank())
