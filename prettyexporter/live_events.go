@@ -64,12 +64,12 @@ func (m *liveModel) apply(r *sdklog.Record, wall time.Time) {
 		ts = wall
 	}
 	if v.Kind == wireformat.KindLog || v.Name == typeEventsDropped {
-		m.p.record(r, false) // not part of an operation's tree
+		m.p.record(r, v, false) // not part of an operation's tree
 		return
 	}
 	key := keyOf(r, v)
 	if _, ok := m.endedSet[key]; ok {
-		m.p.record(r, false) // a late record of an operation already printed
+		m.p.record(r, v, false) // a late record of an operation already printed
 		return
 	}
 	t := m.tree(key, wall)
@@ -269,7 +269,7 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts 
 		addr, _ := detailString(v, "address")
 		n := t.root.byName[clipKey(addr)]
 		if addr == "" || n == nil {
-			m.p.record(r, false)
+			m.p.record(r, v, false)
 			break
 		}
 		summary, _ := detailString(v, "summary")
@@ -284,7 +284,7 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts 
 			// logs) say nothing the tree does not show; warnings and
 			// errors are printed above it.
 			if r.Severity() >= log.SeverityWarn {
-				m.p.record(r, false)
+				m.p.record(r, v, false)
 			}
 			break
 		}
@@ -327,7 +327,7 @@ func (m *liveModel) lastEvent(t *liveTree, r *sdklog.Record, v *wireformat.View,
 	}
 	n.msg = safeText(string(b), maxMsgBytes)
 	if r.Severity() >= log.SeverityWarn {
-		m.p.record(r, false)
+		m.p.record(r, v, false)
 	}
 }
 

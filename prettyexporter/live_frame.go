@@ -443,7 +443,7 @@ func (m *liveModel) printCollapsed(n *liveNode) {
 	if !t.headerOut {
 		m.headerRow(r, t, now, false, m.p.color)
 		r.setRight("", "")
-		m.p.line(r.appendTo(m.p.buf[:0], m.width, false))
+		m.printRow(r)
 		t.headerOut = true
 		m.lastHeader = t
 	}
@@ -459,11 +459,11 @@ func (m *liveModel) printCollapsed(n *liveNode) {
 			continue
 		}
 		m.partRow(r, a, depth-i, now, m.p.color, true)
-		m.p.line(r.appendTo(m.p.buf[:0], m.width, false))
+		m.printRow(r)
 		a.headerOut = true
 	}
 	m.nodeRow(r, n, depth+1, now, m.p.color)
-	m.p.line(r.appendTo(m.p.buf[:0], m.width, false))
+	m.printRow(r)
 }
 
 // printFinal prints a tree as it ends: its header with the final status,
@@ -475,7 +475,7 @@ func (m *liveModel) printFinal(t *liveTree, wall time.Time) {
 	}
 	r := &m.scratch.row
 	m.headerRow(r, t, wall, true, m.p.color)
-	m.p.line(r.appendTo(m.p.buf[:0], m.width, false))
+	m.printRow(r)
 	m.lastHeader = t
 	if t.msg != "" {
 		r.reset(m.p.color)
@@ -485,26 +485,26 @@ func (m *liveModel) printFinal(t *liveTree, wall time.Time) {
 			code = sgrYellow
 		}
 		r.add(code, t.msg)
-		m.p.line(r.appendTo(m.p.buf[:0], m.width, false))
+		m.printRow(r)
 	}
 	s := &m.scratch
 	s.cands = collect(s.cands[:0], &t.root, 1)
 	for _, cd := range s.cands {
 		m.nodeRow(r, cd.n, cd.depth, wall, m.p.color)
-		m.p.line(r.appendTo(m.p.buf[:0], m.width, false))
+		m.printRow(r)
 	}
 	if t.hidden > 0 {
 		r.reset(m.p.color)
 		r.space(2)
 		r.add(sgrDim, "… "+strconv.Itoa(t.hidden)+" more not kept (node limit)")
-		m.p.line(r.appendTo(m.p.buf[:0], m.width, false))
+		m.printRow(r)
 	}
 	if t.recap != "" {
 		r.reset(m.p.color)
 		r.space(2)
 		r.add(sgrDim, "recap  ")
 		r.add("", t.recap)
-		m.p.line(r.appendTo(m.p.buf[:0], m.width, false))
+		m.printRow(r)
 	}
 }
 
@@ -514,4 +514,11 @@ func plural(n int, what string) string {
 		s += "s"
 	}
 	return s
+}
+
+// printRow queues a row as a line above the live area, its right part
+// aligned to the terminal's width.
+func (m *liveModel) printRow(r *liveRow) {
+	m.p.buf = r.appendTo(m.p.buf[:0], m.width, false)
+	m.p.line(m.p.buf)
 }

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+
+	"github.com/progressotel/progressotel/internal/wireformat"
 )
 
 // printer collects what is printed above the live area (or, in plain
@@ -32,18 +34,19 @@ func (p *printer) line(b []byte) {
 	p.q = append(p.q, '\n')
 }
 
-// record queues r in the pretty format; bare leaves the context out.
-func (p *printer) record(r *sdklog.Record, bare bool) {
-	p.buf = p.appendRecord(p.buf[:0], r, bare)
+// record queues r, whose View is v, in the pretty format; bare leaves
+// the context out.
+func (p *printer) record(r *sdklog.Record, v *wireformat.View, bare bool) {
+	p.buf = p.appendRecord(p.buf[:0], r, v, bare)
 	p.line(p.buf[:len(p.buf)-1])
 }
 
 // appendRecord appends r's line, newline included.
-func (p *printer) appendRecord(b []byte, r *sdklog.Record, bare bool) []byte {
+func (p *printer) appendRecord(b []byte, r *sdklog.Record, v *wireformat.View, bare bool) []byte {
 	if bare {
-		return p.bare.appendRecord(b, r)
+		return p.bare.appendView(b, r, v)
 	}
-	return p.pretty.appendRecord(b, r)
+	return p.pretty.appendView(b, r, v)
 }
 
 // take hands the queue over, leaving spare (emptied) in its place.

@@ -46,7 +46,7 @@ func (m *liveModel) printPlain(t *liveTree, r *sdklog.Record, v *wireformat.View
 		}
 		last := t.bar.total > 0 && t.bar.done >= t.bar.total
 		if ps.printed && !last && wall.Sub(ps.progAt) < plainProgressEvery && (pct < 0 || abs64(pct-ps.pct) < plainProgressStep) {
-			ps.pending = m.p.appendRecord(ps.pending[:0], r, true)
+			ps.pending = m.p.appendRecord(ps.pending[:0], r, v, true)
 			ps.pendingPct = pct
 			return
 		}
@@ -56,7 +56,7 @@ func (m *liveModel) printPlain(t *liveTree, r *sdklog.Record, v *wireformat.View
 		m.flushProgress(t, wall)
 	}
 	m.plainHeader(t)
-	m.p.record(r, true)
+	m.p.record(r, v, true)
 	ps.last = wall
 }
 
@@ -79,7 +79,7 @@ func (m *liveModel) plainHeader(t *liveTree) {
 	r := &m.scratch.row
 	m.headerRow(r, t, t.seenWall, false, m.p.color)
 	r.setRight("", "")
-	m.p.line(r.appendTo(m.p.buf[:0], m.width, false))
+	m.printRow(r)
 	m.lastHeader = t
 }
 
@@ -134,6 +134,7 @@ func (m *liveModel) heartbeat(t *liveTree, wall time.Time) {
 	b = append(b, ": still running ["...)
 	b = appendDuration(b, now.Sub(start), true)
 	b = append(b, ']')
+	m.p.buf = b
 	m.p.line(b)
 }
 

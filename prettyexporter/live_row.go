@@ -36,7 +36,19 @@ func (r *liveRow) add(code, s string) {
 	} else {
 		r.b = append(r.b, s...)
 	}
-	r.w += uniseg.StringWidth(s)
+	r.w += textWidth(s)
+}
+
+// textWidth is the display width of s: its length when it is ASCII (the
+// common case, and printable: the text given to a row is safe), else
+// Unicode's measure.
+func textWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return uniseg.StringWidth(s)
+		}
+	}
+	return len(s)
 }
 
 func (r *liveRow) space(n int) {
@@ -56,7 +68,7 @@ func (r *liveRow) setRight(code, s string) {
 	} else {
 		r.right = append(r.right, s...)
 	}
-	r.rightW = uniseg.StringWidth(s)
+	r.rightW = textWidth(s)
 }
 
 // appendTo appends the row to dst. A row of the live area (cut) is
@@ -150,7 +162,7 @@ func displayWidth(b []byte) int {
 		for end < len(b) && b[end] != 0x1b {
 			end++
 		}
-		w += uniseg.StringWidth(string(b[i:end]))
+		w += textWidth(string(b[i:end]))
 		i = end
 	}
 	return w

@@ -239,7 +239,7 @@ func (t *vt) Resize(w, h int) {
 	}
 	t.x = 0
 	if last := logical[len(logical)-1]; len(last) > 0 {
-		t.x = min(width(last), w-1)
+		t.x = min(cellsWidth(last), w-1)
 	}
 	t.scrollback = nil
 	if len(out) > h {
@@ -253,7 +253,7 @@ func (t *vt) Resize(w, h int) {
 	}
 }
 
-func width(cells []string) int {
+func cellsWidth(cells []string) int {
 	w := 0
 	for _, g := range cells {
 		if g != "" {

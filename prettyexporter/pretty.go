@@ -79,7 +79,11 @@ func (e *Exporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 	v := wireformat.GetView()
 	defer wireformat.PutView(v)
 	v.Load(r)
+	return e.appendView(b, r, v)
+}
 
+// appendView appends r's line from its View v, already loaded.
+func (e *Exporter) appendView(b []byte, r *sdklog.Record, v *wireformat.View) []byte {
 	if !e.noTime {
 		ts := r.Timestamp()
 		if ts.IsZero() {

@@ -1,0 +1,130 @@
+package prettyexporter
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/progressotel/progressotel/progress"
+)
+
+// bigModel is a model holding about 1,000 nodes, as a large run has
+// them: a Terraform plan of 1,000 resources with a few running, or an
+// Ansible task running on 1,000 hosts.
+func bigModel(b *testing.B, kind string) (*liveModel, time.Time) {
+	p := newPipeline(b)
+	ctx, span := p.tp.Tracer("bench").Start(p.ctx, "Install")
+	defer span.End()
+	at := t0
+	rec := func(e progress.Event) {
+		at = at.Add(time.Millisecond)
+		e.Time = at
+		if err := p.rec.Record(ctx, e); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rec(progress.OperationStarted("Install"))
+	switch kind {
+	case "terraform":
+		for i := range 1000 {
+			rec(progress.Event{Type: typeTFPlannedChange, Details: map[string]any{"address": fmt.Sprintf("aws_instance.web[%d]", i), "action": "create"}})
+		}
+		rec(progress.Progress(0, 1000, "resources"))
+		for i := range 8 {
+			rec(progress.Event{Type: typeTFApplyStarted, Details: map[string]any{"address": fmt.Sprintf("aws_instance.web[%d]", i), "action": "create"}})
+		}
+	case "ansible":
+		rec(progress.Event{Type: typePlayStarted, Details: map[string]any{"playName": "fleet"}})
+		rec(progress.Event{Type: typeTaskStarted, Details: map[string]any{"taskName": "Upgrade the agent"}})
+		for i := range 1000 {
+			rec(progress.Event{Type: typeTaskStartedOnHost, Details: map[string]any{"taskName": "Upgrade the agent", "hostName": fmt.Sprintf("host-%04d", i)}})
+		}
+	}
+	m := testModel(false)
+	recs := p.kept.Records()
+	for i := range recs {
+		m.apply(&recs[i], at)
+	}
+	if m.nodes < 1000 {
+		b.Fatalf("%d nodes", m.nodes)
+	}
+	return m, at
+}
+
+// BenchmarkLiveFrame: the cost of one frame of a model of about 1,000
+// nodes on a 120×40 terminal (the terminal goroutine draws at most 10 a
+// second).
+func BenchmarkLiveFrame(b *testing.B) {
+	for _, kind := range []string{"terraform", "ansible"} {
+		b.Run("nodes=1000/"+kind, func(b *testing.B) {
+			m, at := bigModel(b, kind)
+			var f liveFrame
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				m.frame(&f, at.Add(time.Duration(i)*time.Millisecond), 120, 40, true)
+			}
+			if f.Len() != 39 {
+				b.Fatalf("%d rows", f.Len())
+			}
+		})
+	}
+}
+
+// runBatches returns copies of a real Ansible run's records (the site
+// playbook, 81 records), each copy in a trace of its own, so that every
+// Export meets operations the exporter has not seen (more copies than
+// the model keeps trees and remembers ended ones).
+func runBatches(b *testing.B) [][]sdklog.Record {
+	recs := ansibleRecords(b, "../ansible/testdata/streams/site.jsonl")
+	out := make([][]sdklog.Record, 256)
+	for i := range out {
+		var tid trace.TraceID
+		binary.BigEndian.PutUint64(tid[:], uint64(i+1))
+		batch := make([]sdklog.Record, len(recs))
+		for j := range recs {
+			batch[j] = recs[j].Clone()
+			batch[j].SetTraceID(tid)
+		}
+		out[i] = batch
+	}
+	return out
+}
+
+// BenchmarkLiveExport: Export's cost per record, the live view (only the
+// model is updated; the goroutine draws apart) and its plain mode, next
+// to the pretty exporter's on the same records, all writing to
+// io.Discard. The ratio to pretty is in BENCHMARKS.md.
+func BenchmarkLiveExport(b *testing.B) {
+	batches := runBatches(b)
+	per := float64(len(batches[0]))
+	run := func(b *testing.B, exp sdklog.Exporter) {
+		defer exp.Shutdown(context.Background())
+		ctx := context.Background()
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			if err := exp.Export(ctx, batches[i%len(batches)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/per, "ns/record")
+	}
+	b.Run("exporter=pretty", func(b *testing.B) {
+		e, _ := New(WithWriter(io.Discard), WithColor(ColorAlways))
+		run(b, e)
+	})
+	b.Run("exporter=live", func(b *testing.B) {
+		e, _ := NewLive(WithWriter(io.Discard), WithLiveMode(LiveTerminal), WithColor(ColorAlways),
+			WithTerminalSize(func() (int, int) { return 120, 40 }))
+		run(b, e)
+	})
+	b.Run("exporter=live-plain", func(b *testing.B) {
+		e, _ := NewLive(WithWriter(io.Discard), WithLiveMode(LivePlain), WithColor(ColorAlways))
+		run(b, e)
+	})
+}

@@ -1,0 +1,132 @@
+package prettyexporter
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/log"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/progressotel/progressotel/internal/wireformat"
+)
+
+// fuzzTypes are the event types a fuzzed record may have: every one the
+// live view maps, and one it does not.
+var fuzzTypes = []string{
+	typeOperationStarted, typeProgress, typeOperationCompleted, typeOperationFailed, typeEventsDropped,
+	typePlayStarted, typePlayNoHosts, typeTaskStarted, typeTaskStartedOnHost, typeTaskCompletedOnHost,
+	typeTaskRetryOnHost, typeTaskFailedOnHost, typeTaskSkippedOnHost, typeHostUnreachable, typeVarPrompt,
+	typePlaybookResult, typeTFPlannedChange, typeTFApplyStarted, typeTFApplyProgress, typeTFApplyCompleted,
+	typeTFApplyErrored, typeTFProvisionStarted, typeTFProvisionOutput, typeTFProvisionErrored,
+	typeTFRefreshStarted, typeTFRefreshCompleted, typeTFDiagnostic, "mydriver/Step", "provisioning", "log",
+}
+
+// fuzzRecords turns bytes into a sequence of records: each starts with a
+// type byte, a trace byte and a length, then that many bytes of text used
+// for every name of the record (task, host, address, message, ...).
+func fuzzRecords(data []byte) []sdklog.Record {
+	var recs []sdklog.Record
+	ms := 0
+	for len(data) >= 3 {
+		typ := fuzzTypes[int(data[0])%len(fuzzTypes)]
+		tr, n := data[1], int(data[2])%48
+		data = data[3:]
+		n = min(n, len(data))
+		text := string(data[:n])
+		data = data[n:]
+		ms += 37 * (1 + int(tr)%7)
+
+		var r sdklog.Record
+		r.SetTimestamp(t0.Add(time.Duration(ms) * time.Millisecond))
+		if tr%5 != 0 {
+			r.SetTraceID(trace.TraceID{tr % 5})
+		}
+		r.SetSeverity(log.Severity(1 + int(tr)%24))
+		name := func(suffix string) string { // a few names repeat, so that parts are found again
+			if len(text) > 0 && text[0]%2 == 0 {
+				return text
+			}
+			return string(rune('a'+int(tr)%3)) + suffix
+		}
+		kv := []attribute.KeyValue{attribute.String(wireformat.AttrResourceType, name("type")), attribute.String(wireformat.TxKey, text)}
+		switch typ {
+		case "log":
+			r.SetBody(attribute.StringValue(text))
+		case "provisioning":
+			r.SetEventName(typ)
+			k := wireformat.TransitionKeysFor(typ)
+			kv = append(kv, attribute.String(wireformat.AttrEventType, wireformat.TransitionEventType),
+				attribute.String(string(k.Status), name("s")), attribute.String(string(k.Reason), text),
+				attribute.String(string(k.Message), text), attribute.String(string(k.PrevStatus), "False"))
+		default:
+			r.SetEventName(typ)
+			d := func(k string, v attribute.Value) {
+				kv = append(kv, attribute.KeyValue{Key: attribute.Key(wireformat.DetailsPrefix + k), Value: v})
+			}
+			kv = append(kv, attribute.String(wireformat.AttrEventType, wireformat.EventType))
+			for _, k := range []string{"operation", "playName", "taskName", "hostName", "itemLabel", "address", "action", "provisioner",
+				"output", "summary", "detail", "varName", "taskResult.msg", "failureCode", "description", "unit", "step"} {
+				if k == "itemLabel" && tr%3 != 0 {
+					continue
+				}
+				d(k, attribute.StringValue(name(k[:1])))
+			}
+			d("taskResult.changed", attribute.BoolValue(tr%2 == 0))
+			d("ignored", attribute.BoolValue(tr%4 == 0))
+			d("completed", attribute.Int64Value(int64(ms%100)))
+			d("total", attribute.Int64Value(int64(tr)-100))
+			d("hostStats."+wireformat.EscapeSegment(text)+".ok", attribute.Int64Value(int64(n)))
+		}
+		r.SetAttributes(kv...)
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// FuzzLiveFrame: whatever the events and the terminal size, no frame has
+// more rows than the height allows or a row as wide as the terminal, no
+// control character from the data reaches the terminal, and the model
+// stays within its bounds.
+func FuzzLiveFrame(f *testing.F) {
+	f.Add([]byte("\x00\x01\x07Install\x05\x01\x03web\x07\x01\x04task\x08\x01\x05web-1\x09\x01\x05web-1\x02\x01\x00"), uint8(80), uint8(24))
+	f.Add([]byte("\x00\x02\x0c部署 🚀 组件\x10\x02\x08addr\xe2\x80\x8f\x11\x02\x06\x1b[31mx\x13\x02\x04\u202eab\x1a\x02\x03\x9b2J"), uint8(20), uint8(5))
+	f.Add(bytes.Repeat([]byte("\x08\x03\x09host-\xff\xfe\x07\x09\x03\x0a"), 40), uint8(12), uint8(3))
+	f.Add(bytes.Repeat([]byte("\x1c\x04\x05\t\n\r\x00z\x1d\x04\x02ab\x00\x01\x01X"), 30), uint8(200), uint8(60))
+	f.Fuzz(func(t *testing.T, data []byte, w, h uint8) {
+		width, height := int(w), int(h)%64
+		m := testModel(false)
+		m.maxNodes, m.maxTrees = 40, 3
+		m.width = width
+		recs := fuzzRecords(data)
+		var fr liveFrame
+		for i := range recs {
+			m.apply(&recs[i], arrival(&recs[i]))
+			if i%3 == 0 || i == len(recs)-1 {
+				m.frame(&fr, arrival(&recs[i]).Add(time.Second), width, height, i%2 == 0)
+				checkFrame(t, &fr, width, height)
+				m.p.color = i%2 == 0
+			}
+			if m.nodes > m.maxNodes || len(m.list) > m.maxTrees {
+				t.Fatalf("%d nodes (max %d), %d trees (max %d)", m.nodes, m.maxNodes, len(m.list), m.maxTrees)
+			}
+			total := 0
+			for _, tr := range m.list {
+				total += countNodes(&tr.root) - 1
+			}
+			if total != m.nodes {
+				t.Fatalf("the model counts %d nodes, its trees hold %d", m.nodes, total)
+			}
+		}
+		m.endAll(t0)
+		q, _ := m.p.take(nil)
+		for _, line := range strings.Split(string(q), "\n") {
+			if bad := controlOutsideSGR([]byte(line)); bad >= 0 {
+				t.Fatalf("line printed above %q: control %#x", line, bad)
+			}
+		}
+	})
+}
