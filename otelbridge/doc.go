@@ -29,6 +29,13 @@
 //   - the otlp exporter is wrapped in the message body exporter, so that
 //     the collector can forward each event to TNCO with nested details.
 //
+// On a terminal, the default exporter is the live view
+// (OTEL_LOGS_EXPORTER=live, prettyexporter.LiveExporter): one tree per
+// operation, redrawn in place; elsewhere it writes plain lines. Whatever
+// the driver prints itself (a wrapped tool's output, notices) belongs in
+// Telemetry.Output, which prints it above the live area instead of
+// through it.
+//
 // For the driver's own logs, use the contrib slog bridge, which goes
 // through the provider Setup installs: otelslog.NewLogger(name), with the
 // Context methods (InfoContext, ...) so that records are correlated and

@@ -11,6 +11,7 @@ import (
 
 // Exporter names accepted in OTEL_LOGS_EXPORTER and WithExporters.
 const (
+	ExporterLive    = "live"    // the live view (prettyexporter.LiveExporter), stderr: a tree per operation on a terminal, plain lines elsewhere
 	ExporterPretty  = "pretty"  // human lines (prettyexporter), stderr
 	ExporterJSON    = "json"    // JSON lines (prettyexporter), stdout
 	ExporterOTLP    = "otlp"    // OTLP, http/protobuf unless OTEL_EXPORTER_OTLP_PROTOCOL says grpc
@@ -33,16 +34,17 @@ type config struct {
 	red            *progress.Redactor
 	recorderOpts   []progress.Option
 	getenv         func(string) string
+	stderrIsTerm   func() bool // tests
 }
 
 // WithExporters selects the log exporters by name, in place of
-// OTEL_LOGS_EXPORTER: pretty, json, otlp, console, none.
+// OTEL_LOGS_EXPORTER: live, pretty, json, otlp, console, none.
 func WithExporters(names ...string) Option {
 	return func(c *config) { c.exporters = names }
 }
 
-// WithWriter sends the pretty, json and console output to w instead of
-// stderr (pretty) and stdout (json, console).
+// WithWriter sends the live, pretty, json and console output to w instead
+// of stderr (live, pretty) and stdout (json, console).
 func WithWriter(w io.Writer) Option {
 	return func(c *config) { c.writer = w }
 }

@@ -3,6 +3,7 @@ package otelbridge
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -31,9 +32,10 @@ const localExportInterval = 100 * time.Millisecond
 // Telemetry handle whose Shutdown the driver defers.
 //
 // Exporters come from WithExporters, else OTEL_LOGS_EXPORTER (a
-// comma-separated list), else the default: pretty on stderr when stderr is
-// a terminal and json on stdout otherwise, plus otlp when
+// comma-separated list), else the default: the live view on stderr when
+// stderr is a terminal and json on stdout otherwise, plus otlp when
 // OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT is set.
+// pretty gives the flat lines, one per record, on a terminal too.
 // OTLP speaks http/protobuf unless OTEL_EXPORTER_OTLP_PROTOCOL (or
 // OTEL_EXPORTER_OTLP_LOGS_PROTOCOL, _TRACES_PROTOCOL) says grpc, as the
 // OpenTelemetry specification defaults it.
@@ -70,6 +72,7 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	}
 	var exporters []sdklog.Exporter
 	var batches []*sdkparts.BatchProcessor
+	var output io.Writer // the live view's, when there is one
 	closeAll := func() {
 		for _, b := range batches {
 			_ = b.Shutdown(context.Background())
@@ -89,6 +92,9 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 		}
 		exporters = append(exporters, exp)
 		batches = append(batches, c.batch(exp, name, local))
+		if live, ok := exp.(*prettyexporter.LiveExporter); ok && output == nil {
+			output = live.Output()
+		}
 	}
 	for _, exp := range c.extraExporters {
 		batches = append(batches, sdkparts.NewBatchProcessor(exp, sdkparts.WithExporterName("extra")))
@@ -96,7 +102,10 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	for _, b := range batches {
 		popts = append(popts, sdklog.WithProcessor(b))
 	}
-	t := &Telemetry{lp: sdklog.NewLoggerProvider(popts...), batches: batches}
+	if output == nil {
+		output = os.Stderr
+	}
+	t := &Telemetry{lp: sdklog.NewLoggerProvider(popts...), batches: batches, output: output}
 
 	if !c.noTracer {
 		if err := c.tracerProvider(ctx, t, res); err != nil {
@@ -128,8 +137,8 @@ func (c *config) exporterNames() ([]string, error) {
 		}
 	}
 	if names == nil {
-		if term.IsTerminal(os.Stderr) && c.writer == nil {
-			names = []string{ExporterPretty}
+		if c.writer == nil && c.stderrTerminal() {
+			names = []string{ExporterLive}
 		} else {
 			names = []string{ExporterJSON}
 		}
@@ -141,9 +150,9 @@ func (c *config) exporterNames() ([]string, error) {
 	out := names[:0:0]
 	for _, n := range names {
 		switch n {
-		case ExporterPretty, ExporterJSON, ExporterOTLP, ExporterConsole, ExporterNone:
+		case ExporterLive, ExporterPretty, ExporterJSON, ExporterOTLP, ExporterConsole, ExporterNone:
 		default:
-			return nil, fmt.Errorf("otelbridge: unknown log exporter %q in OTEL_LOGS_EXPORTER (want a comma-separated list of pretty, json, otlp, console, none)", n)
+			return nil, fmt.Errorf("otelbridge: unknown log exporter %q in OTEL_LOGS_EXPORTER (want a comma-separated list of live, pretty, json, otlp, console, none)", n)
 		}
 		if !seen[n] {
 			seen[n] = true
@@ -153,10 +162,24 @@ func (c *config) exporterNames() ([]string, error) {
 	return out, nil
 }
 
+func (c *config) stderrTerminal() bool {
+	if c.stderrIsTerm != nil {
+		return c.stderrIsTerm()
+	}
+	return term.IsTerminal(os.Stderr)
+}
+
 // newExporter builds one exporter by name; local reports whether it writes
 // to a local stream. A nil exporter means "none".
 func (c *config) newExporter(ctx context.Context, name string) (exp sdklog.Exporter, local bool, err error) {
 	switch name {
+	case ExporterLive:
+		w := c.writer
+		if w == nil {
+			w = os.Stderr
+		}
+		exp, err = prettyexporter.NewLive(prettyexporter.WithWriter(w))
+		return exp, true, err
 	case ExporterPretty:
 		w := c.writer
 		if w == nil {

@@ -20,6 +20,10 @@ func env(kv map[string]string) Option {
 	return withEnv(func(k string) string { return kv[k] })
 }
 
+func stderrTerminal(is bool) Option {
+	return func(c *config) { c.stderrIsTerm = func() bool { return is } }
+}
+
 func TestExporterNames(t *testing.T) {
 	cases := []struct {
 		env  map[string]string
@@ -34,6 +38,12 @@ func TestExporterNames(t *testing.T) {
 		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317"}, opts: []Option{WithWriter(&bytes.Buffer{})}, want: "json,otlp"},
 		// Options win over the environment.
 		{env: map[string]string{"OTEL_LOGS_EXPORTER": "json"}, opts: []Option{WithExporters("console")}, want: "console"},
+		// On a terminal: the live view; the flat lines stay as pretty.
+		{env: map[string]string{}, opts: []Option{stderrTerminal(true)}, want: "live"},
+		{env: map[string]string{}, opts: []Option{stderrTerminal(false)}, want: "json"},
+		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}, opts: []Option{stderrTerminal(true)}, want: "live,otlp"},
+		{env: map[string]string{"OTEL_LOGS_EXPORTER": "LIVE"}, want: "live"},
+		{env: map[string]string{"OTEL_LOGS_EXPORTER": "pretty"}, opts: []Option{stderrTerminal(true)}, want: "pretty"},
 	}
 	for _, c := range cases {
 		cfg := config{}

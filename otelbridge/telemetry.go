@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -22,6 +24,7 @@ type Telemetry struct {
 	tp      *sdktrace.TracerProvider // nil with WithoutTracerProvider
 	spans   *boundedSpanExporter     // nil when spans are not exported
 	batches []*sdkparts.BatchProcessor
+	output  io.Writer
 
 	shutOnce sync.Once
 }
@@ -128,6 +131,18 @@ func (t *Telemetry) Stats() sdkparts.DropStats {
 		s = s.Add(b.Stats())
 	}
 	return s
+}
+
+// Output returns where the program's own text belongs: a wrapped tool's
+// output, notices, a slog.TextHandler. With the live view (the default on
+// a terminal) it is the view's writer, which prints each line above the
+// live area instead of through it (see prettyexporter.LiveExporter.Output);
+// otherwise os.Stderr. It never returns nil, also on a nil *Telemetry.
+func (t *Telemetry) Output() io.Writer {
+	if t == nil || t.output == nil {
+		return os.Stderr
+	}
+	return t.output
 }
 
 // LoggerProvider returns the provider Setup installed globally, for a
