@@ -40,9 +40,10 @@ test-nested:
 		(cd $$m && $(GO) vet ./... && $(GO) test -race -count=1 ./...) || exit 1; \
 	done
 
-## demo: an Ansible playbook run reported live, pretty even when piped.
+## demo: an Ansible playbook run reported live: the live view on a
+## terminal, its plain lines when piped (OTEL_LOGS_EXPORTER=pretty: flat lines).
 demo:
-	@OTEL_LOGS_EXPORTER=$${OTEL_LOGS_EXPORTER:-pretty} $(GO) run ./examples/ansible-driver
+	@OTEL_LOGS_EXPORTER=$${OTEL_LOGS_EXPORTER:-live} $(GO) run ./examples/ansible-driver
 
 ## demo-k8s: a controller driving provisioning and lifecycle transitions.
 demo-k8s:
@@ -53,9 +54,10 @@ demo-k8s:
 tofu:
 	@./scripts/build-tofu.sh
 
-## demo-terraform: a real OpenTofu apply and destroy reported live, pretty even when piped.
+## demo-terraform: a real OpenTofu apply and destroy reported live: the
+## live view on a terminal, its plain lines when piped.
 demo-terraform: tofu
-	@OTEL_LOGS_EXPORTER=$${OTEL_LOGS_EXPORTER:-pretty} $(GO) run ./examples/terraform-driver -tofu bin/tofu
+	@OTEL_LOGS_EXPORTER=$${OTEL_LOGS_EXPORTER:-live} $(GO) run ./examples/terraform-driver -tofu bin/tofu
 
 ## demo-http: an Ignition-style HTTP driver; POST to /api/driver/lifecycle/execute.
 demo-http:

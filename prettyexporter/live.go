@@ -300,7 +300,7 @@ func (e *LiveExporter) step(final bool) {
 	switch {
 	case e.plain:
 		if dropped > 0 {
-			buf = appendDropped(buf, dropped, e.color)
+			buf = append(droppedLine(buf, dropped, e.color), '\n')
 		}
 		buf = append(buf, above...)
 	case redraw:

@@ -1,6 +1,9 @@
 package prettyexporter
 
-import "strconv"
+import (
+	"bytes"
+	"strconv"
+)
 
 // screen is what the terminal goroutine knows of the terminal: the rows
 // of the live area it drew last, at which width. It uses four sequences
@@ -9,6 +12,15 @@ import "strconv"
 // cursor save/restore (scrolling breaks it), no alternate screen (the
 // lines printed above must stay in the scrollback), no query of the
 // terminal (the exporter never reads stdin).
+//
+// The old area is overwritten in place, each row starting with EL (at
+// column 0, which also resets tmux's mark that the row was wrapped, left
+// over by a reflow), rather than erased first: tmux (with
+// scroll-on-clear, its default) copies the whole screen into the
+// scrollback when ED comes with the cursor at the top-left corner, which
+// is where a live area as tall as the screen, or drawn on a fresh screen,
+// starts. ED is written only below what was just written, where the
+// cursor is never at that corner.
 type screen struct {
 	prev   liveFrame
 	prevW  int
@@ -17,9 +29,10 @@ type screen struct {
 
 // compose appends to dst the bytes of one frame: the cursor back to the
 // first row of the live area, the lines to print above it (which scroll
-// into the scrollback), the new rows, and the area below cleared. The
-// cursor ends at the start of the row below the area. Nothing is
-// appended when there is nothing to print and the rows did not change.
+// into the scrollback), the new rows, and what is left of the old area
+// cleared. The cursor ends at the start of the row below the area.
+// Nothing is appended when there is nothing to print and the rows did
+// not change.
 func (s *screen) compose(dst, above []byte, dropped int, next *liveFrame, width int, color bool) []byte {
 	resized := s.prevW != 0 && width != s.prevW
 	if len(above) == 0 && dropped == 0 && !resized && next.equal(&s.prev) {
@@ -30,8 +43,8 @@ func (s *screen) compose(dst, above []byte, dropped int, next *liveFrame, width 
 		// A terminal that rewraps its lines on resize (tmux, VTE,
 		// kitty, iTerm2, Windows Terminal) now holds each old row on
 		// ceil(w/width) rows. One that does not (xterm) holds it on
-		// one: going up too far then clears a few lines of output
-		// above the area from the screen, never leaves a stale row.
+		// one: going up too far then overwrites a few lines of output
+		// above the area on the screen, never leaves a stale row.
 		up = 0
 		for _, w := range s.widths {
 			up += max(1, (w+width-1)/width)
@@ -39,25 +52,41 @@ func (s *screen) compose(dst, above []byte, dropped int, next *liveFrame, width 
 	}
 	dst = append(dst, '\r')
 	if up > 0 {
-		dst = append(dst, "\x1b["...)
-		dst = strconv.AppendInt(dst, int64(up), 10)
-		dst = append(dst, 'A')
+		dst = appendUp(dst, up)
 	}
-	if len(above) > 0 || dropped > 0 || resized {
-		dst = append(dst, "\x1b[J"...)
-	}
+	wrote := false
 	if dropped > 0 {
-		dst = appendDropped(dst, dropped, color)
+		dst = appendAbove(dst, droppedLine(nil, dropped, color), width)
+		wrote = true
 	}
-	dst = append(dst, above...)
+	for len(above) > 0 {
+		i := bytes.IndexByte(above, '\n')
+		if i < 0 {
+			i = len(above) - 1
+		}
+		dst = appendAbove(dst, above[:i], width)
+		above = above[i+1:]
+		wrote = true
+	}
 	s.widths = s.widths[:0]
 	for i := 0; i < next.Len(); i++ {
 		row := next.Row(i)
+		dst = append(dst, "\x1b[K"...)
 		dst = append(dst, row...)
-		dst = append(dst, "\x1b[K\n"...)
+		dst = append(dst, '\n')
 		s.widths = append(s.widths, displayWidth(row))
+		wrote = true
 	}
-	dst = append(dst, "\x1b[J"...)
+	if wrote {
+		dst = append(dst, "\x1b[J"...)
+	} else {
+		// Nothing drawn over the old area: clear it row by row, then
+		// come back to where it started.
+		for range up {
+			dst = append(dst, "\x1b[K\n"...)
+		}
+		dst = appendUp(dst, up)
+	}
 	if next != &s.prev {
 		s.prev.copyFrom(next)
 	}
@@ -65,9 +94,29 @@ func (s *screen) compose(dst, above []byte, dropped int, next *liveFrame, width 
 	return dst
 }
 
-// appendDropped is the line that says lines were lost because the writer
-// did not keep up.
-func appendDropped(dst []byte, n int, color bool) []byte {
+func appendUp(dst []byte, n int) []byte {
+	dst = append(dst, "\x1b["...)
+	dst = strconv.AppendInt(dst, int64(n), 10)
+	return append(dst, 'A')
+}
+
+// appendAbove writes one line above the live area, over whatever the
+// old area had there: EL, the line, EL again to clear the rest of its
+// last row when it wrapped (unless the line fills that row exactly: EL
+// would then erase its last character on terminals that keep the cursor
+// on the last column), then a newline.
+func appendAbove(dst, line []byte, width int) []byte {
+	dst = append(dst, "\x1b[K"...)
+	dst = append(dst, line...)
+	if w := displayWidth(line); w == 0 || w%width != 0 {
+		dst = append(dst, "\x1b[K"...)
+	}
+	return append(dst, '\n')
+}
+
+// droppedLine is the line that says lines were lost because the writer
+// did not keep up, without its newline.
+func droppedLine(dst []byte, n int, color bool) []byte {
 	if color {
 		dst = append(dst, sgrYellow...)
 	}
@@ -77,5 +126,5 @@ func appendDropped(dst []byte, n int, color bool) []byte {
 	if color {
 		dst = append(dst, sgrReset...)
 	}
-	return append(dst, '\n')
+	return dst
 }

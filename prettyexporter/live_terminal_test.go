@@ -43,7 +43,7 @@ func (w *vtWriter) Write(b []byte) (int, error) {
 	w.writes++
 	w.raw.Write(b)
 	w.last = append(w.last[:0], b...)
-	if !w.direct && (!bytes.HasPrefix(b, []byte("\r")) || !bytes.HasSuffix(b, []byte("\x1b[J"))) {
+	if !w.direct && (!bytes.HasPrefix(b, []byte("\r")) || !bytes.HasSuffix(b, []byte("\x1b[J")) && !bytes.HasSuffix(b, []byte("A"))) {
 		w.t.Errorf("a frame not written in one piece: %q", b)
 	}
 	return w.vt.Write(b)
@@ -144,6 +144,14 @@ func TestLiveTerminalScreen(t *testing.T) {
 		rows := tw.draw(clock.now(), w, h)
 		if out.vt.err != nil {
 			t.Fatalf("%s: %v", step, out.vt.err)
+		}
+		out.mu.Lock()
+		wrapped, y := out.vt.WrappedOnScreen(), out.vt.y
+		out.mu.Unlock()
+		for _, row := range wrapped {
+			if row >= y-len(rows) {
+				t.Fatalf("%s: row %d of the live area is marked wrapped: a copy or a reflow would join it to the next", step, row)
+			}
 		}
 		if resizedAt < 0 {
 			want := append(wrap(tw.above, w), rows...)
@@ -345,5 +353,36 @@ func TestLiveOutputAbove(t *testing.T) {
 	}
 	if out.vt.err != nil {
 		t.Fatal(out.vt.err)
+	}
+}
+
+// TestVTScrollOnClear: the emulator keeps what ED from the top-left
+// corner clears in the scrollback, as tmux does: the trap a live area
+// drawn from the top of the screen must not fall into (it would copy
+// every frame into the scrollback).
+func TestVTScrollOnClear(t *testing.T) {
+	v := newVT(10, 4)
+	_, _ = v.Write([]byte("frame 1\nrow\n\r\x1b[2A\x1b[J"))
+	if got := strings.Join(v.History(), "|"); got != "frame 1|row" {
+		t.Errorf("history %q", got)
+	}
+	if len(v.Screen()) != 0 {
+		t.Errorf("screen %q", v.Screen())
+	}
+	// The live view's frames, drawn from the top of a fresh screen,
+	// leave no copy in the scrollback.
+	var f1, f2 liveFrame
+	f1.b, f1.ends = []byte("▸ a  running 1sb"), []int{15, 16}
+	f2.b, f2.ends = []byte("▸ a  running 2s"), []int{15}
+	var s screen
+	v = newVT(20, 3)
+	_, _ = v.Write(s.compose(nil, nil, 0, &f1, 20, false))
+	_, _ = v.Write(s.compose(nil, []byte("above\n"), 0, &f2, 20, false))
+	_, _ = v.Write(s.compose(nil, nil, 0, &liveFrame{}, 20, false))
+	if got := strings.Join(v.History(), "|"); got != "above" {
+		t.Errorf("history %q, want only the line printed above", got)
+	}
+	if v.err != nil {
+		t.Fatal(v.err)
 	}
 }

@@ -106,10 +106,9 @@ func (t *vt) put(g string, w int) {
 	t.x += w // t.x == t.w: the pending-wrap state
 }
 
+// lineFeed moves down, scrolling at the bottom. As in tmux, a row keeps
+// its wrapped mark until it is erased from its first column.
 func (t *vt) lineFeed(soft bool) {
-	if !soft {
-		t.rows[t.y].wrapped = false
-	}
 	if t.y < t.h-1 {
 		t.y++
 		return
@@ -149,10 +148,26 @@ func (t *vt) escape(s string) string {
 		for x := min(t.x, t.w-1); x < t.w; x++ {
 			t.rows[t.y].cells[x] = " "
 		}
-		t.rows[t.y].wrapped = false
+		if t.x == 0 {
+			t.rows[t.y].wrapped = false
+		}
 	case 'J':
 		if params != "" && params != "0" {
 			t.fail("ED %s", params)
+		}
+		if t.x == 0 && t.y == 0 {
+			// As tmux does (scroll-on-clear): clearing the whole
+			// screen from its top-left corner keeps what it held in
+			// the scrollback.
+			last := -1
+			for y, l := range t.rows {
+				if l.String() != "" {
+					last = y
+				}
+			}
+			for _, l := range t.rows[:last+1] {
+				t.scrollback = append(t.scrollback, vtLine{cells: append([]string(nil), l.cells...), wrapped: l.wrapped})
+			}
 		}
 		for x := min(t.x, t.w-1); x < t.w; x++ {
 			t.rows[t.y].cells[x] = " "
@@ -295,6 +310,18 @@ func (t *vt) Screen() []string {
 	}
 	for len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// WrappedOnScreen returns the screen rows marked as wrapped, whose
+// next row a copy (tmux capture-pane -J) or a later reflow joins to them.
+func (t *vt) WrappedOnScreen() []int {
+	var out []int
+	for y, l := range t.rows {
+		if l.wrapped {
+			out = append(out, y)
+		}
 	}
 	return out
 }

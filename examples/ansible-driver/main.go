@@ -8,7 +8,7 @@
 // says so in one line. Either way there is one span for the transition,
 // and the adapter's playbook, play, task and host spans under it.
 //
-//	go run ./examples/ansible-driver                          # pretty on a terminal, else JSON lines
+//	go run ./examples/ansible-driver                          # the live view on a terminal, else JSON lines
 //	OTEL_LOGS_EXPORTER=json go run ./examples/ansible-driver  # JSON lines on stdout
 //	go run ./examples/ansible-driver -replay                  # the recorded run, even with Ansible
 //	OTEL_LOGS_EXPORTER=otlp OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 go run ./examples/ansible-driver
@@ -28,6 +28,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"os"
 	"os/signal"
@@ -54,7 +55,7 @@ type options struct {
 	tenant string
 	replay bool          // replay the recorded run even when Ansible is installed
 	delay  time.Duration // replay: longest pause between two events
-	notice io.Writer     // where the one-line notice goes
+	notice io.Writer     // where the notices go; nil: the telemetry's Output (above the live view)
 }
 
 func main() {
@@ -63,7 +64,6 @@ func main() {
 	flag.BoolVar(&o.replay, "replay", false, "replay the recorded real run even when Ansible is installed")
 	flag.DurationVar(&o.delay, "delay", 300*time.Millisecond, "replay: the longest pause between two events, to watch it unfold (0: none)")
 	flag.Parse()
-	o.notice = os.Stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, o); err != nil {
@@ -80,6 +80,11 @@ func run(ctx context.Context, o options, opts ...otelbridge.Option) (err error) 
 	tel, err := otelbridge.Setup(ctx, opts...)
 	if err != nil {
 		return err
+	}
+	if o.notice == nil {
+		// On a terminal the live view owns stderr: the driver's own
+		// lines go through it, printed above the live area.
+		o.notice = tel.Output()
 	}
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -99,6 +104,7 @@ func run(ctx context.Context, o options, opts ...otelbridge.Option) (err error) 
 	defer span.End()
 
 	adapter := []ansible.Option{
+		ansible.WithLogger(slog.New(slog.NewTextHandler(o.notice, nil))),
 		ansible.WithOperation("Install"),
 		ansible.WithEnvelope(progress.Envelope{
 			Component: progress.Component{Name: "ansible-lifecycle-driver", Version: "3.4.0"},
@@ -131,6 +137,8 @@ func run(ctx context.Context, o options, opts ...otelbridge.Option) (err error) 
 		span.SetStatus(codes.Error, "the playbook failed")
 		return err
 	}
+	// Flushed first, so that the recap comes after the run's last lines.
+	_ = tel.ForceFlush(ctx)
 	fmt.Fprintf(o.notice, "ansible-driver: done: %d Ansible events;%s\n", res.Events, recap(res.Stats))
 	span.SetStatus(codes.Ok, "")
 	return nil

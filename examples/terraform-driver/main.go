@@ -19,7 +19,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -64,7 +66,7 @@ func run(ctx context.Context, tofu, dbPassword string, opts ...otelbridge.Option
 			return err
 		}
 	}
-	summary, err := transition(ctx, tofu, dbPassword)
+	summary, err := transition(ctx, tofu, dbPassword, tel.Output())
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if serr := tel.Shutdown(sctx); serr != nil {
@@ -78,7 +80,9 @@ func run(ctx context.Context, tofu, dbPassword string, opts ...otelbridge.Option
 
 // transition is the driver's lifecycle transition: Install (apply), then
 // Uninstall (destroy), each a terraform.Run inside the driver's own span.
-func transition(ctx context.Context, tofu, dbPassword string) (summary []string, err error) {
+// The adapter's own warnings go to out: on a terminal the live view's
+// Output, which prints them above the live area.
+func transition(ctx context.Context, tofu, dbPassword string, out io.Writer) (summary []string, err error) {
 	dir, err := os.MkdirTemp("", "terraform-driver-")
 	if err != nil {
 		return nil, err
@@ -114,7 +118,8 @@ func transition(ctx context.Context, tofu, dbPassword string) (summary []string,
 	for _, step := range []struct{ operation, subcommand string }{{"Install", "apply"}, {"Uninstall", "destroy"}} {
 		sctx, span := tracer.Start(ctx, step.operation)
 		command.Args = []string{step.subcommand}
-		res, err := terraform.Run(sctx, command, terraform.WithOperation(step.operation), terraform.WithEnvelope(env))
+		res, err := terraform.Run(sctx, command, terraform.WithOperation(step.operation), terraform.WithEnvelope(env),
+			terraform.WithLogger(slog.New(slog.NewTextHandler(out, nil))))
 		span.End()
 		command.Init = false
 		var opErr *terraform.OperationError
