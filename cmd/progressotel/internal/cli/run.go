@@ -109,14 +109,6 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 		spanName = filepath.Base(argv[0])
 	}
 	env := o.envelope.envelope()
-	logger := slog.New(slog.NewTextHandler(stdio.stderr, &slog.HandlerOptions{Level: slog.LevelWarn,
-		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
-			if a.Key == slog.TimeKey {
-				return slog.Attr{}
-			}
-			return a
-		}})).With("prog", "progressotel")
-
 	ctx = contextFromEnv(ctx, o.tracectx)
 	setting := exporters()
 	if setting == exportersUnset {
@@ -126,6 +118,20 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	if err != nil {
 		warnf(stdio.stderr, "telemetry: %v: the command runs without it", err)
 	}
+	// With the live view on progressotel's terminal, the command's output
+	// and progressotel's own warnings are printed above the live area.
+	out := stdio
+	if tel != nil {
+		out.stdout, out.stderr = tel.commandOutput(stdio)
+	}
+	logger := slog.New(slog.NewTextHandler(out.stderr, &slog.HandlerOptions{Level: slog.LevelWarn,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		}})).With("prog", "progressotel")
+
 	var tp trace.TracerProvider = noop.NewTracerProvider()
 	if tel != nil {
 		tp = tel.tel.TracerProvider()
@@ -140,7 +146,7 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	var srv *handoff.Server
 	srvDone := make(chan struct{})
 	if s, err := handoff.Listen(""); err != nil {
-		warnf(stdio.stderr, "no socket for emits: %v", err)
+		warnf(out.stderr, "no socket for emits: %v", err)
 		close(srvDone)
 	} else {
 		srv = s
@@ -151,7 +157,7 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	inv := &Invocation{
 		Argv: argv, Env: childEnv(ctx, os.Environ(), srv), Operation: o.operation, FailureCode: o.failureCode,
 		Envelope: env.progress(), Recorder: rec, TracerProvider: tp,
-		Stdin: stdio.stdin, Stdout: stdio.stdout, Stderr: stdio.stderr, Logger: logger,
+		Stdin: stdio.stdin, Stdout: out.stdout, Stderr: out.stderr, Logger: logger,
 		Lines: LinesOptions{Enabled: o.lines, Type: o.linesType}, sup: sup,
 	}
 	st := adapter.Run(ctx, inv)

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/resource"
 
+	"github.com/progressotel/progressotel/internal/term"
 	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
@@ -118,6 +119,26 @@ func (t *telemetry) shutdown(ctx context.Context, stderr io.Writer) {
 	default:
 		warnf(stderr, "telemetry: shutdown: %v", err)
 	}
+}
+
+// commandOutput is where a run's command writes, and progressotel's own
+// warnings during the run: through the live view's Output when the view
+// draws on progressotel's stderr, so that each line is printed above the
+// live area instead of through it (the command's stdout too when it is a
+// terminal: the same screen; stdout redirected to a file or a pipe stays
+// as it is). Without the live view, or with --output, unchanged. The
+// command then writes to a pipe, not to the terminal: OTEL_LOGS_EXPORTER=
+// pretty gives it the terminal.
+func (t *telemetry) commandOutput(s stdio) (stdout, stderr io.Writer) {
+	live := t.tel.Output()
+	if t.output != nil || live == io.Writer(os.Stderr) || s.stderr != io.Writer(os.Stderr) {
+		return s.stdout, s.stderr
+	}
+	stdout = s.stdout
+	if s.stdout == io.Writer(os.Stdout) && term.IsTerminal(os.Stdout) {
+		stdout = live
+	}
+	return stdout, live
 }
 
 // recorder is the Recorder Setup installed.
