@@ -34,6 +34,13 @@ test-core: tofu
 test-allocs:
 	$(GO) test -count=1 -run 'Alloc' ./...
 
+## test-tmux: the live view in a real terminal: make demo, make
+## demo-terraform and progressotel run in tmux panes, the screen read as
+## it unfolds (also part of test-core; needs tmux, which .ci/run installs).
+.PHONY: test-tmux
+test-tmux: tofu
+	$(GO) test -count=1 -run 'InTmux' ./examples/... ./cmd/progressotel/
+
 test-nested:
 	@for m in $(dir $(NESTED)); do \
 		echo "== $$m"; \

@@ -26,8 +26,7 @@ func TestRunLiveViewInTmux(t *testing.T) {
 	pane := tmuxtest.Start(t, t.TempDir(), 100, 20, command)
 	sawArea := false
 	last := pane.Wait(2*time.Minute, func(lines []string) {
-		w, h := pane.Size()
-		area := tmuxtest.CheckLiveArea(t, lines, w, h)
+		area := pane.CheckLiveArea(t, lines)
 		if len(area) == 0 {
 			return
 		}

@@ -27,8 +27,8 @@ func TestDemoInTmux(t *testing.T) {
 	pane := tmuxtest.Start(t, root, 110, 30, "make --no-print-directory demo")
 	resized, sawLive, sawResized := false, false, false
 	last := pane.Wait(5*time.Minute, func(lines []string) {
-		w, h := pane.Size()
-		if area := tmuxtest.CheckLiveArea(t, lines, w, h); len(area) > 0 {
+		w, _ := pane.Size()
+		if area := pane.CheckLiveArea(t, lines); len(area) > 0 {
 			sawLive = true
 			sawResized = sawResized || resized && w == 64
 			if !resized && (!strings.Contains(area[0], "Install  resource::nginx::1.0/nginx-web-tier  trace ") || !strings.Contains(area[0], "tx=7d9b1c52-tx")) {

@@ -33,8 +33,7 @@ func TestDemoInTmux(t *testing.T) {
 	pane := tmuxtest.Start(t, root, 120, 30, "make --no-print-directory demo-terraform")
 	resized, sawBar := false, false
 	last := pane.Wait(5*time.Minute, func(lines []string) {
-		w, h := pane.Size()
-		area := tmuxtest.CheckLiveArea(t, lines, w, h)
+		area := pane.CheckLiveArea(t, lines)
 		for _, row := range area {
 			if strings.Contains(row, " resources  ") && strings.Contains(row, "%") {
 				sawBar = true
