@@ -52,9 +52,9 @@ func TestDemoInTmux(t *testing.T) {
 	screen := strings.Join(pane.History(), "\n")
 	for _, want := range []string{
 		"✓ Install  resource::nginx::1.0/nginx-web-tier", // the final header, done
-		"failed, ignored",  // the ignored failure stays, with its message
+		"failed, ignored", // the ignored failure stays, with its message
 		"non-zero return code",
-		"↻ ",               // the retried host
+		"↻ ",                // the retried host
 		"recap  web-1: ok=", // Ansible's recap
 		"ansible-driver: done:",
 	} {
