@@ -8,14 +8,14 @@ type envVar struct{ name, meaning string }
 // exporterEnv are the OpenTelemetry variables every command reads through
 // otelbridge.Setup.
 var exporterEnv = []envVar{
-	{"OTEL_LOGS_EXPORTER", "comma-separated exporters: pretty (stderr), json (stdout), otlp, console, none. Unset with no OTLP endpoint: nothing is exported, with one warning"},
+	{"OTEL_LOGS_EXPORTER", "comma-separated exporters: live (stderr: a tree per operation on a terminal, the command's output above it), pretty (stderr), json (stdout), otlp, console, none. Unset with no OTLP endpoint: nothing is exported, with one warning"},
 	{"OTEL_EXPORTER_OTLP_ENDPOINT", "the collector, e.g. http://127.0.0.1:4318; setting it alone exports OTLP (also OTEL_EXPORTER_OTLP_LOGS_ENDPOINT, _TRACES_ENDPOINT)"},
 	{"OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf (default) or grpc"},
 	{"OTEL_EXPORTER_OTLP_HEADERS", "headers of every export, e.g. Authorization=Bearer%20... (also _INSECURE, _CERTIFICATE, _TIMEOUT)"},
 	{"OTEL_SERVICE_NAME", "service.name of the resource (default: --component, else progressotel); OTEL_RESOURCE_ATTRIBUTES adds to it"},
 	{"OTEL_BLRP_MAX_QUEUE_SIZE", "the batch processor's queue (and the other OTEL_BLRP_* settings)"},
 	{"OTEL_SDK_DISABLED", "true: export nothing, quietly"},
-	{"NO_COLOR", "no colour in the pretty format"},
+	{"NO_COLOR", "no colour in the live view and the pretty format"},
 }
 
 // contextEnv are the variables the trace context is read from.

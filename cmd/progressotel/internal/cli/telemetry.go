@@ -30,7 +30,7 @@ const (
 )
 
 // exporters reads the environment the way otelbridge.Setup does, to tell
-// whether anything is configured at all: Setup's own default (pretty or
+// whether anything is configured at all: Setup's own default (live or
 // JSON lines) suits a program, not a wrapper whose stdout is the child's.
 func exporters() exporterSetting {
 	if strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true") {
