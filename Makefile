@@ -74,6 +74,11 @@ demo-http:
 bench:
 	./bench/run.sh
 
+## bench-live: the live view's frame (1,000 nodes) and Export per record beside the pretty exporter's.
+.PHONY: bench-live
+bench-live:
+	./scripts/bench-live.sh
+
 ## bench-e2e: events/s with zero loss through OTLP gRPC, the real collector and Kafka; CPU per event.
 bench-e2e: collector
 	cd bench/e2e && $(GO) run . -root ../..
