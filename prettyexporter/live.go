@@ -43,6 +43,9 @@ type LiveExporter struct {
 	p       printer
 	partial []byte // Output's unfinished line
 	closed  bool   // the goroutine wrote its last frame: Output writes directly
+	// wmu orders Output's direct writes after Shutdown behind the
+	// goroutine's last ones.
+	wmu sync.Mutex
 
 	w     io.Writer
 	plain bool
@@ -57,15 +60,14 @@ type LiveExporter struct {
 	done     chan struct{}
 
 	// Owned by the goroutine.
-	scr              screen
-	next             liveFrame
-	spare, out       []byte
-	lastGen          uint64
-	lastSec          int64
-	lastW, lastH     int
-	drawnOnce        bool
-	flush            flusher
-	renders, written atomic.Int64
+	scr          screen
+	next         liveFrame
+	spare, out   []byte
+	lastGen      uint64
+	lastSec      int64
+	lastW, lastH int
+	drawnOnce    bool
+	flush        flusher
 }
 
 var _ sdklog.Exporter = (*LiveExporter)(nil)
@@ -288,11 +290,7 @@ func (e *LiveExporter) step(final bool) {
 			e.model.frame(&e.next, now, width, height, e.color)
 			e.lastGen, e.lastSec, e.lastW, e.lastH, e.drawnOnce = e.model.gen, sec, width, height, true
 			redraw = true
-			e.renders.Add(1)
 		}
-	}
-	if final {
-		e.closed = true
 	}
 	e.mu.Unlock()
 
@@ -309,9 +307,27 @@ func (e *LiveExporter) step(final bool) {
 		buf = e.scr.compose(buf, above, dropped, &e.scr.prev, width, e.color)
 	}
 	e.spare = above[:0]
+	if final {
+		e.wmu.Lock()
+		defer e.wmu.Unlock()
+	}
 	if len(buf) > 0 {
 		_, _ = e.w.Write(buf)
-		e.written.Add(1)
+	}
+	if final {
+		// From now on Output writes directly (under wmu, so after
+		// this). What it queued since the frame was composed goes
+		// out first.
+		e.mu.Lock()
+		e.closed = true
+		rest, dropped := e.p.take(nil)
+		e.mu.Unlock()
+		if dropped > 0 {
+			_, _ = e.w.Write(append(droppedLine(nil, dropped, e.color), '\n'))
+		}
+		if len(rest) > 0 {
+			_, _ = e.w.Write(rest)
+		}
 	}
 	if e.flush != nil && (len(buf) > 0 || final) {
 		_ = e.flush.Flush()

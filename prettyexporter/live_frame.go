@@ -3,6 +3,7 @@ package prettyexporter
 import (
 	"bytes"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -30,16 +31,7 @@ func (f *liveFrame) Row(i int) []byte {
 func (f *liveFrame) end() { f.ends = append(f.ends, len(f.b)) }
 
 func (f *liveFrame) equal(o *liveFrame) bool {
-	return bytes.Equal(f.b, o.b) && len(f.ends) == len(o.ends) && (len(f.ends) == 0 || f.ends[len(f.ends)-1] == o.ends[len(o.ends)-1]) && sameInts(f.ends, o.ends)
-}
-
-func sameInts(a, b []int) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return bytes.Equal(f.b, o.b) && slices.Equal(f.ends, o.ends)
 }
 
 func (f *liveFrame) copyFrom(o *liveFrame) {

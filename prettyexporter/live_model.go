@@ -62,8 +62,9 @@ type liveNode struct {
 	items      int32
 	counts     [numStatus]int32 // finished children by status, pruned ones included
 
-	superseded bool // a later sibling started: finish when the last child does
-	headerOut  bool // its row was printed above as a header of collapsed lines
+	superseded bool  // a later sibling started: finish when the last child does
+	headerOut  bool  // its row was printed above as a header of collapsed lines
+	running    int32 // children of a task or play not finished yet
 
 	parent      *liveNode
 	first, last *liveNode
@@ -171,6 +172,9 @@ func (m *liveModel) newNode(t *liveTree, parent *liveNode, kind nodeKind, name, 
 		n.prev = parent.last
 	}
 	parent.last = n
+	if parent.kind != kindRoot {
+		parent.running++
+	}
 	if name != "" {
 		if parent.byName == nil {
 			parent.byName = map[string]*liveNode{}
@@ -199,6 +203,9 @@ func (m *liveModel) remove(n *liveNode) {
 	}
 	if n.nameKey != "" && p.byName[n.nameKey] == n {
 		delete(p.byName, n.nameKey)
+	}
+	if p.kind != kindRoot && !n.status.finished() {
+		p.running--
 	}
 	t := n.tree
 	if t.play == n {
@@ -278,8 +285,10 @@ func (m *liveModel) endAll(wall time.Time) {
 	}
 }
 
-// finish gives n its final status, counts it in its parent and, if the
-// parent was superseded and waited for n, finishes the parent.
+// finish gives n its final status and counts it in its parent. A task or
+// play that succeeded with nothing left to show collapses, before its
+// parent (if it was superseded and waited for n) finishes in turn, so
+// that the lines printed above keep the order of the run.
 func (m *liveModel) finish(n *liveNode, st liveStatus, end time.Time) {
 	if n.status.finished() {
 		return
@@ -291,18 +300,13 @@ func (m *liveModel) finish(n *liveNode, st liveStatus, end time.Time) {
 		return
 	}
 	p.counts[st]++
-	if p.superseded && !m.hasRunning(p) {
+	p.running--
+	if (n.kind == kindTask || n.kind == kindPlay) && st.success() && n.first == nil {
+		m.collapse(n)
+	}
+	if p.superseded && p.running == 0 && !p.status.finished() {
 		m.finishGroup(p, end)
 	}
-}
-
-func (m *liveModel) hasRunning(n *liveNode) bool {
-	for k := n.first; k != nil; k = k.next {
-		if !k.status.finished() {
-			return true
-		}
-	}
-	return false
 }
 
 // finishGroup finishes a task or a play whose children have all finished:
@@ -337,10 +341,15 @@ func (m *liveModel) finishGroup(n *liveNode, end time.Time) {
 	if n.last != nil && n.last.end.After(latest) {
 		latest = n.last.end
 	}
-	m.finish(n, st, latest)
-	if st.success() && n.first == nil {
-		m.collapse(n)
+	if n.parent == nil || n.parent.kind == kindRoot {
+		// A play: finish does not collapse what has no group above.
+		m.finish(n, st, latest)
+		if st.success() && n.first == nil {
+			m.collapse(n)
+		}
+		return
 	}
+	m.finish(n, st, latest)
 }
 
 // collapse prints a finished, successful node as one line above the live
@@ -359,7 +368,7 @@ func (m *liveModel) supersedeTask(task *liveNode, ts time.Time) {
 		return
 	}
 	task.superseded = true
-	if !m.hasRunning(task) {
+	if task.running == 0 {
 		m.finishGroup(task, ts)
 	}
 }
@@ -379,7 +388,7 @@ func (m *liveModel) supersedePlay(play *liveNode, ts time.Time) {
 	if t.play == play {
 		t.play = nil
 	}
-	if !play.status.finished() && !m.hasRunning(play) {
+	if !play.status.finished() && play.running == 0 {
 		m.finishGroup(play, ts)
 	}
 }

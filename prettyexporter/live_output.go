@@ -74,6 +74,8 @@ func (o liveOutput) Write(b []byte) (int, error) {
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
+		e.wmu.Lock()
+		defer e.wmu.Unlock()
 		return e.w.Write(b)
 	}
 	n := len(b)

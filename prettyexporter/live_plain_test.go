@@ -200,3 +200,27 @@ func TestLiveTermDumb(t *testing.T) {
 		t.Error("a buffer is no terminal: LiveAuto must be plain")
 	}
 }
+
+// TestLiveNoColor: NO_COLOR wins over ColorAlways: the live area is drawn
+// with the cursor sequences only, no SGR.
+func TestLiveNoColor(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	var out testutil.SyncBuffer
+	recs := ansibleRecords(t, "../ansible/testdata/streams/site.jsonl")
+	e, _ := NewLive(WithWriter(&out), WithLiveMode(LiveTerminal), WithColor(ColorAlways),
+		WithTerminalSize(func() (int, int) { return 100, 20 }))
+	if e.Colored() {
+		t.Error("NO_COLOR set, yet colour")
+	}
+	_ = e.Export(context.Background(), recs[:30])
+	_ = e.ForceFlush(context.Background())
+	_ = e.Export(context.Background(), recs[30:])
+	_ = e.Shutdown(context.Background())
+	rest := regexp.MustCompile(`\x1b\[(K|J|[0-9]+A)`).ReplaceAllString(out.String(), "")
+	if i := strings.IndexByte(rest, 0x1b); i >= 0 {
+		t.Errorf("an escape sequence other than the cursor's: %q", rest[i:min(len(rest), i+10)])
+	}
+	if !strings.Contains(rest, "✗ Install  resource::nginx::1.0/nginx-web-tier") {
+		t.Errorf("no final header in %q", rest)
+	}
+}
