@@ -16,9 +16,6 @@ import (
 // operation and the events the command emits; at the end the operation's
 // final header stays.
 func TestRunLiveViewInTmux(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs progressotel in tmux")
-	}
 	script := `for i in 1 2 3 4 5 6; do echo "tool line $i"; echo "tool error $i" >&2; ` +
 		`progressotel emit --type deploy/HostStarted --detail host=web-$i; sleep 0.3; done`
 	command := fmt.Sprintf("OTEL_LOGS_EXPORTER=live %s run --operation Install -- sh -c '%s'",

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,13 +16,7 @@ import (
 // its status, the parts that changed or failed with their messages, the
 // recap, then the driver's own last line, printed above the view.
 func TestDemoInTmux(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the demo in tmux")
-	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := tmuxtest.RepoRoot(t, 2)
 	pane := tmuxtest.Start(t, root, 110, 30, "make --no-print-directory demo")
 	resized, sawLive, sawResized := false, false, false
 	last := pane.Wait(5*time.Minute, func(lines []string) {

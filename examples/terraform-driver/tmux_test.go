@@ -17,13 +17,7 @@ import (
 // the pane's bounds, also after it shrinks mid-run; at the end each
 // operation's final header stays, with the progress it reached.
 func TestDemoInTmux(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the demo in tmux")
-	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := tmuxtest.RepoRoot(t, 2)
 	if _, err := exec.LookPath(filepath.Join(root, "bin", "tofu")); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("OpenTofu is missing at bin/tofu (CI=true): build it with scripts/build-tofu.sh")

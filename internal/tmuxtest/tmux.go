@@ -43,9 +43,13 @@ type Pane struct {
 // Start runs command (a shell command line) in dir, in a new pane of
 // width×height cells. When the command ends, the pane prints
 // "__EXIT=<status>" and stays, so that its last screen can be read.
-// The server is killed when the test ends.
+// The server is killed when the test ends. With -short the test is
+// skipped: these tests run whole programs for seconds.
 func Start(t testing.TB, dir string, width, height int, command string) *Pane {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no program in tmux")
+	}
 	p := &Pane{t: t, tmux: Require(t), sock: filepath.Join(t.TempDir(), "tmux.sock")}
 	shell := command + "; echo __EXIT=$?; sleep 3600"
 	p.run("-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(width), "-y", strconv.Itoa(height),
@@ -118,6 +122,17 @@ func (p *Pane) Size() (width, height int) {
 	width, _ = strconv.Atoi(out[0])
 	height, _ = strconv.Atoi(out[1])
 	return width, height
+}
+
+// RepoRoot is the repository's root, for a test in a package depth
+// directories below it.
+func RepoRoot(t testing.TB, depth int) string {
+	t.Helper()
+	root, err := filepath.Abs(strings.Repeat("../", depth))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
 }
 
 // Exited reports whether the command ended, with its status.
