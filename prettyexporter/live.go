@@ -36,7 +36,7 @@ import (
 // that stops reading (Ctrl-S, a full pipe) stalls nothing: frames are
 // skipped, lines past a bound are counted and dropped, and the model keeps
 // up. Create it with NewLive and call Shutdown, which prints what is left
-// and stops the goroutine.
+// and stops the goroutine; the zero value writes nothing.
 type LiveExporter struct {
 	mu      sync.Mutex
 	model   *liveModel
