@@ -11,16 +11,15 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/progressotel/progressotel/internal/procctl"
 )
 
 // runIdent is ansible-runner's ident for the run: the private directory is
 // the run's own, so a fixed name is unique.
 const runIdent = "run"
-
-// drainTimeout bounds the wait for the end of ansible-runner's output once
-// it has exited (a leftover child could hold the pipe open).
-const drainTimeout = 5 * time.Second
 
 // Run runs a playbook with ansible-runner and records its events live,
 // each when Ansible emits it, as progress events inside a playbook span
@@ -95,57 +94,42 @@ func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 	cmd.Env = runEnv(pb.Env)
 	stderr := &tailWriter{max: 64 << 10}
 	cmd.Stderr = stderr
-	cmd.WaitDelay = drainTimeout
-	prepare(cmd)
-	pr, pw, err := os.Pipe()
+	child, err := procctl.New(cmd, procctl.Stop{
+		// SIGTERM to ansible-runner, which stops ansible-playbook cleanly.
+		Signal: syscall.SIGTERM,
+		Grace:  cfg.grace,
+		// ansible-playbook runs in a session of its own (runner starts it
+		// on a pseudo-terminal), so killing runner's group alone would
+		// leave it running: its group is found from the pid in the events
+		// and, on Linux, from the process table while runner is alive.
+		Others: func(runnerPID int) []int {
+			groups := procctl.DescendantGroups(runnerPID)
+			if pid := int(d.pid.Load()); pid > 0 {
+				groups = append(groups, pid) // a session leader: its pid is its group
+			}
+			return groups
+		},
+	})
 	if err != nil {
 		return fail(fmt.Errorf("ansible: %w", err), "the run could not be prepared")
 	}
-	defer pr.Close()
-	cmd.Stdout = pw
-	if err := cmd.Start(); err != nil {
-		pw.Close()
+	defer child.Close()
+	if err := child.Start(); err != nil {
 		return fail(fmt.Errorf("ansible: starting %s: %w", runner, err), "Ansible could not be started")
 	}
-	pw.Close()
-
-	// One goroutine waits for the process, one stops it when asked; this
-	// one reads the events until the output ends.
-	exited := make(chan struct{})
-	var waitErr error
-	go func() {
-		waitErr = cmd.Wait()
-		close(exited)
-		_ = pr.SetReadDeadline(time.Now().Add(drainTimeout))
-	}()
-	var (
-		stopOnce  sync.Once
-		stopped   = make(chan struct{})
-		signalled bool // written before stopped is closed
-	)
-	stop := func() {
-		stopOnce.Do(func() {
-			go func() {
-				signalled = stopRun(cmd.Process, func() int { return int(d.pid.Load()) }, exited, cfg.grace)
-				close(stopped)
-			}()
-		})
-	}
-	d.onPrompt = func(string) { stop() }
-	unwatch := context.AfterFunc(ctx, stop)
+	d.onPrompt = func(string) { child.Stop() }
+	unwatch := context.AfterFunc(ctx, child.Stop)
 
 	// Cancelling does not stop the reading: the events of a run that is
 	// being stopped are still reported, until its output ends.
-	readErr := readAll(context.Background(), pr, d)
-	<-exited
+	readErr := readAll(context.Background(), child.Stdout, d)
+	signalled, waitErr := child.Wait()
 	unwatch()
-	stop() // nothing to do once runner has exited, unless a stop is under way
-	<-stopped
 	cancelled := signalled && ctx.Err() != nil
 	ended := time.Now().UTC()
 	rc := -1
 	if cmd.ProcessState != nil {
-		rc = exitCode(cmd.ProcessState)
+		rc = procctl.ExitCode(cmd.ProcessState)
 	}
 	if readErr != nil && !errors.Is(readErr, os.ErrDeadlineExceeded) {
 		cfg.logger.Warn("ansible: reading ansible-runner's output", "error", readErr.Error())

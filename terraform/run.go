@@ -15,11 +15,9 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
-)
 
-// drainTimeout bounds the wait for the end of the tool's output once it
-// has exited: a process it left behind could hold the pipes open.
-const drainTimeout = 5 * time.Second
+	"github.com/progressotel/progressotel/internal/procctl"
+)
 
 // maxStderr bounds the tail of stderr kept for errors.
 const maxStderr = 16 << 10
@@ -125,83 +123,51 @@ type processOutcome struct {
 func (p processOutcome) failed() bool { return p.code != 0 || p.cause != nil }
 
 // runProcess runs the tool once, decoding its stdout live, and stops it
-// when ctx is done.
+// when ctx is done: SIGINT to its process group, as Ctrl-C in a terminal
+// does, so that it stops gracefully (it finishes the operations under way
+// and writes its state; provider plugins ignore it and leave the stopping
+// to the tool; provisioner commands are interrupted); after the grace
+// period SIGKILL to the group. Once the tool has exited, what it left in
+// its group (a provisioner's child whose shell was stopped) is killed too.
 func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, dir string, env []string) processOutcome {
 	cmd := exec.Command(binary, argv...)
 	cmd.Dir = dir
 	cmd.Env = env
 	stderr := &stderrLog{d: d}
 	cmd.Stderr = stderr
-	cmd.WaitDelay = drainTimeout
-	prepare(cmd)
-	pr, pw, err := os.Pipe()
+	child, err := procctl.New(cmd, procctl.Stop{
+		Signal: os.Interrupt,
+		Group:  true,
+		Grace:  d.cfg.grace,
+		OnSignalError: func(err error) {
+			d.cfg.logger.Warn("terraform: interrupting the tool", "error", err.Error())
+		},
+		OnGraceExpired: func() {
+			d.cfg.logger.Warn("terraform: the tool did not stop within the grace period: killing it", "grace", d.cfg.grace.String())
+		},
+	})
 	if err != nil {
 		return processOutcome{code: -1, cause: fmt.Errorf("terraform: %w", err)}
 	}
-	defer pr.Close()
-	cmd.Stdout = pw
-	if err := cmd.Start(); err != nil {
-		pw.Close()
+	defer child.Close()
+	if err := child.Start(); err != nil {
 		return processOutcome{code: -1, cause: fmt.Errorf("terraform: starting %s: %w", binary, err)}
 	}
-	pw.Close()
-
-	// One goroutine waits for the tool, one stops it when asked; this one
-	// reads its messages until its output ends.
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exited)
-		_ = pr.SetReadDeadline(time.Now().Add(drainTimeout))
-	}()
-	var (
-		stopOnce  sync.Once
-		stopped   = make(chan struct{})
-		signalled bool // written before stopped is closed
-	)
-	stop := func() {
-		stopOnce.Do(func() {
-			go func() {
-				defer close(stopped)
-				select {
-				case <-exited:
-					return
-				default:
-				}
-				signalled = true
-				if err := interrupt(cmd.Process); err != nil {
-					d.cfg.logger.Warn("terraform: interrupting the tool", "error", err.Error())
-				}
-				select {
-				case <-exited:
-				case <-time.After(d.cfg.grace):
-					d.cfg.logger.Warn("terraform: the tool did not stop within the grace period: killing it", "grace", d.cfg.grace.String())
-					_ = kill(cmd.Process)
-					<-exited
-				}
-				// What the tool left behind in its group (a provisioner's
-				// child whose shell was stopped) goes too.
-				_ = kill(cmd.Process)
-			}()
-		})
-	}
-	unwatch := context.AfterFunc(ctx, stop)
+	unwatch := context.AfterFunc(ctx, child.Stop)
 
 	// Cancelling does not stop the reading: the messages of a tool that
 	// is stopping (its interrupt notice, the errored operations, the
 	// diagnostics) are still reported, until its output ends.
-	readErr := readAll(context.Background(), pr, d)
-	<-exited
-	if !unwatch() {
-		<-stopped // a stop started: wait for its clean-up
-	}
+	readErr := readAll(context.Background(), child.Stdout, d)
+	signalled, _ := child.Wait()
+	unwatch()
 	if readErr != nil && !errors.Is(readErr, os.ErrDeadlineExceeded) {
 		d.cfg.logger.Warn("terraform: reading the tool's output", "error", readErr.Error())
 	}
 
 	out := processOutcome{code: -1, stderr: stderr.tail()}
 	if cmd.ProcessState != nil {
-		out.code = exitCode(cmd.ProcessState)
+		out.code = procctl.ExitCode(cmd.ProcessState)
 	}
 	if signalled {
 		out.cause = ctxCause(ctx)

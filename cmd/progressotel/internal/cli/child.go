@@ -8,7 +8,8 @@ import (
 	"os/signal"
 	"slices"
 	"sync"
-	"syscall"
+
+	"github.com/progressotel/progressotel/internal/procctl"
 )
 
 // supervisor forwards signals to the child of a run and tells how it
@@ -140,8 +141,8 @@ func (s *supervisor) stop() {
 
 // statusOf reads how a process ended.
 func statusOf(ps *os.ProcessState) Status {
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return Status{Signal: ws.Signal()}
+	if sig := procctl.KilledBy(ps); sig != 0 {
+		return Status{Signal: sig}
 	}
 	return Status{Code: ps.ExitCode()}
 }

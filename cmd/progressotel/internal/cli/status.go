@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/progressotel/progressotel/internal/procctl"
 )
 
 // Status is how progressotel ends: with an exit code, or, when the child
@@ -30,7 +32,7 @@ const (
 // 128+N for signal N.
 func (s Status) ExitCode() int {
 	if s.Signal != 0 {
-		return 128 + int(s.Signal)
+		return procctl.SignalExitCode(s.Signal)
 	}
 	return s.Code
 }

@@ -1,4 +1,4 @@
-package ansible
+package procctl
 
 import (
 	"os"
@@ -6,10 +6,11 @@ import (
 	"strings"
 )
 
-// descendantGroups returns the process groups of every descendant of pid,
-// read from /proc. It is how Run finds ansible-playbook before its first
-// event tells its pid.
-func descendantGroups(pid int) []int {
+// DescendantGroups returns the process groups of every descendant of pid,
+// read from /proc: how a stop finds a helper that made a session of its
+// own (ansible-playbook under ansible-runner) before the events tell its
+// pid. It returns nil where there is no /proc.
+func DescendantGroups(pid int) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil

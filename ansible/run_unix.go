@@ -1,0 +1,6 @@
+//go:build unix
+
+package ansible
+
+// runSupported: ansible-runner runs on POSIX systems only.
+const runSupported = true

@@ -1,0 +1,12 @@
+// Package procctl is the one home of the process control that the tool
+// adapters (ansible, terraform) and the progressotel command share: a
+// child started in a process group of its own with its stdout on a pipe,
+// stopped with a signal, a grace period, then SIGKILL to its whole group
+// and to what it left behind, and its exit status read as a shell reports
+// it (128+n for a death by signal n).
+//
+// Why a process group: a tool such as ansible-runner or OpenTofu starts
+// helpers of its own (ansible-playbook, provider plugins, provisioner
+// commands). Signalling the group reaches them and nothing of the driver;
+// SIGKILL to the tool alone would leave them running.
+package procctl

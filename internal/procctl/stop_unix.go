@@ -1,0 +1,123 @@
+//go:build unix
+
+package procctl
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// ownGroup starts cmd in a process group of its own, so that it and the
+// helpers it starts can be signalled without touching the driver.
+func ownGroup(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+}
+
+// leftoverWait bounds the wait for the processes of the Others groups
+// after the child has exited, before they are killed.
+const leftoverWait = 5 * time.Second
+
+// stopRun stops a child that is still running and reports whether it was:
+// false when it had exited before the signal. It returns when the child
+// has exited and what it left behind has been killed: after Signal and
+// the grace period, SIGKILL to its group and to the Others groups; once it
+// has exited, the Others groups get what is left of a short wait, then
+// SIGKILL, and its own group (what a provisioner's stopped shell left, say)
+// SIGKILL.
+//
+// After the child has been reaped, its pid could in principle name a new
+// group, but the kernel does not reuse a pid while a process group of that
+// number has members, and with no members left there is nothing to kill:
+// a new group would have to take the number in the moment between the
+// reaping and the kill.
+func (c *Child) stopRun() bool {
+	select {
+	case <-c.exited:
+		return false
+	default:
+	}
+	s, pid := c.stop, c.Cmd.Process.Pid
+	groups := c.others()
+	if err := c.signal(s.Signal); err != nil {
+		if errors.Is(err, os.ErrProcessDone) || errors.Is(err, syscall.ESRCH) {
+			return false
+		}
+		if s.OnSignalError != nil {
+			s.OnSignalError(err)
+		}
+	}
+	timer := time.NewTimer(s.Grace)
+	defer timer.Stop()
+	select {
+	case <-c.exited:
+	case <-timer.C:
+		if s.OnGraceExpired != nil {
+			s.OnGraceExpired()
+		}
+		groups = append(groups, c.others()...)
+		killGroups(groups)
+		killGroup(pid) // not reaped yet: its group is still its own
+		<-c.exited
+	}
+	deadline := time.Now().Add(min(s.Grace, leftoverWait))
+	for anyAlive(groups) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	killGroups(groups)
+	killGroup(pid)
+	return true
+}
+
+// signal sends sig to the child, or to its group.
+func (c *Child) signal(sig os.Signal) error {
+	if sig == nil {
+		sig = syscall.SIGKILL
+	}
+	if !c.stop.Group {
+		return c.Cmd.Process.Signal(sig)
+	}
+	ss, ok := sig.(syscall.Signal)
+	if !ok {
+		return c.Cmd.Process.Signal(sig)
+	}
+	return syscall.Kill(-c.Cmd.Process.Pid, ss)
+}
+
+// others returns the Others groups, without this process's own group, the
+// child's (signalled on its own) and the init group.
+func (c *Child) others() []int {
+	if c.stop.Others == nil {
+		return nil
+	}
+	own, pid := syscall.Getpgrp(), c.Cmd.Process.Pid
+	var gs []int
+	for _, g := range c.stop.Others(pid) {
+		if g > 1 && g != own && g != pid {
+			gs = append(gs, g)
+		}
+	}
+	return gs
+}
+
+func anyAlive(groups []int) bool {
+	for _, g := range groups {
+		if err := syscall.Kill(-g, 0); err == nil || errors.Is(err, syscall.EPERM) {
+			return true
+		}
+	}
+	return false
+}
+
+func killGroups(groups []int) {
+	for _, g := range groups {
+		killGroup(g)
+	}
+}
+
+func killGroup(g int) { _ = syscall.Kill(-g, syscall.SIGKILL) }
