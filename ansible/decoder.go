@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/log"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/internal/adapter"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -26,8 +27,7 @@ type decoder struct {
 
 	pbStarted bool
 	pbName    string
-	pbCtx     context.Context
-	pbSpan    trace.Span
+	pb        *adapter.Operation // the playbook span, once started
 
 	play  *playState
 	plays []Play
@@ -44,10 +44,9 @@ type decoder struct {
 	warnings    []string
 	output      tail // lines that were not job events, for errors
 
-	pid        atomic.Int64 // ansible-playbook's pid, from the events
-	varPrompt  string
-	onPrompt   func(name string) // Run: stop the run
-	recordErrs int
+	pid       atomic.Int64 // ansible-playbook's pid, from the events
+	varPrompt string
+	onPrompt  func(name string) // Run: stop the run
 }
 
 type playState struct {
@@ -163,7 +162,7 @@ func (d *decoder) nonEvent(line []byte, why string) {
 	d.skipped++
 	text := cleanText(string(line), 1024)
 	d.output.add(text)
-	d.cfg.logger.Warn("ansible: line skipped: "+why, "line", d.cfg.redactor.Value(text))
+	d.cfg.Logger.Warn("ansible: line skipped: "+why, "line", d.cfg.Redactor.Value(text))
 }
 
 func (d *decoder) message(kind string, line []byte) {
@@ -184,20 +183,16 @@ func (d *decoder) message(kind string, line []byte) {
 	if len(d.warnings) < 100 {
 		d.warnings = append(d.warnings, text)
 	}
-	d.cfg.logger.Warn("ansible: "+kind, "message", d.cfg.redactor.Value(text))
+	d.cfg.Logger.Warn("ansible: "+kind, "message", d.cfg.Redactor.Value(text))
 }
 
 func (d *decoder) record(ctx context.Context, t time.Time, sev log.Severity, typ string, details any) {
-	evt := progress.Event{Type: typ, Details: details, Severity: sev, Time: t, Envelope: d.cfg.envelope}
-	if err := d.cfg.recorder.Record(ctx, evt); err != nil {
-		d.recordErrs++
-		d.cfg.logger.Warn("ansible: progress event not recorded", "type", typ, "error", err.Error())
-	}
+	d.cfg.Record(ctx, progress.Event{Type: typ, Details: details, Severity: sev, Time: t})
 }
 
 func (d *decoder) operation() string {
-	if d.cfg.operation != "" {
-		return d.cfg.operation
+	if d.cfg.Operation != "" {
+		return d.cfg.Operation
 	}
 	if d.pbName != "" {
 		return d.pbName
@@ -219,10 +214,7 @@ func (d *decoder) startPlaybook(t time.Time, name string) {
 	if d.pbName != "" {
 		attrs = append(attrs, attribute.String("ansible.playbook", d.pbName))
 	}
-	d.pbCtx, d.pbSpan = d.cfg.tracer.Start(d.parent, "playbook "+d.operationName(),
-		trace.WithTimestamp(t), trace.WithAttributes(attrs...), trace.WithSpanKind(trace.SpanKindInternal))
-	evt := progress.OperationStarted(d.operation())
-	d.record(d.pbCtx, t, evt.Severity, evt.Type, evt.Details)
+	d.pb = d.cfg.StartOperation(d.parent, d.operation(), "playbook "+d.operationName(), t, attrs...)
 }
 
 func (d *decoder) operationName() string {
@@ -250,7 +242,7 @@ func (d *decoder) startPlay(t time.Time, e *jobEvent) {
 		id = e.UUID
 	}
 	p := &playState{name: name, id: id, start: t}
-	p.ctx, p.span = d.cfg.tracer.Start(d.pbCtx, "play "+name, trace.WithTimestamp(t),
+	p.ctx, p.span = d.cfg.Tracer.Start(d.pb.Ctx, "play "+name, trace.WithTimestamp(t),
 		trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(
 			attribute.String("ansible.play.name", name),
@@ -290,7 +282,7 @@ func (d *decoder) endPlay(t time.Time) {
 	if p.failed {
 		p.span.SetStatus(codes.Error, "a task failed")
 	}
-	p.span.End(trace.WithTimestamp(later(t, p.start)))
+	p.span.End(trace.WithTimestamp(adapter.Later(t, p.start)))
 	d.play = nil
 }
 
@@ -352,14 +344,14 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 			attrs = append(attrs, attribute.Bool("ansible.task.handler", true))
 		}
 		task = &taskState{name: name, play: p, start: t, lastSeen: t}
-		task.ctx, task.span = d.cfg.tracer.Start(p.ctx, "task "+startedName, trace.WithTimestamp(t),
+		task.ctx, task.span = d.cfg.Tracer.Start(p.ctx, "task "+startedName, trace.WithTimestamp(t),
 			trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 		d.tasks[id] = task
 		p.open = append(p.open, task)
 	} else {
 		task.superseded = false
 	}
-	args, hidden := parseTaskArgs(e.Data.TaskArgs, d.cfg.redactor)
+	args, hidden := parseTaskArgs(e.Data.TaskArgs, d.cfg.Redactor)
 	details := taskStartedDetails{TaskName: startedName, ArgsHidden: hidden}
 	if !hidden {
 		details.Args = args
@@ -396,7 +388,7 @@ func (d *decoder) task(t time.Time, e *jobEvent) *taskState {
 	}
 	p := d.currentPlay(t, e)
 	task := &taskState{name: taskName(e), play: p, start: t, lastSeen: t}
-	task.ctx, task.span = d.cfg.tracer.Start(p.ctx, "task "+task.name, trace.WithTimestamp(t),
+	task.ctx, task.span = d.cfg.Tracer.Start(p.ctx, "task "+task.name, trace.WithTimestamp(t),
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
 			attribute.String("ansible.task.name", task.name),
 			attribute.String("ansible.task.id", id),
@@ -419,7 +411,7 @@ func (d *decoder) endTask(task *taskState) {
 		task.span.SetStatus(codes.Error, fmt.Sprintf("failed on %d %s", task.failed, host))
 		task.play.failed = true
 	}
-	task.span.End(trace.WithTimestamp(later(task.lastSeen, task.start)))
+	task.span.End(trace.WithTimestamp(adapter.Later(task.lastSeen, task.start)))
 }
 
 func (d *decoder) startHost(t time.Time, e *jobEvent) {
@@ -429,7 +421,7 @@ func (d *decoder) startHost(t time.Time, e *jobEvent) {
 		d.endHost(key, old, t) // the same task again on the host: a new span
 	}
 	h := d.openHost(key, task, e.Data.Host, t)
-	args, hidden := parseTaskArgs(e.Data.TaskArgs, d.cfg.redactor)
+	args, hidden := parseTaskArgs(e.Data.TaskArgs, d.cfg.Redactor)
 	details := taskStartedOnHostDetails{TaskName: task.name, HostName: h.name, ArgsHidden: hidden}
 	if !hidden {
 		details.Args = args
@@ -439,7 +431,7 @@ func (d *decoder) startHost(t time.Time, e *jobEvent) {
 
 func (d *decoder) openHost(key hostKey, task *taskState, host string, t time.Time) *hostState {
 	h := &hostState{name: host, task: task, start: t}
-	h.ctx, h.span = d.cfg.tracer.Start(task.ctx, "host "+host, trace.WithTimestamp(t),
+	h.ctx, h.span = d.cfg.Tracer.Start(task.ctx, "host "+host, trace.WithTimestamp(t),
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
 			attribute.String("ansible.host.name", host),
 			attribute.String("ansible.task.name", task.name)))
@@ -473,7 +465,7 @@ func (d *decoder) endHost(key hostKey, h *hostState, t time.Time) {
 	if h.items > 0 {
 		h.span.SetAttributes(attribute.Int("ansible.task.items", h.items))
 	}
-	h.span.End(trace.WithTimestamp(later(t, h.start)))
+	h.span.End(trace.WithTimestamp(adapter.Later(t, h.start)))
 	task := h.task
 	task.openHosts--
 	if t.After(task.lastSeen) {
@@ -612,7 +604,7 @@ func (d *decoder) retry(t time.Time, e *jobEvent) {
 
 func (d *decoder) prompt(t time.Time, e *jobEvent) {
 	d.ensurePlaybook(t, e)
-	ctx := d.pbCtx
+	ctx := d.pb.Ctx
 	if d.play != nil {
 		ctx = d.play.ctx
 	}
@@ -659,7 +651,7 @@ func (d *decoder) recordResult(t time.Time, rebuilt bool) {
 	if rebuilt {
 		details.Rebuilt, details.RebuiltReason = true, rebuiltReason
 	}
-	d.record(d.pbCtx, t, log.SeverityInfo, TypePlaybookResult, details)
+	d.record(d.pb.Ctx, t, log.SeverityInfo, TypePlaybookResult, details)
 }
 
 // outcome is how a run ended, as Run or Stream saw it.
@@ -721,7 +713,6 @@ func (d *decoder) finish(o outcome) Result {
 	res.FailedHosts = hostsWhere(d.stats, func(s HostStats) bool { return s.Failures > 0 })
 	res.UnreachableHosts = hostsWhere(d.stats, func(s HostStats) bool { return s.Unreachable > 0 })
 
-	op := d.operation()
 	var code, reason string
 	switch {
 	case o.err != nil:
@@ -733,18 +724,14 @@ func (d *decoder) finish(o outcome) Result {
 	case o.rc > 0:
 		code, reason = FailureInternal, fmt.Sprintf("ansible-playbook ended with status %d", o.rc)
 	}
-	if code != "" {
-		evt := progress.OperationFailed(op, code, reason)
-		d.record(d.pbCtx, end, evt.Severity, evt.Type, evt.Details)
-		d.pbSpan.SetStatus(codes.Error, reason)
-	} else {
-		evt := progress.OperationCompleted(op, end.Sub(d.first))
-		d.record(d.pbCtx, end, evt.Severity, evt.Type, evt.Details)
-	}
 	if o.rc >= 0 {
-		d.pbSpan.SetAttributes(attribute.Int("ansible.rc", o.rc))
+		d.pb.Span.SetAttributes(attribute.Int("ansible.rc", o.rc))
 	}
-	d.pbSpan.End(trace.WithTimestamp(later(end, d.first)))
+	if code != "" {
+		d.pb.Fail(d.first, end, code, reason, nil)
+	} else {
+		d.pb.Complete(d.first, end)
+	}
 	return res
 }
 
@@ -760,13 +747,4 @@ func (d *decoder) endAll(t time.Time) {
 			d.endTask(task)
 		}
 	}
-}
-
-// later returns t, or min when t is before it: a span never ends before it
-// starts, whatever the clocks say.
-func later(t, min time.Time) time.Time {
-	if t.Before(min) {
-		return min
-	}
-	return t
 }

@@ -49,7 +49,7 @@ func TestRecordStreams(t *testing.T) {
 		}
 		var raw bytes.Buffer
 		c := newCapture(t)
-		opts := append(c.options(t), func(c *config) { c.rawTee = &raw })
+		opts := append(c.options(t), func(c *config) { c.RawTee = &raw })
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		_, err := Run(ctx, Playbook{ProjectDir: project, Playbook: r.playbook, Inventory: inv, ExtraVars: vars}, opts...)
 		cancel()

@@ -97,7 +97,7 @@ func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 	child, err := procctl.New(cmd, procctl.Stop{
 		// SIGTERM to ansible-runner, which stops ansible-playbook cleanly.
 		Signal: syscall.SIGTERM,
-		Grace:  cfg.grace,
+		Grace:  cfg.GracePeriod,
 		// ansible-playbook runs in a session of its own (runner starts it
 		// on a pseudo-terminal), so killing runner's group alone would
 		// leave it running: its group is found from the pid in the events
@@ -132,10 +132,10 @@ func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 		rc = procctl.ExitCode(cmd.ProcessState)
 	}
 	if readErr != nil && !errors.Is(readErr, os.ErrDeadlineExceeded) {
-		cfg.logger.Warn("ansible: reading ansible-runner's output", "error", readErr.Error())
+		cfg.Logger.Warn("ansible: reading ansible-runner's output", "error", readErr.Error())
 	}
 	if waitErr != nil && cmd.ProcessState == nil {
-		cfg.logger.Warn("ansible: waiting for ansible-runner", "error", waitErr.Error())
+		cfg.Logger.Warn("ansible: waiting for ansible-runner", "error", waitErr.Error())
 	}
 
 	// What went wrong, most specific first.

@@ -724,7 +724,7 @@ func TestRunBigEvents(t *testing.T) {
 	c := newCapture(t)
 	var longest int
 	res, err := Run(context.Background(), Playbook{ProjectDir: projectDir, Playbook: "big.yml", Inventory: inventory(t)},
-		append(c.options(t), func(c *config) { c.rawTee = lineLengths(&longest) })...)
+		append(c.options(t), func(c *config) { c.RawTee = lineLengths(&longest) })...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 )
 
 // Stream decodes an ansible-runner job-event stream from r, one JSON event
@@ -32,10 +31,6 @@ func Stream(ctx context.Context, r io.Reader, opts ...Option) (Result, error) {
 	cfg := newConfig(opts)
 	d := newDecoder(ctx, cfg)
 
-	if dl, ok := r.(interface{ SetReadDeadline(time.Time) error }); ok {
-		stop := context.AfterFunc(ctx, func() { _ = dl.SetReadDeadline(time.Unix(1, 0)) })
-		defer stop()
-	}
 	readErr := readAll(ctx, r, d)
 	if readErr != nil && ctx.Err() != nil && (errors.Is(readErr, os.ErrDeadlineExceeded) || errors.Is(readErr, ctx.Err())) {
 		readErr = ctx.Err()
@@ -66,31 +61,13 @@ func Stream(ctx context.Context, r io.Reader, opts ...Option) (Result, error) {
 }
 
 // readAll feeds every line of r to d until io.EOF, an error or the end of
-// ctx.
+// ctx (see adapter.Config.ReadLines).
 func readAll(ctx context.Context, r io.Reader, d *decoder) error {
-	lr := newLineReader(r, d.cfg.maxLineBytes)
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		line, err := lr.next()
-		switch {
-		case err == nil:
-			if d.cfg.rawTee != nil {
-				_, _ = d.cfg.rawTee.Write(line)
-				_, _ = d.cfg.rawTee.Write([]byte{'\n'})
-			}
-			d.handle(line)
-		case errors.Is(err, errLineTooLong):
-			d.skipped++
-			d.cfg.logger.Warn("ansible: line skipped: longer than the limit",
-				"limit", lr.max, "start", d.cfg.redactor.Value(cleanText(string(line), 200)))
-		case errors.Is(err, io.EOF):
-			return nil
-		default:
-			return err
-		}
-	}
+	return d.cfg.ReadLines(ctx, r, d.handle, func(head []byte) {
+		d.skipped++
+		d.cfg.Logger.Warn("ansible: line skipped: longer than the limit",
+			"limit", d.cfg.MaxLineBytes, "start", d.cfg.Redactor.Value(cleanText(string(head), 200)))
+	})
 }
 
 func promptReason(name string) string {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"maps"
 	"os"
 	"reflect"
@@ -255,40 +254,5 @@ func TestCleanText(t *testing.T) {
 		if got := cleanText(tc.in, tc.max); got != tc.want {
 			t.Errorf("cleanText(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
 		}
-	}
-}
-
-func TestLineReader(t *testing.T) {
-	big := strings.Repeat("a", 3<<20)
-	in := "one\r\n" + big + "\n\nlast"
-	lr := newLineReader(strings.NewReader(in), 0)
-	var got []string
-	for {
-		l, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, string(l))
-	}
-	if !slices.Equal(got, []string{"one", big, "", "last"}) {
-		t.Errorf("lines: %d, first %q", len(got), got[0])
-	}
-
-	lr = newLineReader(strings.NewReader("short\n"+big+"\nafter\n"), 1<<20)
-	var errs []error
-	got = nil
-	for {
-		l, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		errs = append(errs, err)
-		got = append(got, string(l[:min(len(l), 10)]))
-	}
-	if !slices.Equal(got, []string{"short", "aaaaaaaaaa", "after"}) || !errors.Is(errs[1], errLineTooLong) || errs[2] != nil {
-		t.Errorf("with a limit: %q %v", got, errs)
 	}
 }

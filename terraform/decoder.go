@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/log"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/internal/adapter"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -41,19 +42,18 @@ type decoder struct {
 	spanName  string
 	spanAttrs []attribute.KeyValue
 	started   bool
-	cmdCtx    context.Context
-	cmdSpan   trace.Span
-	last      time.Time // the tool's last timestamp
+	op        *adapter.Operation // the command span, once begun
+	cmdCtx    context.Context    // the context of the events: op.Ctx, or the init span's during init
+	last      time.Time          // the tool's last timestamp
 
 	ops     map[string]*span // open apply operations, by address
 	refresh map[string]*span // open refreshes, by address
 	provs   map[string]*span // open provisioner runs, by address and provisioner
 	failed  []*span          // errored operations: ended at finish, with their diagnostics
 
-	total      int  // resource operations the plan announced
-	haveTotal  bool // a plan's change_summary was seen
-	sensitive  map[string]bool
-	recordErrs int
+	total     int  // resource operations the plan announced
+	haveTotal bool // a plan's change_summary was seen
+	sensitive map[string]bool
 
 	res Result
 }
@@ -70,7 +70,7 @@ type span struct {
 func newDecoder(ctx context.Context, cfg *config, operation, spanName string, attrs ...attribute.KeyValue) *decoder {
 	return &decoder{
 		cfg:       cfg,
-		scrub:     newScrubber(cfg.redactor, cfg.sensitive),
+		scrub:     newScrubber(cfg.Redactor, cfg.sensitive),
 		base:      context.WithoutCancel(ctx),
 		operation: operation,
 		spanName:  spanName,
@@ -91,11 +91,8 @@ func (d *decoder) begin(t time.Time) {
 	d.started = true
 	d.res.Start = t
 	attrs := append([]attribute.KeyValue{attribute.String("terraform.operation", d.operation)}, d.spanAttrs...)
-	d.cmdCtx, d.cmdSpan = d.cfg.tracer.Start(d.base, d.spanName,
-		trace.WithTimestamp(t), trace.WithAttributes(attrs...))
-	evt := progress.OperationStarted(d.operation)
-	evt.Time = t
-	d.record(d.cmdCtx, evt)
+	d.op = d.cfg.StartOperation(d.base, d.operation, d.spanName, t, attrs...)
+	d.cmdCtx = d.op.Ctx
 }
 
 // handle decodes one line and records what it means.
@@ -174,7 +171,7 @@ func (d *decoder) version(m *message, t time.Time) {
 	}
 	if det.Tool != "" {
 		d.res.Tool, d.res.Version = det.Tool, det.Version
-		d.cmdSpan.SetAttributes(attribute.String("terraform.tool", det.Tool), attribute.String("terraform.version", det.Version))
+		d.op.Span.SetAttributes(attribute.String("terraform.tool", det.Tool), attribute.String("terraform.version", det.Version))
 	}
 	d.emit(d.cmdCtx, TypeVersion, 0, t, det)
 }
@@ -439,7 +436,7 @@ func (d *decoder) generic(m *message, t time.Time) {
 }
 
 func (d *decoder) startSpan(parent context.Context, name string, t time.Time, attrs ...attribute.KeyValue) *span {
-	ctx, s := d.cfg.tracer.Start(parent, name, trace.WithTimestamp(t), trace.WithAttributes(attrs...))
+	ctx, s := d.cfg.Tracer.Start(parent, name, trace.WithTimestamp(t), trace.WithAttributes(attrs...))
 	return &span{ctx: ctx, span: s}
 }
 
@@ -455,13 +452,7 @@ func (d *decoder) emit(ctx context.Context, typ string, sev log.Severity, t time
 }
 
 func (d *decoder) record(ctx context.Context, evt progress.Event) {
-	evt.Envelope = d.cfg.envelope
-	if err := d.cfg.recorder.Record(ctx, evt); err != nil {
-		d.recordErrs++
-		if d.recordErrs == 1 {
-			d.cfg.logger.Warn("terraform: an event was not recorded", "type", evt.Type, "error", err.Error())
-		}
-	}
+	d.cfg.Record(ctx, evt)
 }
 
 // skip counts and logs a line that is not a message.
@@ -477,16 +468,16 @@ func (d *decoder) skip(line []byte) {
 		text = text[:200] + "…"
 	}
 	if line[0] == '{' {
-		d.cfg.logger.Warn("terraform: skipped a malformed message", "line", text)
+		d.cfg.Logger.Warn("terraform: skipped a malformed message", "line", text)
 		return
 	}
-	d.cfg.logger.Debug("terraform: skipped a line that is not a message", "line", text)
+	d.cfg.Logger.Debug("terraform: skipped a line that is not a message", "line", text)
 }
 
 // skipTooLong counts and logs a line longer than the limit.
 func (d *decoder) skipTooLong() {
 	d.res.SkippedLines++
-	d.cfg.logger.Warn("terraform: skipped a line longer than the limit", "maxBytes", d.cfg.maxLineBytes)
+	d.cfg.Logger.Warn("terraform: skipped a line longer than the limit", "maxBytes", d.cfg.MaxLineBytes)
 }
 
 func levelSeverity(level string) log.Severity {
@@ -544,18 +535,15 @@ func (d *decoder) finish(o outcome) (Result, error) {
 	}
 	failed := o.failed || o.cause != nil || res.Errored > 0 || len(errDiags) > 0
 	res.failed = failed
-	d.cmdSpan.SetAttributes(
+	d.op.Span.SetAttributes(
 		attribute.Int("terraform.changes.total", res.Total),
 		attribute.Int("terraform.changes.completed", res.Completed),
 		attribute.Int("terraform.changes.errored", res.Errored))
 	if o.exitCode >= 0 {
-		d.cmdSpan.SetAttributes(attribute.Int("terraform.exit_code", o.exitCode))
+		d.op.Span.SetAttributes(attribute.Int("terraform.exit_code", o.exitCode))
 	}
 	if !failed {
-		evt := progress.OperationCompleted(d.operation, end.Sub(res.Start))
-		evt.Time = end
-		d.record(d.cmdCtx, evt)
-		d.cmdSpan.End(trace.WithTimestamp(end))
+		d.op.Complete(res.Start, end)
 		if res.Messages == 0 {
 			return res, ErrNoMessages
 		}
@@ -574,19 +562,14 @@ func (d *decoder) finish(o outcome) (Result, error) {
 	if res.Errored > 0 && o.cause == nil {
 		code = FailureInfrastructure
 	}
-	description := d.describeFailure(opErr)
-	evt := progress.OperationFailed(d.operation, code, description)
-	det := evt.Details.(map[string]any)
+	extra := map[string]any{}
 	if len(errDiags) > 0 {
-		det["diagnostics"] = errDiags
+		extra["diagnostics"] = errDiags
 	}
 	if len(res.ErroredResources) > 0 {
-		det["erroredResources"] = res.ErroredResources
+		extra["erroredResources"] = res.ErroredResources
 	}
-	evt.Time = end
-	d.record(d.cmdCtx, evt)
-	d.cmdSpan.SetStatus(codes.Error, description)
-	d.cmdSpan.End(trace.WithTimestamp(end))
+	d.op.Fail(res.Start, end, code, d.describeFailure(opErr), extra)
 	return res, opErr
 }
 

@@ -188,5 +188,5 @@ func recordTo(t testing.TB, name string) Option {
 			t.Error(err)
 		}
 	})
-	return func(c *config) { c.rawTee = &buf }
+	return func(c *config) { c.RawTee = &buf }
 }

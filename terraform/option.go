@@ -1,15 +1,13 @@
 package terraform
 
 import (
-	"io"
 	"log/slog"
 	"time"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/internal/adapter"
 	"github.com/progressotel/progressotel/progress"
-	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // ScopeName is the instrumentation scope of the adapter's spans.
@@ -29,63 +27,34 @@ const DefaultMaxLineBytes = 8 << 20
 type Option func(*config)
 
 type config struct {
-	recorder     *progress.Recorder
-	tracer       trace.Tracer
-	envelope     progress.Envelope
-	operation    string
-	redactor     *progress.Redactor
-	sensitive    []string
-	logger       *slog.Logger
-	grace        time.Duration
-	maxLineBytes int
+	adapter.Config // what every adapter has: see the With* functions
 
-	// rawTee receives every line read, unchanged. Tests use it to record
-	// real streams; it is deliberately not an Option, since raw lines hold
-	// what the redaction removes.
-	rawTee io.Writer
+	sensitive []string
 }
 
 func newConfig(opts []Option) *config {
-	c := &config{grace: DefaultGracePeriod, maxLineBytes: DefaultMaxLineBytes}
-	for _, o := range opts {
-		if o != nil {
-			o(c)
-		}
-	}
-	if c.recorder == nil {
-		c.recorder = progress.Default()
-	}
-	if c.tracer == nil {
-		c.tracer = otel.GetTracerProvider().Tracer(ScopeName, trace.WithInstrumentationVersion(wire.ScopeVersion))
-	}
-	if c.redactor == nil {
-		c.redactor = progress.DefaultRedactor()
-	}
-	if c.logger == nil {
-		c.logger = slog.Default()
-	}
+	c := &config{}
+	adapter.Configure(c, &c.Config, adapter.Defaults{
+		Name: "terraform", Scope: ScopeName, GracePeriod: DefaultGracePeriod, MaxLineBytes: DefaultMaxLineBytes,
+	}, opts)
 	return c
 }
 
 // WithRecorder records the events through r instead of progress.Default().
 func WithRecorder(r *progress.Recorder) Option {
-	return func(c *config) { c.recorder = r }
+	return func(c *config) { c.SetRecorder(r) }
 }
 
 // WithTracerProvider creates the spans with tp instead of the global
 // TracerProvider.
 func WithTracerProvider(tp trace.TracerProvider) Option {
-	return func(c *config) {
-		if tp != nil {
-			c.tracer = tp.Tracer(ScopeName, trace.WithInstrumentationVersion(wire.ScopeVersion))
-		}
-	}
+	return func(c *config) { c.SetTracerProvider(tp) }
 }
 
 // WithEnvelope sets the envelope (component, resource, tenant scope) of
 // every event, as a driver sets it on its own events.
 func WithEnvelope(env progress.Envelope) Option {
-	return func(c *config) { c.envelope = env }
+	return func(c *config) { c.SetEnvelope(env) }
 }
 
 // WithOperation names the operation of the common/OperationStarted,
@@ -93,7 +62,7 @@ func WithEnvelope(env progress.Envelope) Option {
 // such as the lifecycle transition ("Install"). The default is Run's
 // subcommand ("apply"), or "terraform" for Stream.
 func WithOperation(name string) Option {
-	return func(c *config) { c.operation = name }
+	return func(c *config) { c.SetOperation(name) }
 }
 
 // WithRedactor sets the redactor applied to free text: provisioner output
@@ -102,7 +71,7 @@ func WithOperation(name string) Option {
 // agree on what a secret is. See the package documentation, "Sensitive
 // values".
 func WithRedactor(r *progress.Redactor) Option {
-	return func(c *config) { c.redactor = r }
+	return func(c *config) { c.SetRedactor(r) }
 }
 
 // WithSensitiveValues names values that must never appear in any output,
@@ -119,26 +88,18 @@ func WithSensitiveValues(values ...string) Option {
 // messages, oversized lines, the tool's stderr. The default is
 // slog.Default().
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.logger = l }
+	return func(c *config) { c.SetLogger(l) }
 }
 
 // WithGracePeriod sets how long Run waits, after cancelling the tool with
 // SIGINT, before it kills it and every process it started. The default is
 // DefaultGracePeriod. Run only.
 func WithGracePeriod(d time.Duration) Option {
-	return func(c *config) {
-		if d > 0 {
-			c.grace = d
-		}
-	}
+	return func(c *config) { c.SetGracePeriod(d) }
 }
 
 // WithMaxLineBytes bounds one line of output (default DefaultMaxLineBytes);
 // a longer line is skipped, counted in Result.SkippedLines and logged.
 func WithMaxLineBytes(n int) Option {
-	return func(c *config) {
-		if n > 0 {
-			c.maxLineBytes = n
-		}
-	}
+	return func(c *config) { c.SetMaxLineBytes(n) }
 }

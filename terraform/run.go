@@ -53,7 +53,7 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 		cfg.sensitive = sensitiveStrings(v, cfg.sensitive)
 	}
 	global, sub, rest, splitErr := c.split()
-	op := cfg.operation
+	op := cfg.Operation
 	if op == "" {
 		op = sub
 	}
@@ -94,7 +94,7 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 	env = append(env, c.Env...)
 
 	if c.Init {
-		initCtx, initSpan := cfg.tracer.Start(d.cmdCtx, tool+" init",
+		initCtx, initSpan := cfg.Tracer.Start(d.cmdCtx, tool+" init",
 			trace.WithAttributes(attribute.String("terraform.command", "init")))
 		saved := d.cmdCtx
 		d.cmdCtx = initCtx
@@ -138,12 +138,12 @@ func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, 
 	child, err := procctl.New(cmd, procctl.Stop{
 		Signal: os.Interrupt,
 		Group:  true,
-		Grace:  d.cfg.grace,
+		Grace:  d.cfg.GracePeriod,
 		OnSignalError: func(err error) {
-			d.cfg.logger.Warn("terraform: interrupting the tool", "error", err.Error())
+			d.cfg.Logger.Warn("terraform: interrupting the tool", "error", err.Error())
 		},
 		OnGraceExpired: func() {
-			d.cfg.logger.Warn("terraform: the tool did not stop within the grace period: killing it", "grace", d.cfg.grace.String())
+			d.cfg.Logger.Warn("terraform: the tool did not stop within the grace period: killing it", "grace", d.cfg.GracePeriod.String())
 		},
 	})
 	if err != nil {
@@ -162,7 +162,7 @@ func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, 
 	signalled, _ := child.Wait()
 	unwatch()
 	if readErr != nil && !errors.Is(readErr, os.ErrDeadlineExceeded) {
-		d.cfg.logger.Warn("terraform: reading the tool's output", "error", readErr.Error())
+		d.cfg.Logger.Warn("terraform: reading the tool's output", "error", readErr.Error())
 	}
 
 	out := processOutcome{code: -1, stderr: stderr.tail()}
@@ -212,9 +212,9 @@ func (s *stderrLog) line(b []byte) {
 	// The tool's own log (TF_LOG) goes to stderr too: its lines are
 	// debugging, not warnings.
 	if strings.Contains(text, "[TRACE]") || strings.Contains(text, "[DEBUG]") || strings.Contains(text, "[INFO]") {
-		s.d.cfg.logger.Debug("terraform: stderr", "line", text)
+		s.d.cfg.Logger.Debug("terraform: stderr", "line", text)
 	} else {
-		s.d.cfg.logger.Warn("terraform: stderr", "line", text)
+		s.d.cfg.Logger.Warn("terraform: stderr", "line", text)
 	}
 	s.lines = append(s.lines, text)
 	s.size += len(text) + 1

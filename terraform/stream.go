@@ -2,7 +2,6 @@ package terraform
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -31,7 +30,7 @@ import (
 // common/OperationFailed.
 func Stream(ctx context.Context, r io.Reader, opts ...Option) (Result, error) {
 	cfg := newConfig(opts)
-	op := cfg.operation
+	op := cfg.Operation
 	if op == "" {
 		op = "terraform"
 	}
@@ -57,35 +56,9 @@ func Stream(ctx context.Context, r io.Reader, opts ...Option) (Result, error) {
 }
 
 // readAll feeds every line of r to d until the end of r or until ctx is
-// done. A read blocked on a pipe or a connection is released by a deadline.
+// done (see adapter.Config.ReadLines).
 func readAll(ctx context.Context, r io.Reader, d *decoder) error {
-	if dl, ok := r.(interface{ SetReadDeadline(time.Time) error }); ok {
-		stop := context.AfterFunc(ctx, func() { _ = dl.SetReadDeadline(time.Now()) })
-		defer stop()
-	}
-	lr := newLineReader(r, d.cfg.maxLineBytes)
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		line, tooLong, err := lr.next()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
-		if d.cfg.rawTee != nil && !tooLong {
-			_, _ = d.cfg.rawTee.Write(line)
-			_, _ = d.cfg.rawTee.Write([]byte{'\n'})
-		}
-		switch {
-		case tooLong:
-			d.skipTooLong()
-		case len(line) > 0:
-			d.handle(line)
-		}
-	}
+	return d.cfg.ReadLines(ctx, r, d.handle, func([]byte) { d.skipTooLong() })
 }
 
 // ctxCause is ctx's error, with its cause when one was given: errors.Is

@@ -1,0 +1,119 @@
+package adapter
+
+import (
+	"io"
+	"log/slog"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
+)
+
+// Defaults are what differ between the adapters' configurations.
+type Defaults struct {
+	// Name prefixes the adapter's log messages ("ansible").
+	Name string
+	// Scope is the instrumentation scope of the adapter's spans.
+	Scope string
+	// GracePeriod is the default of SetGracePeriod.
+	GracePeriod time.Duration
+	// MaxLineBytes is the default of SetMaxLineBytes.
+	MaxLineBytes int
+}
+
+// Config is the configuration every adapter has. An adapter embeds it in
+// its own config, which its Option functions change.
+type Config struct {
+	// Recorder records the events (progress.Default() unless set).
+	Recorder *progress.Recorder
+	// Tracer makes the spans (from the global TracerProvider unless set).
+	Tracer trace.Tracer
+	// Envelope is every event's envelope.
+	Envelope progress.Envelope
+	// Operation names the operation of the common events; empty: the
+	// adapter's default.
+	Operation string
+	// Redactor is the redactor the Recorder applies, for the adapter's
+	// own redaction of free text (progress.DefaultRedactor() unless set).
+	Redactor *progress.Redactor
+	// Logger receives the adapter's warnings (slog.Default() unless set).
+	Logger *slog.Logger
+	// GracePeriod is how long a cancelled run may take to stop after the
+	// polite signal before it is killed; always positive.
+	GracePeriod time.Duration
+	// MaxLineBytes bounds one line of the tool's output; always positive.
+	MaxLineBytes int
+	// RawTee receives every line read, unchanged. Tests use it to record
+	// real streams; it is deliberately not an Option, since raw lines hold
+	// what the redaction removes.
+	RawTee io.Writer
+
+	name, scope string
+	recordErrs  int
+}
+
+// Configure fills c, the adapter's own config whose common part is
+// common, from the defaults and the options in order (nil ones are
+// skipped), then fills what no option set.
+func Configure[C any, O ~func(*C)](c *C, common *Config, d Defaults, opts []O) {
+	common.name, common.scope = d.Name, d.Scope
+	common.GracePeriod, common.MaxLineBytes = d.GracePeriod, d.MaxLineBytes
+	for _, o := range opts {
+		if o != nil {
+			o(c)
+		}
+	}
+	if common.Recorder == nil {
+		common.Recorder = progress.Default()
+	}
+	if common.Tracer == nil {
+		common.SetTracerProvider(otel.GetTracerProvider())
+	}
+	if common.Redactor == nil {
+		common.Redactor = progress.DefaultRedactor()
+	}
+	if common.Logger == nil {
+		common.Logger = slog.Default()
+	}
+}
+
+// SetRecorder records the events through r; nil: progress.Default().
+func (c *Config) SetRecorder(r *progress.Recorder) { c.Recorder = r }
+
+// SetTracerProvider makes the spans with tp, under the adapter's scope
+// and the module's version; nil is ignored.
+func (c *Config) SetTracerProvider(tp trace.TracerProvider) {
+	if tp != nil {
+		c.Tracer = tp.Tracer(c.scope, trace.WithInstrumentationVersion(wire.ScopeVersion))
+	}
+}
+
+// SetEnvelope sets every event's envelope.
+func (c *Config) SetEnvelope(env progress.Envelope) { c.Envelope = env }
+
+// SetOperation names the operation of the common events.
+func (c *Config) SetOperation(name string) { c.Operation = name }
+
+// SetRedactor sets the redactor; nil: progress.DefaultRedactor().
+func (c *Config) SetRedactor(r *progress.Redactor) { c.Redactor = r }
+
+// SetLogger sets the logger of the adapter's warnings; nil:
+// slog.Default().
+func (c *Config) SetLogger(l *slog.Logger) { c.Logger = l }
+
+// SetGracePeriod sets the grace period; zero or negative is ignored.
+func (c *Config) SetGracePeriod(d time.Duration) {
+	if d > 0 {
+		c.GracePeriod = d
+	}
+}
+
+// SetMaxLineBytes bounds one line; zero or negative is ignored.
+func (c *Config) SetMaxLineBytes(n int) {
+	if n > 0 {
+		c.MaxLineBytes = n
+	}
+}
