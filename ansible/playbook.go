@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // Playbook says what Run runs.
@@ -85,14 +84,4 @@ func (p Playbook) resolve() (resolved, error) {
 		r.inventory = inv
 	}
 	return r, nil
-}
-
-// shellQuote quotes args for ansible-runner's --cmdline, which it splits
-// like a POSIX shell (Python's shlex).
-func shellQuote(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(q, " ")
 }

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/progressotel/progressotel/internal/cmdline"
 	"github.com/progressotel/progressotel/internal/procctl"
 )
 
@@ -187,7 +188,7 @@ func runnerArgs(dir string, p resolved, pb Playbook) []string {
 		args = append(args, "--limit", pb.Limit)
 	}
 	if len(pb.Args) > 0 {
-		args = append(args, "--cmdline", shellQuote(pb.Args))
+		args = append(args, "--cmdline", cmdline.ShellQuote(pb.Args))
 	}
 	return args
 }

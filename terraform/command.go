@@ -9,7 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
+
+	"github.com/progressotel/progressotel/internal/cmdline"
 )
 
 // Command is a run of the tofu or terraform CLI.
@@ -58,42 +59,30 @@ var (
 
 // split returns the global options, the subcommand and its arguments.
 func (c Command) split() (global []string, sub string, rest []string, err error) {
-	i := slices.IndexFunc(c.Args, func(a string) bool { return !strings.HasPrefix(a, "-") })
-	if i < 0 {
+	global, sub, rest, ok := cmdline.SplitSubcommand(c.Args)
+	if !ok {
 		return nil, "", nil, errors.New("terraform: Command.Args has no subcommand (such as \"apply\")")
 	}
-	return c.Args[:i], c.Args[i], c.Args[i+1:], nil
+	return global, sub, rest, nil
 }
 
 // args returns the command line of the subcommand run, with the flags Run
 // adds; varFile is the variables file, or empty.
 func args(global []string, sub string, rest []string, varFile string) []string {
 	out := append(slices.Clone(global), sub)
-	if !hasFlag(rest, "json") {
+	if !cmdline.HasFlag(rest, "json") {
 		out = append(out, "-json")
 	}
-	if slices.Contains(takesInput, sub) && !hasFlag(rest, "input") {
+	if slices.Contains(takesInput, sub) && !cmdline.HasFlag(rest, "input") {
 		out = append(out, "-input=false")
 	}
-	if (sub == "apply" || sub == "destroy") && !hasFlag(rest, "auto-approve") {
+	if (sub == "apply" || sub == "destroy") && !cmdline.HasFlag(rest, "auto-approve") {
 		out = append(out, "-auto-approve")
 	}
 	if varFile != "" && slices.Contains(takesVars, sub) {
 		out = append(out, "-var-file="+varFile)
 	}
 	return append(out, rest...)
-}
-
-// hasFlag reports whether args holds the flag name, as -name, --name,
-// -name=v or --name=v.
-func hasFlag(args []string, name string) bool {
-	for _, a := range args {
-		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
-		if a == name || strings.HasPrefix(a, name+"=") {
-			return true
-		}
-	}
-	return false
 }
 
 // binary resolves the executable.

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/internal/cmdline"
 	"github.com/progressotel/progressotel/internal/procctl"
 )
 
@@ -109,7 +110,7 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 	}
 
 	p := d.runProcess(ctx, binary, args(global, sub, rest, varFile), c.Dir, env)
-	failed := p.code != 0 && !(p.code == 2 && hasFlag(rest, "detailed-exitcode"))
+	failed := p.code != 0 && !(p.code == 2 && cmdline.HasFlag(rest, "detailed-exitcode"))
 	return d.finish(outcome{end: time.Now(), exitCode: p.code, failed: failed, cause: p.cause, stderr: p.stderr})
 }
 

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/progressotel/progressotel/ansible"
+	"github.com/progressotel/progressotel/internal/cmdline"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -169,21 +170,11 @@ func runnerDir(argv []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "args"), []byte(shellQuote(argv)), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "args"), []byte(cmdline.ShellQuote(argv)), 0o600); err != nil {
 		_ = os.RemoveAll(dir)
 		return "", err
 	}
 	return dir, nil
-}
-
-// shellQuote quotes argv for runner, which splits the args file like a
-// POSIX shell (Python's shlex).
-func shellQuote(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(q, " ")
 }
 
 // setDefaultEnv sets name=value in env unless env already sets name.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/progressotel/progressotel/internal/cmdline"
 	"github.com/progressotel/progressotel/terraform"
 )
 
@@ -33,7 +34,7 @@ func (terraformAdapter) Match(argv []string) bool {
 	if !slices.Contains([]string{"tofu", "terraform"}, toolName(argv[0])) {
 		return false
 	}
-	_, sub, _ := splitTerraformArgs(argv[1:])
+	_, sub, _, _ := cmdline.SplitSubcommand(argv[1:])
 	return slices.Contains(terraformSubcommands, sub)
 }
 
@@ -42,32 +43,10 @@ func toolName(arg0 string) string {
 	return strings.TrimSuffix(filepath.Base(arg0), ".exe")
 }
 
-// splitTerraformArgs splits the arguments into the global options
-// (-chdir=DIR), the subcommand and its arguments.
-func splitTerraformArgs(args []string) (global []string, sub string, rest []string) {
-	i := slices.IndexFunc(args, func(a string) bool { return !strings.HasPrefix(a, "-") })
-	if i < 0 {
-		return args, "", nil
-	}
-	return args[:i], args[i], args[i+1:]
-}
-
-// hasTerraformFlag reports whether args hold -name, --name, -name=v or
-// --name=v.
-func hasTerraformFlag(args []string, name string) bool {
-	for _, a := range args {
-		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
-		if a == name || strings.HasPrefix(a, name+"=") {
-			return true
-		}
-	}
-	return false
-}
-
 // prompts reports whether the tool would ask for approval: an apply or a
 // destroy without -auto-approve, other than an apply of a saved plan.
 func prompts(sub string, rest []string) bool {
-	if hasTerraformFlag(rest, "auto-approve") {
+	if cmdline.HasFlag(rest, "auto-approve") {
 		return false
 	}
 	switch sub {
@@ -80,12 +59,12 @@ func prompts(sub string, rest []string) bool {
 }
 
 func (a terraformAdapter) Run(ctx context.Context, inv *Invocation) Status {
-	global, sub, rest := splitTerraformArgs(inv.Argv[1:])
+	global, sub, rest, _ := cmdline.SplitSubcommand(inv.Argv[1:])
 	if prompts(sub, rest) {
 		inv.Logger.Warn(toolName(inv.Argv[0]) + " " + sub + " asks for approval, which -json cannot: its events are not reported (add -auto-approve)")
 		return commandAdapter{}.Run(ctx, inv)
 	}
-	userJSON := hasTerraformFlag(rest, "json")
+	userJSON := cmdline.HasFlag(rest, "json")
 	argv := append([]string{inv.Argv[0]}, global...)
 	argv = append(argv, sub)
 	if !userJSON {
@@ -115,7 +94,7 @@ func (a terraformAdapter) Run(ctx context.Context, inv *Invocation) Status {
 		// (killed by a signal), the stream is cut short with that
 		// cause, so that terraform.Stream reports OperationFailed.
 		ended: func(st Status, cancel context.CancelCauseFunc) {
-			if !st.OK() && !(st.Code == 2 && hasTerraformFlag(rest, "detailed-exitcode")) && !pump.errorSeen {
+			if !st.OK() && !(st.Code == 2 && cmdline.HasFlag(rest, "detailed-exitcode")) && !pump.errorSeen {
 				cancel(errors.New(tool + " " + st.String()))
 			}
 		},

@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"os/exec"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/progressotel/progressotel/internal/cmdline"
 )
 
 // Which adapter runs which command line.
@@ -58,24 +58,10 @@ func TestTerraformPrompts(t *testing.T) {
 		{"plan", false},
 		{"init", false},
 	} {
-		_, sub, rest := splitTerraformArgs(strings.Fields(tc.args))
+		_, sub, rest, _ := cmdline.SplitSubcommand(strings.Fields(tc.args))
 		if got := prompts(sub, rest); got != tc.prompt {
 			t.Errorf("%s: prompts %v, want %v", tc.args, got, tc.prompt)
 		}
-	}
-}
-
-// The args file of ansible-runner is split like a POSIX shell splits it:
-// every argument comes back as it was.
-func TestShellQuoteRoundTripsThroughAShell(t *testing.T) {
-	args := []string{"ansible-playbook", "-e", `{"a": "it's $HOME"}`, "a b", "", `back\slash`, "new\nline"}
-	out, err := exec.Command("sh", "-c", `for a in `+shellQuote(args)+`; do printf '%s\0' "$a"; done`).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
-	if !slices.Equal(got, args) {
-		t.Fatalf("%q\nwant %q", got, args)
 	}
 }
 

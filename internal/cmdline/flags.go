@@ -1,0 +1,30 @@
+package cmdline
+
+import (
+	"slices"
+	"strings"
+)
+
+// HasFlag reports whether args hold the flag name, as -name, --name,
+// -name=value or --name=value.
+func HasFlag(args []string, name string) bool {
+	for _, a := range args {
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// SplitSubcommand splits args into the global options before the
+// subcommand (such as -chdir=DIR), the subcommand, and its own arguments.
+// ok is false when no argument is a subcommand (every one starts with
+// "-"): then global is args.
+func SplitSubcommand(args []string) (global []string, sub string, rest []string, ok bool) {
+	i := slices.IndexFunc(args, func(a string) bool { return !strings.HasPrefix(a, "-") })
+	if i < 0 {
+		return args, "", nil, false
+	}
+	return args[:i], args[i], args[i+1:], true
+}
