@@ -2,50 +2,15 @@ package ansible
 
 import (
 	"strings"
-	"unicode/utf8"
+
+	"github.com/progressotel/progressotel/internal/tooltext"
 )
 
 // cleanText makes Ansible's display text safe to log and to put in an
-// error: terminal escape sequences (Ansible colours its output) and other
-// control characters are removed, \r\n becomes \n, and the text is cut to
-// at most max bytes at a UTF-8 boundary.
+// error (see tooltext.Text: Ansible colours its output), cut to at most
+// max bytes, without the spaces around it.
 func cleanText(s string, max int) string {
-	var b strings.Builder
-	for i := 0; i < len(s) && b.Len() < max; {
-		c := s[i]
-		switch {
-		case c == 0x1b: // ESC: skip a CSI sequence (ESC [ params final) or ESC + one byte
-			i++
-			if i < len(s) && s[i] == '[' {
-				i++
-				for i < len(s) && (s[i] < 0x40 || s[i] > 0x7e) {
-					i++
-				}
-			}
-			i++
-		case c == '\n' || c == '\t':
-			b.WriteByte(c)
-			i++
-		case c < 0x20 || c == 0x7f:
-			i++
-		case c < utf8.RuneSelf:
-			b.WriteByte(c)
-			i++
-		default:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 || r >= 0x80 && r < 0xa0 { // invalid, C1 controls
-				i++
-				continue
-			}
-			if b.Len()+n > max {
-				i = len(s)
-				continue
-			}
-			b.WriteString(s[i : i+n])
-			i += n
-		}
-	}
-	return strings.TrimSpace(b.String())
+	return strings.TrimSpace(tooltext.Text(s, max))
 }
 
 // tail keeps the last max lines of text, for error messages.

@@ -7,6 +7,7 @@ import (
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
+	"github.com/progressotel/progressotel/internal/tooltext"
 	"github.com/progressotel/progressotel/internal/wireformat"
 )
 
@@ -131,7 +132,7 @@ func appendTerminalSafe(dst, line []byte) []byte {
 		c := line[i]
 		switch {
 		case c == 0x1b:
-			i = skipEscape(line, i)
+			i = tooltext.EscapeEnd(line, i)
 			continue
 		case c == '\t':
 			for n := 8 - col%8; n > 0; n-- {
@@ -157,7 +158,7 @@ func appendTerminalSafe(dst, line []byte) []byte {
 			dst = append(dst, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
 			col += 4
 		case r == 0x9b: // CSI in one byte: skip its sequence as ESC [
-			i = skipCSI(line, i+size)
+			i = tooltext.CSIEnd(line, i+size)
 			continue
 		case !strconv.IsPrint(r):
 			q := strconv.AppendQuoteRuneToASCII(nil, r)
@@ -170,39 +171,4 @@ func appendTerminalSafe(dst, line []byte) []byte {
 		i += size
 	}
 	return dst
-}
-
-// skipEscape returns the index after the escape sequence at i: CSI
-// (ESC [ ... final byte), OSC, DCS, SOS, PM and APC strings (ended by BEL
-// or ESC \), or ESC and one more byte.
-func skipEscape(b []byte, i int) int {
-	if i+1 >= len(b) {
-		return len(b)
-	}
-	switch b[i+1] {
-	case '[':
-		return skipCSI(b, i+2)
-	case ']', 'P', 'X', '^', '_':
-		for j := i + 2; j < len(b); j++ {
-			if b[j] == 0x07 {
-				return j + 1
-			}
-			if b[j] == 0x1b && j+1 < len(b) && b[j+1] == '\\' {
-				return j + 2
-			}
-		}
-		return len(b)
-	}
-	return i + 2
-}
-
-// skipCSI returns the index after a CSI sequence's final byte (0x40–0x7e),
-// its parameters starting at i.
-func skipCSI(b []byte, i int) int {
-	for ; i < len(b); i++ {
-		if b[i] >= 0x40 && b[i] <= 0x7e {
-			return i + 1
-		}
-	}
-	return len(b)
 }

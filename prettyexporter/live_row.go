@@ -115,13 +115,7 @@ func cutWidth(dst, b []byte, max int, color bool) []byte {
 	w, state := 0, -1
 	for i := 0; i < len(b); {
 		if b[i] == 0x1b {
-			j := i + 1
-			for j < len(b) && b[j] != 'm' {
-				j++
-			}
-			if j < len(b) {
-				j++
-			}
+			j := sgrEnd(b, i)
 			dst = append(dst, b[i:j]...)
 			i, state = j, -1
 			continue
@@ -152,10 +146,7 @@ func displayWidth(b []byte) int {
 	w := 0
 	for i := 0; i < len(b); {
 		if b[i] == 0x1b {
-			for i < len(b) && b[i] != 'm' {
-				i++
-			}
-			i++
+			i = sgrEnd(b, i)
 			continue
 		}
 		end := i
@@ -166,6 +157,15 @@ func displayWidth(b []byte) int {
 		i = end
 	}
 	return w
+}
+
+// sgrEnd returns the index just after the SGR sequence (ESC [ ... m) that
+// starts at b[i]: the view's own colours, the only escapes in its rows.
+func sgrEnd(b []byte, i int) int {
+	for i < len(b) && b[i] != 'm' {
+		i++
+	}
+	return min(i+1, len(b))
 }
 
 // The glyphs of the live view: each one column wide and of neutral East

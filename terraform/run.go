@@ -18,6 +18,7 @@ import (
 
 	"github.com/progressotel/progressotel/internal/cmdline"
 	"github.com/progressotel/progressotel/internal/procctl"
+	"github.com/progressotel/progressotel/internal/tooltext"
 )
 
 // maxStderr bounds the tail of stderr kept for errors.
@@ -206,7 +207,7 @@ func (s *stderrLog) Write(p []byte) (int, error) {
 }
 
 func (s *stderrLog) line(b []byte) {
-	text := cleanText(s.d.scrub.text(string(b)))
+	text := tooltext.Line(s.d.scrub.text(string(b)))
 	if strings.TrimSpace(text) == "" {
 		return
 	}
@@ -233,25 +234,4 @@ func (s *stderrLog) tail() string {
 		s.part = nil
 	}
 	return strings.TrimSpace(strings.Join(s.lines, "\n"))
-}
-
-// cleanText drops terminal escapes and control characters other than tab.
-func cleanText(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == 0x1b: // ESC [ ... final byte
-			if i+1 < len(s) && s[i+1] == '[' {
-				i += 2
-				for i < len(s) && (s[i] < 0x40 || s[i] > 0x7e) {
-					i++
-				}
-			}
-		case c < 0x20 && c != '\t', c == 0x7f:
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }

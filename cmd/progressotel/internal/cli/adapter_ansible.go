@@ -15,6 +15,7 @@ import (
 
 	"github.com/progressotel/progressotel/ansible"
 	"github.com/progressotel/progressotel/internal/cmdline"
+	"github.com/progressotel/progressotel/internal/tooltext"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -116,7 +117,7 @@ func (a ansibleAdapter) Run(ctx context.Context, inv *Invocation) Status {
 		}
 		if json.Unmarshal(line, &e) != nil {
 			_, _ = inv.Stdout.Write(line) // runner's own text, such as a start-up error
-			if rest, ok := strings.CutPrefix(strings.TrimSpace(printable(string(line))), "ERROR!"); ok && errorLine == "" {
+			if rest, ok := strings.CutPrefix(strings.TrimSpace(tooltext.Line(string(line))), "ERROR!"); ok && errorLine == "" {
 				errorLine = strings.TrimSpace(rest)
 			}
 			return

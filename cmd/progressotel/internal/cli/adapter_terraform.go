@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/progressotel/progressotel/internal/cmdline"
+	"github.com/progressotel/progressotel/internal/tooltext"
 	"github.com/progressotel/progressotel/terraform"
 )
 
@@ -137,27 +138,6 @@ func (p *terraformPump) show(line []byte) {
 		p.errorSeen = true
 	}
 	if !p.raw && m.Message != "" {
-		_, _ = io.WriteString(p.out, printable(m.Message)+"\n")
+		_, _ = io.WriteString(p.out, tooltext.Line(m.Message)+"\n")
 	}
-}
-
-// printable drops terminal escapes (ESC [ ... final byte) and control
-// characters other than tab from text a tool wrote, so that nothing in it
-// drives the terminal and colour codes do not end up in events.
-func printable(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
-			for i += 2; i < len(s) && (s[i] < 0x40 || s[i] > 0x7e); i++ {
-			}
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return strings.Map(func(r rune) rune {
-		if r == '\t' || (r >= 0x20 && r != 0x7f && !(r >= 0x80 && r < 0xa0)) {
-			return r
-		}
-		return -1
-	}, b.String())
 }

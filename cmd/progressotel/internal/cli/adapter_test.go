@@ -64,9 +64,3 @@ func TestTerraformPrompts(t *testing.T) {
 		}
 	}
 }
-
-func TestPrintable(t *testing.T) {
-	if got := printable("\x1b[0;31mERROR!\x1b[0m bad\x07 \u0085line\ttab"); got != "ERROR! bad line\ttab" {
-		t.Fatalf("%q", got)
-	}
-}
