@@ -17,6 +17,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/progressotel/progressotel/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden/*.txt from the recorded streams")
@@ -82,7 +84,7 @@ func TestGolden(t *testing.T) {
 			}
 			if got != string(want) {
 				t.Errorf("decoded %s differs from %s (run with -update after checking the diff):\n%s",
-					gc.name, path, diffLines(string(want), got))
+					gc.name, path, testutil.DiffLines(string(want), got))
 			}
 		})
 	}
@@ -151,25 +153,4 @@ func attrText(v attribute.Value) string {
 		return fmt.Sprintf("%q", v.AsString())
 	}
 	return v.String()
-}
-
-// diffLines shows the first lines that differ.
-func diffLines(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < max(len(w), len(g)) && shown < 10; i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n- %s\n+ %s\n", i+1, wl, gl)
-			shown++
-		}
-	}
-	return b.String()
 }

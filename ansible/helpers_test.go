@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/progress/progresstest"
 )
 
@@ -23,17 +23,11 @@ const projectDir = "testdata/project"
 
 // requireAnsible skips a test that needs the real Ansible (and the more
 // tools named) when it is not installed, except in CI (CI=true), where a
-// missing Ansible is a failure: .ci/run installs it, so its absence means
-// the tests did not run.
+// missing Ansible is a failure (see testutil.RequireTool).
 func requireAnsible(t testing.TB, more ...string) {
 	t.Helper()
 	for _, tool := range append([]string{"ansible-runner", "ansible-playbook"}, more...) {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is not installed, and CI=true requires the real Ansible (.ci/run installs it): %v", tool, err)
-			}
-			t.Skipf("%s is not installed (apt-get install --no-install-recommends ansible-core python3-ansible-runner)", tool)
-		}
+		testutil.RequireTool(t, tool, "apt-get install --no-install-recommends ansible-core python3-ansible-runner")
 	}
 }
 

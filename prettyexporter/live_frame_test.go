@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
+	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -112,13 +113,7 @@ func compareGolden(t *testing.T, path string, got []byte) {
 		t.Fatalf("%v (run go test -run %s -live.update)", err, t.Name())
 	}
 	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := range min(len(gl), len(wl)) {
-			if gl[i] != wl[i] {
-				t.Fatalf("%s differs at line %d:\n got %q\nwant %q\n(go test -run %s -live.update rewrites it)", path, i+1, gl[i], wl[i], t.Name())
-			}
-		}
-		t.Fatalf("%s: %d lines, want %d", path, len(gl), len(wl))
+		t.Fatalf("%s differs (go test -run %s -live.update rewrites it):\n%s", path, t.Name(), testutil.DiffLines(string(want), string(got)))
 	}
 }
 

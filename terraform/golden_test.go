@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/progressotel/progressotel/internal/testutil"
 )
 
 // secretsInStreams are the sensitive values behind the recorded streams:
@@ -46,7 +48,7 @@ func TestGolden(t *testing.T) {
 			}
 			if got != string(want) {
 				t.Errorf("%s differs from %s (go test -update rewrites it; review the diff):\n%s",
-					path, golden, firstDiff(got, string(want)))
+					path, golden, testutil.DiffLines(string(want), got))
 			}
 			for _, s := range secretsInStreams {
 				if strings.Contains(got, s) {
@@ -114,22 +116,4 @@ func spanPath(c *capture, s sdktrace.ReadOnlySpan) string {
 		return "-"
 	}
 	return strings.Join(names, " > ")
-}
-
-// firstDiff shows the first differing line of two texts.
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := range max(len(g), len(w)) {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return fmt.Sprintf("line %d\n got: %s\nwant: %s", i+1, gl, wl)
-		}
-	}
-	return ""
 }

@@ -7,9 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -110,29 +108,10 @@ func (c *capture) everything() string {
 	return b.String()
 }
 
-// repoRoot is the repository's root directory.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(file))
-}
-
-// tofu returns the OpenTofu binary built by scripts/build-tofu.sh (or
-// TOFU_BIN). Without it the test is skipped, except under CI=true, where a
-// missing tool is a failure: CI builds it (make test does).
+// tofu returns the OpenTofu binary (see testutil.Tofu).
 func tofu(t testing.TB) string {
 	t.Helper()
-	bin := os.Getenv("TOFU_BIN")
-	if bin == "" {
-		bin = filepath.Join(repoRoot(t), "bin", "tofu")
-	}
-	if _, err := exec.LookPath(bin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("OpenTofu is missing at %s (CI=true): build it with scripts/build-tofu.sh: %v", bin, err)
-		}
-		t.Skipf("OpenTofu is not built (%v): run scripts/build-tofu.sh, or make test", err)
-	}
-	return bin
+	return testutil.Tofu(t)
 }
 
 // workdir copies a configuration of testdata/configs to a fresh directory,

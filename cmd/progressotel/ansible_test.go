@@ -9,18 +9,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/progressotel/progressotel/internal/testutil"
 )
 
-// needTool skips the test without a real tool, except under CI=true,
-// where .ci/run installs it and a missing one is a failure.
+// needTool skips the test without a real tool, except under CI=true
+// (see testutil.RequireTool).
 func needTool(t *testing.T, tool string) {
 	t.Helper()
-	if _, err := exec.LookPath(tool); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required in CI (.ci/run installs it): %v", tool, err)
-		}
-		t.Skipf("%s not installed: %v", tool, err)
-	}
+	testutil.RequireTool(t, tool, ".ci/run installs it")
 }
 
 // ansibleProject writes a playbook project (local connection, no facts)

@@ -9,24 +9,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/progressotel/progressotel/internal/testutil"
 )
 
-// tofuDir returns the directory of the OpenTofu binary built by
-// scripts/build-tofu.sh (make tofu), or of TOFU_BIN. Without it the test
-// is skipped, except under CI=true, where it fails.
+// tofuDir returns the directory of the OpenTofu binary (see
+// testutil.Tofu).
 func tofuDir(t *testing.T) string {
 	t.Helper()
-	bin := os.Getenv("TOFU_BIN")
-	if bin == "" {
-		bin, _ = filepath.Abs(filepath.Join("..", "..", "bin", "tofu"))
-	}
-	if _, err := exec.LookPath(bin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("OpenTofu is missing at %s (CI=true): make tofu builds it: %v", bin, err)
-		}
-		t.Skipf("OpenTofu is not built (%v): make tofu", err)
-	}
-	return filepath.Dir(bin)
+	return filepath.Dir(testutil.Tofu(t))
 }
 
 // tofuConfig writes a configuration of terraform_data resources (no

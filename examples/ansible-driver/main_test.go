@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -23,12 +21,7 @@ func TestDemoReplay(t *testing.T) {
 // TestDemoLive runs the real playbook with the real Ansible, as `make
 // demo` does where it is installed (in CI it is: a missing Ansible fails).
 func TestDemoLive(t *testing.T) {
-	if _, err := exec.LookPath("ansible-runner"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("ansible-runner is not installed and CI=true: %v", err)
-		}
-		t.Skip("Ansible is not installed")
-	}
+	testutil.RequireTool(t, "ansible-runner", "apt-get install python3-ansible-runner")
 	checkDemo(t, options{tenant: "tenant-a"}, "running the real playbook")
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/internal/tmuxtest"
 )
 
@@ -16,7 +17,7 @@ import (
 // its status, the parts that changed or failed with their messages, the
 // recap, then the driver's own last line, printed above the view.
 func TestDemoInTmux(t *testing.T) {
-	root := tmuxtest.RepoRoot(t, 2)
+	root := testutil.RepoRoot(t)
 	pane := tmuxtest.Start(t, root, 110, 30, "make --no-print-directory demo")
 	resized, sawLive, sawResized := false, false, false
 	last := pane.Wait(5*time.Minute, func(lines []string) {

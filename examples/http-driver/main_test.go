@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -199,12 +197,7 @@ func TestBackgroundRunAfterHandlerReturned(t *testing.T) {
 // every event of the transition, from the adapter, carries the request's
 // trace and tracectx.
 func TestAcceptanceAnsible(t *testing.T) {
-	if _, err := exec.LookPath("ansible-runner"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("ansible-runner is not installed and CI=true: %v", err)
-		}
-		t.Skip("Ansible is not installed")
-	}
+	testutil.RequireTool(t, "ansible-runner", "apt-get install python3-ansible-runner")
 	addr, out, stop, errc := startDriver(t, "-ansible", "on")
 	requestID := execute(t, "http://"+addr)
 	// Let the playbook finish, then stop as SIGINT would.

@@ -13,27 +13,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/propagation"
 )
 
 // debianPython is the interpreter Ignition drivers run on here; the python3
 // on PATH may be another.
 const debianPython = "/usr/bin/python3"
-
-// need returns the path of a real tool, skipping the test without it,
-// except in CI, where a missing tool is a failure.
-func need(t *testing.T, tool string) string {
-	t.Helper()
-	path, err := exec.LookPath(tool)
-	if err == nil {
-		return path
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is required in CI (.ci/run installs it): %v", tool, err)
-	}
-	t.Skipf("%s not installed: %v", tool, err)
-	return ""
-}
 
 // buildProgressotel builds the command into a directory for PATH.
 func buildProgressotel(t *testing.T) string {
@@ -65,9 +51,9 @@ func cleanEnv() []string {
 // the driver's own emits, the run of the playbook, and the emit of a
 // playbook task.
 func TestPythonDriverRecordsCarryTheRequestsContext(t *testing.T) {
-	py := need(t, debianPython)
-	need(t, "ansible-playbook")
-	need(t, "ansible-runner")
+	py := testutil.RequireTool(t, debianPython, "apt-get install python3")
+	testutil.RequireTool(t, "ansible-playbook", "apt-get install ansible-core")
+	testutil.RequireTool(t, "ansible-runner", "apt-get install python3-ansible-runner")
 	bin := buildProgressotel(t)
 	out := filepath.Join(t.TempDir(), "records.jsonl")
 
@@ -122,7 +108,7 @@ func TestPythonDriverRecordsCarryTheRequestsContext(t *testing.T) {
 // The driver's spelling of tracectx keys in the environment is
 // progressotel's (propagation.EnvName).
 func TestPythonEnvNameMatchesGo(t *testing.T) {
-	py := need(t, debianPython)
+	py := testutil.RequireTool(t, debianPython, "apt-get install python3")
 	keys := []string{"transactionid", "TenantId", "request-id", "driver_req.id", "a_2d", "9lives"}
 	b, _ := json.Marshal(keys)
 	cmd := exec.Command(py, "-c", `import json, sys; sys.path.insert(0, "."); import driver

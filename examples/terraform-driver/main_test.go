@@ -5,9 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,16 +16,7 @@ import (
 // every resource's start and end, the provisioners' output, an N-of-M
 // progress ending at M of M for both operations, all in the driver's trace.
 func TestDemo(t *testing.T) {
-	tofu := os.Getenv("TOFU_BIN")
-	if tofu == "" {
-		tofu, _ = filepath.Abs(filepath.Join("..", "..", "bin", "tofu"))
-	}
-	if _, err := exec.LookPath(tofu); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("OpenTofu is missing at %s (CI=true): build it with scripts/build-tofu.sh", tofu)
-		}
-		t.Skipf("OpenTofu is not built: run scripts/build-tofu.sh (%v)", err)
-	}
+	tofu := testutil.Tofu(t)
 	var out testutil.SyncBuffer
 	const password = "demo-Pa55word-0419"
 	if err := run(context.Background(), tofu, password, otelbridge.WithExporters("json"), otelbridge.WithWriter(&out)); err != nil {

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/internal/tmuxtest"
 )
 
@@ -17,13 +16,8 @@ import (
 // the pane's bounds, also after it shrinks mid-run; at the end each
 // operation's final header stays, with the progress it reached.
 func TestDemoInTmux(t *testing.T) {
-	root := tmuxtest.RepoRoot(t, 2)
-	if _, err := exec.LookPath(filepath.Join(root, "bin", "tofu")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("OpenTofu is missing at bin/tofu (CI=true): build it with scripts/build-tofu.sh")
-		}
-		t.Skip("OpenTofu is not built: run scripts/build-tofu.sh")
-	}
+	root := testutil.RepoRoot(t)
+	testutil.RequireTool(t, filepath.Join(root, "bin", "tofu"), "make tofu builds it") // what make demo-terraform runs
 	pane := tmuxtest.Start(t, root, 120, 30, "make --no-print-directory demo-terraform")
 	resized, sawBar := false, false
 	last := pane.Wait(5*time.Minute, func(lines []string) {

@@ -7,7 +7,6 @@ package tmuxtest
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -16,21 +15,9 @@ import (
 	"time"
 
 	"github.com/rivo/uniseg"
-)
 
-// Require returns the path of tmux, or skips the test without it; under
-// CI=true a missing tmux fails the test (.ci/run installs it).
-func Require(t testing.TB) string {
-	t.Helper()
-	path, err := exec.LookPath("tmux")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("tmux is not installed and CI=true: %v (apt-get install tmux)", err)
-		}
-		t.Skip("tmux is not installed")
-	}
-	return path
-}
+	"github.com/progressotel/progressotel/internal/testutil"
+)
 
 // Pane is a tmux pane running one command.
 type Pane struct {
@@ -50,7 +37,7 @@ func Start(t testing.TB, dir string, width, height int, command string) *Pane {
 	if testing.Short() {
 		t.Skip("-short: no program in tmux")
 	}
-	p := &Pane{t: t, tmux: Require(t), sock: filepath.Join(t.TempDir(), "tmux.sock")}
+	p := &Pane{t: t, tmux: testutil.RequireTool(t, "tmux", "apt-get install tmux"), sock: filepath.Join(t.TempDir(), "tmux.sock")}
 	shell := command + "; echo __EXIT=$?; sleep 3600"
 	p.run("-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(width), "-y", strconv.Itoa(height),
 		"-c", dir, "-s", "test", "sh", "-c", shell)
@@ -122,17 +109,6 @@ func (p *Pane) Size() (width, height int) {
 	width, _ = strconv.Atoi(out[0])
 	height, _ = strconv.Atoi(out[1])
 	return width, height
-}
-
-// RepoRoot is the repository's root, for a test in a package depth
-// directories below it.
-func RepoRoot(t testing.TB, depth int) string {
-	t.Helper()
-	root, err := filepath.Abs(strings.Repeat("../", depth))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
 }
 
 // Exited reports whether the command ended, with its status.
