@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
+	"github.com/progressotel/progressotel/internal/testpki"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -20,20 +21,20 @@ import (
 // and the password never shows in the collector's output.
 func TestKafkaSASLOverTLS(t *testing.T) {
 	const user, password = "tnco", "sasl-pw-7d9b1c52"
-	kafkaCA := newTestCA(t, "kafka CA")
-	_, _, brokerCert := kafkaCA.issue(t, "broker", false)
-	clientCA := newTestCA(t, "kafka client CA")
-	certFile, keyFile, clientCert := clientCA.issue(t, "otelcol", true)
+	kafkaCA := testpki.NewCA(t, "kafka CA")
+	_, _, brokerCert := kafkaCA.Issue(t, "broker", false)
+	clientCA := testpki.NewCA(t, "kafka client CA")
+	certFile, keyFile, clientCert := clientCA.Issue(t, "otelcol", true)
 
 	b := startBroker(t,
 		kfake.TLS(&tls.Config{Certificates: []tls.Certificate{brokerCert}, ClientAuth: tls.RequireAndVerifyClientCert,
-			ClientCAs: clientCA.pool, MinVersion: tls.VersionTLS12}),
+			ClientCAs: clientCA.Pool, MinVersion: tls.VersionTLS12}),
 		kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-512", user, password))
 	cons := startConsumer(t, b.addr(),
-		kgo.DialTLSConfig(&tls.Config{RootCAs: kafkaCA.pool, Certificates: []tls.Certificate{clientCert}, MinVersion: tls.VersionTLS12}),
+		kgo.DialTLSConfig(&tls.Config{RootCAs: kafkaCA.Pool, Certificates: []tls.Certificate{clientCert}, MinVersion: tls.VersionTLS12}),
 		kgo.SASL(scram.Auth{User: user, Pass: password}.AsSha512Mechanism()))
 	col := newCollector(t, b.addr(), []string{"tenant-a"}, map[string]string{
-		"TNCO_KAFKA_TLS_CA_FILE":   kafkaCA.file,
+		"TNCO_KAFKA_TLS_CA_FILE":   kafkaCA.File,
 		"TNCO_KAFKA_TLS_CERT_FILE": certFile,
 		"TNCO_KAFKA_TLS_KEY_FILE":  keyFile,
 		"TNCO_KAFKA_SASL":          "{mechanism: SCRAM-SHA-512, username: " + user + ", password: " + password + "}",
@@ -66,16 +67,16 @@ func TestKafkaSASLOverTLS(t *testing.T) {
 // storage.
 func TestKafkaAuthFailureKeepsEvents(t *testing.T) {
 	const user, password = "tnco", "right-password"
-	kafkaCA := newTestCA(t, "kafka CA")
-	_, _, brokerCert := kafkaCA.issue(t, "broker", false)
+	kafkaCA := testpki.NewCA(t, "kafka CA")
+	_, _, brokerCert := kafkaCA.Issue(t, "broker", false)
 	b := startBroker(t,
 		kfake.TLS(&tls.Config{Certificates: []tls.Certificate{brokerCert}, MinVersion: tls.VersionTLS12}),
 		kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-512", user, password))
-	cons := startConsumer(t, b.addr(), kgo.DialTLSConfig(&tls.Config{RootCAs: kafkaCA.pool, MinVersion: tls.VersionTLS12}),
+	cons := startConsumer(t, b.addr(), kgo.DialTLSConfig(&tls.Config{RootCAs: kafkaCA.Pool, MinVersion: tls.VersionTLS12}),
 		kgo.SASL(scram.Auth{User: user, Pass: password}.AsSha512Mechanism()))
 	env := func(pw string) map[string]string {
 		return map[string]string{
-			"TNCO_KAFKA_TLS_CA_FILE": kafkaCA.file,
+			"TNCO_KAFKA_TLS_CA_FILE": kafkaCA.File,
 			"TNCO_KAFKA_SASL":        "{mechanism: SCRAM-SHA-512, username: " + user + ", password: " + pw + "}",
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/progressotel/progressotel/internal/testpki"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -17,26 +18,26 @@ import (
 // certificate from another CA, plain text and TLS 1.1 are refused, and
 // nothing of theirs reaches Kafka.
 func TestOTLPMutualTLS(t *testing.T) {
-	serverCA := newTestCA(t, "collector CA")
-	certFile, keyFile, _ := serverCA.issue(t, "collector", false)
-	driverCA := newTestCA(t, "driver CA")
-	_, _, driverCert := driverCA.issue(t, "driver", true)
-	_, _, rogueCert := newTestCA(t, "rogue CA").issue(t, "rogue", true)
+	serverCA := testpki.NewCA(t, "collector CA")
+	certFile, keyFile, _ := serverCA.Issue(t, "collector", false)
+	driverCA := testpki.NewCA(t, "driver CA")
+	_, _, driverCert := driverCA.Issue(t, "driver", true)
+	_, _, rogueCert := testpki.NewCA(t, "rogue CA").Issue(t, "rogue", true)
 	// A server certificate of the collector's own CA is no client
 	// certificate of the driver CA either.
-	_, _, serverAsClient := serverCA.issue(t, "not-a-driver", true)
+	_, _, serverAsClient := serverCA.Issue(t, "not-a-driver", true)
 
 	b := startBroker(t)
 	cons := startConsumer(t, b.addr())
 	col := newCollector(t, b.addr(), []string{"tenant-a"}, map[string]string{
 		"PROGRESS_OTLP_TLS_CERT_FILE":      certFile,
 		"PROGRESS_OTLP_TLS_KEY_FILE":       keyFile,
-		"PROGRESS_OTLP_TLS_CLIENT_CA_FILE": driverCA.file,
+		"PROGRESS_OTLP_TLS_CLIENT_CA_FILE": driverCA.File,
 	})
 	col.start()
 
 	clientTLS := func(maxVersion uint16, certs ...tls.Certificate) *tls.Config {
-		return &tls.Config{RootCAs: serverCA.pool, MinVersion: tls.VersionTLS10, MaxVersion: maxVersion, Certificates: certs}
+		return &tls.Config{RootCAs: serverCA.Pool, MinVersion: tls.VersionTLS10, MaxVersion: maxVersion, Certificates: certs}
 	}
 	send := func(name string, o driverOpt) error {
 		o.noRetry = true
