@@ -23,43 +23,19 @@ type HTTPServer struct {
 	mu    sync.Mutex
 	logs  []*collogspb.ExportLogsServiceRequest
 	spans int
-	gate  chan struct{} // when set, requests wait until it is closed
+	held  gate
 }
 
 // Hold makes requests wait, as a collector that accepts the connection and
 // never answers, until Release or the client gives up.
-func (s *HTTPServer) Hold() {
-	s.mu.Lock()
-	s.gate = make(chan struct{})
-	s.mu.Unlock()
-}
+func (s *HTTPServer) Hold() { s.held.hold() }
 
 // Release lets held and later requests through.
-func (s *HTTPServer) Release() {
-	s.mu.Lock()
-	if s.gate != nil {
-		close(s.gate)
-		s.gate = nil
-	}
-	s.mu.Unlock()
-}
+func (s *HTTPServer) Release() { s.held.release() }
 
 // wait holds r while the server is held; it returns false when the client
 // gave up.
-func (s *HTTPServer) wait(r *http.Request) bool {
-	s.mu.Lock()
-	gate := s.gate
-	s.mu.Unlock()
-	if gate == nil {
-		return true
-	}
-	select {
-	case <-gate:
-		return true
-	case <-r.Context().Done():
-		return false
-	}
-}
+func (s *HTTPServer) wait(r *http.Request) bool { return s.held.wait(r.Context()) == nil }
 
 // StartHTTP returns a running OTLP/HTTP server, stopped at the end of the
 // test.

@@ -47,7 +47,7 @@ type Server struct {
 	srv  *grpc.Server
 	reqs []*collogspb.ExportLogsServiceRequest
 	raw  [][]byte
-	gate chan struct{} // when set, Export waits until it is closed
+	held gate
 	fail int           // reject the next fail requests
 	got  chan struct{} // one signal per accepted request
 }
@@ -107,11 +107,8 @@ func (s *Server) Stop() {
 	s.mu.Lock()
 	srv := s.srv
 	s.srv = nil
-	if s.gate != nil {
-		close(s.gate)
-		s.gate = nil
-	}
 	s.mu.Unlock()
+	s.held.release()
 	if srv != nil {
 		srv.Stop()
 	}
@@ -125,21 +122,10 @@ func (s *Server) Running() bool {
 }
 
 // Hold makes Export calls wait until Release.
-func (s *Server) Hold() {
-	s.mu.Lock()
-	s.gate = make(chan struct{})
-	s.mu.Unlock()
-}
+func (s *Server) Hold() { s.held.hold() }
 
 // Release lets held and later Export calls through.
-func (s *Server) Release() {
-	s.mu.Lock()
-	if s.gate != nil {
-		close(s.gate)
-		s.gate = nil
-	}
-	s.mu.Unlock()
-}
+func (s *Server) Release() { s.held.release() }
 
 // RejectNext makes the next n requests fail with InvalidArgument, an error
 // the exporter does not retry.
@@ -152,15 +138,8 @@ func (s *Server) RejectNext(n int) {
 // Export is the OTLP logs service method.
 func (s *Server) Export(ctx context.Context, req *collogspb.ExportLogsServiceRequest) (*collogspb.ExportLogsServiceResponse, error) {
 	s.Arrived <- struct{}{}
-	s.mu.Lock()
-	gate := s.gate
-	s.mu.Unlock()
-	if gate != nil {
-		select {
-		case <-gate:
-		case <-ctx.Done():
-			return nil, status.FromContextError(ctx.Err()).Err()
-		}
+	if err := s.held.wait(ctx); err != nil {
+		return nil, status.FromContextError(err).Err()
 	}
 	s.mu.Lock()
 	if s.fail > 0 {
