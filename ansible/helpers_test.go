@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -100,28 +99,6 @@ edge-proxy ansible_host=127.0.0.1 ansible_port=%[2]d ansible_connection=ssh ansi
 	return path
 }
 
-// processesWith returns the command lines of the running processes (other
-// than this one) whose command line contains s. Zombies have none.
-func processesWith(s string) []string {
-	entries, _ := os.ReadDir("/proc")
-	var found []string
-	self := strconv.Itoa(os.Getpid())
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil || e.Name() == self {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		cmd := strings.ReplaceAll(string(b), "\x00", " ")
-		if strings.Contains(cmd, s) {
-			found = append(found, e.Name()+": "+cmd)
-		}
-	}
-	return found
-}
-
 // assertNoProcess fails if any process of a run is still there:
 // ansible-playbook runs with the test's own inventory path on its command
 // line, and marker (when set) is on the command line of the task's process.
@@ -130,9 +107,9 @@ func assertNoProcess(t testing.TB, inventory, marker string) {
 	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
 		t.Skip("no /proc: cannot look for leftover processes")
 	}
-	left := processesWith(inventory)
+	left := testutil.ProcessesWith(inventory)
 	if marker != "" {
-		left = append(left, processesWith(marker)...)
+		left = append(left, testutil.ProcessesWith(marker)...)
 	}
 	if len(left) > 0 {
 		t.Errorf("processes left behind:\n%s", strings.Join(left, "\n"))

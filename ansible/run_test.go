@@ -574,7 +574,7 @@ func TestRunCancel(t *testing.T) {
 		t.Fatalf("the run ended before its task started: %v", r.err)
 	}
 	// Wait until the sleep itself runs, so that there is something to stop.
-	for deadline := time.Now().Add(time.Minute); len(processesWith(marker)) == 0; {
+	for deadline := time.Now().Add(time.Minute); len(testutil.ProcessesWith(marker)) == 0; {
 		if time.Now().After(deadline) {
 			t.Fatalf("the task's sleep %s never started", marker)
 		}
@@ -613,14 +613,7 @@ func TestRunPlaybookErrors(t *testing.T) {
 		assertOnlyStartFail(t, c, "playbook no-such.yml not found")
 	})
 	t.Run("unparseable", func(t *testing.T) {
-		requireAnsible(t)
-		dir := t.TempDir()
-		bad := "- name: Broken\n  hosts: web\n  tasks:\n    - debug: msg=x\n   bad: [\n"
-		if err := os.WriteFile(filepath.Join(dir, "broken.yml"), []byte(bad), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		c := newCapture(t)
-		_, err := Run(context.Background(), Playbook{Playbook: filepath.Join(dir, "broken.yml"), Inventory: inventory(t)}, c.options(t)...)
+		c, err := runWritten(t, "broken.yml", "- name: Broken\n  hosts: web\n  tasks:\n    - debug: msg=x\n   bad: [\n")
 		var pe *PlaybookError
 		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "broken.yml") || !strings.Contains(pe.Reason, "line 4") {
 			t.Fatalf("err = %v, want a *PlaybookError naming broken.yml and the line", err)
@@ -628,14 +621,7 @@ func TestRunPlaybookErrors(t *testing.T) {
 		assertOnlyStartFail(t, c, "playbook broken.yml could not be loaded by Ansible")
 	})
 	t.Run("undefined hosts", func(t *testing.T) {
-		requireAnsible(t)
-		dir := t.TempDir()
-		play := "- name: Unresolved\n  hosts: \"{{ target_group }}\"\n  gather_facts: false\n  tasks:\n    - ping:\n"
-		if err := os.WriteFile(filepath.Join(dir, "unresolved.yml"), []byte(play), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		c := newCapture(t)
-		_, err := Run(context.Background(), Playbook{Playbook: filepath.Join(dir, "unresolved.yml"), Inventory: inventory(t)}, c.options(t)...)
+		c, err := runWritten(t, "unresolved.yml", "- name: Unresolved\n  hosts: \"{{ target_group }}\"\n  gather_facts: false\n  tasks:\n    - ping:\n")
 		var pe *PlaybookError
 		if !errors.As(err, &pe) || !strings.Contains(pe.Reason, "'target_group' is undefined") {
 			t.Fatalf("err = %v, want a *PlaybookError saying target_group is undefined", err)
@@ -653,6 +639,20 @@ func TestRunPlaybookErrors(t *testing.T) {
 		}
 		assertOnlyStartFail(t, c, "Ansible is not installed")
 	})
+}
+
+// runWritten runs a playbook, text written to name in a fresh directory,
+// with the real Ansible on the test inventory.
+func runWritten(t *testing.T, name, text string) (*capture, error) {
+	t.Helper()
+	requireAnsible(t)
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := newCapture(t)
+	_, err := Run(context.Background(), Playbook{Playbook: path, Inventory: inventory(t)}, c.options(t)...)
+	return c, err
 }
 
 func assertOnlyStartFail(t *testing.T, c *capture, description string) {
@@ -809,9 +809,9 @@ sleep ` + marker + `
 	case err := <-done:
 		t.Fatalf("the stand-in ended early: %v", err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); len(processesWith(marker)) < 2; {
+	for deadline := time.Now().Add(30 * time.Second); len(testutil.ProcessesWith(marker)) < 2; {
 		if time.Now().After(deadline) {
-			t.Fatalf("the stand-in's sleeps never started: %v", processesWith(marker))
+			t.Fatalf("the stand-in's sleeps never started: %v", testutil.ProcessesWith(marker))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

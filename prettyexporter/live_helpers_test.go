@@ -82,9 +82,9 @@ func newPipeline(t testing.TB) *pipeline {
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-// ansibleRecords streams a recorded real Ansible run through the ansible
-// adapter and returns its records.
-func ansibleRecords(t testing.TB, file string) []sdklog.Record {
+// streamRecords gives a recorded real run to stream, an adapter's
+// Stream on a fresh pipeline, and returns the records.
+func streamRecords(t testing.TB, file string, stream func(p *pipeline, r io.Reader)) []sdklog.Record {
 	t.Helper()
 	p := newPipeline(t)
 	f, err := os.Open(file)
@@ -92,26 +92,30 @@ func ansibleRecords(t testing.TB, file string) []sdklog.Record {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	_, _ = ansible.Stream(p.ctx, f, ansible.WithRecorder(p.rec), ansible.WithTracerProvider(p.tp),
-		ansible.WithOperation("Install"), ansible.WithLogger(quiet),
-		ansible.WithEnvelope(progress.Envelope{Resource: progress.Resource{Type: "resource::nginx::1.0", ID: "nginx-web-tier"}}))
+	stream(p, f)
 	return p.kept.Records()
+}
+
+// ansibleRecords streams a recorded real Ansible run through the ansible
+// adapter and returns its records.
+func ansibleRecords(t testing.TB, file string) []sdklog.Record {
+	t.Helper()
+	return streamRecords(t, file, func(p *pipeline, r io.Reader) {
+		_, _ = ansible.Stream(p.ctx, r, ansible.WithRecorder(p.rec), ansible.WithTracerProvider(p.tp),
+			ansible.WithOperation("Install"), ansible.WithLogger(quiet),
+			ansible.WithEnvelope(progress.Envelope{Resource: progress.Resource{Type: "resource::nginx::1.0", ID: "nginx-web-tier"}}))
+	})
 }
 
 // terraformRecords streams a recorded real OpenTofu run through the
 // terraform adapter and returns its records.
 func terraformRecords(t testing.TB, file, operation string) []sdklog.Record {
 	t.Helper()
-	p := newPipeline(t)
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	_, _ = terraform.Stream(p.ctx, f, terraform.WithRecorder(p.rec), terraform.WithTracerProvider(p.tp),
-		terraform.WithOperation(operation), terraform.WithLogger(quiet),
-		terraform.WithEnvelope(progress.Envelope{Resource: progress.Resource{Type: "resource::webapp::1.0", ID: "webapp-demo"}}))
-	return p.kept.Records()
+	return streamRecords(t, file, func(p *pipeline, r io.Reader) {
+		_, _ = terraform.Stream(p.ctx, r, terraform.WithRecorder(p.rec), terraform.WithTracerProvider(p.tp),
+			terraform.WithOperation(operation), terraform.WithLogger(quiet),
+			terraform.WithEnvelope(progress.Envelope{Resource: progress.Resource{Type: "resource::webapp::1.0", ID: "webapp-demo"}}))
+	})
 }
 
 // testModel is a model with a colourless printer without times, as the

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -27,36 +28,22 @@ func TestCancelStopsTheToolAndEveryProcess(t *testing.T) {
 	bin := tofu(t)
 	polite, stubborn := marker(), marker()
 	c := newCapture(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var (
-		res  Result
-		err  error
-		done = make(chan struct{})
-	)
-	go func() {
-		defer close(done)
-		res, err = Run(ctx, Command{Binary: bin, Dir: workdir(t, "slow"), Args: []string{"apply"}, Init: true, Env: offline(t),
-			Vars: map[string]any{"polite_marker": polite, "stubborn_marker": stubborn}},
-			c.opts(WithGracePeriod(2*time.Minute), recordTo(t, "tofu-apply-cancelled.jsonl"))...)
-	}()
-	waitFor(t, done, func() bool {
+	r := startRun(Command{Binary: bin, Dir: workdir(t, "slow"), Args: []string{"apply"}, Init: true, Env: offline(t),
+		Vars: map[string]any{"polite_marker": polite, "stubborn_marker": stubborn}},
+		c.opts(WithGracePeriod(2*time.Minute), recordTo(t, "tofu-apply-cancelled.jsonl"))...)
+	defer r.cancel()
+	waitFor(t, r.done, func() bool {
 		ready := 0
 		for _, e := range c.sink.OfType(TypeProvisionOutput) {
 			if strings.HasSuffix(e.Details["output"].(string), " ready") {
 				ready++
 			}
 		}
-		return ready == 2 && len(processes(t, polite)) > 0 && len(processes(t, stubborn)) > 0
+		return ready == 2 && len(testutil.ProcessesWith(polite)) > 0 && len(testutil.ProcessesWith(stubborn)) > 0
 	})
-	cancel()
-	select {
-	case <-done:
-	case <-time.After(3 * time.Minute):
-		t.Fatal("Run did not return after the cancellation")
-	}
+	res, err := r.cancelAndWait(t, 3*time.Minute)
 
-	if left := append(processes(t, polite), processes(t, stubborn)...); len(left) > 0 {
+	if left := append(testutil.ProcessesWith(polite), testutil.ProcessesWith(stubborn)...); len(left) > 0 {
 		t.Errorf("processes left after Run returned: %v", left)
 	}
 	if !errors.Is(err, context.Canceled) {
@@ -108,25 +95,11 @@ sleep %s
 		t.Fatal(err)
 	}
 	c := newCapture(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var (
-		res  Result
-		err  error
-		done = make(chan struct{})
-	)
-	go func() {
-		defer close(done)
-		res, err = Run(ctx, Command{Binary: fake, Args: []string{"apply"}}, c.opts(WithGracePeriod(300*time.Millisecond))...)
-	}()
-	waitFor(t, done, func() bool { return len(c.sink.OfType(TypeVersion)) == 1 && len(processes(t, m)) == 2 })
-	cancel()
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("Run did not return after the cancellation")
-	}
-	if left := processes(t, m); len(left) > 0 {
+	r := startRun(Command{Binary: fake, Args: []string{"apply"}}, c.opts(WithGracePeriod(300*time.Millisecond))...)
+	defer r.cancel()
+	waitFor(t, r.done, func() bool { return len(c.sink.OfType(TypeVersion)) == 1 && len(testutil.ProcessesWith(m)) == 2 })
+	res, err := r.cancelAndWait(t, time.Minute)
+	if left := testutil.ProcessesWith(m); len(left) > 0 {
 		t.Errorf("processes left after Run returned: %v", left)
 	}
 	if !errors.Is(err, context.Canceled) || res.ExitCode != 128+9 {
@@ -140,25 +113,37 @@ func marker() string {
 	return fmt.Sprintf("%d.%d%04d", 900+rand.IntN(99), os.Getpid(), rand.IntN(10000))
 }
 
-// processes lists the processes whose command line holds m.
-func processes(t *testing.T, m string) []string {
+// backgroundRun is a Run going on in the background.
+type backgroundRun struct {
+	cancel context.CancelFunc
+	done   chan struct{} // closed when Run has returned
+	res    Result
+	err    error
+}
+
+// startRun starts Run(c, opts) in the background, with a context that
+// cancel cancels.
+func startRun(c Command, opts ...Option) *backgroundRun {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &backgroundRun{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		r.res, r.err = Run(ctx, c, opts...)
+	}()
+	return r
+}
+
+// cancelAndWait cancels the run and returns what Run returned, failing
+// the test when it takes longer than limit.
+func (r *backgroundRun) cancelAndWait(t *testing.T, limit time.Duration) (Result, error) {
 	t.Helper()
-	cmdlines, err := filepath.Glob("/proc/[0-9]*/cmdline")
-	if err != nil {
-		t.Fatal(err)
+	r.cancel()
+	select {
+	case <-r.done:
+	case <-time.After(limit):
+		t.Fatal("Run did not return after the cancellation")
 	}
-	var out []string
-	for _, f := range cmdlines {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue // gone meanwhile
-		}
-		cmd := strings.ReplaceAll(string(b), "\x00", " ")
-		if strings.Contains(cmd, m) {
-			out = append(out, filepath.Base(filepath.Dir(f))+": "+cmd)
-		}
-	}
-	return out
+	return r.res, r.err
 }
 
 // waitFor polls cond until it holds; it fails the test when done is

@@ -1,10 +1,8 @@
 package main_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/progressotel/progressotel/internal/testutil"
 )
 
 // binDir holds the progressotel binary that the tests start, built once by
@@ -171,13 +171,7 @@ func readRecords(t *testing.T, path string) []record {
 	}
 	defer f.Close()
 	var recs []record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var r record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("not a JSON line: %q: %v", sc.Text(), err)
-		}
+	for _, r := range testutil.JSONLines(t, f) {
 		recs = append(recs, r)
 	}
 	return recs

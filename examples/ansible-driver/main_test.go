@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -42,16 +40,10 @@ func checkDemo(t *testing.T, o options, notice string) {
 	types := map[string]int{}
 	spans := map[string]map[string]bool{} // type → span ids
 	var traceID string
-	sc := bufio.NewScanner(bytes.NewReader(out.Bytes()))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var line map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			t.Fatalf("invalid JSON line %q: %v", sc.Text(), err)
-		}
+	for text, line := range testutil.JSONLines(t, bytes.NewReader(out.Bytes())) {
 		typ, _ := line["progressEventType"].(string)
 		if line["eventType"] != "ResourceTransitionProgressEvent" || typ == "" {
-			t.Errorf("not a progress event: %s", sc.Text())
+			t.Errorf("not a progress event: %s", text)
 			continue
 		}
 		types[typ]++
@@ -73,8 +65,8 @@ func checkDemo(t *testing.T, o options, notice string) {
 		}
 		spans[typ][line["spanId"].(string)] = true
 		for _, secret := range []string{"s3cr3t-demo-password", "tok-demo-123"} {
-			if strings.Contains(sc.Text(), secret) {
-				t.Errorf("secret %q shown: %s", secret, sc.Text())
+			if strings.Contains(text, secret) {
+				t.Errorf("secret %q shown: %s", secret, text)
 			}
 		}
 		if d := line["details"].(map[string]any); typ == "ansible/TaskStarted" && d["taskName"] == "Set the API token" {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -90,12 +89,7 @@ func TestAcceptance(t *testing.T) {
 
 	var events []string
 	var sawSlog bool
-	sc := bufio.NewScanner(strings.NewReader(out.String()))
-	for sc.Scan() {
-		var line map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			t.Fatalf("not a JSON line: %q: %v", sc.Text(), err)
-		}
+	for text, line := range testutil.JSONLines(t, strings.NewReader(out.String())) {
 		if line["tracectx.driverrequestid"] != requestID {
 			continue // startup and shutdown lines belong to no request
 		}
@@ -105,7 +99,7 @@ func TestAcceptance(t *testing.T) {
 			"traceId":                traceID,
 		} {
 			if line[k] != want {
-				t.Errorf("line %s: %s = %v, want %q", sc.Text(), k, line[k], want)
+				t.Errorf("line %s: %s = %v, want %q", text, k, line[k], want)
 			}
 		}
 		if typ, ok := line["progressEventType"].(string); ok {
@@ -213,13 +207,7 @@ func TestAcceptanceAnsible(t *testing.T) {
 	}
 
 	types := map[string]int{}
-	sc := bufio.NewScanner(strings.NewReader(out.String()))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var line map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			t.Fatalf("not a JSON line: %q: %v", sc.Text(), err)
-		}
+	for _, line := range testutil.JSONLines(t, strings.NewReader(out.String())) {
 		typ, ok := line["progressEventType"].(string)
 		if !ok {
 			continue

@@ -4,7 +4,6 @@
 package pythondriver
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -137,13 +136,7 @@ func readRecords(t *testing.T, path string) []map[string]any {
 	}
 	defer f.Close()
 	var recs []map[string]any
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var r map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("not a JSON line %q: %v", sc.Text(), err)
-		}
+	for _, r := range testutil.JSONLines(t, f) {
 		recs = append(recs, r)
 	}
 	return recs

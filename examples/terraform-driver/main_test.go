@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -25,13 +24,7 @@ func TestDemo(t *testing.T) {
 	types := map[string]int{}
 	traces := map[string]bool{}
 	var progress []string
-	sc := bufio.NewScanner(bytes.NewReader(out.Bytes()))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var line map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			t.Fatalf("invalid JSON line %q: %v", sc.Text(), err)
-		}
+	for text, line := range testutil.JSONLines(t, bytes.NewReader(out.Bytes())) {
 		typ, _ := line["progressEventType"].(string)
 		types[typ]++
 		traces[line["traceId"].(string)] = true
@@ -43,8 +36,8 @@ func TestDemo(t *testing.T) {
 			b, _ := json.Marshal([]any{d["completed"], d["total"]})
 			progress = append(progress, string(b))
 		}
-		if strings.Contains(sc.Text(), password) {
-			t.Errorf("the database password leaked: %s", sc.Text())
+		if strings.Contains(text, password) {
+			t.Errorf("the database password leaked: %s", text)
 		}
 	}
 	for typ, n := range map[string]int{
