@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/progressotel/progressotel/internal/testutil"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -163,12 +164,7 @@ func TestStreamNotEvents(t *testing.T) {
 // TestStreamCancel: cancelling ctx stops a Stream blocked on a pipe, and
 // every span it opened is ended.
 func TestStreamCancel(t *testing.T) {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	defer pw.Close()
+	pr, pw := testutil.Pipe(t)
 	lines := bytes.SplitAfter(readStream(t, "site"), []byte("\n"))
 	for _, l := range lines[:10] {
 		if _, err := pw.Write(l); err != nil {

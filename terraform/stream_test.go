@@ -127,19 +127,17 @@ func TestStreamWithoutMessages(t *testing.T) {
 
 // A blocked read on a pipe is released when ctx is cancelled.
 func TestStreamCancelReleasesABlockedRead(t *testing.T) {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	defer pw.Close()
+	pr, pw := testutil.Pipe(t)
 	if _, err := io.WriteString(pw, `{"type":"version","tofu":"1.10.10","@timestamp":"2026-01-01T00:00:00Z"}`+"\n"); err != nil {
 		t.Fatal(err)
 	}
 	c := newCapture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	var res Result
+	var (
+		res Result
+		err error
+	)
 	go func() {
 		defer close(done)
 		res, err = Stream(ctx, pr, c.opts(WithOperation("Install"))...)

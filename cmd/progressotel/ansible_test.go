@@ -77,6 +77,22 @@ func ansibleProject(t *testing.T) string {
 	return dir
 }
 
+// needAnsible skips the test without the real Ansible (see needTool) and
+// returns a fresh project directory (see ansibleProject).
+func needAnsible(t *testing.T) string {
+	t.Helper()
+	needTool(t, "ansible-playbook")
+	needTool(t, "ansible-runner")
+	return ansibleProject(t)
+}
+
+// startPlaybook starts `progressotel run -- ansible-playbook -i inventory
+// playbook` in the project dir, without Ansible's colours.
+func startPlaybook(t *testing.T, dir, playbook string) *proc {
+	t.Helper()
+	return startWith(t, []string{"ANSIBLE_NOCOLOR=1"}, inDir(dir), "run", "--", "ansible-playbook", "-i", "inventory", playbook)
+}
+
 // inDir makes the started process run in dir.
 func inDir(dir string) func(*exec.Cmd) { return func(c *exec.Cmd) { c.Dir = dir } }
 
@@ -85,9 +101,7 @@ func inDir(dir string) func(*exec.Cmd) { return func(c *exec.Cmd) { c.Dir = dir 
 // a task among them and the no_log task's arguments hidden; Ansible's
 // output on stdout; its status.
 func TestRunAnsiblePlaybook(t *testing.T) {
-	needTool(t, "ansible-playbook")
-	needTool(t, "ansible-runner")
-	dir := ansibleProject(t)
+	dir := needAnsible(t)
 	tmp := t.TempDir()
 	p := startWith(t, []string{"X_TRACECTX_TRANSACTIONID=tx-ansible", "ANSIBLE_NOCOLOR=1", "TMPDIR=" + tmp}, inDir(dir),
 		"run", "--operation", "Install", "--resource-type", "nginx", "--resource-id", "web", "--",
@@ -134,10 +148,8 @@ func TestRunAnsiblePlaybook(t *testing.T) {
 // playbook that cannot be found (reported, with Ansible's error, although
 // Ansible wrote no event).
 func TestRunAnsiblePlaybookStatuses(t *testing.T) {
-	needTool(t, "ansible-playbook")
-	needTool(t, "ansible-runner")
-	dir := ansibleProject(t)
-	r := startWith(t, []string{"ANSIBLE_NOCOLOR=1"}, inDir(dir), "run", "--", "ansible-playbook", "-i", "inventory", "failing.yml").wait(5 * time.Minute)
+	dir := needAnsible(t)
+	r := startPlaybook(t, dir, "failing.yml").wait(5 * time.Minute)
 	if r.code != 2 {
 		t.Fatalf("failing: exit %d, want Ansible's 2\n%s", r.code, r.stderr)
 	}
@@ -146,7 +158,7 @@ func TestRunAnsiblePlaybookStatuses(t *testing.T) {
 		t.Fatalf("failing: %v", types(r.records))
 	}
 
-	r = startWith(t, []string{"ANSIBLE_NOCOLOR=1"}, inDir(dir), "run", "--", "ansible-playbook", "-i", "inventory", "missing.yml").wait(5 * time.Minute)
+	r = startPlaybook(t, dir, "missing.yml").wait(5 * time.Minute)
 	if r.code != 1 {
 		t.Fatalf("missing: exit %d, want Ansible's 1\n%s", r.code, r.stderr)
 	}
@@ -161,10 +173,8 @@ func TestRunAnsiblePlaybookStatuses(t *testing.T) {
 // A vars_prompt, which nobody can answer under runner, stops the run at
 // once instead of hanging.
 func TestRunAnsiblePlaybookThatPrompts(t *testing.T) {
-	needTool(t, "ansible-playbook")
-	needTool(t, "ansible-runner")
-	dir := ansibleProject(t)
-	r := startWith(t, []string{"ANSIBLE_NOCOLOR=1"}, inDir(dir), "run", "--", "ansible-playbook", "-i", "inventory", "prompt.yml").wait(5 * time.Minute)
+	dir := needAnsible(t)
+	r := startPlaybook(t, dir, "prompt.yml").wait(5 * time.Minute)
 	if r.code == 0 || !strings.Contains(r.stderr, "var=release") {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -203,10 +213,8 @@ func TestRunAnsibleRunner(t *testing.T) {
 // SIGTERM to progressotel reaches ansible-runner, which stops the
 // playbook: the run ends with runner's status and reports the failure.
 func TestRunAnsiblePlaybookStoppedBySIGTERM(t *testing.T) {
-	needTool(t, "ansible-playbook")
-	needTool(t, "ansible-runner")
-	dir := ansibleProject(t)
-	p := startWith(t, []string{"ANSIBLE_NOCOLOR=1"}, inDir(dir), "run", "--", "ansible-playbook", "-i", "inventory", "slow.yml")
+	dir := needAnsible(t)
+	p := startPlaybook(t, dir, "slow.yml")
 	waitFile(t, filepath.Join(dir, "started"))
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

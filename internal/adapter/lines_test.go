@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/progressotel/progressotel/internal/testutil"
 )
 
 func TestLineReader(t *testing.T) {
@@ -97,12 +99,7 @@ func TestReadLines(t *testing.T) {
 
 // TestReadLinesCancel: the end of ctx releases a Read blocked on a pipe.
 func TestReadLinesCancel(t *testing.T) {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	defer pw.Close()
+	pr, pw := testutil.Pipe(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	c := &Config{MaxLineBytes: 100}
