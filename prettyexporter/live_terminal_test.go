@@ -122,6 +122,23 @@ func (tw *twin) draw(now time.Time, w, h int) []string {
 	return rows
 }
 
+// onTerminal makes a live exporter that draws on a terminal emulator of w
+// columns and h rows (which rewraps its lines on resize, as tmux does,
+// when reflow is set), colourless and without times, its clock at the
+// arrival of the first of recs.
+func onTerminal(t *testing.T, recs []sdklog.Record, w, h int, reflow bool) (*LiveExporter, *vtWriter, *fakeClock) {
+	t.Helper()
+	clock := &fakeClock{t: arrival(&recs[0])}
+	out := &vtWriter{t: t, vt: newVT(w, h), w: w, h: h}
+	out.vt.reflow = reflow
+	e, err := NewLive(WithWriter(out), WithLiveMode(LiveTerminal), WithTerminalSize(out.size),
+		WithColor(ColorNever), WithoutTime(), withClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, out, clock
+}
+
 // TestLiveTerminalScreen replays the exact bytes the exporter writes for
 // a real Ansible run through a terminal emulator: after every frame the
 // terminal holds every line printed above the live area, once, in order,
@@ -130,10 +147,7 @@ func (tw *twin) draw(now time.Time, w, h int) []string {
 // does) and with more parts than rows.
 func TestLiveTerminalScreen(t *testing.T) {
 	recs := ansibleRecords(t, "../ansible/testdata/streams/site.jsonl")
-	clock := &fakeClock{t: arrival(&recs[0])}
-	out := &vtWriter{t: t, vt: newVT(100, 16), w: 100, h: 16}
-	e, _ := NewLive(WithWriter(out), WithLiveMode(LiveTerminal), WithTerminalSize(out.size),
-		WithColor(ColorNever), WithoutTime(), withClock(clock))
+	e, out, clock := onTerminal(t, recs, 100, 16, true)
 	defer e.Shutdown(context.Background())
 	tw := &twin{m: testModel(false)}
 
@@ -236,11 +250,7 @@ func TestLiveTerminalScreen(t *testing.T) {
 // the bottom and no row of the old one is left on screen.
 func TestLiveTerminalNoReflow(t *testing.T) {
 	recs := terraformRecords(t, "../terraform/testdata/streams/tofu-apply-create.jsonl", "Install")
-	clock := &fakeClock{t: arrival(&recs[0])}
-	out := &vtWriter{t: t, vt: newVT(90, 12), w: 90, h: 12}
-	out.vt.reflow = false
-	e, _ := NewLive(WithWriter(out), WithLiveMode(LiveTerminal), WithTerminalSize(out.size),
-		WithColor(ColorNever), WithoutTime(), withClock(clock))
+	e, out, clock := onTerminal(t, recs, 90, 12, false)
 	defer e.Shutdown(context.Background())
 	tw := &twin{m: testModel(false)}
 	for i := 0; i < len(recs); i += 8 {
@@ -299,10 +309,7 @@ func TestLiveFrameRate(t *testing.T) {
 // the live area, whole lines, made safe, never inside the area.
 func TestLiveOutputAbove(t *testing.T) {
 	recs := ansibleRecords(t, "../ansible/testdata/streams/site.jsonl")
-	clock := &fakeClock{t: arrival(&recs[0])}
-	out := &vtWriter{t: t, vt: newVT(80, 12), w: 80, h: 12}
-	e, _ := NewLive(WithWriter(out), WithLiveMode(LiveTerminal), WithTerminalSize(out.size),
-		WithColor(ColorNever), WithoutTime(), withClock(clock))
+	e, out, _ := onTerminal(t, recs, 80, 12, true)
 	_ = e.Export(context.Background(), recs[:10])
 	_ = e.ForceFlush(context.Background())
 	o := e.Output()
