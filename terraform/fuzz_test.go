@@ -16,17 +16,28 @@ import (
 // fuzzSecret is searched for in every output of FuzzStream.
 const fuzzSecret = "FUZZ-s3cret-9137"
 
+// recordedStreams returns the real streams of testdata/streams, the seeds
+// of the fuzz tests.
+func recordedStreams(f *testing.F) [][]byte {
+	f.Helper()
+	paths, _ := filepath.Glob(filepath.Join("testdata", "streams", "*.jsonl"))
+	var out [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
 // FuzzStream feeds arbitrary bytes to the decoder: it never panics, every
 // stream is framed by OperationStarted and OperationCompleted or
 // OperationFailed, every event type it makes is valid, and a sensitive
 // value never comes out, however the input spells it.
 func FuzzStream(f *testing.F) {
-	streams, _ := filepath.Glob(filepath.Join("testdata", "streams", "*.jsonl"))
-	for _, p := range streams {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, b := range recordedStreams(f) {
 		f.Add(b)
 		// Single lines too, so that the fuzzer mutates one message at a
 		// time.
@@ -64,12 +75,7 @@ func FuzzStream(f *testing.F) {
 // parseFast answers, encoding/json accepts the line and reads the same
 // message.
 func FuzzParse(f *testing.F) {
-	streams, _ := filepath.Glob(filepath.Join("testdata", "streams", "*.jsonl"))
-	for _, p := range streams {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, b := range recordedStreams(f) {
 		for _, line := range bytes.Split(b, []byte{'\n'}) {
 			f.Add(line)
 		}
