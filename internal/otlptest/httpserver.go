@@ -118,14 +118,8 @@ func (s *HTTPServer) LogEventNames() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
-	for _, req := range s.logs {
-		for _, rl := range req.GetResourceLogs() {
-			for _, sl := range rl.GetScopeLogs() {
-				for _, lr := range sl.GetLogRecords() {
-					out = append(out, lr.GetEventName())
-				}
-			}
-		}
+	for _, r := range received(s.logs) {
+		out = append(out, r.Rec.GetEventName())
 	}
 	return out
 }

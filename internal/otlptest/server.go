@@ -175,8 +175,13 @@ type Received struct {
 func (s *Server) Records() []Received {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return received(s.reqs)
+}
+
+// received lists the log records of reqs, in order.
+func received(reqs []*collogspb.ExportLogsServiceRequest) []Received {
 	var out []Received
-	for _, req := range s.reqs {
+	for _, req := range reqs {
 		for _, rl := range req.GetResourceLogs() {
 			res := map[string]string{}
 			for _, kv := range rl.GetResource().GetAttributes() {
