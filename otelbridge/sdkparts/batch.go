@@ -309,7 +309,11 @@ func (b *BatchProcessor) flush(ctx context.Context, buf []sdklog.Record) error {
 // returns the exporter's errors and the first export error; Shutdown
 // builds the LostRecordsError from the ledger.
 func (b *BatchProcessor) shutdown(ctx context.Context, buf []sdklog.Record) error {
-	ctx, cancel := b.bounded(ctx)
+	// Shutdown's deadline reaches the exports only through cut, which
+	// Shutdown cancels when its context ends: an export that ends because
+	// of it then always finds cut cancelled, and settles as lost at
+	// shutdown rather than as a failed export.
+	ctx, cancel := b.bounded(context.WithoutCancel(ctx))
 	defer cancel()
 	_, drainErr, healthy := b.drain(ctx, buf)
 	var errs []error
