@@ -5,6 +5,7 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/pprofextension"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/filterprocessor"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/redactionprocessor"
@@ -45,12 +46,14 @@ func components() (otelcol.Factories, error) {
 	if f.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](
 		filestorage.NewFactory(),
 		bearertokenauthextension.NewFactory(),
+		pprofextension.NewFactory(),
 	); err != nil {
 		return otelcol.Factories{}, err
 	}
 	f.ExtensionModules = map[component.Type]string{
 		filestorage.NewFactory().Type():              cp + "extension/storage/filestorage" + contrib,
 		bearertokenauthextension.NewFactory().Type(): cp + "extension/bearertokenauthextension" + contrib,
+		pprofextension.NewFactory().Type():           cp + "extension/pprofextension" + contrib,
 	}
 
 	if f.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
