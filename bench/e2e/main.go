@@ -1,73 +1,82 @@
-// Command e2e measures the end-to-end figure of BENCHMARKS.md: how many
-// progress events per second a driver can push through OTLP gRPC into the
-// real collector (bin/otelcol-progress with collector-config/progress.yaml)
-// and out to Kafka with zero loss, and what each event costs the driver in
-// CPU.
+// Command e2e measures the end-to-end figures of BENCHMARKS.md: what a
+// progress event costs the collector and the driver, and how many events
+// per second the whole path sustains with zero loss.
 //
 //	driver (this process: otelbridge.Setup, OTLP gRPC, progress.Record)
-//	  --> otelcol-progress (collector-config/run.sh)
+//	  --> bin/otelcol-progress, one of two pipelines:
+//	        progress.yaml  the shipped configuration (collector-config/run.sh,
+//	                       with a tenants overlay for the load's tenants)
+//	        pass-through   otlp -> batch -> kafka (encoding: raw), the
+//	                       physical limit for the same distribution
 //	  --> Kafka protocol broker (kfake) + consumer counting messages
-//	      (a child process: this binary with -role=sink)
+//	      (a child process per pipeline: this binary with -role=sink)
 //
-// The offered rate goes up in steps. After each step the driver flushes and
-// waits until the consumer has seen every event sent so far. A step is
-// sustained when nothing was lost (every event reached Kafka, the driver's
-// batch processor dropped none) and the pipeline drained within -lag of the
-// step's end: a pipeline that only catches up long afterwards did not keep
-// up. The machine may be shared, so each rate gets -tries tries and counts
-// as sustained when one of them is; the table shows every try. The answer
-// is the highest sustained rate below the first rate that is not.
+// Three phases, each optional (-phases):
 //
-// Driver CPU per event is getrusage(RUSAGE_SELF) over the step (the
-// broker and consumer run in another process); collector CPU per event is
-// read from /proc/<pid>/stat. Linux only.
+//   - cost: -rounds rounds at one fixed offered rate (-rate). Each round
+//     runs one -cost-step step per target, in a rotating order: the driver
+//     alone (progress.Record into the SDK, its exporter discarding every
+//     batch), the pass-through pipeline and progress.yaml. It reports the
+//     collector's CPU per event and the driver's, and their ratios, taken
+//     within each round (medians over the rounds).
+//   - ramp: the offered rate goes up (-rates), -step per rate, for both
+//     pipelines in turn. A step is sustained when every event reached
+//     Kafka, the driver's batch processor dropped none, the pipeline
+//     drained within -lag of the step's end, and the driver kept 95% of
+//     the offered rate. Each rate gets -tries tries (the machine may be
+//     shared); a pipeline stops at its first rate where every try fails.
+//   - soak: progress.yaml for -soak at the highest rate it sustained (or
+//     -soak-rate), sampling the RSS of the collector and the driver.
+//
+// Driver CPU is getrusage(RUSAGE_SELF) from the first event to the end of
+// the flush (the brokers and consumers run in other processes); collector
+// and sink CPU come from /proc/<pid>/stat until the step drained; "other
+// load" is what the rest of the machine used meanwhile (/proc/stat), in
+// cores. Linux only.
 //
 // Run from the repository root with `make bench-e2e`, or:
 //
 //	cd bench/e2e && go run . -root ../..
 //
+// With -profile DIR the first cost round writes CPU profiles of the driver
+// (runtime/pprof) and of each collector (its pprof extension) to DIR.
 // With -endpoint the harness sends to an OTLP gRPC endpoint that is already
-// running instead of starting the collector and the broker; loss cannot be
-// checked then, and the report says so.
+// running instead of starting collectors; loss cannot be checked then, and
+// the report says so.
 package main
 
 import (
-	"bufio"
-	"context"
 	"flag"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/progressotel/progressotel/otelbridge"
-	"github.com/progressotel/progressotel/otelbridge/sdkparts"
-	"github.com/progressotel/progressotel/progress"
 )
 
 func main() {
 	role := flag.String("role", "driver", "driver, or sink (internal: the broker and consumer process)")
-	root := flag.String("root", "../..", "repository root (for collector-config/run.sh and bin/otelcol-progress)")
-	endpoint := flag.String("endpoint", "", "send to this OTLP gRPC endpoint (host:port) instead of starting the collector; loss is then not checked")
-	rates := flag.String("rates", "1000,2000,2500,3000,3500,4000,5000,6000,8000", "offered rates to try, events/s, in increasing order")
-	step := flag.Duration("step", 30*time.Second, "duration of each rate step")
-	tries := flag.Int("tries", 2, "tries per rate; a rate is sustained when one try loses nothing")
+	root := flag.String("root", "../..", "repository root (for collector-config/ and bin/otelcol-progress)")
+	endpoint := flag.String("endpoint", "", "send to this OTLP gRPC endpoint (host:port) instead of starting collectors; loss is then not checked")
+	pipelines := flag.String("pipelines", "passthrough,progress", "pipelines to compare: passthrough, progress")
+	phases := flag.String("phases", "cost,ramp,soak", "phases to run: cost, ramp, soak")
+	rate := flag.Int("rate", 10000, "cost: the fixed offered rate, events/s")
+	rounds := flag.Int("rounds", 3, "cost: rounds")
+	costStep := flag.Duration("cost-step", 20*time.Second, "cost: duration of each step")
+	rates := flag.String("rates", "5000,10000,15000,20000,25000,30000,40000", "ramp: offered rates, events/s, in increasing order")
+	step := flag.Duration("step", 30*time.Second, "ramp: duration of each rate step")
+	tries := flag.Int("tries", 2, "ramp: tries per rate; a rate is sustained when one try loses nothing")
+	soak := flag.Duration("soak", 2*time.Minute, "soak: duration")
+	soakRate := flag.Int("soak-rate", 0, "soak: offered rate (default: the highest rate progress.yaml sustained in the ramp, else -rate)")
 	lag := flag.Duration("lag", 3*time.Second, "a step is sustained only if it drains within this time after it ends")
 	drain := flag.Duration("drain", 60*time.Second, "give up waiting for a step's events after this long")
 	workers := flag.Int("workers", 1, "driver goroutines sharing the offered rate")
-	keepGoing := flag.Bool("keep-going", false, "try every rate even after one is not sustained")
-	cpuprofile := flag.String("cpuprofile", "", "write the driver's CPU profile to this file")
+	keepGoing := flag.Bool("keep-going", false, "ramp: try every rate even after one is not sustained")
+	profile := flag.String("profile", "", "cost: write CPU profiles of the first round (driver and collectors) to this directory")
 	// Internal, for -role=sink.
 	kafkaPort := flag.Int("kafka-port", 0, "sink: Kafka port")
 	httpPort := flag.Int("http-port", 0, "sink: port of the count endpoint")
@@ -78,531 +87,185 @@ func main() {
 	case "sink":
 		err = runSink(*kafkaPort, *httpPort)
 	case "driver":
-		var rs []int
-		for _, f := range strings.Split(*rates, ",") {
-			n, perr := strconv.Atoi(strings.TrimSpace(f))
-			if perr != nil || n <= 0 {
-				fmt.Fprintf(os.Stderr, "e2e: bad rate %q\n", f)
-				os.Exit(2)
+		cfg := config{root: *root, endpoint: *endpoint, rate: *rate, rounds: max(*rounds, 1), costStep: *costStep,
+			step: *step, tries: max(*tries, 1), soak: *soak, soakRate: *soakRate, lag: *lag, drain: *drain,
+			workers: max(*workers, 1), keepGoing: *keepGoing, profile: *profile}
+		if cfg.rates, err = parseRates(*rates); err == nil {
+			if cfg.pipelines, err = parsePipelines(*pipelines, *endpoint); err == nil {
+				if cfg.phases, err = parseList(*phases, "cost", "ramp", "soak"); err == nil {
+					err = run(cfg)
+				}
 			}
-			rs = append(rs, n)
 		}
-		if *cpuprofile != "" {
-			f, ferr := os.Create(*cpuprofile)
-			if ferr != nil {
-				fmt.Fprintln(os.Stderr, "e2e:", ferr)
-				os.Exit(1)
-			}
-			if ferr := pprof.StartCPUProfile(f); ferr != nil {
-				fmt.Fprintln(os.Stderr, "e2e:", ferr)
-				os.Exit(1)
-			}
-			defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
-		}
-		err = runDriver(driverConfig{root: *root, endpoint: *endpoint, rates: rs, step: *step, lag: *lag,
-			drain: *drain, workers: *workers, tries: max(*tries, 1), keepGoing: *keepGoing})
 	default:
 		err = fmt.Errorf("unknown role %q", *role)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
-		pprof.StopCPUProfile() // os.Exit skips the deferred stop
 		os.Exit(1)
 	}
 }
 
-type driverConfig struct {
+type config struct {
 	root, endpoint string
+	pipelines      []string
+	phases         []string
+	rate, rounds   int
+	costStep, step time.Duration
 	rates          []int
-	step, lag      time.Duration
-	drain          time.Duration
-	workers        int
 	tries          int
+	soak           time.Duration
+	soakRate       int
+	lag, drain     time.Duration
+	workers        int
 	keepGoing      bool
+	profile        string
 }
 
-// pipeline is what the driver sends to: the sink and collector processes it
-// started, or nothing when an endpoint was given.
-type pipeline struct {
-	endpoint  string
-	countURL  string // "" when loss cannot be checked
-	collector *exec.Cmd
-	exited    chan struct{} // closed when the collector has exited
-	sink      *exec.Cmd
-	log       *lockedBuffer
-	stopOnce  sync.Once
-}
-
-func (p *pipeline) received() (int64, error) {
-	if p.countURL == "" {
-		return 0, nil
-	}
-	resp, err := http.Get(p.countURL)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, err
-	}
-	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-}
-
-func (p *pipeline) stop() {
-	p.stopOnce.Do(func() {
-		if c := p.collector; c != nil && c.Process != nil {
-			_ = c.Process.Signal(syscall.SIGTERM)
-			if p.exited != nil {
-				select {
-				case <-p.exited:
-				case <-time.After(30 * time.Second):
-					_ = c.Process.Kill()
-					<-p.exited
-				}
-			}
+func parseRates(s string) ([]int, error) {
+	var rs []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("bad rate %q", f)
 		}
-		if c := p.sink; c != nil && c.Process != nil {
-			_ = c.Process.Signal(syscall.SIGTERM)
-			done := make(chan struct{})
-			go func() { _ = c.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(30 * time.Second):
-				_ = c.Process.Kill()
-				<-done
-			}
+		rs = append(rs, n)
+	}
+	return rs, nil
+}
+
+func parseList(s string, allowed ...string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
 		}
-	})
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "..." + s[len(s)-n:]
-	}
-	return s
-}
-
-// collectorCPU is the collector's user+system CPU time so far.
-func (p *pipeline) collectorCPU() time.Duration {
-	if p.collector == nil || p.collector.Process == nil {
-		return 0
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.collector.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	// Fields after the command name, which is in parentheses.
-	s := string(b)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 13 {
-		return 0
-	}
-	ut, _ := strconv.ParseInt(fields[11], 10, 64)
-	st, _ := strconv.ParseInt(fields[12], 10, 64)
-	const hz = 100 // USER_HZ on Linux
-	return time.Duration(ut+st) * time.Second / hz
-}
-
-// freePorts returns n distinct free ports: all are held until all are
-// chosen. Another process may still take one before the collector binds
-// it, so startPipeline retries.
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
+		if !slices.Contains(allowed, f) {
+			return nil, fmt.Errorf("unknown %q (want %s)", f, strings.Join(allowed, ", "))
 		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		out = append(out, f)
 	}
-	return ports, nil
+	return out, nil
 }
 
-func startPipeline(cfg driverConfig) (*pipeline, error) {
-	if cfg.endpoint != "" {
-		return &pipeline{endpoint: cfg.endpoint}, nil
-	}
-	var err error
-	for range 3 {
-		var p *pipeline
-		if p, err = tryStartPipeline(cfg); err == nil {
-			return p, nil
-		}
-	}
-	return nil, err
-}
-
-func tryStartPipeline(cfg driverConfig) (*pipeline, error) {
-	root, err := filepath.Abs(cfg.root)
+func parsePipelines(s, endpoint string) ([]string, error) {
+	names, err := parseList(s, "passthrough", "progress")
 	if err != nil {
 		return nil, err
 	}
-	bin := filepath.Join(root, "bin", "otelcol-progress")
-	if _, err := os.Stat(bin); err != nil {
-		return nil, fmt.Errorf("collector binary: %w (build it with `make collector`)", err)
+	var out []string
+	for _, n := range names {
+		out = append(out, map[string]string{"passthrough": PassThrough, "progress": Progress}[n])
 	}
-	ports, err := freePorts(5)
-	if err != nil {
-		return nil, err
+	if endpoint != "" {
+		return []string{"external"}, nil
 	}
-	kafka, count, grpcPort, httpPort, metrics := ports[0], ports[1], ports[2], ports[3], ports[4]
-	p := &pipeline{
-		endpoint: "127.0.0.1:" + strconv.Itoa(grpcPort),
-		countURL: "http://127.0.0.1:" + strconv.Itoa(count) + "/count",
-		log:      &lockedBuffer{},
-	}
+	return out, nil
+}
 
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	p.sink = exec.Command(self, "-role=sink", "-kafka-port="+strconv.Itoa(kafka), "-http-port="+strconv.Itoa(count))
-	p.sink.Stdout, p.sink.Stderr = p.log, p.log
-	if err := p.sink.Start(); err != nil {
-		return nil, err
-	}
-	if err := waitFor(30*time.Second, func() bool { _, err := p.received(); return err == nil }); err != nil {
-		p.stop()
-		return nil, fmt.Errorf("sink not ready: %v\n%s", err, p.log)
-	}
-
-	storage, err := os.MkdirTemp("", "e2e-storage-")
-	if err != nil {
-		p.stop()
-		return nil, err
-	}
-	p.collector = exec.Command(filepath.Join(root, "collector-config", "run.sh"))
-	env := []string{
-		"PROGRESS_OTELCOL_BIN=" + bin,
-		"PROGRESS_OTLP_GRPC_ENDPOINT=" + p.endpoint,
-		"PROGRESS_OTLP_HTTP_ENDPOINT=127.0.0.1:" + strconv.Itoa(httpPort),
-		"PROGRESS_METRICS_PORT=" + strconv.Itoa(metrics),
-		"PROGRESS_STORAGE_DIR=" + storage,
-		"TNCO_KAFKA_BROKERS=127.0.0.1:" + strconv.Itoa(kafka),
-		"PROGRESS_RETRY_MAX_INTERVAL=1s",
-	}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PROGRESS_") && !strings.HasPrefix(kv, "TNCO_") {
-			env = append(env, kv)
+func run(cfg config) error {
+	ps := map[string]*pipeline{}
+	stopAll := func() {
+		for _, p := range ps {
+			p.stop()
 		}
 	}
-	p.collector.Env = env
-	p.collector.Stdout, p.collector.Stderr = p.log, p.log
-	if err := p.collector.Start(); err != nil {
-		p.stop()
-		return nil, err
-	}
-	exited := make(chan struct{})
-	go func() { _ = p.collector.Wait(); close(exited) }()
-	err = waitFor(60*time.Second, func() bool {
-		select {
-		case <-exited:
-			return true
-		default:
-		}
-		return strings.Contains(p.log.String(), "Everything is ready")
-	})
-	select {
-	case <-exited:
-		err = fmt.Errorf("collector exited")
-	default:
-	}
-	if err != nil {
-		p.stop()
-		return nil, fmt.Errorf("collector not ready: %v\n%s", err, tail(p.log.String(), 4000))
-	}
-	p.exited = exited
-	return p, nil
-}
-
-func waitFor(timeout time.Duration, cond func() bool) error {
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("timed out after %s", timeout)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return nil
-}
-
-// selfCPU is this process's user+system CPU time so far.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// event is a task-completed event with a nested result: the medium event
-// of BenchmarkRecord, the everyday shape of a driver's progress.
-func event(worker, i int) progress.Event {
-	return progress.Event{
-		Type: "ansible/TaskCompletedOnHost",
-		Details: map[string]any{
-			"taskName": "Install packages", "itemLabel": "nginx", "hostName": "web-" + strconv.Itoa(worker),
-			"delegatedHostName": "bastion-01",
-			"taskResult": map[string]any{
-				"msg": "All items completed", "changed": true, "failed": false, "rc": 0,
-				"timing": map[string]any{"startMs": int64(1764432000123), "durationMs": int64(i % 5000)},
-			},
-		},
-		Envelope: progress.Envelope{
-			Component: progress.Component{Name: "ansible-driver", Version: "3.2.1"},
-			Resource:  progress.Resource{Type: "AssemblyInstance", ID: "asm-e2e-" + strconv.Itoa(worker)},
-			Scope:     map[string]string{"organization": "acme"},
-		},
-	}
-}
-
-type stepResult struct {
-	offered, sent  int
-	elapsed        time.Duration
-	received, lost int64
-	dropped        int64
-	drained        time.Duration // after the step's end; -1: not drained
-	driverCPU      time.Duration
-	collectorCPU   time.Duration
-}
-
-func (s stepResult) achieved() float64 { return float64(s.sent) / s.elapsed.Seconds() }
-
-func (s stepResult) sustained(lag time.Duration, checked bool) bool {
-	if !checked {
-		return s.dropped == 0 && s.achieved() >= 0.95*float64(s.offered)
-	}
-	return s.lost == 0 && s.dropped == 0 && s.drained >= 0 && s.drained <= lag &&
-		s.achieved() >= 0.95*float64(s.offered)
-}
-
-func runDriver(cfg driverConfig) error {
-	p, err := startPipeline(cfg)
-	if err != nil {
-		return err
-	}
-	defer p.stop()
+	defer stopAll()
 	interrupted := make(chan os.Signal, 1)
 	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
-	go func() { <-interrupted; p.stop(); os.Exit(130) }()
-
-	os.Setenv("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "http://"+p.endpoint)
-	// gRPC, the protocol BENCHMARKS.md measures, named explicitly: the
-	// default is http/protobuf.
-	os.Setenv("OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "grpc")
-	os.Setenv("OTEL_SERVICE_NAME", "e2e-driver")
-	ctx := context.Background()
-	tel, err := otelbridge.Setup(ctx, otelbridge.WithExporters(otelbridge.ExporterOTLP),
-		otelbridge.WithoutTracerProvider(), otelbridge.WithoutGlobalPropagator())
-	if err != nil {
-		return err
+	go func() { <-interrupted; stopAll(); os.Exit(130) }()
+	for _, name := range cfg.pipelines {
+		p, err := startPipeline(cfg.root, name, cfg.endpoint)
+		if err != nil {
+			return err
+		}
+		ps[name] = p
 	}
-	defer func() { _ = tel.Shutdown(context.Background()) }()
-	flush := func() {
-		fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		_ = tel.ForceFlush(fctx)
-		cancel()
+	if cfg.profile != "" {
+		if err := os.MkdirAll(cfg.profile, 0o755); err != nil {
+			return err
+		}
 	}
 
-	checked := p.countURL != ""
-	fmt.Printf("e2e: driver --OTLP gRPC--> otelcol-progress (%s) --> Kafka", p.endpoint)
-	if checked {
+	fmt.Printf("e2e: driver --OTLP gRPC--> otelcol-progress: %s --> Kafka", strings.Join(cfg.pipelines, ", "))
+	if cfg.endpoint == "" {
 		fmt.Print(" (kfake) --> consumer")
 	} else {
-		fmt.Print(" (not checked: external endpoint)")
+		fmt.Printf(" (%s; delivery not checked)", cfg.endpoint)
 	}
-	fmt.Printf("\nmachine: %d CPUs, load average %s\n", numCPU(), loadavg())
-	fmt.Println()
-	fmt.Println("| offered/s | try | sent | achieved/s | received (total) | lost | driver drops | drained after | driver CPU/event | collector CPU/event |")
-	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Printf("\nmachine: %d CPUs, load average %s, %s\n\n", numCPU(), loadavg(), time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	printHeader()
 
-	var totalSent int64
-	best := -1
-	var bestRes stepResult
-	for _, rate := range cfg.rates {
-		ok := false
-		// A burst of load from elsewhere on the machine can cost one try;
-		// a rate is sustained when one of its tries loses nothing.
-		for try := 1; try <= cfg.tries && !ok; try++ {
-			res := runStep(p, cfg, rate, &totalSent, flush, tel.Stats)
-			drained := "not drained"
-			if res.drained >= 0 {
-				drained = res.drained.Round(10 * time.Millisecond).String()
-			}
-			if !checked {
-				drained = "n/a"
-			}
-			fmt.Printf("| %d | %d | %d | %.0f | %s | %s | %d | %s | %s | %s |\n", rate, try, res.sent, res.achieved(),
-				ifChecked(checked, strconv.FormatInt(res.received, 10)), ifChecked(checked, strconv.FormatInt(res.lost, 10)),
-				res.dropped, drained, perEvent(res.driverCPU, res.sent), ifChecked(checked, perEvent(res.collectorCPU, res.sent)))
-			if res.sustained(cfg.lag, checked) {
-				ok = true
-				best, bestRes = rate, res
-			}
-		}
-		if !ok && !cfg.keepGoing {
-			break
-		}
-	}
-	fmt.Println()
-	if best < 0 {
-		fmt.Println("no rate was sustained with zero loss")
-		return nil
-	}
-	what := "with zero loss"
-	if !checked {
-		what = "offered without driver-side drops (delivery not checked)"
-	}
-	fmt.Printf("sustained %s: %d events/s (achieved %.0f/s); driver CPU %s/event; collector CPU %s/event\n",
-		what, best, bestRes.achieved(), perEvent(bestRes.driverCPU, bestRes.sent), perEvent(bestRes.collectorCPU, bestRes.sent))
-	return nil
-}
-
-// runStep offers rate events/s for cfg.step, then flushes and waits until
-// the consumer has seen every event sent so far (*totalSent), or until no
-// more arrive.
-func runStep(p *pipeline, cfg driverConfig, rate int, totalSent *int64, flush func(), stats func() sdkparts.DropStats) stepResult {
-	before := stats()
-	cpu0, ccpu0 := selfCPU(), p.collectorCPU()
-	start := time.Now()
-	sent := drive(rate, cfg.step, cfg.workers)
-	elapsed := time.Since(start)
-	cpu1 := selfCPU()
-	*totalSent += int64(sent)
-	flush()
-	res := stepResult{offered: rate, sent: sent, elapsed: elapsed, driverCPU: cpu1 - cpu0, drained: -1}
-	end := start.Add(elapsed)
-	if p.countURL != "" {
-		deadline := time.Now().Add(cfg.drain)
-		var last int64 = -1
-		lastChange := time.Now()
-		for {
-			n, err := p.received()
-			if err == nil && n >= *totalSent {
-				res.drained = time.Since(end)
-				res.received = n
-				break
-			}
-			if n != last {
-				last, lastChange = n, time.Now()
-			}
-			// Lost events never arrive: stop once nothing has moved for
-			// a while and the driver has nothing queued.
-			stalled := time.Since(lastChange) > 5*time.Second && stats().Queued == 0
-			if time.Now().After(deadline) || stalled {
-				res.received = n
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		res.lost = *totalSent - res.received
-		if res.lost != 0 {
-			*totalSent = res.received // later steps count from what arrived
-		}
-	}
-	res.collectorCPU = p.collectorCPU() - ccpu0
-	res.dropped = stats().Dropped - before.Dropped
-	return res
-}
-
-func ifChecked(checked bool, s string) string {
-	if !checked {
-		return "n/a"
-	}
-	return s
-}
-
-func perEvent(d time.Duration, n int) string {
-	if n == 0 || d == 0 {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.1fµs", float64(d)/float64(n)/1e3)
-}
-
-// drive records at rate events/s for d, spread over workers goroutines,
-// and returns how many events were recorded.
-func drive(rate int, d time.Duration, workers int) int {
-	var sent atomic.Int64
-	var wg sync.WaitGroup
-	start := time.Now()
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			share := float64(rate) / float64(workers)
-			ctx := context.Background()
-			n := 0
-			for {
-				el := time.Since(start)
-				if el >= d {
-					return
-				}
-				// Catch up to where the schedule says we should be, then
-				// sleep a little: a paced, not a burst, load.
-				due := int(share * el.Seconds())
-				for n < due {
-					if err := progress.Record(ctx, event(w, n)); err != nil {
-						panic(err) // the event is fixed and valid
+	var sum summary
+	if slices.Contains(cfg.phases, "cost") {
+		targets := append([]string{RecordAlone}, cfg.pipelines...)
+		for round := range cfg.rounds {
+			r := map[string]stepResult{}
+			for i := range targets {
+				// Rotate the order, so that a trend in the machine's load
+				// does not always favour the same target.
+				name := targets[(i+round)%len(targets)]
+				sc := stepConfig{rate: cfg.rate, d: cfg.costStep, lag: cfg.lag, drain: cfg.drain, workers: cfg.workers}
+				if cfg.profile != "" && round == 0 {
+					base := strings.NewReplacer(" ", "-", ".", "-").Replace(name)
+					sc.driverProfile = filepath.Join(cfg.profile, "driver-"+base+".pprof")
+					if name != RecordAlone {
+						sc.collectorProfile = filepath.Join(cfg.profile, "collector-"+base+".pprof")
 					}
-					n++
-					sent.Add(1)
 				}
-				// 5ms: few enough wake-ups that pacing costs little
-				// of the CPU measured per event.
-				time.Sleep(5 * time.Millisecond)
+				res, err := runStep(ps[name], sc)
+				if err != nil {
+					return err
+				}
+				printRow("cost", round+1, res)
+				r[name] = res
 			}
-		}()
-	}
-	wg.Wait()
-	return int(sent.Load())
-}
-
-func numCPU() int {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return 0
-	}
-	n := 0
-	sc := bufio.NewScanner(strings.NewReader(string(b)))
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), "processor") {
-			n++
+			sum.rounds = append(sum.rounds, r)
 		}
 	}
-	return n
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
+	sum.sustained = map[string]stepResult{}
+	if slices.Contains(cfg.phases, "ramp") {
+		going := slices.Clone(cfg.pipelines)
+		for _, rate := range cfg.rates {
+			for _, name := range slices.Clone(going) {
+				ok := false
+				for try := 1; try <= cfg.tries && !ok; try++ {
+					res, err := runStep(ps[name], stepConfig{rate: rate, d: cfg.step, lag: cfg.lag, drain: cfg.drain, workers: cfg.workers})
+					if err != nil {
+						return err
+					}
+					printRow("ramp", try, res)
+					if res.sustained(cfg.lag) {
+						ok = true
+						sum.sustained[name] = res
+					}
+				}
+				if !ok && !cfg.keepGoing {
+					going = slices.DeleteFunc(going, func(n string) bool { return n == name })
+				}
+			}
+		}
 	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
+	if slices.Contains(cfg.phases, "soak") && cfg.soak > 0 {
+		name := cfg.pipelines[len(cfg.pipelines)-1] // progress.yaml when both run
+		rate := cfg.soakRate
+		if rate == 0 {
+			rate = cfg.rate
+			if s, ok := sum.sustained[name]; ok {
+				rate = s.offered
+			}
+		}
+		res, err := runStep(ps[name], stepConfig{rate: rate, d: cfg.soak, lag: cfg.lag, drain: cfg.drain,
+			workers: cfg.workers, rssEvery: 10 * time.Second})
+		if err != nil {
+			return err
+		}
+		printRow("soak", 1, res)
+		sum.soak = &res
+		sum.soakSustained = res.sustained(cfg.lag)
 	}
-	return strings.Join(f[:3], " ")
-}
-
-// lockedBuffer collects the child processes' output for error messages.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.b.Len() > 1<<20 { // keep the start: the errors that matter come first
-		return len(p), nil
-	}
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	fmt.Println()
+	sum.print(cfg)
+	return nil
 }

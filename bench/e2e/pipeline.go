@@ -1,0 +1,381 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// The two collector pipelines the harness compares, both run by the same
+// binary, bin/otelcol-progress.
+const (
+	// Progress is the shipped configuration: collector-config/run.sh with
+	// progress.yaml and a tenants overlay for the tenants of the load
+	// (filter, the TNCO message, redaction, batch, routing per tenant).
+	Progress = "progress.yaml"
+	// PassThrough is the physical limit for the same distribution: OTLP
+	// receiver -> batch -> kafka exporter (encoding: raw of the body the
+	// driver sent), with no filter, transform, redaction or routing. The
+	// receiver, batch processor, kafka exporter, storage extension and
+	// telemetry settings are copied from progress.yaml, so that the two
+	// differ only by what progress.yaml adds.
+	PassThrough = "pass-through"
+)
+
+// benchTenants are the tenants of the load (the events' organizations);
+// the progress pipeline gets a tenants overlay for them, so every event is
+// routed to its tenant's topic.
+var benchTenants = []string{"acme", "globex"}
+
+// pipeline is one collector and its sink (broker and consumer), or nothing
+// but an endpoint when the harness sends to an external collector.
+type pipeline struct {
+	name      string
+	endpoint  string
+	countURL  string // "" when loss cannot be checked
+	pprofURL  string // the collector's pprof extension; "" without it
+	collector *exec.Cmd
+	exited    chan struct{} // closed when the collector has exited
+	sink      *exec.Cmd
+	log       *lockedBuffer
+	dir       string // storage and generated configs, removed by stop
+	stopOnce  sync.Once
+}
+
+func (p *pipeline) received() (int64, error) {
+	if p.countURL == "" {
+		return 0, nil
+	}
+	resp, err := http.Get(p.countURL)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+}
+
+func (p *pipeline) stop() {
+	p.stopOnce.Do(func() {
+		if c := p.collector; c != nil && c.Process != nil {
+			_ = c.Process.Signal(syscall.SIGTERM)
+			if p.exited != nil {
+				select {
+				case <-p.exited:
+				case <-time.After(30 * time.Second):
+					_ = c.Process.Kill()
+					<-p.exited
+				}
+			}
+		}
+		if c := p.sink; c != nil && c.Process != nil {
+			_ = c.Process.Signal(syscall.SIGTERM)
+			done := make(chan struct{})
+			go func() { _ = c.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				_ = c.Process.Kill()
+				<-done
+			}
+		}
+		if p.dir != "" {
+			_ = os.RemoveAll(p.dir)
+		}
+	})
+}
+
+func (p *pipeline) collectorPID() int {
+	if p.collector == nil || p.collector.Process == nil {
+		return 0
+	}
+	return p.collector.Process.Pid
+}
+
+func (p *pipeline) sinkPID() int {
+	if p.sink == nil || p.sink.Process == nil {
+		return 0
+	}
+	return p.sink.Process.Pid
+}
+
+// profile fetches a CPU profile of the collector over d from its pprof
+// extension and writes it to file.
+func (p *pipeline) profile(d time.Duration, file string) error {
+	if p.pprofURL == "" {
+		return fmt.Errorf("no pprof endpoint")
+	}
+	secs := max(1, int(d.Round(time.Second)/time.Second))
+	client := &http.Client{Timeout: d + 30*time.Second}
+	resp, err := client.Get(p.pprofURL + "/debug/pprof/profile?seconds=" + strconv.Itoa(secs))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("pprof: %s", resp.Status)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// freePorts returns n distinct free ports: all are held until all are
+// chosen. Another process may still take one before the collector binds
+// it, so startPipeline retries.
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// startPipeline starts the sink and the collector of the named pipeline,
+// or returns the external endpoint when one is given.
+func startPipeline(root, name, endpoint string) (*pipeline, error) {
+	if endpoint != "" {
+		return &pipeline{name: name, endpoint: endpoint}, nil
+	}
+	var err error
+	for range 3 {
+		var p *pipeline
+		if p, err = tryStartPipeline(root, name); err == nil {
+			return p, nil
+		}
+	}
+	return nil, err
+}
+
+func tryStartPipeline(root, name string) (*pipeline, error) {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(root, "bin", "otelcol-progress")
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("collector binary: %w (build it with `make collector`)", err)
+	}
+	ports, err := freePorts(6)
+	if err != nil {
+		return nil, err
+	}
+	kafka, count, grpcPort, httpPort, metrics, pprofPort := ports[0], ports[1], ports[2], ports[3], ports[4], ports[5]
+	dir, err := os.MkdirTemp("", "e2e-collector-")
+	if err != nil {
+		return nil, err
+	}
+	p := &pipeline{
+		name:     name,
+		endpoint: "127.0.0.1:" + strconv.Itoa(grpcPort),
+		countURL: "http://127.0.0.1:" + strconv.Itoa(count) + "/count",
+		pprofURL: "http://127.0.0.1:" + strconv.Itoa(pprofPort),
+		log:      &lockedBuffer{},
+		dir:      dir,
+	}
+
+	self, err := os.Executable()
+	if err != nil {
+		p.stop()
+		return nil, err
+	}
+	p.sink = exec.Command(self, "-role=sink", "-kafka-port="+strconv.Itoa(kafka), "-http-port="+strconv.Itoa(count))
+	p.sink.Stdout, p.sink.Stderr = p.log, p.log
+	if err := p.sink.Start(); err != nil {
+		p.stop()
+		return nil, err
+	}
+	if err := waitFor(30*time.Second, func() bool { _, err := p.received(); return err == nil }); err != nil {
+		p.stop()
+		return nil, fmt.Errorf("sink not ready: %v\n%s", err, p.log)
+	}
+
+	storage := filepath.Join(dir, "storage")
+	env := []string{
+		"PROGRESS_OTELCOL_BIN=" + bin,
+		"PROGRESS_OTLP_GRPC_ENDPOINT=" + p.endpoint,
+		"PROGRESS_OTLP_HTTP_ENDPOINT=127.0.0.1:" + strconv.Itoa(httpPort),
+		"PROGRESS_METRICS_PORT=" + strconv.Itoa(metrics),
+		"PROGRESS_STORAGE_DIR=" + storage,
+		"TNCO_KAFKA_BROKERS=127.0.0.1:" + strconv.Itoa(kafka),
+		"PROGRESS_RETRY_MAX_INTERVAL=1s",
+	}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PROGRESS_") && !strings.HasPrefix(kv, "TNCO_") {
+			env = append(env, kv)
+		}
+	}
+	// The pprof extension, as an overlay on either configuration.
+	pprofYAML := filepath.Join(dir, "pprof.yaml")
+	if err := os.WriteFile(pprofYAML, []byte("extensions:\n  pprof:\n    endpoint: 127.0.0.1:"+strconv.Itoa(pprofPort)+
+		"\nservice:\n  extensions: [file_storage, pprof]\n"), 0o600); err != nil {
+		p.stop()
+		return nil, err
+	}
+	switch name {
+	case Progress:
+		p.collector = exec.Command(filepath.Join(root, "collector-config", "run.sh"), "--config", pprofYAML)
+		env = append(env, "PROGRESS_TENANTS="+strings.Join(benchTenants, " "))
+	case PassThrough:
+		cfg, err := passThroughConfig(filepath.Join(root, "collector-config", "progress.yaml"))
+		if err != nil {
+			p.stop()
+			return nil, err
+		}
+		file := filepath.Join(dir, "passthrough.yaml")
+		if err := os.WriteFile(file, cfg, 0o600); err != nil {
+			p.stop()
+			return nil, err
+		}
+		p.collector = exec.Command(bin, "--config", file, "--config", pprofYAML)
+	default:
+		p.stop()
+		return nil, fmt.Errorf("unknown pipeline %q", name)
+	}
+	p.collector.Env = env
+	p.collector.Stdout, p.collector.Stderr = p.log, p.log
+	if err := p.collector.Start(); err != nil {
+		p.stop()
+		return nil, err
+	}
+	exited := make(chan struct{})
+	go func() { _ = p.collector.Wait(); close(exited) }()
+	err = waitFor(60*time.Second, func() bool {
+		select {
+		case <-exited:
+			return true
+		default:
+		}
+		return strings.Contains(p.log.String(), "Everything is ready")
+	})
+	select {
+	case <-exited:
+		err = fmt.Errorf("collector exited")
+	default:
+	}
+	p.exited = exited
+	if err != nil {
+		p.stop()
+		return nil, fmt.Errorf("%s: collector not ready: %v\n%s", name, err, tail(p.log.String(), 4000))
+	}
+	return p, nil
+}
+
+// passThroughConfig builds the pass-through configuration from the
+// shipped one: its file_storage extension, otlp receiver, batch processor,
+// telemetry and the settings of its kafka/unrouted exporter, in one
+// pipeline otlp -> batch -> kafka.
+func passThroughConfig(progressYAML string) ([]byte, error) {
+	b, err := os.ReadFile(progressYAML)
+	if err != nil {
+		return nil, err
+	}
+	var src map[string]map[string]any
+	if err := yaml.Unmarshal(b, &src); err != nil {
+		return nil, fmt.Errorf("%s: %w", progressYAML, err)
+	}
+	pick := func(section, key string) (any, error) {
+		if v, ok := src[section][key]; ok {
+			return v, nil
+		}
+		return nil, fmt.Errorf("%s: no %s.%s to copy into the pass-through pipeline", progressYAML, section, key)
+	}
+	storage, err := pick("extensions", "file_storage")
+	if err != nil {
+		return nil, err
+	}
+	otlp, err := pick("receivers", "otlp")
+	if err != nil {
+		return nil, err
+	}
+	batch, err := pick("processors", "batch")
+	if err != nil {
+		return nil, err
+	}
+	kafka, err := pick("exporters", "kafka/unrouted")
+	if err != nil {
+		return nil, err
+	}
+	telemetry, err := pick("service", "telemetry")
+	if err != nil {
+		return nil, err
+	}
+	cfg := map[string]any{
+		"extensions": map[string]any{"file_storage": storage},
+		"receivers":  map[string]any{"otlp": otlp},
+		"processors": map[string]any{"batch": batch},
+		"exporters":  map[string]any{"kafka": kafka},
+		"service": map[string]any{
+			"extensions": []string{"file_storage"},
+			"telemetry":  telemetry,
+			"pipelines": map[string]any{
+				"logs": map[string]any{"receivers": []string{"otlp"}, "processors": []string{"batch"}, "exporters": []string{"kafka"}},
+			},
+		},
+	}
+	return yaml.Marshal(cfg)
+}
+
+func waitFor(timeout time.Duration, cond func() bool) error {
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("timed out after %s", timeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return nil
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}
+
+// lockedBuffer collects the child processes' output for error messages.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.b.Len() > 1<<20 { // keep the start: the errors that matter come first
+		return len(p), nil
+	}
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
