@@ -70,7 +70,35 @@ type View struct {
 	HasPrevious bool
 
 	Extra []attribute.KeyValue
+
+	// raw holds the string fields above as the record has them, with
+	// their presence, for the TNCO message (AppendMessage), which writes a
+	// value with its own type and present even when empty.
+	raw [numRaw]rawField
 }
+
+type rawField struct {
+	v  attribute.Value
+	ok bool
+}
+
+// The fields of View.raw.
+const (
+	rawComponentName = iota
+	rawComponentVersion
+	rawResourceType
+	rawResourceID
+	rawResourceNamespace
+	rawResourceUID
+	rawTenant
+	rawStatus
+	rawReason
+	rawMessage
+	rawPrevStatus
+	rawPrevReason
+	rawPrevMessage
+	numRaw
+)
 
 var viewPool = sync.Pool{New: func() any {
 	return &View{Details: make([]PathValue, 0, 32), Extra: make([]attribute.KeyValue, 0, 8)}
@@ -119,6 +147,13 @@ func (v *View) Load(r Record) {
 	r.WalkAttributes(v.add)
 }
 
+// keep records field f's value as the record has it and returns it as a
+// string.
+func (v *View) keep(f int, val attribute.Value) string {
+	v.raw[f] = rawField{val, true}
+	return val.String()
+}
+
 // HasResource reports whether any resource field is set.
 func (v *View) HasResource() bool {
 	return v.ResourceType != "" || v.ResourceID != "" || v.ResourceNamespace != "" || v.ResourceUID != ""
@@ -140,22 +175,22 @@ func (v *View) add(kv attribute.KeyValue) bool {
 	if v.Kind == KindTransition {
 		switch transitionField(k, v.Name) {
 		case "status":
-			v.Transition.Status = kv.Value.String()
+			v.Transition.Status = v.keep(rawStatus, kv.Value)
 			return true
 		case "reason":
-			v.Transition.Reason = kv.Value.String()
+			v.Transition.Reason = v.keep(rawReason, kv.Value)
 			return true
 		case "message":
-			v.Transition.Message = kv.Value.String()
+			v.Transition.Message = v.keep(rawMessage, kv.Value)
 			return true
 		case "previous.status":
-			v.Previous.Status, v.HasPrevious = kv.Value.String(), true
+			v.Previous.Status, v.HasPrevious = v.keep(rawPrevStatus, kv.Value), true
 			return true
 		case "previous.reason":
-			v.Previous.Reason, v.HasPrevious = kv.Value.String(), true
+			v.Previous.Reason, v.HasPrevious = v.keep(rawPrevReason, kv.Value), true
 			return true
 		case "previous.message":
-			v.Previous.Message, v.HasPrevious = kv.Value.String(), true
+			v.Previous.Message, v.HasPrevious = v.keep(rawPrevMessage, kv.Value), true
 			return true
 		}
 	}
@@ -164,21 +199,21 @@ func (v *View) add(kv attribute.KeyValue) bool {
 	case strings.HasPrefix(k, DetailsPrefix):
 		v.Details = append(v.Details, PathValue{k[len(DetailsPrefix):], kv.Value})
 	case k == AttrComponentName:
-		v.ComponentName = kv.Value.String()
+		v.ComponentName = v.keep(rawComponentName, kv.Value)
 	case k == AttrComponentVersion:
-		v.ComponentVersion = kv.Value.String()
+		v.ComponentVersion = v.keep(rawComponentVersion, kv.Value)
 	case k == AttrResourceType:
-		v.ResourceType = kv.Value.String()
+		v.ResourceType = v.keep(rawResourceType, kv.Value)
 	case k == AttrResourceID:
-		v.ResourceID = kv.Value.String()
+		v.ResourceID = v.keep(rawResourceID, kv.Value)
 	case k == AttrResourceNamespace:
-		v.ResourceNamespace = kv.Value.String()
+		v.ResourceNamespace = v.keep(rawResourceNamespace, kv.Value)
 	case k == AttrResourceUID:
-		v.ResourceUID = kv.Value.String()
+		v.ResourceUID = v.keep(rawResourceUID, kv.Value)
 	case strings.HasPrefix(k, ScopePrefix):
 		v.Scope = append(v.Scope, PathValue{k[len(ScopePrefix):], kv.Value})
 	case k == AttrTenant:
-		v.Tenant = kv.Value.String()
+		v.Tenant = v.keep(rawTenant, kv.Value)
 	case k == AttrObservedGeneration && kv.Value.Type() == attribute.INT64:
 		v.Generation, v.HasGeneration = kv.Value.AsInt64(), true
 	case k == AttrSequence && kv.Value.Type() == attribute.INT64:

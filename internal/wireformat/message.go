@@ -1,0 +1,327 @@
+package wireformat
+
+import (
+	"encoding/hex"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// MessageMeta is what the TNCO message takes from a record besides its
+// attributes and event name.
+type MessageMeta struct {
+	// TimeUnixNano is the record's time as OTLP carries it; @timestamp is
+	// written when it is positive.
+	TimeUnixNano int64
+	SeverityText string
+	TraceID      [16]byte
+	SpanID       [8]byte
+}
+
+// MessageTimeLayout is the layout of @timestamp: RFC 3339 in UTC with
+// exactly three fractional digits (cut, not rounded), so that the strings
+// have one width and sort by time.
+const MessageTimeLayout = "2006-01-02T15:04:05.000Z"
+
+// The names of the TNCO message's top-level keys other than tracectx.*.
+const (
+	msgTimestamp   = "@timestamp"
+	msgComponent   = "component"
+	msgDetails     = "details"
+	msgEventType   = "eventType"
+	msgLevel       = "level"
+	msgGeneration  = "observedGeneration"
+	msgEventName   = "progressEventType"
+	msgResource    = "resource"
+	msgScope       = "scope"
+	msgSequence    = "sequence"
+	msgSpanID      = "spanId"
+	msgTenant      = "tenant"
+	msgTraceID     = "traceId"
+	msgTruncated   = "truncated"
+	componentRoot  = "progress.component."
+	resourceRoot   = "progress.resource."
+	generationName = AttrObservedGeneration
+)
+
+// AppendMessage appends the TNCO message of the progress record in v (an
+// event or a transition; nothing for an ordinary log) to b: one JSON
+// object, the layout of docs/collector.md ("The TNCO message"), exactly
+// as collector-config's pipeline writes it from the same record. Keys are
+// in byte order at every level, as encoding/json writes a map:
+//
+//	@timestamp, component, details, eventType, level, observedGeneration,
+//	progressEventType, resource, scope, sequence, spanId, tenant, traceId,
+//	tracectx.<name>..., truncated
+//
+// Envelope fields are present only when the record has them; details are
+// nested back from the flattened attributes (Nest), a transition's details
+// are {message?, previous?: {message?, reason, status}, reason, status}.
+func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
+	if v.Kind == KindLog {
+		return b
+	}
+	s := getScratch()
+	defer putScratch(s)
+	// Attributes the View leaves in Extra that the message still places:
+	// envelope fields of another type than the contract's, and further
+	// keys below the component and resource prefixes.
+	var generation, sequence, truncated, tenant *attribute.Value
+	for i := range v.Extra {
+		kv := &v.Extra[i]
+		switch k := string(kv.Key); {
+		case k == generationName:
+			generation = &kv.Value
+		case k == AttrSequence:
+			sequence = &kv.Value
+		case k == AttrTruncated:
+			truncated = &kv.Value
+		case k == AttrTenant:
+			tenant = &kv.Value
+		case strings.HasPrefix(k, componentRoot):
+			s.component = append(s.component, attribute.KeyValue{Key: attribute.Key(k[len(componentRoot):]), Value: kv.Value})
+		case strings.HasPrefix(k, resourceRoot):
+			s.resource = append(s.resource, attribute.KeyValue{Key: attribute.Key(k[len(resourceRoot):]), Value: kv.Value})
+		}
+	}
+
+	b = append(b, '{')
+	first := true
+	key := func(k string) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = AppendStdString(b, k)
+		b = append(b, ':')
+	}
+	if m.TimeUnixNano > 0 {
+		key(msgTimestamp)
+		b = append(b, '"')
+		b = time.Unix(0, m.TimeUnixNano).UTC().AppendFormat(b, MessageTimeLayout)
+		b = append(b, '"')
+	}
+	s.component = v.appendRaw(s.component, rawComponentName, "name")
+	s.component = v.appendRaw(s.component, rawComponentVersion, "version")
+	if len(s.component) > 0 {
+		key(msgComponent)
+		b = AppendStdMap(b, s.component)
+	}
+	key(msgDetails)
+	if v.Kind == KindEvent {
+		b = appendDetails(b, v.Details)
+	} else {
+		b = appendTransition(b, v)
+	}
+	key(msgEventType)
+	if v.Kind == KindEvent {
+		b = AppendStdString(b, EventType)
+	} else {
+		b = AppendStdString(b, TransitionEventType)
+	}
+	if m.SeverityText != "" {
+		key(msgLevel)
+		b = AppendStdString(b, m.SeverityText)
+	}
+	switch {
+	case generation != nil:
+		key(msgGeneration)
+		b = AppendStdValue(b, *generation)
+	case v.HasGeneration:
+		key(msgGeneration)
+		b = AppendStdValue(b, attribute.Int64Value(v.Generation))
+	}
+	key(msgEventName)
+	b = AppendStdString(b, v.Name)
+	s.resource = v.appendRaw(s.resource, rawResourceID, "id")
+	s.resource = v.appendRaw(s.resource, rawResourceNamespace, "namespace")
+	s.resource = v.appendRaw(s.resource, rawResourceType, "type")
+	s.resource = v.appendRaw(s.resource, rawResourceUID, "uid")
+	if len(s.resource) > 0 {
+		key(msgResource)
+		b = AppendStdMap(b, s.resource)
+	}
+	if len(v.Scope) > 0 {
+		for _, p := range v.Scope { // keys as on the wire (escaped), as the collector has them
+			s.scope = append(s.scope, attribute.KeyValue{Key: attribute.Key(p.Path), Value: p.Value})
+		}
+		key(msgScope)
+		b = AppendStdMap(b, s.scope)
+	}
+	switch {
+	case sequence != nil:
+		key(msgSequence)
+		b = AppendStdValue(b, *sequence)
+	case v.HasSequence:
+		key(msgSequence)
+		b = AppendStdValue(b, attribute.Int64Value(v.Sequence))
+	}
+	if m.SpanID != [8]byte{} {
+		key(msgSpanID)
+		b = appendHex(b, m.SpanID[:])
+	}
+	switch {
+	case tenant != nil:
+		key(msgTenant)
+		b = AppendStdValue(b, *tenant)
+	case v.raw[rawTenant].ok:
+		key(msgTenant)
+		b = AppendStdValue(b, v.raw[rawTenant].v)
+	}
+	if m.TraceID != [16]byte{} {
+		key(msgTraceID)
+		b = appendHex(b, m.TraceID[:])
+	}
+	if len(v.TraceCtx) > 0 {
+		// The members of one object, so in the same order and with the
+		// same rule for a repeated key as the other keys.
+		s.tracectx = append(s.tracectx, v.TraceCtx...)
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendMembers(b, s.tracectx)
+	}
+	switch {
+	case truncated != nil:
+		key(msgTruncated)
+		b = AppendStdValue(b, *truncated)
+	case v.Truncated:
+		key(msgTruncated)
+		b = append(b, "true"...)
+	}
+	return append(b, '}')
+}
+
+// appendMembers appends the members of AppendStdMap(kvs) without its
+// braces.
+func appendMembers(b []byte, kvs []attribute.KeyValue) []byte {
+	n := len(b)
+	b = AppendStdMap(b, kvs)
+	copy(b[n:], b[n+1:len(b)-1])
+	return b[:len(b)-2]
+}
+
+func appendHex(b []byte, id []byte) []byte {
+	b = append(b, '"')
+	b = hex.AppendEncode(b, id)
+	return append(b, '"')
+}
+
+// appendDetails writes the details nested, as the collector's message
+// has them: keys in byte order and unique at every level. Without
+// escapes in the paths, Nest's order is that order already and its walk
+// is written as it goes; otherwise the details are built as one MAP value
+// first, whose maps the writer sorts.
+func appendDetails(b []byte, d []PathValue) []byte {
+	for _, p := range d {
+		if strings.IndexByte(p.Path, '%') >= 0 {
+			return AppendStdValue(b, NestValue(d))
+		}
+	}
+	b = append(b, '{')
+	Nest(d, func(op NestOp, key string, val attribute.Value) {
+		if op == Close {
+			b = append(b, '}')
+			return
+		}
+		if b[len(b)-1] != '{' {
+			b = append(b, ',')
+		}
+		b = AppendStdString(b, key)
+		b = append(b, ':')
+		if op == Open {
+			b = append(b, '{')
+		} else {
+			b = AppendStdValue(b, val)
+		}
+	})
+	return append(b, '}')
+}
+
+// appendTransition writes a transition's details: the new condition and,
+// when the record has the previous status, the previous one. Status and
+// reason are always there (null when the record lacks them), messages
+// only when the record has them.
+func appendTransition(b []byte, v *View) []byte {
+	b = append(b, '{')
+	if f := v.raw[rawMessage]; f.ok {
+		b = append(b, `"message":`...)
+		b = AppendStdValue(b, f.v)
+		b = append(b, ',')
+	}
+	if f := v.raw[rawPrevStatus]; f.ok {
+		b = append(b, `"previous":{`...)
+		if m := v.raw[rawPrevMessage]; m.ok {
+			b = append(b, `"message":`...)
+			b = AppendStdValue(b, m.v)
+			b = append(b, ',')
+		}
+		b = append(b, `"reason":`...)
+		b = AppendStdValue(b, v.raw[rawPrevReason].v)
+		b = append(b, `,"status":`...)
+		b = AppendStdValue(b, f.v)
+		b = append(b, `},`...)
+	}
+	b = append(b, `"reason":`...)
+	b = AppendStdValue(b, v.raw[rawReason].v)
+	b = append(b, `,"status":`...)
+	b = AppendStdValue(b, v.raw[rawStatus].v)
+	return append(b, '}')
+}
+
+// appendRaw appends field f under key when the record has it.
+func (v *View) appendRaw(kvs []attribute.KeyValue, f int, key string) []attribute.KeyValue {
+	if r := v.raw[f]; r.ok {
+		kvs = append(kvs, attribute.KeyValue{Key: attribute.Key(key), Value: r.v})
+	}
+	return kvs
+}
+
+// NestValue builds the nested details as one MAP value, following Nest.
+func NestValue(d []PathValue) attribute.Value {
+	var kvs []attribute.KeyValue // entries of the open maps, in a stack
+	var buf [16]int
+	starts := append(buf[:0], 0) // where each open map's entries begin
+	var keys [16]string
+	open := keys[:0]
+	Nest(d, func(op NestOp, key string, val attribute.Value) {
+		switch op {
+		case Open:
+			open = append(open, key)
+			starts = append(starts, len(kvs))
+		case Leaf:
+			kvs = append(kvs, attribute.KeyValue{Key: attribute.Key(key), Value: val})
+		case Close:
+			start := starts[len(starts)-1]
+			starts = starts[:len(starts)-1]
+			m := attribute.MapValue(kvs[start:]...)
+			kvs = append(kvs[:start], attribute.KeyValue{Key: attribute.Key(open[len(open)-1]), Value: m})
+			open = open[:len(open)-1]
+		}
+	})
+	return attribute.MapValue(kvs...)
+}
+
+// scratch holds the entry lists of one AppendMessage call.
+type scratch struct {
+	component, resource, scope, tracectx []attribute.KeyValue
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+func putScratch(s *scratch) {
+	if cap(s.scope) > 256 || cap(s.tracectx) > 256 {
+		return
+	}
+	clear(s.component)
+	clear(s.resource)
+	clear(s.scope)
+	clear(s.tracectx)
+	*s = scratch{component: s.component[:0], resource: s.resource[:0], scope: s.scope[:0], tracectx: s.tracectx[:0]}
+	scratchPool.Put(s)
+}

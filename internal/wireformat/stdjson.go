@@ -1,0 +1,189 @@
+package wireformat
+
+import (
+	"encoding/base64"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// The TNCO message is the JSON the collector used to write with
+// encoding/json (the kafka exporter's raw encoding marshals the record
+// body's Go value): the functions below write values byte for byte as
+// encoding/json writes the same value after the OTLP hop (a MAP as a
+// map[string]any, keys sorted, the last of equal keys kept; a SLICE as
+// []any; bytes as base64; an empty value as null), so that a message the
+// driver builds and one the collector builds are the same bytes. Tests
+// hold them to encoding/json.
+
+const lowerHex = "0123456789abcdef"
+
+// htmlSafe reports the ASCII bytes encoding/json writes as they are (it
+// escapes <, > and & by default).
+var htmlSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// AppendStdString appends s as a JSON string, escaped as encoding/json
+// escapes it: HTML characters as \u00XX, invalid UTF-8 as \ufffd, U+2028
+// and U+2029 escaped.
+func AppendStdString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if htmlSafe[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', lowerHex[c>>4], lowerHex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', lowerHex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// AppendStdFloat appends f as encoding/json writes a float64. JSON cannot
+// hold NaN and ±Inf (encoding/json fails on them): they are written as the
+// strings "NaN", "+Inf" and "-Inf", the fallback the encoder of package
+// progress writes for them in details.
+func AppendStdFloat(b []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(b, `"NaN"`...)
+	case math.IsInf(f, 1):
+		return append(b, `"+Inf"`...)
+	case math.IsInf(f, -1):
+		return append(b, `"-Inf"`...)
+	}
+	return AppendJSONFloat(b, f, 64)
+}
+
+// AppendStdValue appends v as encoding/json writes the value it becomes
+// after the OTLP hop.
+func AppendStdValue(b []byte, v attribute.Value) []byte {
+	switch v.Type() {
+	case attribute.STRING:
+		return AppendStdString(b, v.AsString())
+	case attribute.BOOL:
+		return strconv.AppendBool(b, v.AsBool())
+	case attribute.INT64:
+		return strconv.AppendInt(b, v.AsInt64(), 10)
+	case attribute.FLOAT64:
+		return AppendStdFloat(b, v.AsFloat64())
+	case attribute.BYTESLICE:
+		b = append(b, '"')
+		b = base64.StdEncoding.AppendEncode(b, v.AsByteSlice())
+		return append(b, '"')
+	case attribute.SLICE:
+		return appendStdList(b, v.AsSlice(), AppendStdValue)
+	case attribute.STRINGSLICE:
+		return appendStdList(b, v.AsStringSlice(), AppendStdString)
+	case attribute.INT64SLICE:
+		return appendStdList(b, v.AsInt64Slice(), func(b []byte, e int64) []byte { return strconv.AppendInt(b, e, 10) })
+	case attribute.FLOAT64SLICE:
+		return appendStdList(b, v.AsFloat64Slice(), AppendStdFloat)
+	case attribute.BOOLSLICE:
+		return appendStdList(b, v.AsBoolSlice(), strconv.AppendBool)
+	case attribute.MAP:
+		return AppendStdMap(b, v.AsMap())
+	}
+	return append(b, "null"...)
+}
+
+func appendStdList[T any](b []byte, s []T, each func([]byte, T) []byte) []byte {
+	b = append(b, '[')
+	for i, e := range s {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = each(b, e)
+	}
+	return append(b, ']')
+}
+
+// AppendStdMap appends kvs as encoding/json writes a map[string]any: keys
+// in byte order, and of equal keys the last one (a Go map keeps the last
+// value written).
+func AppendStdMap(b []byte, kvs []attribute.KeyValue) []byte {
+	if !strictlySorted(kvs) {
+		kvs = slices.Clone(kvs)
+		slices.SortStableFunc(kvs, func(x, y attribute.KeyValue) int {
+			switch {
+			case x.Key < y.Key:
+				return -1
+			case x.Key > y.Key:
+				return 1
+			}
+			return 0
+		})
+		out := kvs[:0]
+		for i, kv := range kvs {
+			if i+1 < len(kvs) && kvs[i+1].Key == kv.Key {
+				continue // a later one wins
+			}
+			out = append(out, kv)
+		}
+		kvs = out
+	}
+	b = append(b, '{')
+	for i, kv := range kvs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendStdString(b, string(kv.Key))
+		b = append(b, ':')
+		b = AppendStdValue(b, kv.Value)
+	}
+	return append(b, '}')
+}
+
+func strictlySorted(kvs []attribute.KeyValue) bool {
+	for i := 1; i < len(kvs); i++ {
+		if kvs[i-1].Key >= kvs[i].Key {
+			return false
+		}
+	}
+	return true
+}
