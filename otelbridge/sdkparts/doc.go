@@ -11,8 +11,9 @@
 //     (Stats, the progress.records.dropped metric), reported in the stream
 //     as common/EventsDropped, and, at Shutdown, returned as a
 //     *LostRecordsError;
-//   - NewMessageBodyExporter gives each progress event the nested body the
-//     collector config forwards to TNCO; wrap an OTLP exporter with it.
+//   - NewMessageBodyExporter gives each progress record, as its body, the
+//     message the collector config forwards to TNCO, built once; wrap an
+//     OTLP exporter with it.
 //
 // The order matters: the tracectx processor decorates records, so it goes
 // before the processors that export them.

@@ -3,27 +3,28 @@ package sdkparts
 import (
 	"context"
 
+	"go.opentelemetry.io/otel/attribute"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
 	"github.com/progressotel/progressotel/progress/wire"
 )
 
-// NewMessageBodyExporter wraps next so that each progress event it exports
-// carries, as its record body, the message TNCO receives for it:
-// {eventType, progressEventType, details} with the details nested, as
-// Ignition's ResourceTransitionProgressEvent.to_dict() has it (see
-// wire.MessageBody). Other records pass unchanged.
+// NewMessageBodyExporter wraps next so that each progress record it exports
+// (events and condition transitions) carries, as its record body, the
+// message TNCO receives for it: the JSON text of wire.AppendMessage, as a
+// BYTESLICE value. Other records pass unchanged.
 //
-// The Collector's transform language cannot unflatten the
-// progress.details.* attributes, so the collector config builds the TNCO
-// message's nested details from this body. The attributes stay as they are,
-// so filters, redaction and routing keep working on flat keys; the price is
-// the details travelling twice on the OTLP hop. The work happens on the
-// export goroutine, never in progress.Record. otelbridge.Setup wraps its
-// otlp exporter with it unless otelbridge.WithoutMessageBody is given.
+// The message is built once, here, on the export goroutine (never in
+// progress.Record), into a buffer the exporter keeps. A collector
+// forwards it as it is (a Kafka exporter with `encoding: raw` writes bytes
+// verbatim); collector-config's pipeline checks it against the record's
+// attributes, which stay as they are for filters and routing, and redacts
+// it, instead of building it. The price is the details travelling twice on
+// the OTLP hop. otelbridge.Setup wraps its otlp exporter with it unless
+// otelbridge.WithoutMessageBody is given.
 //
 // Export is not safe for concurrent use, which the SDK's processors never
-// do: it reuses one buffer.
+// do: it reuses its buffers.
 func NewMessageBodyExporter(next sdklog.Exporter) sdklog.Exporter {
 	return &messageBodyExporter{next: next}
 }
@@ -31,25 +32,34 @@ func NewMessageBodyExporter(next sdklog.Exporter) sdklog.Exporter {
 type messageBodyExporter struct {
 	next sdklog.Exporter
 	buf  []sdklog.Record // reused: Export is never called concurrently
+	msg  []byte          // the message being built, reused
 }
+
+// maxKeptMessageBuffer bounds the message buffer kept between exports, so
+// that one huge record does not pin its size for the life of the driver.
+const maxKeptMessageBuffer = 256 << 10
 
 func (e *messageBodyExporter) Export(ctx context.Context, records []sdklog.Record) error {
 	out := e.buf[:0]
 	for i := range records {
-		r := &records[i]
-		if r.InstrumentationScope().Name == wire.ScopeName {
-			if body, ok := wire.MessageBody(r); ok {
-				c := r.Clone() // the Exporter contract: never modify the caller's record
-				c.SetBody(body)
-				out = append(out, c)
-				continue
+		// A shallow copy shares the attributes, which nothing here
+		// changes; only the copy's body is set (the Exporter contract:
+		// never modify the caller's record).
+		c := records[i]
+		if c.InstrumentationScope().Name == wire.ScopeName {
+			var ok bool
+			if e.msg, ok = wire.AppendMessage(e.msg[:0], &c); ok {
+				c.SetBody(attribute.ByteSliceValue(e.msg)) // copies the bytes
 			}
 		}
-		out = append(out, *r)
+		out = append(out, c)
 	}
 	err := e.next.Export(ctx, out)
 	clear(out) // retain no records between exports
 	e.buf = out[:0]
+	if cap(e.msg) > maxKeptMessageBuffer {
+		e.msg = nil
+	}
 	return err
 }
 

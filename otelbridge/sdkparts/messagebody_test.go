@@ -2,6 +2,7 @@ package sdkparts_test
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -34,15 +35,25 @@ func TestMessageBodyExporter(t *testing.T) {
 	if len(mem.Records()) != 3 {
 		t.Fatalf("%d records exported", len(mem.Records()))
 	}
-	want := map[string]any{"eventType": wire.EventType, "progressEventType": "ansible/TaskFailedOnHost", "details": details}
-	if got := wire.ValueOf(mem.Records()[0].Body()); !reflect.DeepEqual(got, want) {
-		t.Errorf("event body = %#v, want %#v", got, want)
+	for i, r := range mem.Records()[:2] {
+		body := r.Body()
+		if body.Type() != attribute.BYTESLICE {
+			t.Fatalf("record %d: body %v, want the message as bytes", i, body.Type())
+		}
+		want, _ := wire.AppendMessage(nil, &r)
+		if string(body.AsByteSlice()) != string(want) {
+			t.Errorf("record %d: body\n%s\nwant the message\n%s", i, body.AsByteSlice(), want)
+		}
+	}
+	var msg map[string]any
+	if err := json.Unmarshal(mem.Records()[0].Body().AsByteSlice(), &msg); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]any{"taskResult": map[string]any{"rc": 2.0}, "a.b": "x"}; !reflect.DeepEqual(msg["details"], want) {
+		t.Errorf("details = %#v, want nested %#v", msg["details"], want)
 	}
 	if d, err := wire.Decode(&mem.Records()[0]); err != nil || !reflect.DeepEqual(d.Details, details) {
 		t.Errorf("attributes must stay flat and decodable: %v %v", d.Details, err)
-	}
-	if got := mem.Records()[1].Body().AsString(); got != "lifecycle" {
-		t.Errorf("transition body changed: %q", got)
 	}
 	if got := mem.Records()[2].Body().AsString(); got != "an ordinary log" {
 		t.Errorf("ordinary log body changed: %q", got)
@@ -65,7 +76,7 @@ func TestMessageBodyExporterDoesNotModifyInput(t *testing.T) {
 	if in[0].Body().Type() != attribute.EMPTY {
 		t.Errorf("input record modified: body %v", in[0].Body())
 	}
-	if mem.Records()[0].Body().Type() != attribute.MAP {
-		t.Errorf("output body not the message map")
+	if mem.Records()[0].Body().Type() != attribute.BYTESLICE {
+		t.Errorf("output body not the message")
 	}
 }
