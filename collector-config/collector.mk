@@ -17,10 +17,12 @@ OTELCOL_BIN   ?= bin/otelcol-progress
 collector:
 	cd collector-config/otelcol && $(GO) build -trimpath -o $(CURDIR)/$(OTELCOL_BIN) .
 
-## test-collector: manifest vs main.go, every config validated, and the
+## test-collector: manifest vs main.go, every config validated, the tnco
+## processor against the stock processors it stands in for, and the
 ## end-to-end suite against the built collector and an in-process Kafka.
 test-collector: collector
 	cd collector-config/otelcol && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd collector-config/tncoprocessor && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 	cd collector-config/e2e && $(GO) vet -mod=mod ./... && \
 		PROGRESS_OTELCOL_BIN=$(CURDIR)/$(OTELCOL_BIN) $(GO) test -mod=mod -race -count=1 -timeout 15m ./...
 

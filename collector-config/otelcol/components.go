@@ -28,6 +28,8 @@ import (
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
+
+	"github.com/progressotel/progressotel/collector-config/tncoprocessor"
 )
 
 // Module versions, as in the manifest. The Collector reports them in
@@ -37,6 +39,8 @@ const (
 	contrib = " v0.152.0"
 	confmod = " v1.58.0"
 	cp      = "github.com/open-telemetry/opentelemetry-collector-contrib/"
+	// This repository's own component, built from its directory.
+	tncoModule = "github.com/progressotel/progressotel/collector-config/tncoprocessor v0.0.0"
 )
 
 func components() (otelcol.Factories, error) {
@@ -88,6 +92,7 @@ func components() (otelcol.Factories, error) {
 		filterprocessor.NewFactory(),
 		transformprocessor.NewFactory(),
 		redactionprocessor.NewFactory(),
+		tncoprocessor.NewFactory(),
 	); err != nil {
 		return otelcol.Factories{}, err
 	}
@@ -97,6 +102,7 @@ func components() (otelcol.Factories, error) {
 		filterprocessor.NewFactory().Type():        cp + "processor/filterprocessor" + contrib,
 		transformprocessor.NewFactory().Type():     cp + "processor/transformprocessor" + contrib,
 		redactionprocessor.NewFactory().Type():     cp + "processor/redactionprocessor" + contrib,
+		tncoprocessor.NewFactory().Type():          tncoModule,
 	}
 
 	if f.Connectors, err = otelcol.MakeFactoryMap[connector.Factory](

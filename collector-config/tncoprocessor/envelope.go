@@ -1,0 +1,271 @@
+package tncoprocessor
+
+import (
+	"encoding/hex"
+	"slices"
+	"strings"
+	"time"
+	"unsafe"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+)
+
+// Names of the wire contract (README.md, "Wire contract") and of the TNCO
+// message (docs/collector.md, "The TNCO message"), as the stock
+// statements of tnco.transform use them.
+const (
+	scopeName           = "github.com/progressotel/progressotel/progress"
+	eventType           = "ResourceTransitionProgressEvent"
+	transitionEventType = "ConditionTransition"
+
+	attrEventType  = "progress.event_type"
+	attrTenant     = "progress.tenant"
+	attrGeneration = "progress.observed_generation"
+	attrSequence   = "progress.sequence"
+	attrTruncated  = "progress.truncated"
+	componentRoot  = "progress.component."
+	resourceRoot   = "progress.resource."
+	scopeRoot      = "progress.scope."
+	traceCtxRoot   = "tracectx."
+
+	timeLayout = "2006-01-02T15:04:05.000Z"
+)
+
+// entry is an attribute below one of the envelope's prefixes.
+type entry struct {
+	key string
+	val pcommon.Value
+}
+
+// envelope is what the stock statements take from a record's attributes,
+// gathered in one pass.
+type envelope struct {
+	eventType, tenant, generation, sequence, truncated pcommon.Value
+	has                                                uint8 // bits: which of the values above the record has
+	component, resource, scope, tracectx               []entry
+	// A transition's payload, by field (status, reason, message and
+	// the previous ones).
+	cond [6]pcommon.Value
+	hasC uint8
+	keys []string // every attribute key, to find repeated ones
+}
+
+const (
+	hasEventType = 1 << iota
+	hasTenant
+	hasGeneration
+	hasSequence
+	hasTruncated
+)
+
+var condFields = [6]string{"status", "reason", "message", "previous.status", "previous.reason", "previous.message"}
+
+func (e *envelope) reset() {
+	clear(e.component)
+	clear(e.resource)
+	clear(e.scope)
+	clear(e.tracectx)
+	clear(e.keys)
+	*e = envelope{component: e.component[:0], resource: e.resource[:0], scope: e.scope[:0],
+		tracectx: e.tracectx[:0], keys: e.keys[:0]}
+}
+
+// gather reads the attributes of lr. It reports false for a record the
+// fast path leaves to the stock statements: one with a repeated attribute
+// key (the statements read the first of them in some places and the last
+// in others).
+func (e *envelope) gather(lr plog.LogRecord) bool {
+	attrs := lr.Attributes()
+	var stream string // "progress.<event name>." for a transition's payload
+	for k, v := range attrs.All() {
+		e.keys = append(e.keys, k)
+		switch {
+		case k == attrEventType:
+			e.eventType, e.has = v, e.has|hasEventType
+		case k == attrTenant:
+			e.tenant, e.has = v, e.has|hasTenant
+		case k == attrGeneration:
+			e.generation, e.has = v, e.has|hasGeneration
+		case k == attrSequence:
+			e.sequence, e.has = v, e.has|hasSequence
+		case k == attrTruncated:
+			e.truncated, e.has = v, e.has|hasTruncated
+		case strings.HasPrefix(k, traceCtxRoot):
+			e.tracectx = append(e.tracectx, entry{k, v})
+		case strings.HasPrefix(k, componentRoot):
+			e.component = append(e.component, entry{k[len(componentRoot):], v})
+		case strings.HasPrefix(k, resourceRoot):
+			e.resource = append(e.resource, entry{k[len(resourceRoot):], v})
+		case strings.HasPrefix(k, scopeRoot):
+			e.scope = append(e.scope, entry{k[len(scopeRoot):], v})
+		}
+		// A transition's payload: progress.<event name>.<field>. The
+		// prefixes above cannot shadow it (a stream is a name such as
+		// "provisioning"); where one could, the stock statements decide.
+		if name := lr.EventName(); len(k) > len("progress.")+len(name)+1 && strings.HasPrefix(k, "progress.") &&
+			k[len("progress."):len("progress.")+len(name)] == name && k[len("progress.")+len(name)] == '.' {
+			if stream == "" {
+				stream = "progress." + name + "."
+			}
+			for i, f := range condFields {
+				if k[len(stream):] == f {
+					e.cond[i], e.hasC = v, e.hasC|1<<i
+				}
+			}
+		}
+	}
+	if len(e.keys) > 1 {
+		slices.Sort(e.keys)
+		for i := 1; i < len(e.keys); i++ {
+			if e.keys[i] == e.keys[i-1] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// members builds the message's top-level members other than an event's
+// details, which the driver sends (a member with a nil value stands for
+// them), in key order, with the log-body redaction rules applied. It
+// reports false for a record the fast path leaves to the stock statements.
+func (w *work) members(r *check, lr plog.LogRecord, e *envelope) (event bool, ok bool) {
+	if e.has&hasEventType == 0 || e.eventType.Type() != pcommon.ValueTypeStr {
+		return false, false
+	}
+	switch e.eventType.Str() {
+	case eventType:
+		event = true
+	case transitionEventType:
+	default:
+		return false, false
+	}
+	add := func(key string, v pcommon.Value) bool {
+		start := len(w.vals)
+		var err error
+		if r.keyBlocked(key) {
+			w.vals = appendString(w.vals, r.mask(strOf(v)))
+		} else if w.vals, err = r.appendBody(w.vals, v); err != nil {
+			return false
+		}
+		w.ms = append(w.ms, member{key, w.vals[start:len(w.vals):len(w.vals)]})
+		return true
+	}
+	addText := func(key, text string) {
+		start := len(w.vals)
+		if r.keyBlocked(key) {
+			w.vals = appendString(w.vals, r.mask(text))
+		} else {
+			w.vals = appendString(w.vals, r.maskValues(text))
+		}
+		w.ms = append(w.ms, member{key, w.vals[start:len(w.vals):len(w.vals)]})
+	}
+	addMap := func(key string, es []entry) bool {
+		if len(es) == 0 {
+			return true
+		}
+		start := len(w.vals)
+		if r.keyBlocked(key) {
+			w.vals = appendString(w.vals, r.mask(""))
+		} else {
+			var err error
+			if w.vals, err = r.appendEntries(w.vals, es); err != nil {
+				return false
+			}
+		}
+		w.ms = append(w.ms, member{key, w.vals[start:len(w.vals):len(w.vals)]})
+		return true
+	}
+
+	var tb [40]byte
+	view := func(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+	if ns := int64(lr.Timestamp()); ns > 0 {
+		addText("@timestamp", view(time.Unix(0, ns).UTC().AppendFormat(tb[:0], timeLayout)))
+	}
+	if !addMap("component", e.component) {
+		return false, false
+	}
+	if event {
+		w.ms = append(w.ms, member{key: "details"})
+	} else {
+		// {status, reason, message?, previous?: {status, reason, message?}}
+		const status, reason, message, pStatus, pReason, pMessage = 0, 1, 2, 3, 4, 5
+		if e.hasC&(1<<status|1<<reason) != 1<<status|1<<reason {
+			return false, false
+		}
+		cond := []entry{{"status", e.cond[status]}, {"reason", e.cond[reason]}}
+		if e.hasC&(1<<message) != 0 {
+			cond = append(cond, entry{"message", e.cond[message]})
+		}
+		var prev pcommon.Map
+		if e.hasC&(1<<pStatus) != 0 {
+			if e.hasC&(1<<pReason) == 0 {
+				return false, false
+			}
+			prev = pcommon.NewMap()
+			e.cond[pStatus].CopyTo(prev.PutEmpty("status"))
+			e.cond[pReason].CopyTo(prev.PutEmpty("reason"))
+			if e.hasC&(1<<pMessage) != 0 {
+				e.cond[pMessage].CopyTo(prev.PutEmpty("message"))
+			}
+			pv := pcommon.NewValueEmpty()
+			prev.MoveTo(pv.SetEmptyMap())
+			cond = append(cond, entry{"previous", pv})
+		}
+		if !addMap("details", cond) {
+			return false, false
+		}
+	}
+	addText("eventType", e.eventType.Str())
+	if s := lr.SeverityText(); s != "" {
+		addText("level", s)
+	}
+	if e.has&hasGeneration != 0 && !add("observedGeneration", e.generation) {
+		return false, false
+	}
+	addText("progressEventType", lr.EventName())
+	if !addMap("resource", e.resource) || !addMap("scope", e.scope) {
+		return false, false
+	}
+	if e.has&hasSequence != 0 && !add("sequence", e.sequence) {
+		return false, false
+	}
+	if sid := lr.SpanID(); !sid.IsEmpty() {
+		addText("spanId", view(hex.AppendEncode(tb[:0], sid[:])))
+	}
+	if e.has&hasTenant != 0 && !add("tenant", e.tenant) {
+		return false, false
+	}
+	if tid := lr.TraceID(); !tid.IsEmpty() {
+		addText("traceId", view(hex.AppendEncode(tb[:0], tid[:])))
+	}
+	for _, t := range e.tracectx {
+		if !add(t.key, t.val) {
+			return false, false
+		}
+	}
+	if e.has&hasTruncated != 0 && !add("truncated", e.truncated) {
+		return false, false
+	}
+	slices.SortStableFunc(w.ms, func(x, y member) int { return strings.Compare(x.key, y.key) })
+	return event, true
+}
+
+// appendEntries appends entries as one JSON object, as appendBodyMap
+// appends a map. The values are encoded into c.sub first (maps inside
+// them, which progress records do not have, take appendBodyMap).
+func (c *check) appendEntries(b []byte, es []entry) ([]byte, error) {
+	c.sub, c.ms = c.sub[:0], c.ms[:0]
+	for _, e := range es {
+		start := len(c.sub)
+		var err error
+		if c.keyBlocked(e.key) {
+			c.sub = appendString(c.sub, c.mask(strOf(e.val)))
+		} else if c.sub, err = c.appendBody(c.sub, e.val); err != nil {
+			return b, err
+		}
+		c.ms = append(c.ms, member{e.key, c.sub[start:len(c.sub):len(c.sub)]})
+	}
+	return appendMembers(b, c.ms), nil
+}

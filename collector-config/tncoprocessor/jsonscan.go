@@ -1,0 +1,442 @@
+package tncoprocessor
+
+import (
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// A driver's message is taken as it is only in the exact form the
+// collector would write for it: the form of encoding/json (no whitespace,
+// keys in byte order and unique, strings and numbers written as
+// encoding/json writes the value they hold). scanDetails checks that form
+// while it applies the redaction processor's log-body rules to the
+// details, which come from the driver; anything else is handed to the
+// stock processors. So the message the fast path forwards is the one the
+// stock path would have built, byte for byte.
+
+// maxDepth bounds the nesting scanDetails follows; deeper details take the
+// stock path.
+const maxDepth = 64
+
+// edit replaces data[start:end] by repl.
+type edit struct {
+	start, end int
+	repl       []byte
+}
+
+type scanner struct {
+	r     *check
+	data  []byte
+	pos   int
+	edits []edit
+	// dec holds decoded strings (those with escapes); keys are compared
+	// with the key before them, so two buffers alternate.
+	dec []byte
+}
+
+// errNotCanonical: the text is not JSON, or not in encoding/json's form.
+type errNotCanonical struct{ at int }
+
+func (e errNotCanonical) Error() string { return "not canonical JSON at byte " + strconv.Itoa(e.at) }
+
+func (s *scanner) fail() error { return errNotCanonical{s.pos} }
+
+// scanDetails checks the value at s.pos, an object, and collects in
+// s.edits what the log-body rules change in it.
+func (s *scanner) scanDetails() error {
+	if s.pos >= len(s.data) || s.data[s.pos] != '{' {
+		return s.fail()
+	}
+	return s.value(0, true)
+}
+
+// value scans one value. With redact false (the value of a blocked key,
+// which is masked whole) it only checks the form.
+func (s *scanner) value(depth int, redact bool) error {
+	if s.pos >= len(s.data) {
+		return s.fail()
+	}
+	if depth > maxDepth {
+		return s.fail()
+	}
+	switch c := s.data[s.pos]; {
+	case c == '{':
+		return s.object(depth, redact)
+	case c == '[':
+		s.pos++
+		if s.pos < len(s.data) && s.data[s.pos] == ']' {
+			s.pos++
+			return nil
+		}
+		for {
+			if err := s.value(depth+1, redact); err != nil {
+				return err
+			}
+			if s.pos >= len(s.data) {
+				return s.fail()
+			}
+			switch s.data[s.pos] {
+			case ',':
+				s.pos++
+			case ']':
+				s.pos++
+				return nil
+			default:
+				return s.fail()
+			}
+		}
+	case c == '"':
+		start := s.pos
+		str, err := s.str(&s.dec)
+		if err != nil {
+			return err
+		}
+		if redact {
+			s.scalar(start, str)
+		}
+		return nil
+	case c == 't':
+		return s.literal("true", redact)
+	case c == 'f':
+		return s.literal("false", redact)
+	case c == 'n':
+		start := s.pos
+		if err := s.literal("null", false); err != nil {
+			return err
+		}
+		if redact {
+			s.scalar(start, "") // AsString of an empty value
+		}
+		return nil
+	case c == '-' || '0' <= c && c <= '9':
+		start := s.pos
+		if err := s.number(); err != nil {
+			return err
+		}
+		if redact {
+			s.scalar(start, unsafe.String(&s.data[start], s.pos-start))
+		}
+		return nil
+	}
+	return s.fail()
+}
+
+func (s *scanner) object(depth int, redact bool) error {
+	s.pos++ // {
+	if s.pos < len(s.data) && s.data[s.pos] == '}' {
+		s.pos++
+		return nil
+	}
+	var prevKey string
+	for i := 0; ; i++ {
+		if s.pos >= len(s.data) || s.data[s.pos] != '"' {
+			return s.fail()
+		}
+		// A key with escapes is decoded into memory of its own: the
+		// objects inside its value have keys too.
+		key, err := s.str(nil)
+		if err != nil {
+			return err
+		}
+		if i > 0 && key <= prevKey {
+			return s.fail() // out of order, or repeated
+		}
+		prevKey = key
+		if s.pos >= len(s.data) || s.data[s.pos] != ':' {
+			return s.fail()
+		}
+		s.pos++
+		if redact && s.r.keyBlocked(key) {
+			start := s.pos
+			isStr := s.pos < len(s.data) && s.data[s.pos] == '"'
+			var text string
+			if isStr {
+				if text, err = s.str(&s.dec); err != nil {
+					return err
+				}
+			} else if err := s.value(depth+1, false); err != nil {
+				return err
+			}
+			s.edits = append(s.edits, edit{start, s.pos, appendString(nil, s.r.mask(text))})
+		} else if err := s.value(depth+1, redact); err != nil {
+			return err
+		}
+		if s.pos >= len(s.data) {
+			return s.fail()
+		}
+		switch s.data[s.pos] {
+		case ',':
+			s.pos++
+		case '}':
+			s.pos++
+			return nil
+		default:
+			return s.fail()
+		}
+	}
+}
+
+// scalar applies the blocked values to a scalar's text, written at
+// data[start:s.pos]; a changed text becomes a string.
+func (s *scanner) scalar(start int, text string) {
+	if p := s.r.maskValues(text); p != text {
+		s.edits = append(s.edits, edit{start, s.pos, appendString(nil, p)})
+	}
+}
+
+func (s *scanner) literal(lit string, redact bool) error {
+	if len(s.data)-s.pos < len(lit) || string(s.data[s.pos:s.pos+len(lit)]) != lit {
+		return s.fail()
+	}
+	start := s.pos
+	s.pos += len(lit)
+	if redact {
+		s.scalar(start, lit)
+	}
+	return nil
+}
+
+// str reads the string at s.pos and returns its text: a view of data when
+// it holds no escape, else decoded into *buf (new memory when buf is nil). It fails unless the string
+// is written as appendString writes its text.
+func (s *scanner) str(buf *[]byte) (string, error) {
+	s.pos++ // "
+	start := s.pos
+	d := s.data
+	escaped := false
+	for s.pos < len(d) {
+		c := d[s.pos]
+		switch {
+		case c == '"':
+			raw := d[start:s.pos]
+			s.pos++
+			if !escaped {
+				return unsafe.String(unsafe.SliceData(raw), len(raw)), nil
+			}
+			return s.decode(raw, buf)
+		case c == '\\':
+			if !s.canonicalEscape() {
+				return "", s.fail()
+			}
+			escaped = true
+		case c < utf8.RuneSelf:
+			if !htmlSafe[c] {
+				return "", s.fail() // a control character, or <, >, & unescaped
+			}
+			s.pos++
+		default:
+			r, size := utf8.DecodeRune(d[s.pos:])
+			if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+				return "", s.fail()
+			}
+			s.pos += size
+		}
+	}
+	return "", s.fail()
+}
+
+// canonicalEscape checks the escape at s.pos and moves past it: only the
+// escapes appendString writes, for the characters it escapes.
+func (s *scanner) canonicalEscape() bool {
+	d := s.data
+	if s.pos+1 >= len(d) {
+		return false
+	}
+	switch d[s.pos+1] {
+	case '"', '\\', 'b', 'f', 'n', 'r', 't':
+		s.pos += 2
+		return true
+	case 'u':
+		if s.pos+6 > len(d) {
+			return false
+		}
+		h := d[s.pos+2 : s.pos+6]
+		for _, c := range h {
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+				return false
+			}
+		}
+		switch r := hex4(h); {
+		case r < 0x20 && r != '\b' && r != '\f' && r != '\n' && r != '\r' && r != '\t',
+			r == '<', r == '>', r == '&', r == '\u2028', r == '\u2029':
+			s.pos += 6
+			return true
+		}
+	}
+	return false
+}
+
+// decode returns the text of raw, a canonical string body with escapes.
+func (s *scanner) decode(raw []byte, buf *[]byte) (string, error) {
+	var b []byte
+	if buf != nil {
+		b = (*buf)[:0]
+	}
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
+			b = append(b, c)
+			continue
+		}
+		i++
+		switch raw[i] {
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			b = utf8.AppendRune(b, hex4(raw[i+1:i+5]))
+			i += 4
+		default: // " and \
+			b = append(b, raw[i])
+		}
+	}
+	if buf == nil {
+		return string(b), nil
+	}
+	*buf = b
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil
+}
+
+// hex4 reads four lower-case hex digits (checked by canonicalEscape).
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h[:4] {
+		r <<= 4
+		if c <= '9' {
+			r |= rune(c - '0')
+		} else {
+			r |= rune(c-'a') + 10
+		}
+	}
+	return r
+}
+
+// number reads the number at s.pos: it must be written as encoding/json
+// writes the value pdata would hold for it (an int64 when the text is an
+// integer in range, else a double).
+func (s *scanner) number() error {
+	d := s.data
+	start := s.pos
+	i := s.pos
+	if d[i] == '-' {
+		i++
+	}
+	digits := i
+	for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+		i++
+	}
+	if i == digits {
+		return s.fail()
+	}
+	integer := true
+	if i < len(d) && d[i] == '.' {
+		integer = false
+		i++
+		f := i
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+		if i == f {
+			return s.fail()
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		integer = false
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		e := i
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+		if i == e {
+			return s.fail()
+		}
+	}
+	text := unsafe.String(&d[start], i-start)
+	s.pos = i
+	if integer {
+		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+			var tmp [24]byte
+			if string(strconv.AppendInt(tmp[:0], n, 10)) == text {
+				return nil
+			}
+		}
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		return errNotCanonical{start}
+	}
+	var tmp [32]byte
+	if string(appendFloat(tmp[:0], f)) != text {
+		return errNotCanonical{start}
+	}
+	return nil
+}
+
+// skip moves past the value at s.pos, checking no more of its form than
+// finding its end needs.
+func (s *scanner) skip() error {
+	d := s.data
+	depth := 0
+	for s.pos < len(d) {
+		switch c := d[s.pos]; {
+		case c == '"':
+			s.pos++
+			for s.pos < len(d) && d[s.pos] != '"' {
+				if d[s.pos] == '\\' {
+					s.pos++
+				}
+				s.pos++
+			}
+			if s.pos >= len(d) {
+				return s.fail()
+			}
+			s.pos++
+			if depth == 0 {
+				return nil
+			}
+		case c == '{' || c == '[':
+			depth++
+			s.pos++
+		case c == '}' || c == ']':
+			if depth == 0 {
+				return nil // a scalar ended with its container
+			}
+			depth--
+			s.pos++
+			if depth == 0 {
+				return nil
+			}
+		case c == ',' && depth == 0:
+			return nil
+		default:
+			s.pos++
+		}
+	}
+	if depth == 0 {
+		return nil
+	}
+	return s.fail()
+}
+
+// applyEdits appends data[start:end] to b with s.edits (which lie inside
+// it, in order) applied.
+func (s *scanner) applyEdits(b []byte, start, end int) []byte {
+	at := start
+	for _, e := range s.edits {
+		b = append(b, s.data[at:e.start]...)
+		b = append(b, e.repl...)
+		at = e.end
+	}
+	return append(b, s.data[at:end]...)
+}
