@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploggrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploghttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
@@ -16,6 +17,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
+
+	"github.com/progressotel/progressotel/internal/wireformat"
 )
 
 // OTLP protocols, the values of OTEL_EXPORTER_OTLP_PROTOCOL.
@@ -60,7 +63,8 @@ func (c *config) otlpLogExporter(ctx context.Context) (sdklog.Exporter, error) {
 	)
 	switch p {
 	case ProtocolGRPC:
-		exp, err = otlploggrpc.New(ctx, otlploggrpc.WithDialOption(grpc.WithConnectParams(reconnectParams)))
+		exp, err = otlploggrpc.New(ctx, otlploggrpc.WithDialOption(grpc.WithConnectParams(reconnectParams)),
+			otlploggrpc.WithDialOption(logsCodecOption()))
 	case ProtocolHTTPProtobuf:
 		exp, err = otlploghttp.New(ctx)
 	default:
@@ -69,7 +73,50 @@ func (c *config) otlpLogExporter(ctx context.Context) (sdklog.Exporter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("otelbridge: otlp log exporter: %w", err)
 	}
-	return &checkedLogExporter{Exporter: exp, check: c.protocolCheck("logs", "LOGS", p, from)}, nil
+	return splitLogExporter{&checkedLogExporter{Exporter: exp, check: c.protocolCheck("logs", "LOGS", p, from)}}, nil
+}
+
+// maxRequestBytes bounds the estimated size of one OTLP log request. A
+// collector's OTLP/gRPC receiver takes at most 4 MiB a request (its
+// default; 20 MiB over HTTP), and a batch of 512 records at the library's
+// limit (64 KiB of details, carried twice: as attributes and in the
+// message body) would be far over it and refused whole. The margin covers
+// the estimate's error.
+const maxRequestBytes = 3 << 20
+
+// splitLogExporter sends a batch as several requests when its records'
+// estimated size is over maxRequestBytes. A failed request fails the
+// export (the batch processor counts the batch as lost, as it does for a
+// timed-out export the collector may have taken): later requests of the
+// batch are not sent.
+type splitLogExporter struct{ sdklog.Exporter }
+
+func (e splitLogExporter) Export(ctx context.Context, recs []sdklog.Record) error {
+	start, size := 0, 0
+	for i := range recs {
+		n := requestSize(&recs[i])
+		if i > start && size+n > maxRequestBytes {
+			if err := e.Exporter.Export(ctx, recs[start:i]); err != nil {
+				return err
+			}
+			start, size = i, 0
+		}
+		size += n
+	}
+	return e.Exporter.Export(ctx, recs[start:])
+}
+
+// requestSize estimates a record's share of an OTLP request: its body,
+// event name and severity text, and each attribute with the bytes of its
+// protobuf framing, at least as much as the encoding takes.
+func requestSize(r *sdklog.Record) int {
+	const record, attr = 96, 16 // fixed fields; a KeyValue's tags and lengths
+	n := record + len(r.EventName()) + len(r.SeverityText()) + wireformat.ValueSize(r.Body())
+	r.WalkAttributes(func(kv attribute.KeyValue) bool {
+		n += attr + len(kv.Key) + wireformat.ValueSize(kv.Value)
+		return true
+	})
+	return n
 }
 
 func (c *config) otlpSpanExporter(ctx context.Context) (sdktrace.SpanExporter, error) {
