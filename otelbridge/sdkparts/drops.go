@@ -2,7 +2,6 @@ package sdkparts
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +13,7 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/internal/wireformat"
 	"github.com/progressotel/progressotel/progress/wire"
 )
 
@@ -204,22 +204,9 @@ func (l *ledger) unreported() int64 {
 // (observe) outside its locks.
 func (l *ledger) lose(r *sdklog.Record, reason string, now time.Time) {
 	l.add(reason, 1)
+	k, tracectx := dropKeyOf(r, reason)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	k := dropKey{reason: reason}
-	var tracectx []attribute.KeyValue
-	r.WalkAttributes(func(kv attribute.KeyValue) bool {
-		switch key := string(kv.Key); {
-		case key == wire.AttrTenant:
-			k.tenant = kv.Value.AsString()
-		case strings.HasPrefix(key, wire.TraceCtxPrefix):
-			if key == wire.TraceCtxPrefix+"tenantid" && k.tenant == "" {
-				k.tenant = kv.Value.AsString()
-			}
-			tracectx = append(tracectx, kv)
-		}
-		return true
-	})
 	k.trace = r.TraceID()
 	g := l.pending[k]
 	if g == nil {
@@ -238,6 +225,27 @@ func (l *ledger) lose(r *sdklog.Record, reason string, now time.Time) {
 	}
 	g.count++
 	g.until = now
+}
+
+// dropKeyOf reads, through the record view every reader of the format
+// shares, whose record r is: the tenant (progress.tenant of a progress
+// record, else the request's tracectx tenantid) and the tracectx values,
+// copied (the group outlives the record).
+func dropKeyOf(r *sdklog.Record, reason string) (dropKey, []attribute.KeyValue) {
+	v := wireformat.GetView()
+	defer wireformat.PutView(v)
+	v.Load(r)
+	k := dropKey{reason: reason, tenant: v.Tenant}
+	for _, kv := range v.TraceCtx {
+		if k.tenant == "" && kv.Key == wireformat.TraceCtxPrefix+"tenantid" {
+			k.tenant = kv.Value.String()
+		}
+	}
+	var tracectx []attribute.KeyValue
+	if len(v.TraceCtx) > 0 {
+		tracectx = append(tracectx, v.TraceCtx...)
+	}
+	return k, tracectx
 }
 
 // dropAttrs are the metric's attribute sets, built once: a full queue
