@@ -408,6 +408,10 @@ type driverOpt struct {
 	noMessageBody bool
 	libRedacted   bool
 	noRetry       bool // a refused export fails at once instead of after 30 s of retries
+	// capture, when set, receives every record as the exporter does
+	// (after the tracectx processor), so a test can compare what the
+	// driver sent with what reached Kafka.
+	capture sdklog.Exporter
 }
 
 func newDriver(t testing.TB, endpoint string, o driverOpt) *driver {
@@ -444,6 +448,9 @@ func newDriver(t testing.TB, endpoint string, o driverOpt) *driver {
 	procs := []sdklog.LoggerProviderOption{
 		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(red)),
 		sdklog.WithProcessor(sdklog.NewBatchProcessor(out, sdklog.WithExportInterval(50*time.Millisecond))),
+	}
+	if o.capture != nil {
+		procs = append(procs, sdklog.WithProcessor(sdklog.NewSimpleProcessor(o.capture)))
 	}
 	lp := sdklog.NewLoggerProvider(procs...)
 	d := &driver{lp: lp, tp: sdktrace.NewTracerProvider()}

@@ -172,6 +172,11 @@ func TestTNCOMessage(t *testing.T) {
 			}
 		}
 	}
+	// The driver sent both as messages it built: the collector checked
+	// them and masked the secrets in them, it did not build them.
+	if n := col.metric("otelcol_processor_tnco_records", map[string]string{"path": "fast"}); n < 2 {
+		t.Errorf("the tnco fast path took %v records, want the event and the transition", n)
+	}
 	// The ordinary record left in the same export as the events: it was
 	// counted by the ordinary pipeline, so its absence above is not luck.
 	if n := col.metric("otelcol_exporter_sent_log_records", map[string]string{"exporter": "debug/ordinary"}); n < 1 {
