@@ -140,7 +140,7 @@ func TestLogsCodecFallsBack(t *testing.T) {
 func BenchmarkLogsCodec(b *testing.B) {
 	g := requestGen{rand.New(rand.NewPCG(3, 4))}
 	req := &collogpb.ExportLogsServiceRequest{ResourceLogs: []*lpb.ResourceLogs{{
-		Resource: &rpb.Resource{Attributes: []*cpb.KeyValue{{Key: "service.name", Value: &cpb.AnyValue{Value: &cpb.AnyValue_StringValue{StringValue: "d"}}}}},
+		Resource:  &rpb.Resource{Attributes: []*cpb.KeyValue{{Key: "service.name", Value: &cpb.AnyValue{Value: &cpb.AnyValue_StringValue{StringValue: "d"}}}}},
 		ScopeLogs: []*lpb.ScopeLogs{{Scope: &cpb.InstrumentationScope{Name: "github.com/progressotel/progressotel/progress"}}}}}}
 	for range 512 {
 		r := &lpb.LogRecord{TimeUnixNano: 1, SeverityNumber: 9, SeverityText: "INFO", EventName: "ansible/TaskCompletedOnHost",
