@@ -230,16 +230,23 @@ func tryStartPipeline(root, name string) (*pipeline, error) {
 			env = append(env, kv)
 		}
 	}
-	// The pprof extension, as an overlay on either configuration.
-	pprofYAML := filepath.Join(dir, "pprof.yaml")
-	if err := os.WriteFile(pprofYAML, []byte("extensions:\n  pprof:\n    endpoint: 127.0.0.1:"+strconv.Itoa(pprofPort)+
-		"\nservice:\n  extensions: [file_storage, pprof]\n"), 0o600); err != nil {
-		p.stop()
-		return nil, err
+	// The pprof extension, as an overlay on either configuration, when the
+	// binary has it (builds before it was added do not).
+	var overlay []string
+	if out, err := exec.Command(bin, "components").Output(); err == nil && strings.Contains(string(out), "name: pprof") {
+		pprofYAML := filepath.Join(dir, "pprof.yaml")
+		if err := os.WriteFile(pprofYAML, []byte("extensions:\n  pprof:\n    endpoint: 127.0.0.1:"+strconv.Itoa(pprofPort)+
+			"\nservice:\n  extensions: [file_storage, pprof]\n"), 0o600); err != nil {
+			p.stop()
+			return nil, err
+		}
+		overlay = []string{"--config", pprofYAML}
+	} else {
+		p.pprofURL = ""
 	}
 	switch name {
 	case Progress:
-		p.collector = exec.Command(filepath.Join(root, "collector-config", "run.sh"), "--config", pprofYAML)
+		p.collector = exec.Command(filepath.Join(root, "collector-config", "run.sh"), overlay...)
 		env = append(env, "PROGRESS_TENANTS="+strings.Join(benchTenants, " "))
 	case PassThrough:
 		cfg, err := passThroughConfig(filepath.Join(root, "collector-config", "progress.yaml"))
@@ -252,7 +259,7 @@ func tryStartPipeline(root, name string) (*pipeline, error) {
 			p.stop()
 			return nil, err
 		}
-		p.collector = exec.Command(bin, "--config", file, "--config", pprofYAML)
+		p.collector = exec.Command(bin, append([]string{"--config", file}, overlay...)...)
 	default:
 		p.stop()
 		return nil, fmt.Errorf("unknown pipeline %q", name)
