@@ -1,7 +1,8 @@
 // Package wire is the record format of package progress, for the programs
 // that read it: the attribute names a pipeline relies on, Decode (a record
-// back into the Ignition event it came from), MessageBody (the nested
-// TNCO message body), and Flatten (the attributes an event's details
+// back into the Ignition event it came from), AppendMessage (the TNCO
+// message of a record, as the collector writes it), MessageBody (the
+// nested seed body), and Flatten (the attributes an event's details
 // become). A driver does not need this package; it calls progress.
 //
 // # The record
