@@ -84,9 +84,10 @@ func WithoutTracerProvider() Option {
 	return func(c *config) { c.noTracer = true }
 }
 
-// WithoutMessageBody sends OTLP records without the nested TNCO message
+// WithoutMessageBody sends OTLP records without the TNCO message as their
 // body (see sdkparts.NewMessageBodyExporter): smaller payloads, for
-// pipelines that do not forward events to TNCO.
+// pipelines that do not forward events to TNCO. collector-config's
+// pipeline then builds the message itself, slower.
 func WithoutMessageBody() Option {
 	return func(c *config) { c.noMessageBody = true }
 }
