@@ -77,6 +77,8 @@ func main() {
 	workers := flag.Int("workers", 1, "driver goroutines sharing the offered rate")
 	keepGoing := flag.Bool("keep-going", false, "ramp: try every rate even after one is not sustained")
 	profile := flag.String("profile", "", "cost: write CPU profiles of the first round (driver and collectors) to this directory")
+	var collectorEnv envList
+	flag.Var(&collectorEnv, "collector-env", "NAME=VALUE for the collectors' environment (repeatable), e.g. PROGRESS_KEEP_ATTRIBUTES='[\"*\"]'")
 	// Internal, for -role=sink.
 	kafkaPort := flag.Int("kafka-port", 0, "sink: Kafka port")
 	httpPort := flag.Int("http-port", 0, "sink: port of the count endpoint")
@@ -89,7 +91,7 @@ func main() {
 	case "driver":
 		cfg := config{root: *root, endpoint: *endpoint, rate: *rate, rounds: max(*rounds, 1), costStep: *costStep,
 			step: *step, tries: max(*tries, 1), soak: *soak, soakRate: *soakRate, lag: *lag, drain: *drain,
-			workers: max(*workers, 1), keepGoing: *keepGoing, profile: *profile}
+			workers: max(*workers, 1), keepGoing: *keepGoing, profile: *profile, collectorEnv: collectorEnv}
 		if cfg.rates, err = parseRates(*rates); err == nil {
 			if cfg.pipelines, err = parsePipelines(*pipelines, *endpoint); err == nil {
 				if cfg.phases, err = parseList(*phases, "cost", "ramp", "soak"); err == nil {
@@ -120,6 +122,20 @@ type config struct {
 	workers        int
 	keepGoing      bool
 	profile        string
+	collectorEnv   []string
+}
+
+// envList is a repeatable NAME=VALUE flag.
+type envList []string
+
+func (e *envList) String() string { return strings.Join(*e, " ") }
+
+func (e *envList) Set(v string) error {
+	if !strings.Contains(v, "=") {
+		return fmt.Errorf("want NAME=VALUE, got %q", v)
+	}
+	*e = append(*e, v)
+	return nil
 }
 
 func parseRates(s string) ([]int, error) {
@@ -176,7 +192,7 @@ func run(cfg config) error {
 	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
 	go func() { <-interrupted; stopAll(); os.Exit(130) }()
 	for _, name := range cfg.pipelines {
-		p, err := startPipeline(cfg.root, name, cfg.endpoint)
+		p, err := startPipeline(cfg.root, name, cfg.endpoint, cfg.collectorEnv)
 		if err != nil {
 			return err
 		}
@@ -194,7 +210,11 @@ func run(cfg config) error {
 	} else {
 		fmt.Printf(" (%s; delivery not checked)", cfg.endpoint)
 	}
-	fmt.Printf("\nmachine: %d CPUs, load average %s, %s\n\n", numCPU(), loadavg(), time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	fmt.Printf("\nmachine: %d CPUs, load average %s, %s\n", numCPU(), loadavg(), time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	if len(cfg.collectorEnv) > 0 {
+		fmt.Printf("collector environment: %s\n", strings.Join(cfg.collectorEnv, " "))
+	}
+	fmt.Println()
 	printHeader()
 
 	var sum summary

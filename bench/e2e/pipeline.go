@@ -158,21 +158,21 @@ func freePorts(n int) ([]int, error) {
 
 // startPipeline starts the sink and the collector of the named pipeline,
 // or returns the external endpoint when one is given.
-func startPipeline(root, name, endpoint string) (*pipeline, error) {
+func startPipeline(root, name, endpoint string, extraEnv []string) (*pipeline, error) {
 	if endpoint != "" {
 		return &pipeline{name: name, endpoint: endpoint}, nil
 	}
 	var err error
 	for range 3 {
 		var p *pipeline
-		if p, err = tryStartPipeline(root, name); err == nil {
+		if p, err = tryStartPipeline(root, name, extraEnv); err == nil {
 			return p, nil
 		}
 	}
 	return nil, err
 }
 
-func tryStartPipeline(root, name string) (*pipeline, error) {
+func tryStartPipeline(root, name string, extraEnv []string) (*pipeline, error) {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -230,6 +230,7 @@ func tryStartPipeline(root, name string) (*pipeline, error) {
 			env = append(env, kv)
 		}
 	}
+	env = append(env, extraEnv...)
 	// The pprof extension, as an overlay on either configuration, when the
 	// binary has it (builds before it was added do not).
 	var overlay []string
