@@ -48,7 +48,6 @@ type envelope struct {
 	// the previous ones).
 	cond [6]pcommon.Value
 	hasC uint8
-	keys []string // every attribute key, to find repeated ones
 }
 
 const (
@@ -66,31 +65,38 @@ func (e *envelope) reset() {
 	clear(e.resource)
 	clear(e.scope)
 	clear(e.tracectx)
-	clear(e.keys)
 	*e = envelope{component: e.component[:0], resource: e.resource[:0], scope: e.scope[:0],
-		tracectx: e.tracectx[:0], keys: e.keys[:0]}
+		tracectx: e.tracectx[:0]}
 }
 
 // gather reads the attributes of lr. It reports false for a record the
 // fast path leaves to the stock statements: one with a repeated attribute
-// key (the statements read the first of them in some places and the last
-// in others).
+// key among those the message is built from (the statements read the
+// first of them in some places and the last in others). Repeated detail
+// keys do not matter here: the details come from the message.
 func (e *envelope) gather(lr plog.LogRecord) bool {
 	attrs := lr.Attributes()
-	var stream string // "progress.<event name>." for a transition's payload
+	name := lr.EventName()
+	single := func(bit uint8, dst *pcommon.Value, v pcommon.Value) bool {
+		if e.has&bit != 0 {
+			return false
+		}
+		*dst, e.has = v, e.has|bit
+		return true
+	}
+	ok := true
 	for k, v := range attrs.All() {
-		e.keys = append(e.keys, k)
 		switch {
 		case k == attrEventType:
-			e.eventType, e.has = v, e.has|hasEventType
+			ok = single(hasEventType, &e.eventType, v)
 		case k == attrTenant:
-			e.tenant, e.has = v, e.has|hasTenant
+			ok = single(hasTenant, &e.tenant, v)
 		case k == attrGeneration:
-			e.generation, e.has = v, e.has|hasGeneration
+			ok = single(hasGeneration, &e.generation, v)
 		case k == attrSequence:
-			e.sequence, e.has = v, e.has|hasSequence
+			ok = single(hasSequence, &e.sequence, v)
 		case k == attrTruncated:
-			e.truncated, e.has = v, e.has|hasTruncated
+			ok = single(hasTruncated, &e.truncated, v)
 		case strings.HasPrefix(k, traceCtxRoot):
 			e.tracectx = append(e.tracectx, entry{k, v})
 		case strings.HasPrefix(k, componentRoot):
@@ -100,25 +106,46 @@ func (e *envelope) gather(lr plog.LogRecord) bool {
 		case strings.HasPrefix(k, scopeRoot):
 			e.scope = append(e.scope, entry{k[len(scopeRoot):], v})
 		}
+		if !ok {
+			return false
+		}
 		// A transition's payload: progress.<event name>.<field>. The
 		// prefixes above cannot shadow it (a stream is a name such as
 		// "provisioning"); where one could, the stock statements decide.
-		if name := lr.EventName(); len(k) > len("progress.")+len(name)+1 && strings.HasPrefix(k, "progress.") &&
+		if len(k) > len("progress.")+len(name)+1 && strings.HasPrefix(k, "progress.") &&
 			k[len("progress."):len("progress.")+len(name)] == name && k[len("progress.")+len(name)] == '.' {
-			if stream == "" {
-				stream = "progress." + name + "."
-			}
+			field := k[len("progress.")+len(name)+1:]
 			for i, f := range condFields {
-				if k[len(stream):] == f {
+				if field == f {
+					if e.hasC&(1<<i) != 0 {
+						return false
+					}
 					e.cond[i], e.hasC = v, e.hasC|1<<i
 				}
 			}
 		}
 	}
-	if len(e.keys) > 1 {
-		slices.Sort(e.keys)
-		for i := 1; i < len(e.keys); i++ {
-			if e.keys[i] == e.keys[i-1] {
+	return unique(e.tracectx) && unique(e.component) && unique(e.resource) && unique(e.scope)
+}
+
+// unique reports whether no key repeats in es.
+func unique(es []entry) bool {
+	if len(es) > 16 {
+		keys := make([]string, len(es))
+		for i, e := range es {
+			keys[i] = e.key
+		}
+		slices.Sort(keys)
+		for i := 1; i < len(keys); i++ {
+			if keys[i] == keys[i-1] {
+				return false
+			}
+		}
+		return true
+	}
+	for i := range es {
+		for j := i + 1; j < len(es); j++ {
+			if es[i].key == es[j].key {
 				return false
 			}
 		}

@@ -294,3 +294,51 @@ func FuzzFastPathMatchesStock(f *testing.F) {
 		}
 	})
 }
+
+// Repeated attribute keys, which OTLP allows and the SDKs do not send: a
+// repeated detail key is the fast path's (the details come from the
+// message); a repeated envelope key is the stock path's, and either way
+// the result is the stock processors'.
+func TestRepeatedAttributeKeys(t *testing.T) {
+	cfg := shippedConfig(t)
+	fast := newProcessor(t, cfg, false)
+	stock := newProcessor(t, cfg, true)
+	driver := newProcessor(t, unredacted(t), true)
+	for _, c := range []struct {
+		name     string
+		repeated string
+		fast     bool
+	}{
+		{"detail", `{"key":"progress.details.x","value":{"stringValue":"2"}}`, true},
+		{"tenant", `{"key":"progress.tenant","value":{"stringValue":"tenant-b"}}`, false},
+		{"tracectx", `{"key":"tracectx.x","value":{"stringValue":"2"}}`, false},
+		{"scope", `{"key":"progress.scope.s","value":{"stringValue":"2"}}`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc := `{"resourceLogs":[{"scopeLogs":[{"scope":{"name":"` + scopeName + `"},"logRecords":[{"eventName":"a/B","attributes":[` +
+				`{"key":"progress.event_type","value":{"stringValue":"` + eventType + `"}},` +
+				`{"key":"progress.tenant","value":{"stringValue":"tenant-a"}},` +
+				`{"key":"progress.details.x","value":{"stringValue":"1"}},` +
+				`{"key":"tracectx.x","value":{"stringValue":"1"}},` +
+				`{"key":"progress.scope.s","value":{"stringValue":"1"}},` + c.repeated + `]}]}]}]}`
+			ld, err := (&plog.JSONUnmarshaler{}).UnmarshalLogs([]byte(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lr := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
+			details := pcommon.NewMap()
+			details.PutStr("x", "1")
+			lr.Body().SetEmptyBytes().FromRaw(driverMessage(t, driver, lr, details))
+			before := fast.fastRecords.Load()
+			got, want := run(t, fast, ld), run(t, stock, ld)
+			gm := message(t, got.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Body())
+			wm := message(t, want.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Body())
+			if !bytes.Equal(gm, wm) {
+				t.Errorf("message\n fast  %s\n stock %s", gm, wm)
+			}
+			if took := fast.fastRecords.Load() > before; took != c.fast {
+				t.Errorf("fast path took it: %v, want %v", took, c.fast)
+			}
+		})
+	}
+}
