@@ -1,6 +1,7 @@
 package otelbridge
 
 import (
+	"fmt"
 	"math"
 	"sync"
 	"unicode/utf8"
@@ -14,6 +15,7 @@ import (
 	"google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
+	protoimpl "google.golang.org/protobuf/proto"
 )
 
 // logsCodec is the gRPC codec of Setup's OTLP/gRPC log exporter. It writes
@@ -37,6 +39,12 @@ func (logsCodec) Name() string { return proto.Name }
 
 func (c logsCodec) Unmarshal(data mem.BufferSlice, v any) error { return c.fallback.Unmarshal(data, v) }
 
+// maxLogRequestBytes is the largest request the codec writes: the OTLP
+// exporter's own limit (otlploggrpc's default), which Setup turns off there
+// because checking it costs the exporter a second sizing of every request
+// through the protobuf runtime. The codec knows the size as it writes.
+const maxLogRequestBytes = 64 << 20
+
 func (c logsCodec) Marshal(v any) (mem.BufferSlice, error) {
 	req, ok := v.(*collogpb.ExportLogsServiceRequest)
 	if !ok {
@@ -47,7 +55,13 @@ func (c logsCodec) Marshal(v any) (mem.BufferSlice, error) {
 	sz.sizes = sz.sizes[:0]
 	n, ok := sz.request(req)
 	if !ok {
+		if size := protoimpl.Size(req); size > maxLogRequestBytes {
+			return nil, tooLarge(size)
+		}
 		return c.fallback.Marshal(v)
+	}
+	if n > maxLogRequestBytes {
+		return nil, tooLarge(n)
 	}
 	pool := mem.DefaultBufferPool()
 	buf := pool.Get(n)
@@ -69,6 +83,10 @@ func (c logsCodec) Marshal(v any) (mem.BufferSlice, error) {
 var sizerPool = sync.Pool{New: func() any { return new(sizer) }}
 
 const maxKeptSizes = 1 << 16
+
+func tooLarge(n int) error {
+	return fmt.Errorf("otelbridge: OTLP log request of %d bytes, over %d: not sent", n, maxLogRequestBytes)
+}
 
 // The field numbers of the OTLP log messages (opentelemetry-proto).
 const (

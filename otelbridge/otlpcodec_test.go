@@ -165,3 +165,13 @@ func BenchmarkLogsCodec(b *testing.B) {
 		}
 	})
 }
+
+// The codec refuses a request over the exporter's limit, as the exporter's
+// own check did, instead of writing it.
+func TestLogsCodecRefusesOversizeRequests(t *testing.T) {
+	big := &collogpb.ExportLogsServiceRequest{ResourceLogs: []*lpb.ResourceLogs{{ScopeLogs: []*lpb.ScopeLogs{{
+		LogRecords: []*lpb.LogRecord{{Body: &cpb.AnyValue{Value: &cpb.AnyValue_BytesValue{BytesValue: make([]byte, maxLogRequestBytes)}}}}}}}}}
+	if _, err := newLogsCodec().Marshal(big); err == nil {
+		t.Errorf("a request over %d bytes was written", maxLogRequestBytes)
+	}
+}
