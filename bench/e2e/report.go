@@ -116,7 +116,11 @@ func (s *summary) print(cfg config) {
 		r := s.soak
 		verdict := "zero loss"
 		if !s.soakSustained {
-			verdict = fmt.Sprintf("NOT sustained (lost %d, driver drops %d, drained %v)", r.lost, r.dropped, r.drained)
+			drained := "not drained"
+			if r.drained >= 0 {
+				drained = "drained after " + r.drained.Round(10*time.Millisecond).String()
+			}
+			verdict = fmt.Sprintf("NOT sustained (lost %d, driver drops %d, %s)", r.lost, r.dropped, drained)
 		}
 		fmt.Printf("Soak: %s at %d events/s for %s: %s. RSS every 10 s (driver / collector):", r.target, r.offered, r.elapsed.Round(time.Second), verdict)
 		for _, sm := range r.samples {
