@@ -38,7 +38,7 @@ func (g gen) scalar(v pcommon.Value) {
 	case 3:
 		v.SetInt([]int64{0, -1, 42, math.MaxInt64, math.MinInt64, 1764432000123}[g.r.IntN(6)])
 	case 4:
-		v.SetDouble([]float64{0.5, 3, -0.0, 1e21, 1e-7, 123456.789, 1e20}[g.r.IntN(7)])
+		v.SetDouble([]float64{0.5, 3, math.Copysign(0, -1), 1e21, 1e-7, 123456.789, 1e20}[g.r.IntN(7)])
 	case 5:
 		v.SetBool(g.chance(2))
 	case 6:

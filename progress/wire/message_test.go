@@ -160,7 +160,7 @@ func TestMessageEncodesLikeEncodingJSON(t *testing.T) {
 		attribute.Int64("progress.details.n.x", math.MaxInt64),
 		attribute.Float64("progress.details.n.f", 1e21),
 		attribute.Float64("progress.details.n.g", 1e-7),
-		attribute.Float64("progress.details.n.h", -0.0),
+		attribute.Float64("progress.details.n.h", math.Copysign(0, -1)),
 		attribute.StringSlice("progress.details.l.s", []string{weird, ""}),
 		attribute.Int64Slice("progress.details.l.i", []int64{1, -2}),
 		attribute.Float64Slice("progress.details.l.f", []float64{0.5, 3}),
