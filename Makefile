@@ -117,7 +117,7 @@ lint: fmt tidy vet staticcheck
 ## go.sum entry for a dependency the root module gained. The collector
 ## distribution is left out: its tidy needs -e (test-only modules of its
 ## dependencies are not served).
-TIDY_MODULES := . kube bench/e2e collector-config/e2e
+TIDY_MODULES := . kube bench/e2e collector-config/tncoprocessor collector-config/e2e
 tidy:
 	@for m in $(TIDY_MODULES); do (cd $$m && $(GO) mod tidy -diff >/dev/null) || { echo "go mod tidy needed in $$m"; exit 1; }; done
 
