@@ -452,8 +452,8 @@ func (r *check) redactAttrs(m pcommon.Map) {
 }
 
 // parseJSON reads a JSON value into v, as pdata values: an integer in
-// int64 range as an Int, any other number as a Double, so that encoding/json
-// writes the value back as it was written.
+// int64 range as an Int, any other number as a Double (the same rule as the
+// scanner's), so that encoding/json writes the value back as it was written.
 func parseJSON(data []byte, v pcommon.Value) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -475,7 +475,10 @@ func fromRaw(raw any, v pcommon.Value) error {
 	case string:
 		v.SetStr(x)
 	case json.Number:
-		if n, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+		// An integer in range that reads back as written; anything else
+		// ("-0", exponents, fractions, out of range) a double, which
+		// encoding/json writes back as written when it was so written.
+		if n, err := strconv.ParseInt(string(x), 10, 64); err == nil && strconv.FormatInt(n, 10) == string(x) {
 			v.SetInt(n)
 			return nil
 		}
