@@ -46,6 +46,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -214,6 +215,7 @@ func run(cfg config) error {
 	if len(cfg.collectorEnv) > 0 {
 		fmt.Printf("collector environment: %s\n", strings.Join(cfg.collectorEnv, " "))
 	}
+	fmt.Printf("driver: OTEL_BLRP_MAX_QUEUE_SIZE=%s\n", cmp.Or(os.Getenv("OTEL_BLRP_MAX_QUEUE_SIZE"), "(unset: 2048)"))
 	fmt.Println()
 	printHeader()
 
