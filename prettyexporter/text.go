@@ -2,7 +2,6 @@ package prettyexporter
 
 import (
 	"encoding/base64"
-	"math"
 	"strconv"
 	"unicode/utf8"
 
@@ -130,69 +129,12 @@ const hexDigits = "0123456789abcdef"
 // UTF-8 with U+FFFD as encoding/json does, so a line is safe to print on a
 // terminal and to embed in JavaScript.
 func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	b = appendJSONChars(b, s)
-	return append(b, '"')
+	return wireformat.AppendJSONString(b, s, wireformat.TerminalEscapes)
 }
 
 // appendJSONChars appends the escaped body of a JSON string.
 func appendJSONChars(b []byte, s string) []byte {
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= ' ' && c != '"' && c != '\\' && c != 0x7f {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r >= 0x80 && r <= 0x9f, r == '\u2028', r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(b, s[start:]...)
-}
-
-// appendJSONFloat writes f as encoding/json would; NaN and ±Inf, which JSON
-// cannot hold, become the strings "NaN", "+Inf" and "-Inf" (the same
-// fallback as wire.Flatten).
-func appendJSONFloat(b []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(b, `"NaN"`...)
-	case math.IsInf(f, 1):
-		return append(b, `"+Inf"`...)
-	case math.IsInf(f, -1):
-		return append(b, `"-Inf"`...)
-	}
-	return wireformat.AppendJSONFloat(b, f, 64)
+	return wireformat.AppendJSONChars(b, s, wireformat.TerminalEscapes)
 }
 
 // appendList appends s as "[e0<sep>e1...]", each element written by each.
@@ -217,7 +159,7 @@ func appendJSONValue(b []byte, v attribute.Value) []byte {
 	case attribute.INT64:
 		return strconv.AppendInt(b, v.AsInt64(), 10)
 	case attribute.FLOAT64:
-		return appendJSONFloat(b, v.AsFloat64())
+		return wireformat.AppendStdFloat(b, v.AsFloat64())
 	case attribute.BYTESLICE:
 		b = append(b, '"')
 		b = base64.StdEncoding.AppendEncode(b, v.AsByteSlice())
@@ -229,7 +171,7 @@ func appendJSONValue(b []byte, v attribute.Value) []byte {
 	case attribute.INT64SLICE:
 		return appendList(b, v.AsInt64Slice(), ",", func(b []byte, e int64) []byte { return strconv.AppendInt(b, e, 10) })
 	case attribute.FLOAT64SLICE:
-		return appendList(b, v.AsFloat64Slice(), ",", func(b []byte, e float64) []byte { return appendJSONFloat(b, e) })
+		return appendList(b, v.AsFloat64Slice(), ",", func(b []byte, e float64) []byte { return wireformat.AppendStdFloat(b, e) })
 	case attribute.BOOLSLICE:
 		return appendList(b, v.AsBoolSlice(), ",", func(b []byte, e bool) []byte { return strconv.AppendBool(b, e) })
 	case attribute.MAP:
