@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -100,7 +101,7 @@ func FuzzPretty(f *testing.F) {
 }
 
 // FuzzJSON proves that every JSON line is valid, one per record, with no
-// raw control character, and that the details of a record built by
+// raw control character or other non-printable rune, and that the details of a record built by
 // wire.Flatten come out nested exactly as wire.Decode reads them.
 func FuzzJSON(f *testing.F) {
 	fuzzSeeds(f)
@@ -136,6 +137,11 @@ func FuzzJSON(f *testing.F) {
 		}
 		if err := checkSafe(out, false); err != nil {
 			t.Fatalf("%v in %q", err, out)
+		}
+		for _, r := range out { // bidi overrides and zero-width runes too, as in pretty
+			if r != '\n' && !strconv.IsPrint(r) {
+				t.Fatalf("non-printable %U raw in %q", r, out)
+			}
 		}
 		var got map[string]any
 		if err := json.Unmarshal([]byte(ls[len(ls)-1]), &got); err != nil {

@@ -1,19 +1,25 @@
 package wireformat
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
 
 // JSONEscapes is a way of writing JSON strings: which ASCII bytes are
-// written as they are, which have a two-character escape, and whether the
-// C1 controls (U+0080–U+009F) are escaped too. Every way replaces invalid
-// UTF-8 with \ufffd and escapes U+2028 and U+2029, as encoding/json does.
+// written as they are, which have a two-character escape, and whether
+// every rune strconv.IsPrint rejects is escaped too (the C1 controls, bidi
+// overrides such as U+202E, zero-width and private-use runes). Every way
+// replaces invalid UTF-8 with \ufffd and escapes U+2028 and U+2029, as
+// encoding/json does.
 type JSONEscapes struct {
-	plain [utf8.RuneSelf]bool // written as they are
-	short [utf8.RuneSelf]byte // the letter of a two-character escape (\n), or 0
-	c1    bool
+	plain     [utf8.RuneSelf]bool // written as they are
+	short     [utf8.RuneSelf]byte // the letter of a two-character escape (\n), or 0
+	printable bool                // escape every non-printable rune
 }
 
-func newJSONEscapes(plain func(c byte) bool, shortEscapes string, c1 bool) *JSONEscapes {
-	e := &JSONEscapes{c1: c1}
+func newJSONEscapes(plain func(c byte) bool, shortEscapes string, printable bool) *JSONEscapes {
+	e := &JSONEscapes{printable: printable}
 	for c := byte(0); c < utf8.RuneSelf; c++ {
 		e.plain[c] = c >= ' ' && c != '"' && c != '\\' && plain(c)
 	}
@@ -30,8 +36,9 @@ var (
 	// and & escaped as \u00XX (its HTML escaping), \b \f \n \r \t short.
 	StdEscapes = newJSONEscapes(func(c byte) bool { return c != '<' && c != '>' && c != '&' }, "\b\f\n\r\t", false)
 	// TerminalEscapes writes strings that are also safe to print on a
-	// terminal: DEL and the C1 controls escaped as well, no HTML escaping,
-	// \n \r \t short.
+	// terminal: DEL and every non-printable rune (strconv.IsPrint: the C1
+	// controls, bidi overrides, zero-width runes) escaped as well, no HTML
+	// escaping, \n \r \t short.
 	TerminalEscapes = newJSONEscapes(func(c byte) bool { return c != 0x7f }, "\n\r\t", true)
 )
 
@@ -66,9 +73,14 @@ func AppendJSONChars(b []byte, s string, e *JSONEscapes) []byte {
 		case r == utf8.RuneError && size == 1:
 			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)
-		case r == '\u2028', r == '\u2029', e.c1 && r >= 0x80 && r <= 0x9f:
+		case r == '\u2028', r == '\u2029', e.printable && !strconv.IsPrint(r):
 			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', lowerHex[r>>12&0xF], lowerHex[r>>8&0xF], lowerHex[r>>4&0xF], lowerHex[r&0xF])
+			if r > 0xFFFF { // JSON's \u escapes are UTF-16: a surrogate pair
+				r1, r2 := utf16.EncodeRune(r)
+				b = appendU4(b, r1)
+				r = r2
+			}
+			b = appendU4(b, r)
 		default:
 			i += size
 			continue
@@ -77,4 +89,9 @@ func AppendJSONChars(b []byte, s string, e *JSONEscapes) []byte {
 		start = i
 	}
 	return append(b, s[start:]...)
+}
+
+// appendU4 appends r (at most U+FFFF) as \uXXXX.
+func appendU4(b []byte, r rune) []byte {
+	return append(b, '\\', 'u', lowerHex[r>>12&0xF], lowerHex[r>>8&0xF], lowerHex[r>>4&0xF], lowerHex[r&0xF])
 }

@@ -2,6 +2,7 @@ package wireformat
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -15,7 +16,7 @@ func jsonStrings() []string {
 		ascii.WriteByte(byte(c))
 	}
 	return []string{"", "plain", ascii.String(), "<a href=\"x\">&amp;</a>", "\u0080\u0085\u009b\u009f\u00a0",
-		"line\u2028para\u2029", "bad \xff\xfe utf-8 \xe2\x82", "\u202e rtl é 世界 🚀", "tab\there\r\nnext\b\f"}
+		"line\u2028para\u2029", "bad \xff\xfe utf-8 \xe2\x82", "\u202e rtl é 世界 🚀 \u200b\u2066\ue000\U000e0041\U0010fffd", "tab\there\r\nnext\b\f"}
 }
 
 func TestStdEscapesAreEncodingJSONs(t *testing.T) {
@@ -41,7 +42,7 @@ func TestTerminalEscapesArePrintable(t *testing.T) {
 			t.Errorf("AppendJSONString(%q) reads back as %q, want %q", s, back, want)
 		}
 		for _, r := range string(got) {
-			if r < ' ' || r == 0x7f || r >= 0x80 && r <= 0x9f || r == '\u2028' || r == '\u2029' {
+			if r == utf8.RuneError || !strconv.IsPrint(r) {
 				t.Errorf("AppendJSONString(%q) = %s: holds %U raw", s, got, r)
 			}
 		}
