@@ -63,6 +63,7 @@ func New(cmd *exec.Cmd, stop Stop) (*Child, error) {
 		return nil, err
 	}
 	ownGroup(cmd)
+	onParentDeath(cmd, stop)
 	cmd.Stdout = pw
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = DrainTimeout
@@ -73,17 +74,13 @@ func New(cmd *exec.Cmd, stop Stop) (*Child, error) {
 // Start starts the child. The error is exec's.
 func (c *Child) Start() error {
 	pw := c.Cmd.Stdout.(*os.File)
-	err := c.Cmd.Start()
-	pw.Close() // the child has its own copy; the parent's would keep the pipe open
-	if err != nil {
-		return err
-	}
-	go func() {
+	err := startLocked(c.Cmd.Start, func() {
 		c.waitErr = c.Cmd.Wait()
 		close(c.exited)
 		_ = c.Stdout.SetReadDeadline(time.Now().Add(DrainTimeout))
-	}()
-	return nil
+	})
+	pw.Close() // the child has its own copy; the parent's would keep the pipe open
+	return err
 }
 
 // Stop starts stopping the child as its Stop says, once, and returns at

@@ -9,4 +9,8 @@
 // helpers of its own (ansible-playbook, provider plugins, provisioner
 // commands). Signalling the group reaches them and nothing of the driver;
 // SIGKILL to the tool alone would leave them running.
+//
+// A driver that dies without stopping its child (SIGKILL, a crash): on
+// Linux the child gets Stop.Signal from the kernel (PR_SET_PDEATHSIG),
+// and stops as it does on Ctrl-C; elsewhere it runs on.
 package procctl

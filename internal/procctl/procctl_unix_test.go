@@ -102,7 +102,7 @@ func TestStopOthers(t *testing.T) {
 	var helper int
 	c, pid := start(t, Stop{Signal: syscall.SIGTERM, Grace: 200 * time.Millisecond,
 		Others: func(int) []int { return []int{helper} }},
-		`setsid sleep 600 & echo $!; trap 'exit 0' TERM; while :; do sleep 0.05; done`)
+		`trap 'exit 0' TERM; setsid sleep 600 & echo $!; while :; do sleep 0.05; done`)
 	helper = pid
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if pgid, err := syscall.Getpgid(helper); err == nil && pgid == helper {
