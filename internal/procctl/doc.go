@@ -11,6 +11,7 @@
 // SIGKILL to the tool alone would leave them running.
 //
 // A driver that dies without stopping its child (SIGKILL, a crash): on
-// Linux the child gets Stop.Signal from the kernel (PR_SET_PDEATHSIG),
-// and stops as it does on Ctrl-C; elsewhere it runs on.
+// Linux the child gets Stop.Signal from the kernel (PR_SET_PDEATHSIG);
+// elsewhere it runs on. Its stdout is then a broken pipe: a tool that
+// writes there before it has stopped dies of SIGPIPE.
 package procctl

@@ -9,8 +9,8 @@ import (
 
 // onParentDeath asks the kernel to send the child stop.Signal (SIGKILL
 // when there is none) if the driver dies first, SIGKILL included, so that
-// a run never outlives it unsupervised: the tool gets its usual request to
-// stop and stops its own helpers, as it does on Ctrl-C.
+// a run does not go on unsupervised: the tool gets its usual request to
+// stop (ansible-runner then stops the playbook).
 func onParentDeath(cmd *exec.Cmd, stop Stop) {
 	sig, ok := stop.Signal.(syscall.Signal)
 	if !ok || stop.Signal == os.Kill {

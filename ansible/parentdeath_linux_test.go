@@ -1,0 +1,91 @@
+package ansible
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/progressotel/progressotel/internal/testutil"
+)
+
+// driverEnv makes the test binary a driver that runs the Playbook in the
+// variable (JSON) with Run and nothing else.
+const driverEnv = "ANSIBLE_TEST_DRIVER"
+
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(driverEnv); spec != "" {
+		var p Playbook
+		if err := json.Unmarshal([]byte(spec), &p); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		_, err := Run(context.Background(), p)
+		fmt.Fprintln(os.Stderr, "driver: Run returned:", err)
+		os.Exit(3) // the test kills the driver before Run returns
+	}
+	os.Exit(m.Run())
+}
+
+// TestKilledDriverStopsThePlaybook: a driver killed with SIGKILL in the
+// middle of a real playbook run cannot stop it. ansible-runner gets its
+// SIGTERM from the kernel (the parent-death signal) and stops the
+// playbook, which otherwise runs on in a session of its own until its
+// long task ends.
+func TestKilledDriverStopsThePlaybook(t *testing.T) {
+	requireAnsible(t)
+	inv := inventory(t)
+	marker := fmt.Sprintf("800.%d%06d", os.Getpid(), time.Now().Nanosecond()/1000)
+	spec, err := json.Marshal(Playbook{ProjectDir: projectDir, Playbook: "sleep.yml", Inventory: inv,
+		ExtraVars: map[string]any{"sleep_seconds": marker}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	driver := exec.Command(os.Args[0], "-test.run=^$")
+	driver.Env = append(os.Environ(), driverEnv+"="+string(spec))
+	driver.Stderr = os.Stderr
+	if err := driver.Start(); err != nil {
+		t.Fatal(err)
+	}
+	driverDone := make(chan struct{})
+	go func() { _ = driver.Wait(); close(driverDone) }()
+	t.Cleanup(func() {
+		_ = driver.Process.Kill()
+		<-driverDone
+		for _, p := range append(testutil.ProcessesWith(marker), testutil.ProcessesWith(inv)...) {
+			if pid, err := strconv.Atoi(strings.SplitN(p, ":", 2)[0]); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+
+	for deadline := time.Now().Add(2 * time.Minute); len(testutil.ProcessesWith(marker)) == 0; time.Sleep(50 * time.Millisecond) {
+		select {
+		case <-driverDone:
+			t.Fatal("the driver ended before the task's sleep started")
+		default:
+		}
+		if time.Now().After(deadline) { // a hang detector, not a timing assertion
+			t.Fatalf("the task's sleep %s never started", marker)
+		}
+	}
+	if err := driver.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-driverDone
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		left := append(testutil.ProcessesWith(marker), testutil.ProcessesWith(inv)...)
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run went on after its driver was killed:\n%s", strings.Join(left, "\n"))
+		}
+	}
+}
