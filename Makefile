@@ -7,12 +7,17 @@ NESTED      := $(wildcard kube/go.mod)
 # working tree (replace ../..), hence -mod=mod.
 LINT_MODULES := kube bench/e2e collector-config/otelcol collector-config/tncoprocessor collector-config/e2e
 
-.PHONY: all tidy progressotel bench-cli test test-core test-nested demo demo-k8s demo-http demo-terraform tofu bench-terraform bench-ansible lint fmt vet staticcheck bench bench-e2e fuzz soak licenses clean
+.PHONY: all tidy tools progressotel bench-cli test test-core test-nested demo demo-k8s demo-http demo-terraform tofu bench-terraform bench-ansible lint fmt vet staticcheck bench bench-e2e fuzz soak licenses clean
 
 # collector, test-collector, demo-pipeline: the Collector build and its e2e suite.
 include collector-config/collector.mk
 
 all: progressotel test
+
+## tools: install the real tools the tests run (Ansible, ansible-runner, ssh,
+## python3, tmux) from Debian's packages when missing; needs root or sudo.
+tools:
+	scripts/install-tools.sh
 
 ## progressotel: the command for drivers in any language, into bin/.
 progressotel:
