@@ -92,7 +92,7 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 		b = append(b, `,"eventType":"`+wireformat.EventType+`","progressEventType":`...)
 		b = appendJSONString(b, v.Name)
 		b = append(b, `,"details":`...)
-		b = appendDetails(b, v.Details)
+		b = wireformat.AppendNestedJSON(b, v.Details, wireformat.TerminalEscapes)
 	case wireformat.KindTransition:
 		b = appendJSONString(b, v.Name)
 		b = append(b, `,"eventType":"`+wireformat.TransitionEventType+`","stream":`...)
@@ -229,31 +229,6 @@ func appendField(b []byte, key, val string, first bool) []byte {
 	b = append(b, key...)
 	b = append(b, `":`...)
 	return appendJSONString(b, val)
-}
-
-// appendDetails writes the flattened details nested back into one object,
-// as progress/wire's Decode nests them (both follow wireformat.Nest),
-// without building maps.
-func appendDetails(b []byte, d []wireformat.PathValue) []byte {
-	b = append(b, '{')
-	wireformat.Nest(d, func(op wireformat.NestOp, key string, val attribute.Value) {
-		switch op {
-		case wireformat.Close:
-			b = append(b, '}')
-			return
-		}
-		if b[len(b)-1] != '{' {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, key)
-		b = append(b, ':')
-		if op == wireformat.Open {
-			b = append(b, '{')
-		} else {
-			b = appendJSONValue(b, val)
-		}
-	})
-	return append(b, '}')
 }
 
 // timestampLayout is RFC 3339 in UTC with exactly three fractional digits,

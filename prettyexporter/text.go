@@ -149,42 +149,7 @@ func appendList[T any](b []byte, s []T, sep string, each func([]byte, T) []byte)
 	return append(b, ']')
 }
 
-// appendJSONValue appends v as a JSON value.
+// appendJSONValue appends v as a JSON value, terminal-safe.
 func appendJSONValue(b []byte, v attribute.Value) []byte {
-	switch v.Type() {
-	case attribute.STRING:
-		return appendJSONString(b, v.AsString())
-	case attribute.BOOL:
-		return strconv.AppendBool(b, v.AsBool())
-	case attribute.INT64:
-		return strconv.AppendInt(b, v.AsInt64(), 10)
-	case attribute.FLOAT64:
-		return wireformat.AppendStdFloat(b, v.AsFloat64())
-	case attribute.BYTESLICE:
-		b = append(b, '"')
-		b = base64.StdEncoding.AppendEncode(b, v.AsByteSlice())
-		return append(b, '"')
-	case attribute.SLICE:
-		return appendList(b, v.AsSlice(), ",", func(b []byte, e attribute.Value) []byte { return appendJSONValue(b, e) })
-	case attribute.STRINGSLICE:
-		return appendList(b, v.AsStringSlice(), ",", func(b []byte, e string) []byte { return appendJSONString(b, e) })
-	case attribute.INT64SLICE:
-		return appendList(b, v.AsInt64Slice(), ",", func(b []byte, e int64) []byte { return strconv.AppendInt(b, e, 10) })
-	case attribute.FLOAT64SLICE:
-		return appendList(b, v.AsFloat64Slice(), ",", func(b []byte, e float64) []byte { return wireformat.AppendStdFloat(b, e) })
-	case attribute.BOOLSLICE:
-		return appendList(b, v.AsBoolSlice(), ",", func(b []byte, e bool) []byte { return strconv.AppendBool(b, e) })
-	case attribute.MAP:
-		b = append(b, '{')
-		for i, kv := range v.AsMap() {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, string(kv.Key))
-			b = append(b, ':')
-			b = appendJSONValue(b, kv.Value)
-		}
-		return append(b, '}')
-	}
-	return append(b, "null"...)
+	return wireformat.AppendJSONValue(b, v, wireformat.TerminalEscapes)
 }

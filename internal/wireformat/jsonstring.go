@@ -6,20 +6,22 @@ import (
 	"unicode/utf8"
 )
 
-// JSONEscapes is a way of writing JSON strings: which ASCII bytes are
-// written as they are, which have a two-character escape, and whether
-// every rune strconv.IsPrint rejects is escaped too (the C1 controls, bidi
-// overrides such as U+202E, zero-width and private-use runes). Every way
-// replaces invalid UTF-8 with \ufffd and escapes U+2028 and U+2029, as
+// JSONEscapes is a way of writing JSON: which ASCII bytes of a string are
+// written as they are, which have a two-character escape, whether every
+// rune strconv.IsPrint rejects is escaped too (the C1 controls, bidi
+// overrides such as U+202E, zero-width and private-use runes), and whether
+// a MAP value is written as encoding/json writes a map[string]any. Every
+// way replaces invalid UTF-8 with \ufffd and escapes U+2028 and U+2029, as
 // encoding/json does.
 type JSONEscapes struct {
 	plain     [utf8.RuneSelf]bool // written as they are
 	short     [utf8.RuneSelf]byte // the letter of a two-character escape (\n), or 0
 	printable bool                // escape every non-printable rune
+	goMaps    bool                // MAP keys in byte order, the last of equal keys kept
 }
 
-func newJSONEscapes(plain func(c byte) bool, shortEscapes string, printable bool) *JSONEscapes {
-	e := &JSONEscapes{printable: printable}
+func newJSONEscapes(plain func(c byte) bool, shortEscapes string, printable, goMaps bool) *JSONEscapes {
+	e := &JSONEscapes{printable: printable, goMaps: goMaps}
 	for c := byte(0); c < utf8.RuneSelf; c++ {
 		e.plain[c] = c >= ' ' && c != '"' && c != '\\' && plain(c)
 	}
@@ -32,14 +34,15 @@ func newJSONEscapes(plain func(c byte) bool, shortEscapes string, printable bool
 }
 
 var (
-	// StdEscapes writes strings byte for byte as encoding/json does: <, >
-	// and & escaped as \u00XX (its HTML escaping), \b \f \n \r \t short.
-	StdEscapes = newJSONEscapes(func(c byte) bool { return c != '<' && c != '>' && c != '&' }, "\b\f\n\r\t", false)
+	// StdEscapes writes byte for byte as encoding/json does: <, > and &
+	// escaped as \u00XX (its HTML escaping), \b \f \n \r \t short, maps
+	// as a map[string]any.
+	StdEscapes = newJSONEscapes(func(c byte) bool { return c != '<' && c != '>' && c != '&' }, "\b\f\n\r\t", false, true)
 	// TerminalEscapes writes strings that are also safe to print on a
 	// terminal: DEL and every non-printable rune (strconv.IsPrint: the C1
 	// controls, bidi overrides, zero-width runes) escaped as well, no HTML
-	// escaping, \n \r \t short.
-	TerminalEscapes = newJSONEscapes(func(c byte) bool { return c != 0x7f }, "\n\r\t", true)
+	// escaping, \n \r \t short, map entries in their order.
+	TerminalEscapes = newJSONEscapes(func(c byte) bool { return c != 0x7f }, "\n\r\t", true, false)
 )
 
 // AppendJSONString appends s as a JSON string, escaped the way e says.

@@ -111,7 +111,7 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 	}
 	key(msgDetails)
 	if v.Kind == KindEvent {
-		b = appendDetails(b, v.Details)
+		b = AppendNestedJSON(b, v.Details, StdEscapes)
 	} else {
 		b = appendTransition(b, v)
 	}
@@ -208,37 +208,6 @@ func appendHex(b []byte, id []byte) []byte {
 	b = append(b, '"')
 	b = hex.AppendEncode(b, id)
 	return append(b, '"')
-}
-
-// appendDetails writes the details nested, as the collector's message
-// has them: keys in byte order and unique at every level. Without
-// escapes in the paths, Nest's order is that order already and its walk
-// is written as it goes; otherwise the details are built as one MAP value
-// first, whose maps the writer sorts.
-func appendDetails(b []byte, d []PathValue) []byte {
-	for _, p := range d {
-		if strings.IndexByte(p.Path, '%') >= 0 {
-			return AppendStdValue(b, NestValue(d))
-		}
-	}
-	b = append(b, '{')
-	Nest(d, func(op NestOp, key string, val attribute.Value) {
-		if op == Close {
-			b = append(b, '}')
-			return
-		}
-		if b[len(b)-1] != '{' {
-			b = append(b, ',')
-		}
-		b = AppendStdString(b, key)
-		b = append(b, ':')
-		if op == Open {
-			b = append(b, '{')
-		} else {
-			b = AppendStdValue(b, val)
-		}
-	})
-	return append(b, '}')
 }
 
 // appendTransition writes a transition's details: the new condition and,

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 )
@@ -43,10 +44,16 @@ func AppendStdFloat(b []byte, f float64) []byte {
 
 // AppendStdValue appends v as encoding/json writes the value it becomes
 // after the OTLP hop.
-func AppendStdValue(b []byte, v attribute.Value) []byte {
+func AppendStdValue(b []byte, v attribute.Value) []byte { return AppendJSONValue(b, v, StdEscapes) }
+
+// AppendJSONValue appends v as JSON written the way e says; NaN and ±Inf
+// as the strings of AppendStdFloat, bytes as base64, an empty value as
+// null.
+func AppendJSONValue(b []byte, v attribute.Value, e *JSONEscapes) []byte {
+	str := func(b []byte, s string) []byte { return AppendJSONString(b, s, e) }
 	switch v.Type() {
 	case attribute.STRING:
-		return AppendStdString(b, v.AsString())
+		return str(b, v.AsString())
 	case attribute.BOOL:
 		return strconv.AppendBool(b, v.AsBool())
 	case attribute.INT64:
@@ -58,28 +65,28 @@ func AppendStdValue(b []byte, v attribute.Value) []byte {
 		b = base64.StdEncoding.AppendEncode(b, v.AsByteSlice())
 		return append(b, '"')
 	case attribute.SLICE:
-		return appendStdList(b, v.AsSlice(), AppendStdValue)
+		return appendJSONList(b, v.AsSlice(), func(b []byte, x attribute.Value) []byte { return AppendJSONValue(b, x, e) })
 	case attribute.STRINGSLICE:
-		return appendStdList(b, v.AsStringSlice(), AppendStdString)
+		return appendJSONList(b, v.AsStringSlice(), str)
 	case attribute.INT64SLICE:
-		return appendStdList(b, v.AsInt64Slice(), func(b []byte, e int64) []byte { return strconv.AppendInt(b, e, 10) })
+		return appendJSONList(b, v.AsInt64Slice(), func(b []byte, x int64) []byte { return strconv.AppendInt(b, x, 10) })
 	case attribute.FLOAT64SLICE:
-		return appendStdList(b, v.AsFloat64Slice(), AppendStdFloat)
+		return appendJSONList(b, v.AsFloat64Slice(), AppendStdFloat)
 	case attribute.BOOLSLICE:
-		return appendStdList(b, v.AsBoolSlice(), strconv.AppendBool)
+		return appendJSONList(b, v.AsBoolSlice(), strconv.AppendBool)
 	case attribute.MAP:
-		return AppendStdMap(b, v.AsMap())
+		return appendJSONMap(b, v.AsMap(), e)
 	}
 	return append(b, "null"...)
 }
 
-func appendStdList[T any](b []byte, s []T, each func([]byte, T) []byte) []byte {
+func appendJSONList[T any](b []byte, s []T, each func([]byte, T) []byte) []byte {
 	b = append(b, '[')
-	for i, e := range s {
+	for i, x := range s {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = each(b, e)
+		b = each(b, x)
 	}
 	return append(b, ']')
 }
@@ -88,7 +95,13 @@ func appendStdList[T any](b []byte, s []T, each func([]byte, T) []byte) []byte {
 // in byte order, and of equal keys the last one (a Go map keeps the last
 // value written).
 func AppendStdMap(b []byte, kvs []attribute.KeyValue) []byte {
-	if !strictlySorted(kvs) {
+	return appendJSONMap(b, kvs, StdEscapes)
+}
+
+// appendJSONMap appends kvs as a JSON object: as AppendStdMap when e has
+// goMaps, else in their order.
+func appendJSONMap(b []byte, kvs []attribute.KeyValue, e *JSONEscapes) []byte {
+	if e.goMaps && !strictlySorted(kvs) {
 		kvs = slices.Clone(kvs)
 		slices.SortStableFunc(kvs, func(x, y attribute.KeyValue) int {
 			switch {
@@ -113,10 +126,44 @@ func AppendStdMap(b []byte, kvs []attribute.KeyValue) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = AppendStdString(b, string(kv.Key))
+		b = AppendJSONString(b, string(kv.Key), e)
 		b = append(b, ':')
-		b = AppendStdValue(b, kv.Value)
+		b = AppendJSONValue(b, kv.Value, e)
 	}
+	return append(b, '}')
+}
+
+// AppendNestedJSON appends the details d nested (a JSON object per path
+// segment, wire.Decode's shape), written the way e says, without building
+// maps: Nest's walk is written as it goes. With goMaps, keys must come in
+// byte order and unique at every level; Nest's order is that order unless
+// a path holds escapes, and then the details are built as one MAP value
+// first, whose maps the writer sorts.
+func AppendNestedJSON(b []byte, d []PathValue, e *JSONEscapes) []byte {
+	if e.goMaps {
+		for _, p := range d {
+			if strings.IndexByte(p.Path, '%') >= 0 {
+				return AppendJSONValue(b, NestValue(d), e)
+			}
+		}
+	}
+	b = append(b, '{')
+	Nest(d, func(op NestOp, key string, val attribute.Value) {
+		if op == Close {
+			b = append(b, '}')
+			return
+		}
+		if b[len(b)-1] != '{' {
+			b = append(b, ',')
+		}
+		b = AppendJSONString(b, key, e)
+		b = append(b, ':')
+		if op == Open {
+			b = append(b, '{')
+		} else {
+			b = AppendJSONValue(b, val, e)
+		}
+	})
 	return append(b, '}')
 }
 
