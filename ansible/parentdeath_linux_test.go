@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/progressotel/progressotel/internal/testutil"
+	"github.com/progressotel/progressotel/internal/testkit/testutil"
 )
 
 // driverEnv makes the test binary a driver that runs the Playbook in the

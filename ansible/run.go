@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/progressotel/progressotel/internal/cmdline"
-	"github.com/progressotel/progressotel/internal/procctl"
+	"github.com/progressotel/progressotel/internal/kit/cmdline"
+	"github.com/progressotel/progressotel/internal/kit/procctl"
 )
 
 // runIdent is ansible-runner's ident for the run: the private directory is

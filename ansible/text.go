@@ -3,7 +3,7 @@ package ansible
 import (
 	"strings"
 
-	"github.com/progressotel/progressotel/internal/tooltext"
+	"github.com/progressotel/progressotel/internal/base/tooltext"
 )
 
 // cleanText makes Ansible's display text safe to log and to put in an

@@ -9,7 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel"
 
-	"github.com/progressotel/progressotel/internal/testutil"
+	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/progress"
 )
 

@@ -18,7 +18,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 
-	"github.com/progressotel/progressotel/internal/wireformat"
+	"github.com/progressotel/progressotel/internal/base/wireformat"
 )
 
 // OTLP protocols, the values of OTEL_EXPORTER_OTLP_PROTOCOL.

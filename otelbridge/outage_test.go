@@ -13,7 +13,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 
-	"github.com/progressotel/progressotel/internal/otlptest"
+	"github.com/progressotel/progressotel/internal/testkit/otlptest"
 	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"

@@ -13,7 +13,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/progressotel/progressotel/internal/otlptest"
+	"github.com/progressotel/progressotel/internal/testkit/otlptest"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
 )

@@ -7,7 +7,7 @@ import (
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
-	"github.com/progressotel/progressotel/internal/wiretest"
+	"github.com/progressotel/progressotel/internal/testkit/wiretest"
 	"github.com/progressotel/progressotel/prettyexporter"
 )
 

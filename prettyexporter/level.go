@@ -3,7 +3,7 @@ package prettyexporter
 import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
-	"github.com/progressotel/progressotel/internal/wireformat"
+	"github.com/progressotel/progressotel/internal/base/wireformat"
 )
 
 // levelName is the JSON format's level: the severity's name from the one

@@ -10,7 +10,7 @@ import (
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
-	"github.com/progressotel/progressotel/internal/term"
+	"github.com/progressotel/progressotel/internal/base/term"
 )
 
 // LiveExporter is the live view: on a terminal, one tree per operation

@@ -7,8 +7,8 @@ import (
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
-	"github.com/progressotel/progressotel/internal/tooltext"
-	"github.com/progressotel/progressotel/internal/wireformat"
+	"github.com/progressotel/progressotel/internal/base/tooltext"
+	"github.com/progressotel/progressotel/internal/base/wireformat"
 )
 
 // printer collects what is printed above the live area (or, in plain

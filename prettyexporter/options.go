@@ -4,7 +4,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/progressotel/progressotel/internal/term"
+	"github.com/progressotel/progressotel/internal/base/term"
 )
 
 // ColorMode chooses when the pretty exporter writes ANSI colours.

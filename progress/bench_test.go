@@ -48,7 +48,7 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/progressotel/progressotel/internal/hostile"
+	"github.com/progressotel/progressotel/internal/testkit/hostile"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/wire"
 )
@@ -669,7 +669,7 @@ func BenchmarkRecordOverhead(b *testing.B) {
 }
 
 // BenchmarkRecordWorst is Record on the worst inputs of issue 12 (see
-// internal/hostile.Shapes), through the production set-up of
+// internal/testkit/hostile.Shapes), through the production set-up of
 // BenchmarkRecord, at the issue's size (x1) and four times larger (x4):
 // past the limits the cost of a call no longer grows with its input.
 // BENCHMARKS.md compares it with BenchmarkRecord/large/progress.

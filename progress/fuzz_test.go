@@ -7,7 +7,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/progressotel/progressotel/internal/hostile"
+	"github.com/progressotel/progressotel/internal/testkit/hostile"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/progress/wire"

@@ -10,11 +10,11 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
-	"github.com/progressotel/progressotel/internal/wiretest"
+	"github.com/progressotel/progressotel/internal/testkit/wiretest"
 )
 
 // TestGoldenAttributes: the attributes Record writes for every record of
-// the wire corpus (internal/wiretest), sorted by key, with their types.
+// the wire corpus (internal/testkit/wiretest), sorted by key, with their types.
 func TestGoldenAttributes(t *testing.T) {
 	wiretest.Check(t, "attributes", func(t *testing.T, r *sdklog.Record) string {
 		var kvs []attribute.KeyValue

@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/otel/log"
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/progressotel/progressotel/internal/wireformat"
+	"github.com/progressotel/progressotel/internal/base/wireformat"
 	"github.com/progressotel/progressotel/progress/internal/encode"
 )
 

@@ -1,7 +1,7 @@
 package progress
 
 import (
-	"github.com/progressotel/progressotel/internal/wireformat"
+	"github.com/progressotel/progressotel/internal/base/wireformat"
 	"github.com/progressotel/progressotel/progress/internal/redact"
 )
 

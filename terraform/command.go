@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/progressotel/progressotel/internal/cmdline"
+	"github.com/progressotel/progressotel/internal/kit/cmdline"
 )
 
 // Command is a run of the tofu or terraform CLI.

@@ -15,7 +15,7 @@ import (
 
 	"go.opentelemetry.io/otel/log/noop"
 
-	"github.com/progressotel/progressotel/internal/testutil"
+	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/wire"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/progressotel/progressotel/internal/testutil"
+	"github.com/progressotel/progressotel/internal/testkit/testutil"
 )
 
 // needTool skips the test without a real tool, except under CI=true

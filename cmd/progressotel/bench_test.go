@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/progressotel/progressotel/internal/otlptest"
+	"github.com/progressotel/progressotel/internal/testkit/otlptest"
 )
 
 // emitLoop is a shell loop of $N emits, as a script driver writes it.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/progressotel/progressotel/internal/tmuxtest"
+	"github.com/progressotel/progressotel/internal/testkit/tmuxtest"
 )
 
 // TestRunLiveViewInTmux: `progressotel run` with the live view on a real

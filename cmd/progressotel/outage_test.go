@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/progressotel/progressotel/internal/otlptest"
+	"github.com/progressotel/progressotel/internal/testkit/otlptest"
 )
 
 // A real OTLP/HTTP endpoint gets the run's events, the emits' among them,

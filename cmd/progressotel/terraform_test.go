@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/progressotel/progressotel/internal/testutil"
+	"github.com/progressotel/progressotel/internal/testkit/testutil"
 )
 
 // tofuDir returns the directory of the OpenTofu binary (see

@@ -11,7 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
-	"github.com/progressotel/progressotel/internal/testpki"
+	"github.com/progressotel/progressotel/internal/testkit/testpki"
 	"github.com/progressotel/progressotel/progress"
 )
 

@@ -4,7 +4,7 @@ import (
 	"crypto/tls"
 	"testing"
 
-	"github.com/progressotel/progressotel/internal/testpki"
+	"github.com/progressotel/progressotel/internal/testkit/testpki"
 )
 
 // serverCertificate writes a server certificate for 127.0.0.1 and its key,

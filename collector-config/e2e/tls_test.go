@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/progressotel/progressotel/internal/testpki"
+	"github.com/progressotel/progressotel/internal/testkit/testpki"
 	"github.com/progressotel/progressotel/progress"
 )
 

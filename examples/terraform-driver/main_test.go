@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/progressotel/progressotel/internal/testutil"
+	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/otelbridge"
 )
 

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/progressotel/progressotel/internal/testutil"
-	"github.com/progressotel/progressotel/internal/tmuxtest"
+	"github.com/progressotel/progressotel/internal/testkit/testutil"
+	"github.com/progressotel/progressotel/internal/testkit/tmuxtest"
 )
 
 // TestDemoInTmux runs `make demo-terraform` in a real terminal, a tmux

@@ -3,7 +3,7 @@ package wire
 import (
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/progressotel/progressotel/internal/wireformat"
+	"github.com/progressotel/progressotel/internal/base/wireformat"
 )
 
 // MessageBody returns a progress event as the nested seed body, a MAP

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/progressotel/progressotel/internal/wiretest"
+	"github.com/progressotel/progressotel/internal/testkit/wiretest"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/progress/wire"

@@ -5,7 +5,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/progressotel/progressotel/internal/wireformat"
+	"github.com/progressotel/progressotel/internal/base/wireformat"
 )
 
 // MessageRecord is the part of a log record AppendMessage reads: what

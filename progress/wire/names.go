@@ -1,6 +1,6 @@
 package wire
 
-import "github.com/progressotel/progressotel/internal/wireformat"
+import "github.com/progressotel/progressotel/internal/base/wireformat"
 
 // The wire contract: the names a pipeline relies on. Changing one is a
 // breaking change.

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/progressotel/progressotel/internal/hostile"
-	"github.com/progressotel/progressotel/internal/wireformat"
+	"github.com/progressotel/progressotel/internal/testkit/hostile"
+	"github.com/progressotel/progressotel/internal/base/wireformat"
 	"github.com/progressotel/progressotel/progress/internal/redact"
 )
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/progressotel/progressotel/internal/cmdline"
+	"github.com/progressotel/progressotel/internal/kit/cmdline"
 )
 
 // Which adapter runs which command line.

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/progressotel/progressotel/internal/procctl"
+	"github.com/progressotel/progressotel/internal/kit/procctl"
 )
 
 // supervisor forwards signals to the child of a run and tells how it

@@ -5,7 +5,7 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/progressotel/progressotel/internal/procctl"
+	"github.com/progressotel/progressotel/internal/kit/procctl"
 )
 
 // Status is how progressotel ends: with an exit code, or, when the child

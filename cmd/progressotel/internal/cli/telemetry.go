@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/resource"
 
-	"github.com/progressotel/progressotel/internal/term"
+	"github.com/progressotel/progressotel/internal/base/term"
 	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"

@@ -21,7 +21,7 @@ import (
 	"go.opentelemetry.io/otel/log"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/progressotel/progressotel/internal/hostile"
+	"github.com/progressotel/progressotel/internal/testkit/hostile"
 	"github.com/progressotel/progressotel/progress"
 )
 

@@ -16,7 +16,7 @@ import (
 
 	"github.com/rivo/uniseg"
 
-	"github.com/progressotel/progressotel/internal/testutil"
+	"github.com/progressotel/progressotel/internal/testkit/testutil"
 )
 
 // Pane is a tmux pane running one command.

@@ -4,7 +4,7 @@ import (
 	"crypto/tls"
 	"testing"
 
-	"github.com/progressotel/progressotel/internal/testpki"
+	"github.com/progressotel/progressotel/internal/testkit/testpki"
 )
 
 // NewCert returns a server certificate for 127.0.0.1 and the path of a

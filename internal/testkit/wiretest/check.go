@@ -11,7 +11,7 @@ import (
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
-	"github.com/progressotel/progressotel/internal/wireformat"
+	"github.com/progressotel/progressotel/internal/base/wireformat"
 	"github.com/progressotel/progressotel/progress/progresstest"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/progressotel/progressotel/internal/testutil"
+	"github.com/progressotel/progressotel/internal/testkit/testutil"
 )
 
 func TestLineReader(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/progressotel/progressotel/internal/cache"
+	"github.com/progressotel/progressotel/internal/base/cache"
 )
 
 // TransitionKeys are the payload keys of one stream's transitions:
