@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/progressotel/progressotel/internal/testkit/hostile"
 	"github.com/progressotel/progressotel/internal/base/wireformat"
+	"github.com/progressotel/progressotel/internal/testkit/hostile"
 	"github.com/progressotel/progressotel/progress/internal/redact"
 )
 

@@ -14,8 +14,8 @@ import (
 	"syscall"
 
 	"github.com/progressotel/progressotel/ansible"
-	"github.com/progressotel/progressotel/internal/kit/cmdline"
 	"github.com/progressotel/progressotel/internal/base/tooltext"
+	"github.com/progressotel/progressotel/internal/kit/cmdline"
 	"github.com/progressotel/progressotel/progress"
 )
 

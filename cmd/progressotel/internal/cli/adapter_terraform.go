@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/progressotel/progressotel/internal/kit/cmdline"
 	"github.com/progressotel/progressotel/internal/base/tooltext"
+	"github.com/progressotel/progressotel/internal/kit/cmdline"
 	"github.com/progressotel/progressotel/terraform"
 )
 
