@@ -63,11 +63,7 @@ func (c *config) otlpLogExporter(ctx context.Context) (sdklog.Exporter, error) {
 	)
 	switch p {
 	case ProtocolGRPC:
-		// The codec checks the request size as it writes the request
-		// (maxLogRequestBytes); the exporter's own check sizes every request
-		// a second time.
-		exp, err = otlploggrpc.New(ctx, otlploggrpc.WithDialOption(grpc.WithConnectParams(reconnectParams)),
-			otlploggrpc.WithDialOption(logsCodecOption()), otlploggrpc.WithMaxRequestSize(0))
+		exp, err = otlploggrpc.New(ctx, otlploggrpc.WithDialOption(grpc.WithConnectParams(reconnectParams)))
 	case ProtocolHTTPProtobuf:
 		exp, err = otlploghttp.New(ctx)
 	default:
