@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +16,9 @@ import (
 
 // rawEvent emits a progress event the way a driver that is not built on
 // this library can (a Python driver on the OTel SDK, say): the wire
-// contract's scope and attributes, the seed map as body, and none of the
-// library's limits. It is how an event larger than Kafka's message limit
+// contract's scope and attributes, the message as a JSON body (at least
+// eventType, progressEventType and the nested details; docs/collector.md),
+// and none of the library's limits. It is how an event larger than Kafka's message limit
 // reaches the collector.
 func (d *driver) rawEvent(ctx context.Context, typ string, seq int, details attribute.Value, extra ...attribute.KeyValue) {
 	var r log.Record
@@ -24,11 +26,13 @@ func (d *driver) rawEvent(ctx context.Context, typ string, seq int, details attr
 	r.SetTimestamp(time.Now())
 	r.SetSeverity(log.SeverityInfo)
 	r.SetSeverityText("INFO")
-	r.SetBody(attribute.MapValue(
-		attribute.String("eventType", "ResourceTransitionProgressEvent"),
-		attribute.String("progressEventType", typ),
-		attribute.KeyValue{Key: "details", Value: details},
-	))
+	body, err := json.Marshal(map[string]any{
+		"eventType": "ResourceTransitionProgressEvent", "progressEventType": typ, "details": wire.ValueOf(details),
+	})
+	if err != nil {
+		panic(err) // the tests' own details: JSON by construction
+	}
+	r.SetBody(attribute.ByteSliceValue(body))
 	r.AddAttributes(append([]attribute.KeyValue{
 		attribute.String("progress.event_type", "ResourceTransitionProgressEvent"),
 		attribute.String("progress.tenant", "tenant-a"),

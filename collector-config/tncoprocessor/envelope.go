@@ -11,9 +11,11 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 )
 
-// Names of the wire contract (README.md, "Wire contract") and of the TNCO
-// message (docs/collector.md, "The TNCO message"), as the stock
-// statements of tnco.transform use them.
+// Names of the wire contract (docs/wire.md) and of the TNCO message
+// (docs/collector.md, "The TNCO message"), as the stock statements of
+// tnco.transform use them. This module does not import the library, so
+// they are copies: TestGoldenCorpus fails when one drifts from the
+// library's (internal/base/wireformat).
 const (
 	scopeName           = "github.com/progressotel/progressotel/progress"
 	eventType           = "ResourceTransitionProgressEvent"

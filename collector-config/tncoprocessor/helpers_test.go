@@ -108,7 +108,8 @@ func unredacted(t testing.TB) *Config {
 }
 
 // driverMessage is the message a driver on this library sends for r: the
-// stock statements' message from the seed body {details}, unredacted.
+// stock statements' message from a body that holds the details as JSON,
+// unredacted.
 func driverMessage(t testing.TB, gen *tnco, r plog.LogRecord, details pcommon.Map) []byte {
 	t.Helper()
 	ld := plog.NewLogs()
@@ -116,8 +117,11 @@ func driverMessage(t testing.TB, gen *tnco, r plog.LogRecord, details pcommon.Ma
 	lr.Scope().SetName(scopeName)
 	rec := lr.LogRecords().AppendEmpty()
 	r.CopyTo(rec)
-	seed := rec.Body().SetEmptyMap()
-	details.CopyTo(seed.PutEmptyMap("details"))
+	b, err := json.Marshal(map[string]any{"details": details.AsRaw()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Body().SetEmptyBytes().FromRaw(b)
 	out := run(t, gen, ld)
 	return message(t, out.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Body())
 }

@@ -164,7 +164,6 @@ func (p *tnco) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error)
 	if len(slow) == total {
 		// Nothing took the fast path: the stock processors take the
 		// whole request, resource and scope attributes included.
-		prepareStock(ld)
 		out, err := p.stock(ctx, ld)
 		if err != nil {
 			return out, err
@@ -194,7 +193,6 @@ func (p *tnco) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error)
 		last = a
 		rl.ScopeLogs().At(a.s).LogRecords().At(a.l).CopyTo(sl.LogRecords().AppendEmpty())
 	}
-	prepareStock(part)
 	out, err := p.stock(ctx, part)
 	if err != nil {
 		return ld, err
@@ -405,34 +403,6 @@ func (w *work) compose(b []byte, details span) []byte {
 		}
 	}
 	return append(b, '}')
-}
-
-// prepareStock gives each record whose body is a driver's message the
-// body the stock statements take details from, {details: ...}, as the
-// seed body of earlier drivers; a body that is not such a message stays,
-// and the statements fall back to the flattened attributes.
-func prepareStock(ld plog.Logs) {
-	for _, rl := range ld.ResourceLogs().All() {
-		for _, sl := range rl.ScopeLogs().All() {
-			for _, lr := range sl.LogRecords().All() {
-				body := lr.Body()
-				if body.Type() != pcommon.ValueTypeBytes {
-					continue
-				}
-				msg := pcommon.NewValueEmpty()
-				if parseJSON(body.Bytes().AsRaw(), msg) != nil || msg.Type() != pcommon.ValueTypeMap {
-					continue
-				}
-				details, ok := msg.Map().Get("details")
-				if !ok || details.Type() != pcommon.ValueTypeMap {
-					continue
-				}
-				seed := pcommon.NewMap()
-				details.MoveTo(seed.PutEmpty("details"))
-				seed.MoveTo(body.SetEmptyMap())
-			}
-		}
-	}
 }
 
 // redactAttrs applies the redaction processor's attribute rules to m: a

@@ -13,7 +13,7 @@ import (
 // did not emit (it has no progress.event_type attribute).
 var ErrNotProgress = errors.New("wire: not a progress record")
 
-// RecordReader is the part of a log record that Decode and MessageBody
+// RecordReader is the part of a log record that Decode and AppendMessage
 // read. Both the API's *log.Record and the SDK's *sdk/log.Record implement
 // it.
 type RecordReader interface {
@@ -45,8 +45,7 @@ type Decoded struct {
 
 // Message returns the event as the TNCO message has it (Ignition's
 // ResourceTransitionProgressEvent.to_dict()): eventType, progressEventType
-// and the nested details. MessageBody builds the same from a record as an
-// attribute value.
+// and the nested details.
 func (d *Decoded) Message() map[string]any {
 	return map[string]any{"eventType": d.EventType, "progressEventType": d.ProgressEventType, "details": d.Details}
 }

@@ -1,8 +1,7 @@
 // Package wire is the record format of package progress, for the programs
 // that read it: the attribute names a pipeline relies on, Decode (a record
 // back into the Ignition event it came from), AppendMessage (the TNCO
-// message of a record, as the collector writes it), MessageBody (the
-// nested seed body), and Flatten (the attributes an event's details
+// message of a record, as the collector writes it), and Flatten (the attributes an event's details
 // become). A driver does not need this package; it calls progress.
 //
 // # The record

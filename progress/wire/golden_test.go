@@ -54,29 +54,3 @@ func TestGoldenDecoded(t *testing.T) {
 		return indent(t, v)
 	})
 }
-
-// TestGoldenMessageBody: MessageBody on every record of the wire corpus.
-func TestGoldenMessageBody(t *testing.T) {
-	wiretest.Check(t, "body", func(t *testing.T, r *sdklog.Record) string {
-		body, ok := wire.MessageBody(r)
-		if !ok {
-			return "none"
-		}
-		return body.String()
-	})
-}
-
-// TestMessageBodyMatchesDecode: the two readers agree on every record.
-func TestMessageBodyMatchesDecode(t *testing.T) {
-	for _, r := range wiretest.Records(t) {
-		body, ok := wire.MessageBody(&r.Record)
-		d, err := wire.Decode(&r.Record)
-		if ok != (err == nil && d.EventType == wire.EventType) {
-			t.Errorf("%s: MessageBody %v, Decode %v %q", r.Case, ok, err, d.EventType)
-			continue
-		}
-		if ok && indent(t, wire.ValueOf(body)) != indent(t, d.Message()) {
-			t.Errorf("%s: body %s\ndecoded %s", r.Case, indent(t, wire.ValueOf(body)), indent(t, d.Message()))
-		}
-	}
-}

@@ -33,8 +33,8 @@ func TestGoldenMessage(t *testing.T) {
 
 // referenceMessage builds the TNCO message of r the way the collector's
 // transform statements (collector-config/progress.yaml, tnco.transform)
-// build it from the OTLP record, as Go values: the details from the seed
-// body (MessageBody), everything else from the attributes, values as the
+// build it from the OTLP record, as Go values: the details nested back by
+// Decode, everything else from the attributes, values as the
 // OTLP hop and pdata's AsRaw leave them. encoding/json of the result is
 // what the kafka exporter wrote.
 func referenceMessage(r *sdklog.Record) (map[string]any, bool) {
@@ -61,8 +61,11 @@ func referenceMessage(r *sdklog.Record) (map[string]any, bool) {
 		return wire.ValueOf(v), true
 	}
 	if et.AsString() == wire.EventType {
-		body, _ := wire.MessageBody(r)
-		m["details"] = wire.ValueOf(body).(map[string]any)["details"]
+		d, err := wire.Decode(r)
+		if err != nil {
+			return nil, false
+		}
+		m["details"] = d.Details
 	} else {
 		p := "progress." + name + "."
 		st, _ := val(p + "status")

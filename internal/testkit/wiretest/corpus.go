@@ -1,7 +1,7 @@
 // Package wiretest is the golden corpus of the record format: records of
 // every shape the format has, and for each one the output every reader of
 // the format must give (the attributes progress writes, the Decoded event,
-// the nested message body, the JSON line, the pretty line). Each reader's
+// the TNCO message, the OTLP request, the JSON line, the pretty line). Each reader's
 // tests call Check for its own section, the way testing/slogtest checks a
 // slog handler; a change to the format then changes one place and the
 // golden files in testdata/, which
@@ -118,7 +118,7 @@ func Cases() []Case {
 			"nilsInside": []any{map[string]any(nil), []string(nil), nil},
 		})},
 		{"numbers-and-times", event("test/Numbers", map[string]any{
-			"int": -42, "big": uint64(math.MaxUint64), "f64": 2.5, "f32": float32(0.1), "tiny": 1e-9,
+			"int": -42, "maxInt": int64(math.MaxInt64), "big": uint64(math.MaxUint64), "f64": 2.5, "f32": float32(0.1), "tiny": 1e-9,
 			"num": json.Number("12"), "dur": 1500 * time.Millisecond, "at": When, "ids": map[textID]int{1: 10, 2: 20},
 		})},
 		{"fallbacks", event("test/Fallbacks", map[string]any{

@@ -1,0 +1,58 @@
+package otelbridge_test
+
+import (
+	"context"
+	"encoding/base64"
+	"testing"
+
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	collogspb "go.opentelemetry.io/proto/otlp/collector/logs/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/progressotel/progressotel/internal/testkit/otlptest"
+	"github.com/progressotel/progressotel/internal/testkit/wiretest"
+	"github.com/progressotel/progressotel/otelbridge/sdkparts"
+)
+
+// TestGoldenOTLP: every record of the wire corpus as a driver built on
+// this library sends it to a collector: through the real OTLP/gRPC
+// exporter behind sdkparts.NewMessageBodyExporter, to a real gRPC server.
+// The golden file holds each request's protobuf encoding (base64; left
+// out: the resource, which names the test binary and the SDK's version,
+// and the observed timestamp, the SDK's clock at emit time), the
+// input of the collector's own golden test (collector-config/tncoprocessor,
+// TestGoldenCorpus), which checks that the collector writes the same TNCO
+// message as wire.AppendMessage (testdata/message.golden).
+func TestGoldenOTLP(t *testing.T) {
+	srv := otlptest.Start(t)
+	exp := sdkparts.NewMessageBodyExporter(srv.Exporter(t))
+	t.Cleanup(func() { _ = exp.Shutdown(context.Background()) })
+	seen := 0
+	wiretest.Check(t, "otlp", func(t *testing.T, r *sdklog.Record) string {
+		if err := exp.Export(context.Background(), []sdklog.Record{*r}); err != nil {
+			t.Fatal(err)
+		}
+		raw := srv.RawBytes()
+		if len(raw) != seen+1 {
+			t.Fatalf("the server has %d requests, want %d", len(raw), seen+1)
+		}
+		seen++
+		var req collogspb.ExportLogsServiceRequest
+		if err := proto.Unmarshal(raw[len(raw)-1], &req); err != nil {
+			t.Fatal(err)
+		}
+		for _, rl := range req.GetResourceLogs() {
+			rl.Resource = nil
+			for _, sl := range rl.GetScopeLogs() {
+				for _, lr := range sl.GetLogRecords() {
+					lr.ObservedTimeUnixNano = 0 // the SDK's clock at emit time
+				}
+			}
+		}
+		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(&req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return base64.StdEncoding.EncodeToString(b)
+	})
+}
