@@ -3,7 +3,6 @@ package ansible
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"testing"
@@ -52,10 +51,17 @@ func BenchmarkStream(b *testing.B) {
 		reportRates(b, events*b.N, processCPU()-cpu0)
 	}
 
-	b.Run("decode", func(b *testing.B) {
-		run(b, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),
-			WithTracerProvider(tracenoop.NewTracerProvider()))
-	})
+	for _, dec := range []struct {
+		name string
+		f    func([]byte, *jobEvent) error
+	}{{"encoding-json", decodeEvent}, {"scanner", scanEvent}} {
+		b.Run("decode-"+dec.name, func(b *testing.B) {
+			decodeLine = dec.f
+			defer func() { decodeLine = decodeEvent }()
+			run(b, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),
+				WithTracerProvider(tracenoop.NewTracerProvider()))
+		})
+	}
 	b.Run("sdk", func(b *testing.B) {
 		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(dropProcessor{}))
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(dropSpans{}))
@@ -123,7 +129,7 @@ func BenchmarkDecodeEvent(b *testing.B) {
 		cpu0 := processCPU()
 		for b.Loop() {
 			for _, l := range lines {
-				if err := decodeEvent(l, &ev); err != nil {
+				if err := scanEvent(l, &ev); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -137,7 +143,7 @@ func BenchmarkDecodeEvent(b *testing.B) {
 		for b.Loop() {
 			for _, l := range lines {
 				var ev jobEvent
-				if err := json.Unmarshal(l, &ev); err != nil {
+				if err := decodeEvent(l, &ev); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -201,7 +201,7 @@ func integer(raw []byte) int64 {
 
 // decodeEvent decodes a job-event line into ev, reading only the fields
 // the mapping uses. An error means the line is not a job event.
-func decodeEvent(line []byte, ev *jobEvent) error {
+func scanEvent(line []byte, ev *jobEvent) error {
 	*ev = jobEvent{}
 	return members(line, func(key, val []byte) error {
 		switch string(key) {
@@ -260,7 +260,7 @@ func decodeEventData(b []byte, d *eventData) error {
 		case "ignore_errors":
 			_ = d.IgnoreErrors.UnmarshalJSON(val)
 		case "res":
-			d.Res = val
+			d.Res = decodeResult(val)
 		case "varname":
 			d.VarName = str(val)
 		case "ok":
@@ -327,7 +327,7 @@ func decodeResult(res []byte) rawResult {
 		case "results":
 			r.Results = r.Results[:0]
 			_ = elements(val, func(item []byte) error {
-				r.Results = append(r.Results, item)
+				r.Results = append(r.Results, decodeResult(item))
 				return nil
 			})
 		case "_ansible_item_label":
@@ -337,7 +337,7 @@ func decodeResult(res []byte) rawResult {
 		case "_ansible_delegated_vars":
 			_ = members(val, func(k, v []byte) error {
 				if string(k) == "ansible_host" {
-					r.DelegatedHost = str(v)
+					r.Delegated.Host = str(v)
 				}
 				return nil
 			})
