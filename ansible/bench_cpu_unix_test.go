@@ -37,16 +37,7 @@ import (
 //	go test ./ansible -run '^$' -bench BenchmarkRunCPU -benchtime 3x
 func BenchmarkRunCPU(b *testing.B) {
 	for _, playbook := range []string{"bench.yml", "bench-loop.yml"} {
-		for _, dec := range []struct {
-			name string
-			f    func([]byte, *jobEvent) error
-		}{{"encoding-json", decodeEvent}, {"scanner", scanEvent}} {
-			b.Run(playbook+"/"+dec.name, func(b *testing.B) {
-				decodeLine = dec.f
-				defer func() { decodeLine = decodeEvent }()
-				benchRunCPU(b, playbook)
-			})
-		}
+		b.Run(playbook, func(b *testing.B) { benchRunCPU(b, playbook) })
 	}
 }
 

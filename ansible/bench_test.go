@@ -51,17 +51,10 @@ func BenchmarkStream(b *testing.B) {
 		reportRates(b, events*b.N, processCPU()-cpu0)
 	}
 
-	for _, dec := range []struct {
-		name string
-		f    func([]byte, *jobEvent) error
-	}{{"encoding-json", decodeEvent}, {"scanner", scanEvent}} {
-		b.Run("decode-"+dec.name, func(b *testing.B) {
-			decodeLine = dec.f
-			defer func() { decodeLine = decodeEvent }()
-			run(b, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),
-				WithTracerProvider(tracenoop.NewTracerProvider()))
-		})
-	}
+	b.Run("decode", func(b *testing.B) {
+		run(b, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),
+			WithTracerProvider(tracenoop.NewTracerProvider()))
+	})
 	b.Run("sdk", func(b *testing.B) {
 		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(dropProcessor{}))
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(dropSpans{}))
@@ -113,43 +106,26 @@ type discardSpans struct{}
 func (discardSpans) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
 func (discardSpans) Shutdown(context.Context) error                             { return nil }
 
-// BenchmarkDecodeEvent sets the job-event scanner against encoding/json
-// decoding the same lines (the recorded site.yml run) into the same
-// struct, side by side.
+// BenchmarkDecodeEvent measures the decoding of job-event lines alone
+// (encoding/json, one pass per line) on the recorded site.yml run.
 func BenchmarkDecodeEvent(b *testing.B) {
 	lines := bytes.Split(bytes.TrimSpace(readStream(b, "site")), []byte("\n"))
 	size := 0
 	for _, l := range lines {
 		size += len(l)
 	}
-	b.Run("scanner", func(b *testing.B) {
-		b.SetBytes(int64(size))
-		b.ReportAllocs()
-		var ev jobEvent
-		cpu0 := processCPU()
-		for b.Loop() {
-			for _, l := range lines {
-				if err := scanEvent(l, &ev); err != nil {
-					b.Fatal(err)
-				}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	var ev jobEvent
+	cpu0 := processCPU()
+	for b.Loop() {
+		for _, l := range lines {
+			if err := decodeEvent(l, &ev); err != nil {
+				b.Fatal(err)
 			}
 		}
-		reportRates(b, len(lines)*b.N, processCPU()-cpu0)
-	})
-	b.Run("encoding-json", func(b *testing.B) {
-		b.SetBytes(int64(size))
-		b.ReportAllocs()
-		cpu0 := processCPU()
-		for b.Loop() {
-			for _, l := range lines {
-				var ev jobEvent
-				if err := decodeEvent(l, &ev); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-		reportRates(b, len(lines)*b.N, processCPU()-cpu0)
-	})
+	}
+	reportRates(b, len(lines)*b.N, processCPU()-cpu0)
 }
 
 // reportRates reports events/s of wall time and, when the CPU time is

@@ -18,9 +18,6 @@ import (
 	"github.com/progressotel/progressotel/progress"
 )
 
-// decodeLine is the line decoder (a variable only for the side-by-side benchmark).
-var decodeLine = decodeEvent
-
 // decoder turns job events, one line at a time, into progress events and
 // spans, live: each event is recorded while its line is handled (a failure
 // waits until Ansible shows whether a rescue section took it, see
@@ -85,7 +82,7 @@ func (d *decoder) handle(line []byte) {
 		d.toolText(trimmed)
 		return
 	}
-	if err := decodeLine(trimmed, &d.ev); err != nil || d.ev.Event == "" {
+	if err := decodeEvent(trimmed, &d.ev); err != nil || d.ev.Event == "" {
 		d.nonEvent(trimmed, "not a job event")
 		return
 	}

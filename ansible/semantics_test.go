@@ -72,7 +72,9 @@ func (st spanTree) named(name string) []sdktrace.ReadOnlySpan {
 	return out
 }
 
-func (st spanTree) parent(s sdktrace.ReadOnlySpan) sdktrace.ReadOnlySpan { return st.byID[s.Parent().SpanID()] }
+func (st spanTree) parent(s sdktrace.ReadOnlySpan) sdktrace.ReadOnlySpan {
+	return st.byID[s.Parent().SpanID()]
+}
 
 // hostSpan is the span of host under the task span named task.
 func (st spanTree) hostSpan(t *testing.T, task, host string) sdktrace.ReadOnlySpan {
