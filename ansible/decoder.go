@@ -48,7 +48,8 @@ type decoder struct {
 	warnings    []string
 	output      tail // lines that were not job events, for errors
 
-	cutHow string // the outcome of spans Ansible reported no end for
+	cutHow    string    // the outcome of spans Ansible reported no end for
+	stoppedAt time.Time // when the run was stopped (cancelled), else zero
 
 	pid       atomic.Int64 // ansible-playbook's pid, from the events
 	varPrompt string
@@ -768,7 +769,7 @@ func noRecapReason(d *decoder) string {
 // cancelled when the run was stopped, else failed with "no end reported".
 func (d *decoder) endAll(t time.Time, cancelled bool) {
 	if cancelled {
-		d.cutHow = outcome.Cancelled
+		d.cutHow, d.stoppedAt = outcome.Cancelled, t
 	}
 	d.endPlay(t)
 	for _, h := range d.openHosts(nil) {

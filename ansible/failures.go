@@ -23,7 +23,9 @@ import (
 //   - the run ends without a recap: the failure counts.
 //
 // A host that goes on after its failure inside the same play (its rescue
-// or always section) keeps it pending until one of these. The failure is
+// or always section) keeps it pending until one of these. The rules can
+// err only where Ansible runs a task on some hosts by design: a rescued
+// host left out of a run_once task looks dropped. The failure is
 // then recorded with its own time: TaskFailedOnHost at ERROR, or at WARN
 // with rescued: true.
 

@@ -136,9 +136,13 @@ func (d *decoder) endTaskSpan(task *taskState) {
 		how = outcome.Failed
 	case n[outcome.Unreachable] > 0:
 		how = outcome.Unreachable
-	case n[outcome.Cancelled] > 0:
+	case n[outcome.Cancelled] > 0 || !d.stoppedAt.IsZero():
+		// A task still open when the run was stopped was cut short too,
+		// even if its hosts so far were done: it ends with the run.
 		how = outcome.Cancelled
 		task.span.SetStatus(codes.Error, "cancelled")
+		task.lastSeen = adapter.Later(d.stoppedAt, task.lastSeen)
+		n[outcome.Cancelled] = max(n[outcome.Cancelled], 1)
 	case n[outcome.Rescued] > 0:
 		how = outcome.Rescued
 	case n[outcome.Ignored] > 0:

@@ -252,15 +252,27 @@ func TestStreamCancel(t *testing.T) {
 			t.Fatal("the first lines were never decoded")
 		}
 	}
+	cancelledAt := time.Now()
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	if len(c.spans.Started()) != len(c.spans.Ended()) {
-		t.Errorf("%d spans started, %d ended", len(c.spans.Started()), len(c.spans.Ended()))
+	assertEnded(t, c)
+	of := c.sink.OfType(progress.TypeOperationFailed)
+	if len(of) != 1 || of[0].Details["description"] != "cancelled" {
+		t.Fatalf("OperationFailed %v", of)
 	}
-	if of := c.sink.OfType(progress.TypeOperationFailed); len(of) != 1 || of[0].Details["description"] != "cancelled" {
-		t.Errorf("OperationFailed %v", of)
+	// The stream stopped now: its end is now, not Ansible's last event
+	// (recorded months ago).
+	if of[0].Timestamp.Before(cancelledAt) {
+		t.Errorf("OperationFailed at %v, before the cancel at %v", of[0].Timestamp, cancelledAt)
+	}
+	st := newSpanTree(c.spans.Ended())
+	for _, s := range st.spans {
+		if s.EndTime().Before(cancelledAt) {
+			continue // ended by Ansible before the cut
+		}
+		assertSpan(t, s, codes.Error, outcome.Cancelled)
 	}
 }
 
