@@ -31,7 +31,9 @@ import (
 // common/OperationFailed, even one without a single job event: a stream
 // that ends before Ansible's recap (playbook_on_stats) is a failure whose
 // description says so, with Ansible's own error when its text holds one
-// (TestStreamCut, TestStreamNotEvents).
+// (TestStreamCut, TestStreamNotEvents). A ctx cancelled with a cause
+// (context.WithCancelCause) other than context.Canceled makes the cause the
+// failure's description: "stopped: <cause>" (TestStreamStoppedWithCause).
 func Stream(ctx context.Context, r io.Reader, opts ...Option) (Result, error) {
 	cfg := newConfig(opts)
 	d := newDecoder(ctx, cfg)
@@ -49,6 +51,12 @@ func Stream(ctx context.Context, r io.Reader, opts ...Option) (Result, error) {
 		// Stopped now: the run ends now, not at Ansible's last event.
 		err = fmt.Errorf("ansible: stream cancelled: %w", readErr)
 		o.err, o.code, o.reason, o.cancelled, o.end = err, FailureInternal, "cancelled", true, time.Now().UTC()
+		if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
+			// The caller said why it stopped the stream (the tool could not
+			// start, it died): that is the run's failure.
+			err = fmt.Errorf("ansible: stream stopped: %w: %w", readErr, cause)
+			o.err, o.reason = err, "stopped: "+cause.Error()
+		}
 	case readErr != nil:
 		err = fmt.Errorf("ansible: reading the stream: %w", readErr)
 		o.err, o.code, o.reason = err, FailureInternal, "the event stream broke off"

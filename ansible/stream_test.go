@@ -333,3 +333,17 @@ func TestCleanText(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamStoppedWithCause: a caller that stops the stream with a cause
+// (the tool could not start) gets that cause as the run's failure.
+func TestStreamStoppedWithCause(t *testing.T) {
+	pr, _ := testutil.Pipe(t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("ansible-playbook: command not found"))
+	c := newCapture(t)
+	_, err := Stream(ctx, pr, c.options(t)...)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "command not found") {
+		t.Fatalf("err = %v, want context.Canceled with the cause", err)
+	}
+	assertOnlyStartFail(t, c, "stopped: ansible-playbook: command not found")
+}
