@@ -24,7 +24,10 @@ func FuzzStream(f *testing.F) {
 	// Seeds stay small (the fuzzer slows to a crawl on inputs of 100 KB):
 	// windows of a few events of each recorded stream, in order, from the
 	// middle (host events without their task start) and reversed.
-	for _, gc := range goldenCases[:4] {
+	for _, gc := range goldenCases {
+		if gc.cut != nil {
+			continue
+		}
 		lines := bytes.SplitAfter(readStream(f, gc.stream), []byte("\n"))
 		for _, w := range [][2]int{{0, 4}, {len(lines) / 2, len(lines)/2 + 4}, {len(lines) - 4, len(lines)}} {
 			window := lines[max(0, w[0]):min(len(lines), w[1])]

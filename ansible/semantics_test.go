@@ -31,7 +31,7 @@ import (
 
 // runPlaybook writes text to name in a fresh project and runs it on the
 // test inventory; warnings collects what the adapter logged at WARN.
-func runPlaybook(t *testing.T, name, text string, opts ...Option) (c *capture, res Result, err error, warnings *testutil.SyncBuffer) {
+func runPlaybook(t *testing.T, name, text string, opts ...Option) (c *capture, warnings *testutil.SyncBuffer, res Result, err error) {
 	t.Helper()
 	requireAnsible(t)
 	dir := t.TempDir()
@@ -43,7 +43,7 @@ func runPlaybook(t *testing.T, name, text string, opts ...Option) (c *capture, r
 	logger := slog.New(slog.NewTextHandler(io.MultiWriter(warnings, testWriter{t}), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	res, err = Run(context.Background(), Playbook{ProjectDir: dir, Playbook: name, Inventory: inventory(t)},
 		append(append(c.options(t), WithLogger(logger)), opts...)...)
-	return c, res, err, warnings
+	return c, warnings, res, err
 }
 
 // spanTree indexes a run's ended spans.
@@ -74,6 +74,17 @@ func (st spanTree) named(name string) []sdktrace.ReadOnlySpan {
 
 func (st spanTree) parent(s sdktrace.ReadOnlySpan) sdktrace.ReadOnlySpan {
 	return st.byID[s.Parent().SpanID()]
+}
+
+// children returns the spans whose parent is s.
+func (st spanTree) children(s sdktrace.ReadOnlySpan) []sdktrace.ReadOnlySpan {
+	var out []sdktrace.ReadOnlySpan
+	for _, c := range st.spans {
+		if c.Parent().SpanID() == s.SpanContext().SpanID() {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // hostSpan is the span of host under the task span named task.
@@ -125,7 +136,7 @@ func assertSpan(t *testing.T, s sdktrace.ReadOnlySpan, code codes.Code, how stri
 // status; nothing else is an error. In the second play the host goes on,
 // which settles the failure before the recap.
 func TestRunRescued(t *testing.T) {
-	c, res, err, _ := runPlaybook(t, "rescue.yml", `- name: Install
+	c, _, res, err := runPlaybook(t, "rescue.yml", `- name: Install
   hosts: web
   gather_facts: false
   tasks:
@@ -187,7 +198,7 @@ func TestRunRescued(t *testing.T) {
 // It is settled as soon as the host skips a task the others run, before
 // the run ends.
 func TestRunAlwaysFailureCounts(t *testing.T) {
-	c, res, err, _ := runPlaybook(t, "always.yml", `- name: Upgrade
+	c, _, res, err := runPlaybook(t, "always.yml", `- name: Upgrade
   hosts: web
   gather_facts: false
   tasks:
@@ -238,7 +249,7 @@ func TestRunAlwaysFailureCounts(t *testing.T) {
 // marked ignored, the host and task spans say ignored without an error
 // status, and nothing counts as a failure.
 func TestRunIgnoredNoLog(t *testing.T) {
-	c, res, err, _ := runPlaybook(t, "nolog.yml", `- name: Secrets
+	c, _, res, err := runPlaybook(t, "nolog.yml", `- name: Secrets
   hosts: web-1
   gather_facts: false
   tasks:
@@ -277,7 +288,7 @@ func TestRunIgnoredNoLog(t *testing.T) {
 // one TaskStarted, with every host's span under it, and nothing stays
 // open.
 func TestRunFreeStrategy(t *testing.T) {
-	c, res, err, _ := runPlaybook(t, "free.yml", `- name: Free
+	c, _, res, err := runPlaybook(t, "free.yml", `- name: Free
   hosts: web:lb
   gather_facts: false
   strategy: free
@@ -305,12 +316,10 @@ func TestRunFreeStrategy(t *testing.T) {
 	for _, task := range []string{"Slow on some", "Second", "Third"} {
 		ts := st.only(t, "task "+task)
 		var hosts []string
-		for _, s := range st.spans {
-			if p := st.parent(s); p != nil && p.SpanContext().SpanID() == ts.SpanContext().SpanID() {
-				hosts = append(hosts, s.Name())
-				if s.EndTime().After(ts.EndTime()) || s.StartTime().Before(ts.StartTime()) {
-					t.Errorf("%s of task %s outside its task", s.Name(), task)
-				}
+		for _, s := range st.children(ts) {
+			hosts = append(hosts, s.Name())
+			if s.EndTime().After(ts.EndTime()) || s.StartTime().Before(ts.StartTime()) {
+				t.Errorf("%s of task %s outside its task", s.Name(), task)
 			}
 		}
 		slices.Sort(hosts)
@@ -335,7 +344,7 @@ func TestRunFreeStrategy(t *testing.T) {
 // own (it has no host): every task span has hosts, the handler's among
 // them.
 func TestRunFlushHandlers(t *testing.T) {
-	c, _, err, _ := runPlaybook(t, "flush.yml", `- name: Handlers
+	c, _, _, err := runPlaybook(t, "flush.yml", `- name: Handlers
   hosts: web-1
   gather_facts: false
   tasks:
@@ -360,13 +369,7 @@ func TestRunFlushHandlers(t *testing.T) {
 			continue
 		}
 		tasks = append(tasks, s.Name())
-		hosts := 0
-		for _, h := range st.spans {
-			if p := st.parent(h); p != nil && p.SpanContext().SpanID() == s.SpanContext().SpanID() {
-				hosts++
-			}
-		}
-		if hosts == 0 {
+		if len(st.children(s)) == 0 {
 			t.Errorf("task span %s has no host", s.Name())
 		}
 	}
@@ -384,7 +387,7 @@ func TestRunFlushHandlers(t *testing.T) {
 // text.
 func TestRunLoadErrors(t *testing.T) {
 	t.Run("yaml", func(t *testing.T) {
-		c, _, err, warnings := runPlaybook(t, "broken.yml", "- hosts: web\n  tasks: []\nfoo: bar\n")
+		c, warnings, _, err := runPlaybook(t, "broken.yml", "- hosts: web\n  tasks: []\nfoo: bar\n")
 		var pe *PlaybookError
 		if !errors.As(err, &pe) || !strings.Contains(pe.Reason, "did not find expected '-' indicator") || !strings.Contains(pe.Reason, "line 3, column 1") {
 			t.Fatalf("err = %v, want the YAML parser's error with its place", err)
