@@ -310,9 +310,11 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 	// Under the free strategy each host starts a task on its own, so the
 	// start of a task still open repeats: the same task, one span, one
 	// TaskStarted. Such a play's tasks end with the play, since any host
-	// may still start them.
+	// may still start them. A meta task's start also repeats under the
+	// linear strategy (end_host, once per host): it is the same task too,
+	// and says nothing of the strategy.
 	if task := p.tasks[id]; task != nil && !task.ended && !task.superseded {
-		p.free = true
+		p.free = p.free || !task.meta
 		return
 	}
 

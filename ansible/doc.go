@@ -114,7 +114,8 @@
 // with every host under it, ended with its play (TestRunFreeStrategy). A
 // meta task (flush_handlers, end_play) gets a span only when Ansible
 // reports a host for it; its TaskStarted is in the play span
-// (TestRunFlushHandlers).
+// (TestRunFlushHandlers), once even when Ansible repeats its start, as for
+// end_host (TestRunMetaEndHost).
 //
 // Every span says how it ended in progress.outcome (see
 // internal/base/outcome): a host span ok, changed, skipped, failed,

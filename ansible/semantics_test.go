@@ -33,12 +33,17 @@ import (
 // test inventory; warnings collects what the adapter logged at WARN.
 func runPlaybook(t *testing.T, name, text string, opts ...Option) (c *capture, warnings *testutil.SyncBuffer, res Result, err error) {
 	t.Helper()
+	return runPlaybookIn(t, newCapture(t), name, text, opts...)
+}
+
+// runPlaybookIn is runPlaybook recording into c.
+func runPlaybookIn(t *testing.T, c *capture, name, text string, opts ...Option) (_ *capture, warnings *testutil.SyncBuffer, res Result, err error) {
+	t.Helper()
 	requireAnsible(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c = newCapture(t)
 	warnings = &testutil.SyncBuffer{}
 	logger := slog.New(slog.NewTextHandler(io.MultiWriter(warnings, testWriter{t}), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	res, err = Run(context.Background(), Playbook{ProjectDir: dir, Playbook: name, Inventory: inventory(t)},
@@ -380,6 +385,59 @@ func TestRunFlushHandlers(t *testing.T) {
 	assertEnded(t, c)
 }
 
+// TestRunMetaEndHost: meta: end_host, whose start Ansible repeats, and
+// meta: end_play in a linear play: one TaskStarted per task, each task
+// ends when the next starts (as under the linear strategy, not with the
+// play), and the host that end_host ended runs nothing after it.
+func TestRunMetaEndHost(t *testing.T) {
+	c := newCapture(t)
+	// When the span of task After ends, the last event recorded must be
+	// its host's result: under the free strategy it would end with the
+	// play, after the next task's start.
+	var lastBeforeAfterEnded string
+	c.tp.RegisterSpanProcessor(onSpanEnd(func(s sdktrace.ReadOnlySpan) {
+		if evs := c.sink.Events(); s.Name() == "task After" && len(evs) > 0 {
+			lastBeforeAfterEnded = evs[len(evs)-1].EventName
+		}
+	}))
+	_, _, res, err := runPlaybookIn(t, c, "endhost.yml", `- name: Ends
+  hosts: web
+  gather_facts: false
+  tasks:
+    - name: Before
+      debug: msg=before
+    - meta: end_host
+      when: inventory_hostname == 'web-2'
+    - name: After
+      debug: msg=after
+    - meta: end_play
+    - name: Never
+      debug: msg=never
+`)
+	if err != nil || res.Stats["web-1"].OK != 2 {
+		t.Fatalf("err %v, stats %+v", err, res.Stats)
+	}
+	started := map[string]int{}
+	for _, e := range c.sink.OfType(TypeTaskStarted) {
+		started[e.Details["taskName"].(string)]++
+	}
+	if started["Before"] != 1 || started["After"] != 1 || started["Never"] != 0 {
+		t.Errorf("TaskStarted %v", started)
+	}
+	st := newSpanTree(c.spans.Ended())
+	before, after := st.only(t, "task Before"), st.only(t, "task After")
+	if before.EndTime().After(after.StartTime()) {
+		t.Errorf("task Before ends at %v, after task After started (%v): the play was taken for strategy free", before.EndTime(), after.StartTime())
+	}
+	if lastBeforeAfterEnded != TypeTaskCompletedOnHost {
+		t.Errorf("task After ended after %s, not when the next task started", lastBeforeAfterEnded)
+	}
+	if hosts := st.children(after); len(hosts) != 1 || hosts[0].Name() != "host web-1" {
+		t.Errorf("task After ran on %d hosts, want web-1 only", len(hosts))
+	}
+	assertEnded(t, c)
+}
+
 // TestRunLoadErrors: a playbook that is not valid YAML, and one that does
 // not exist (ansible-runner run on it directly, its output decoded by
 // Stream, as a driver with its own runner does): the failure says Ansible's
@@ -435,3 +493,11 @@ func TestRunLoadErrors(t *testing.T) {
 		})
 	}
 }
+
+// onSpanEnd calls f for every span that ends, synchronously.
+type onSpanEnd func(s sdktrace.ReadOnlySpan)
+
+func (f onSpanEnd) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+func (f onSpanEnd) OnEnd(s sdktrace.ReadOnlySpan)                   { f(s) }
+func (f onSpanEnd) Shutdown(context.Context) error                  { return nil }
+func (f onSpanEnd) ForceFlush(context.Context) error                { return nil }
