@@ -332,7 +332,7 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 	if !p.free {
 		// Any earlier task of the play is over once its hosts are done;
 		// hosts that did not run the last one have stopped.
-		d.dropped(p)
+		d.byTask(p)
 		for _, other := range p.open {
 			other.superseded = true
 			d.endTask(other, false)
@@ -537,6 +537,7 @@ func (d *decoder) hostResult(t time.Time, e *jobEvent) {
 		tr, how = res.reduce(true, false, 0), outcome.Unreachable
 		sev = log.SeverityError
 		count.Unreachable++
+		h.task.play.leave(h.name)
 		d.flushItems(h, false, false)
 		d.record(h.ctx, t, sev, TypeHostUnreachable, hostEventDetails{
 			TaskName: h.task.name, HostName: h.name, DelegatedHostName: res.delegatedHost(), TaskResult: tr,

@@ -81,10 +81,12 @@
 // Ansible's event for a failure that a rescue section takes is the same as
 // for one that counts; Ansible tells them apart only later. So a failure
 // (not ignored) is recorded when its fate shows: when the host does not run
-// the next task the other hosts run (it counts), when the host starts a
-// task of a later play (it was rescued: Ansible runs no later play on a
-// failed host), or at the recap, whose rescued count per host settles the
-// rest; a run that ends without a recap keeps it as a failure. The event
+// the next task the other hosts run (it counts), when it runs a task that
+// a host which passed the failed task does not run (a rescue section, which
+// only failed hosts run: it was rescued), when it starts a task of a later
+// play (rescued: Ansible runs no later play on a failed host), or at the
+// recap, whose rescued count per host settles the rest; a run that ends
+// without a recap keeps it as a failure. The event
 // keeps Ansible's time for the failure; until it is recorded, the host's
 // span and its task's stay open (TestRunAlwaysFailureCounts).
 //

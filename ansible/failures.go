@@ -16,7 +16,9 @@ import (
 // host span, and so its task and play) until Ansible shows which it was:
 //
 //   - the host does not start the next task that other hosts run (linear
-//     strategy): it was dropped, the failure counts (dropped);
+//     strategy): it was dropped, the failure counts (byTask);
+//   - the host runs a task that a host which passed the failed task does
+//     not run: a rescue section, which only failed hosts run (byTask);
 //   - the host starts a task of a later play: failed hosts never do, so it
 //     was rescued (continued);
 //   - the recap: its rescued count per host settles the rest (settle);
@@ -25,7 +27,9 @@ import (
 // A host that goes on after its failure inside the same play (its rescue
 // or always section) keeps it pending until one of these. The rules can
 // err only where Ansible runs a task on some hosts by design: a rescued
-// host left out of a run_once task looks dropped. The failure is
+// host left out of a run_once task looks dropped, and a failed host
+// chosen for a run_once task, or whose peer end_host ended, looks
+// rescued. The failure is
 // then recorded with its own time: TaskFailedOnHost at ERROR, or at WARN
 // with rescued: true.
 
@@ -61,6 +65,9 @@ func (d *decoder) resolve(h *hostState, rescued bool) {
 	ev.details.Rescued = rescued
 	d.record(h.ctx, ev.t, sev, TypeTaskFailedOnHost, ev.details)
 	p := h.task.play
+	if !rescued {
+		p.leave(h.name)
+	}
 	d.endHost(h, h.failedAt, how)
 	p.held--
 	if p.held == 0 && p != d.play && !p.endAt.IsZero() && !p.ended {
@@ -70,21 +77,43 @@ func (d *decoder) resolve(h *hostState, rescued bool) {
 	}
 }
 
-// dropped settles, when a task of play p starts, the failures of hosts
-// that did not run the task before it, which started after their failure
-// and ran on other hosts: Ansible dropped them, the failure counts.
-// Handlers and meta tasks run on some hosts only, and under the free
-// strategy hosts are at different tasks: they say nothing.
-func (d *decoder) dropped(p *playState) {
+// byTask settles, when a task of play p starts, the failures that the
+// task before it shows, if it started after them (the linear strategy:
+// it is done on every host). A failed host that did not run it was
+// dropped by Ansible: the failure counts. A failed host that ran it while
+// a host that passed the failed task did not ran a rescue section, which
+// only failed hosts run: it was rescued. Handlers and meta tasks run on
+// some hosts only, and under the free strategy hosts are at different
+// tasks: they say nothing.
+func (d *decoder) byTask(p *playState) {
 	prev := p.last
 	if prev == nil || prev.handler || prev.meta || len(prev.hosts) == 0 {
 		return
 	}
 	for _, h := range slices.Clone(d.pending) {
-		if h.task.play == p && prev.start.After(h.failure.t) && !prev.hosts[h.name] {
+		switch {
+		case h.failure == nil || h.task.play != p || !prev.start.After(h.failure.t):
+		case !prev.hosts[h.name]:
 			d.resolve(h, false)
+		case d.passedAndLeftOut(h.task, prev):
+			d.resolve(h, true)
 		}
 	}
+}
+
+// passedAndLeftOut reports a host that ran the failed task without a
+// failure that counts, is still in the play, and did not run task prev.
+func (d *decoder) passedAndLeftOut(failed, prev *taskState) bool {
+	for host := range failed.hosts {
+		if !prev.hosts[host] && !failed.play.gone[host] && !d.isPending(host, failed.play) {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *decoder) isPending(host string, p *playState) bool {
+	return slices.ContainsFunc(d.pending, func(h *hostState) bool { return h.name == host && h.task.play == p })
 }
 
 // continued settles the pending failures of host in earlier plays than p

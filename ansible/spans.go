@@ -33,6 +33,7 @@ type playState struct {
 	free     bool                  // a task started again: the free strategy
 	held     int                   // failures of the play still pending
 	ended    bool                  // its span ended
+	gone     map[string]bool       // hosts Ansible dropped from the play: failed or unreachable
 
 	failed, cancelled, changed int // over its tasks' hosts
 }
@@ -43,6 +44,14 @@ func (p *playState) add(task *taskState) {
 	}
 	p.tasks[task.id] = task
 	p.open = append(p.open, task)
+}
+
+// leave notes a host that Ansible dropped from the play.
+func (p *playState) leave(host string) {
+	if p.gone == nil {
+		p.gone = map[string]bool{}
+	}
+	p.gone[host] = true
 }
 
 // compact drops the ended tasks from p.open.
