@@ -113,6 +113,15 @@ func (st spanTree) only(t *testing.T, name string) sdktrace.ReadOnlySpan {
 	return s[0]
 }
 
+// startedTasks counts the TaskStarted events per task name.
+func startedTasks(c *capture) map[string]int {
+	started := map[string]int{}
+	for _, e := range c.sink.OfType(TypeTaskStarted) {
+		started[e.Details["taskName"].(string)]++
+	}
+	return started
+}
+
 // assertEnded: every span started was ended, with an outcome.
 func assertEnded(t *testing.T, c *capture) {
 	t.Helper()
@@ -318,10 +327,7 @@ func TestRunFreeStrategy(t *testing.T) {
 	if err != nil || !res.OK() {
 		t.Fatalf("err %v", err)
 	}
-	started := map[string]int{}
-	for _, e := range c.sink.OfType(TypeTaskStarted) {
-		started[e.Details["taskName"].(string)]++
-	}
+	started := startedTasks(c)
 	for _, task := range []string{"Slow on some", "Second", "Third"} {
 		if started[task] != 1 {
 			t.Errorf("TaskStarted %q %d times, want once", task, started[task])
@@ -427,10 +433,7 @@ func TestRunMetaEndHost(t *testing.T) {
 	if err != nil || res.Stats["web-1"].OK != 2 {
 		t.Fatalf("err %v, stats %+v", err, res.Stats)
 	}
-	started := map[string]int{}
-	for _, e := range c.sink.OfType(TypeTaskStarted) {
-		started[e.Details["taskName"].(string)]++
-	}
+	started := startedTasks(c)
 	if started["Before"] != 1 || started["After"] != 1 || started["Never"] != 0 {
 		t.Errorf("TaskStarted %v", started)
 	}
