@@ -4,22 +4,25 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/log"
-	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/kit/adapter"
 	"github.com/progressotel/progressotel/progress"
 )
 
 // decoder turns job events, one line at a time, into progress events and
-// spans, live: each event is recorded while its line is handled. It is used
-// by one goroutine; only pid is read by another (Run's supervisor).
+// spans, live: each event is recorded while its line is handled (a failure
+// waits until Ansible shows whether a rescue section took it, see
+// failures.go). It is used by one goroutine; only pid is read by another
+// (Run's supervisor).
 type decoder struct {
 	cfg    *config
 	parent context.Context
@@ -29,10 +32,11 @@ type decoder struct {
 	pbName    string
 	pb        *adapter.Operation // the playbook span, once started
 
-	play  *playState
-	plays []Play
-	tasks map[string]*taskState // by task uuid
-	hosts map[hostKey]*hostState
+	play    *playState   // the play in progress
+	plays   []Play       // every play started, for the Result
+	held    []*playState // plays ended while a failure of theirs is pending
+	hosts   map[hostKey]*hostState
+	pending []*hostState // failed hosts whose failure may be rescued
 
 	counted   map[string]*HostStats // rebuilt from results
 	stats     map[string]HostStats  // from playbook_on_stats
@@ -44,53 +48,28 @@ type decoder struct {
 	warnings    []string
 	output      tail // lines that were not job events, for errors
 
+	cutHow    string    // the outcome of spans Ansible reported no end for
+	stoppedAt time.Time // when the run was stopped (cancelled), else zero
+
 	pid       atomic.Int64 // ansible-playbook's pid, from the events
 	varPrompt string
 	onPrompt  func(name string) // Run: stop the run
 }
 
-type playState struct {
-	name, id string
-	ctx      context.Context
-	span     trace.Span
-	start    time.Time
-	open     []*taskState // tasks whose span is not ended
-	failed   bool
-}
-
-type taskState struct {
-	name       string
-	play       *playState
-	ctx        context.Context
-	span       trace.Span
-	start      time.Time
-	lastSeen   time.Time
-	openHosts  int
-	superseded bool // a later task of the play has started
-	ended      bool
-	failed     int // hosts failed (not ignored) or unreachable
-}
-
-type hostKey struct{ task, host string }
-
-type hostState struct {
-	name     string
-	task     *taskState
-	ctx      context.Context
-	span     trace.Span
-	start    time.Time
-	attempts int
-	items    int
+// hostKey names a host's span: one per task and host.
+type hostKey struct {
+	task *taskState
+	host string
 }
 
 func newDecoder(ctx context.Context, cfg *config) *decoder {
 	return &decoder{
 		cfg:     cfg,
 		parent:  ctx,
-		tasks:   map[string]*taskState{},
 		hosts:   map[hostKey]*hostState{},
 		counted: map[string]*HostStats{},
 		output:  tail{max: 40},
+		cutHow:  outcome.Failed,
 	}
 }
 
@@ -101,7 +80,7 @@ func (d *decoder) handle(line []byte) {
 		return
 	}
 	if trimmed[0] != '{' {
-		d.nonEvent(trimmed, "not JSON")
+		d.toolText(trimmed)
 		return
 	}
 	if err := decodeEvent(trimmed, &d.ev); err != nil || d.ev.Event == "" {
@@ -155,9 +134,21 @@ func (d *decoder) handle(line []byte) {
 	}
 }
 
-// nonEvent handles a line that is not a job event: start-up errors and
-// warnings of ansible-runner, or garbage. It is counted, kept for error
-// messages and logged; it never stops the stream.
+// toolText handles a line of plain text: Ansible's or ansible-runner's own
+// messages outside the job events (a playbook that cannot be loaded or
+// found, a start-up error). It is counted and kept for the run's error,
+// which says what is wrong once (see errorLine); it is logged only at
+// debug level, since the error carries it.
+func (d *decoder) toolText(line []byte) {
+	d.skipped++
+	text := cleanText(string(line), 1024)
+	d.output.add(text)
+	d.cfg.Logger.Debug("ansible: text outside the job events", "line", d.cfg.Redactor.Value(text))
+}
+
+// nonEvent handles a line that looks like JSON but is no job event:
+// garbage. It is counted, kept for error messages and logged; it never
+// stops the stream.
 func (d *decoder) nonEvent(line []byte, why string) {
 	d.skipped++
 	text := cleanText(string(line), 1024)
@@ -166,14 +157,7 @@ func (d *decoder) nonEvent(line []byte, why string) {
 }
 
 func (d *decoder) message(kind string, line []byte) {
-	var stdout string
-	_ = members(bytes.TrimSpace(line), func(key, val []byte) error {
-		if string(key) == "stdout" {
-			stdout = str(val)
-		}
-		return nil
-	})
-	text := cleanText(stdout, 2048)
+	text := cleanText(displayText(line), 2048)
 	if text == "" {
 		return
 	}
@@ -241,13 +225,7 @@ func (d *decoder) startPlay(t time.Time, e *jobEvent) {
 	if id == "" {
 		id = e.UUID
 	}
-	p := &playState{name: name, id: id, start: t}
-	p.ctx, p.span = d.cfg.Tracer.Start(d.pb.Ctx, "play "+name, trace.WithTimestamp(t),
-		trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(
-			attribute.String("ansible.play.name", name),
-			attribute.String("ansible.play.id", id),
-			attribute.String("ansible.play.pattern", e.Data.PlayPattern)))
+	p := d.startPlaySpan(t, name, id, e.Data.PlayPattern)
 	d.play = p
 	d.plays = append(d.plays, Play{Name: name, ID: id})
 	d.record(p.ctx, t, log.SeverityInfo, TypePlayStarted, playDetails{PlayName: name})
@@ -264,26 +242,43 @@ func (d *decoder) currentPlay(t time.Time, e *jobEvent) *playState {
 	return d.play
 }
 
-// endPlay ends the play in progress and every span still open in it.
+// endPlay ends the play in progress at t and every span still open in it,
+// except those of a failure that may yet prove rescued: they, and so the
+// play, end when it is known (see failures.go).
 func (d *decoder) endPlay(t time.Time) {
 	p := d.play
 	if p == nil {
 		return
 	}
-	for k, h := range d.hosts {
-		if h.task.play == p {
-			d.endHost(k, h, t)
+	d.play = nil
+	for _, h := range d.openHosts(p) {
+		d.endHost(h, t, hostCut)
+	}
+	d.endTasks(p)
+	p.endAt = adapter.Later(t, p.start)
+	if p.held > 0 {
+		d.held = append(d.held, p)
+		return
+	}
+	d.endPlaySpan(p)
+}
+
+// openHosts returns the open host spans of play p (all when p is nil), in
+// the order they started.
+func (d *decoder) openHosts(p *playState) []*hostState {
+	var hs []*hostState
+	for _, h := range d.hosts {
+		if p == nil || h.task.play == p {
+			hs = append(hs, h)
 		}
 	}
-	for _, task := range p.open {
-		d.endTask(task)
-	}
-	p.open = nil
-	if p.failed {
-		p.span.SetStatus(codes.Error, "a task failed")
-	}
-	p.span.End(trace.WithTimestamp(adapter.Later(t, p.start)))
-	d.play = nil
+	slices.SortFunc(hs, func(a, b *hostState) int {
+		if c := a.start.Compare(b.start); c != 0 {
+			return c
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	return hs
 }
 
 // taskName is the name Ansible shows: "role : task" for role tasks.
@@ -298,12 +293,31 @@ func taskName(e *jobEvent) string {
 	return name
 }
 
+// isMeta reports a meta task (flush_handlers, end_play, ...): Ansible runs
+// it itself, mostly without any host event, so it gets a span only when a
+// host event comes for it.
+func isMeta(action string) bool {
+	return strings.TrimPrefix(action, "ansible.builtin.") == "meta"
+}
+
 func (d *decoder) startTask(t time.Time, e *jobEvent) {
 	p := d.currentPlay(t, e)
 	id := e.Data.TaskUUID
 	if id == "" {
 		id = e.UUID
 	}
+
+	// Under the free strategy each host starts a task on its own, so the
+	// start of a task still open repeats: the same task, one span, one
+	// TaskStarted. Such a play's tasks end with the play, since any host
+	// may still start them. A meta task's start also repeats under the
+	// linear strategy (end_host, once per host): it is the same task too,
+	// and says nothing of the strategy.
+	if task := p.tasks[id]; task != nil && !task.ended && !task.superseded {
+		p.free = p.free || !task.meta
+		return
+	}
+
 	name := e.Data.Name
 	if name == "" {
 		name = taskName(e)
@@ -315,59 +329,32 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 		startedName = "Handler/" + name
 	}
 
-	// Any earlier task of the play is over once its hosts are done (with
-	// the free strategy they may still be running).
-	for _, other := range p.open {
-		if other.superseded {
-			continue
+	if !p.free {
+		// Any earlier task of the play is over once its hosts are done;
+		// hosts that did not run the last one have stopped.
+		d.byTask(p)
+		for _, other := range p.open {
+			other.superseded = true
+			d.endTask(other, false)
 		}
-		other.superseded = true
-		if other.openHosts == 0 {
-			d.endTask(other)
-		}
+		p.compact()
 	}
-	p.open = compact(p.open)
 
-	task := d.tasks[id]
-	if task == nil || task.ended {
-		// A repeated task uuid (serial batches, the free strategy) whose
-		// span has ended gets a new span.
-		attrs := []attribute.KeyValue{
-			attribute.String("ansible.task.name", name),
-			attribute.String("ansible.task.id", id),
-			attribute.String("ansible.task.action", e.Data.TaskAction),
-		}
-		if e.Data.Role != "" {
-			attrs = append(attrs, attribute.String("ansible.task.role", e.Data.Role))
-		}
-		if e.Data.IsConditional {
-			attrs = append(attrs, attribute.Bool("ansible.task.handler", true))
-		}
-		task = &taskState{name: name, play: p, start: t, lastSeen: t}
-		task.ctx, task.span = d.cfg.Tracer.Start(p.ctx, "task "+startedName, trace.WithTimestamp(t),
-			trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
-		d.tasks[id] = task
-		p.open = append(p.open, task)
-	} else {
-		task.superseded = false
+	task := &taskState{id: id, name: name, play: p, start: t, lastSeen: t, handler: e.Data.IsConditional,
+		meta: isMeta(e.Data.TaskAction), action: e.Data.TaskAction, role: e.Data.Role, hosts: map[string]bool{}}
+	ctx := p.ctx
+	if !task.meta {
+		d.startTaskSpan(task, startedName)
+		ctx = task.ctx
 	}
+	p.add(task)
+	p.last = task
 	args, hidden := parseTaskArgs(e.Data.TaskArgs, d.cfg.Redactor)
 	details := taskStartedDetails{TaskName: startedName, ArgsHidden: hidden}
 	if !hidden {
 		details.Args = args
 	}
-	d.record(task.ctx, t, log.SeverityInfo, TypeTaskStarted, details)
-}
-
-func compact(ts []*taskState) []*taskState {
-	out := ts[:0]
-	for _, t := range ts {
-		if !t.ended {
-			out = append(out, t)
-		}
-	}
-	clear(ts[len(out):])
-	return out
+	d.record(ctx, t, log.SeverityInfo, TypeTaskStarted, details)
 }
 
 // taskID is the task of a host event: runner makes every runner_* event
@@ -380,47 +367,52 @@ func taskID(e *jobEvent) string {
 }
 
 // task returns the task of a host event, or one made up from the event's
-// task fields when its start was not seen.
+// task fields when its start was not seen. A meta task gets its span here.
 func (d *decoder) task(t time.Time, e *jobEvent) *taskState {
+	p := d.currentPlay(t, e)
 	id := taskID(e)
-	if task := d.tasks[id]; task != nil && !task.ended {
+	task := p.tasks[id]
+	if task != nil && !task.ended {
+		if task.span == nil {
+			d.startTaskSpan(task, task.name)
+		}
 		return task
 	}
-	p := d.currentPlay(t, e)
-	task := &taskState{name: taskName(e), play: p, start: t, lastSeen: t}
-	task.ctx, task.span = d.cfg.Tracer.Start(p.ctx, "task "+task.name, trace.WithTimestamp(t),
-		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
-			attribute.String("ansible.task.name", task.name),
-			attribute.String("ansible.task.id", id),
-			attribute.String("ansible.task.action", e.Data.TaskAction)))
-	d.tasks[id] = task
-	p.open = append(p.open, task)
+	task = &taskState{id: id, name: taskName(e), play: p, start: t, lastSeen: t,
+		action: e.Data.TaskAction, role: e.Data.Role, hosts: map[string]bool{}}
+	d.startTaskSpan(task, task.name)
+	p.add(task)
 	return task
 }
 
-func (d *decoder) endTask(task *taskState) {
-	if task.ended {
+// endTask ends a task whose hosts are done, if it is over: superseded by a
+// later task (linear strategy) or its play ended (now).
+func (d *decoder) endTask(task *taskState, now bool) {
+	if task.ended || task.openHosts > 0 || !(now || task.superseded && !task.play.free) {
 		return
 	}
 	task.ended = true
-	if task.failed > 0 {
-		host := "hosts"
-		if task.failed == 1 {
-			host = "host"
-		}
-		task.span.SetStatus(codes.Error, fmt.Sprintf("failed on %d %s", task.failed, host))
-		task.play.failed = true
+	if task.span != nil {
+		d.endTaskSpan(task)
 	}
-	task.span.End(trace.WithTimestamp(adapter.Later(task.lastSeen, task.start)))
+}
+
+// endTasks ends every task of play p that is not waiting for a host.
+func (d *decoder) endTasks(p *playState) {
+	for _, task := range p.open {
+		d.endTask(task, true)
+	}
+	p.compact()
 }
 
 func (d *decoder) startHost(t time.Time, e *jobEvent) {
 	task := d.task(t, e)
-	key := hostKey{task: taskID(e), host: e.Data.Host}
+	d.continued(task.play, e.Data.Host)
+	key := hostKey{task: task, host: e.Data.Host}
 	if old := d.hosts[key]; old != nil {
-		d.endHost(key, old, t) // the same task again on the host: a new span
+		d.endHost(old, t, hostCut) // the same task again on the host: a new span
 	}
-	h := d.openHost(key, task, e.Data.Host, t)
+	h := d.openHost(key, t)
 	args, hidden := parseTaskArgs(e.Data.TaskArgs, d.cfg.Redactor)
 	details := taskStartedOnHostDetails{TaskName: task.name, HostName: h.name, ArgsHidden: hidden}
 	if !hidden {
@@ -429,14 +421,13 @@ func (d *decoder) startHost(t time.Time, e *jobEvent) {
 	d.record(h.ctx, t, log.SeverityInfo, TypeTaskStartedOnHost, details)
 }
 
-func (d *decoder) openHost(key hostKey, task *taskState, host string, t time.Time) *hostState {
-	h := &hostState{name: host, task: task, start: t}
-	h.ctx, h.span = d.cfg.Tracer.Start(task.ctx, "host "+host, trace.WithTimestamp(t),
-		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
-			attribute.String("ansible.host.name", host),
-			attribute.String("ansible.task.name", task.name)))
+func (d *decoder) openHost(key hostKey, t time.Time) *hostState {
+	task := key.task
+	h := &hostState{name: key.host, task: task, start: t}
+	d.startHostSpan(h)
 	d.hosts[key] = h
 	task.openHosts++
+	task.hosts[key.host] = true
 	if t.After(task.lastSeen) {
 		task.lastSeen = t
 	}
@@ -445,36 +436,35 @@ func (d *decoder) openHost(key hostKey, task *taskState, host string, t time.Tim
 
 // host returns the open host span of an event, or opens one at the
 // result's start time when runner_on_start was not seen.
-func (d *decoder) host(t time.Time, e *jobEvent) (hostKey, *hostState) {
-	key := hostKey{task: taskID(e), host: e.Data.Host}
+func (d *decoder) host(t time.Time, e *jobEvent) *hostState {
+	task := d.task(t, e)
+	key := hostKey{task: task, host: e.Data.Host}
 	if h := d.hosts[key]; h != nil {
-		return key, h
+		return h
 	}
 	start := parseTime(e.Data.Start)
 	if start.IsZero() || start.After(t) {
 		start = t
 	}
-	return key, d.openHost(key, d.task(t, e), e.Data.Host, start)
+	return d.openHost(key, start)
 }
 
-func (d *decoder) endHost(key hostKey, h *hostState, t time.Time) {
-	delete(d.hosts, key)
-	if h.attempts > 0 {
-		h.span.SetAttributes(attribute.Int("ansible.task.attempts", h.attempts+1))
-	}
-	if h.items > 0 {
-		h.span.SetAttributes(attribute.Int("ansible.task.items", h.items))
-	}
-	h.span.End(trace.WithTimestamp(adapter.Later(t, h.start)))
+// hostCut is the outcome of a host span that Ansible never reported an
+// end for; decoder.cutHow says which outcome it takes (see endAll).
+const hostCut = "cut"
+
+// endHost ends a host's span at end with its outcome (one of package
+// outcome's, or hostCut), and its task if that is over.
+func (d *decoder) endHost(h *hostState, end time.Time, how string) {
+	delete(d.hosts, hostKey{task: h.task, host: h.name})
+	end = adapter.Later(end, h.start)
+	d.endHostSpan(h, end, how)
 	task := h.task
 	task.openHosts--
-	if t.After(task.lastSeen) {
-		task.lastSeen = t
+	if end.After(task.lastSeen) {
+		task.lastSeen = end
 	}
-	if task.superseded && task.openHosts == 0 {
-		d.endTask(task)
-		task.play.open = compact(task.play.open)
-	}
+	d.endTask(task, false)
 }
 
 func (d *decoder) countFor(host string) *HostStats {
@@ -496,82 +486,79 @@ func isInclude(action string) bool {
 }
 
 // hostResult handles the final result of a task on a host: the event, the
-// recap count, the span's status, and the end of the host span at
-// Ansible's end time for the host.
+// recap count, the span's outcome, and the end of the host span at
+// Ansible's end time for the host. A failure that counts waits for its
+// fate (failures.go).
 func (d *decoder) hostResult(t time.Time, e *jobEvent) {
-	key, h := d.host(t, e)
-	res := decodeResult(e.Data.Res)
+	h := d.host(t, e)
+	res := &e.Data.Res
 	ignored := bool(e.Data.IgnoreErrors)
 	count := d.countFor(e.Data.Host)
-	var (
-		typ    string
-		sev    = log.SeverityInfo
-		status string
-		tr     taskResult
-	)
-	switch e.Event {
-	case "runner_on_ok":
-		typ, tr = TypeTaskCompletedOnHost, res.reduce(false, false, 0)
-		status = "ok"
-		if !isInclude(e.Data.TaskAction) {
-			count.OK++
-			if tr.Changed {
-				count.Changed++
-				status = "changed"
-			}
-		}
-	case "runner_on_failed":
-		typ, tr = TypeTaskFailedOnHost, res.reduce(true, false, 0)
-		if ignored {
-			sev, status = log.SeverityWarn, "ignored"
-			count.OK++
-			count.Ignored++
-			if tr.Changed {
-				count.Changed++
-			}
-		} else {
-			sev, status = log.SeverityError, "failed"
-			count.Failures++
-		}
-	case "runner_on_skipped":
-		typ, tr = TypeTaskSkippedOnHost, res.reduce(false, true, 0)
-		status = "skipped"
-		count.Skipped++
-	case "runner_on_unreachable":
-		typ, tr = TypeHostUnreachable, res.reduce(true, false, 0)
-		sev, status = log.SeverityError, "unreachable"
-		count.Unreachable++
-	}
-	if typ == TypeHostUnreachable {
-		d.record(h.ctx, t, sev, typ, hostEventDetails{
-			TaskName: h.task.name, HostName: h.name, DelegatedHostName: res.delegatedHost(), TaskResult: tr,
-		})
-	} else {
-		d.record(h.ctx, t, sev, typ, hostResultDetails{
-			TaskName: h.task.name, HostName: h.name, DelegatedHostName: res.delegatedHost(),
-			TaskResult: tr, Ignored: typ == TypeTaskFailedOnHost && ignored,
-		})
-	}
-	h.span.SetAttributes(attribute.String("ansible.host.status", status))
-	if dh, ok := res.delegatedHost().(string); ok {
-		h.span.SetAttributes(attribute.String("ansible.delegated_host", dh))
-	}
-	if status == "failed" || status == "unreachable" {
-		h.span.SetStatus(codes.Error, status)
-		h.task.failed++
-	}
 	end := parseTime(e.Data.End)
 	if end.IsZero() {
 		end = t
 	}
-	d.endHost(key, h, end)
+	if dh, ok := res.delegatedHost().(string); ok {
+		h.span.SetAttributes(attribute.String("ansible.delegated_host", dh))
+	}
+	var (
+		typ = TypeTaskCompletedOnHost
+		sev = log.SeverityInfo
+		how string
+		tr  taskResult
+	)
+	switch e.Event {
+	case "runner_on_ok":
+		tr, how = res.reduce(false, false, 0), outcome.OK
+		if !isInclude(e.Data.TaskAction) {
+			count.OK++
+			if tr.Changed {
+				count.Changed++
+				how = outcome.Changed
+			}
+		}
+	case "runner_on_failed":
+		typ, tr = TypeTaskFailedOnHost, res.reduce(true, false, 0)
+		if !ignored {
+			d.hold(h, t, end, hostResultDetails{TaskName: h.task.name, HostName: h.name,
+				DelegatedHostName: res.delegatedHost(), TaskResult: tr})
+			return
+		}
+		sev, how = log.SeverityWarn, outcome.Ignored
+		count.OK++
+		count.Ignored++
+		if tr.Changed {
+			count.Changed++
+		}
+	case "runner_on_skipped":
+		typ, tr, how = TypeTaskSkippedOnHost, res.reduce(false, true, 0), outcome.Skipped
+		count.Skipped++
+	case "runner_on_unreachable":
+		tr, how = res.reduce(true, false, 0), outcome.Unreachable
+		sev = log.SeverityError
+		count.Unreachable++
+		h.task.play.leave(h.name)
+		d.flushItems(h, false, false)
+		d.record(h.ctx, t, sev, TypeHostUnreachable, hostEventDetails{
+			TaskName: h.task.name, HostName: h.name, DelegatedHostName: res.delegatedHost(), TaskResult: tr,
+		})
+		d.endHost(h, end, how)
+		return
+	}
+	d.flushItems(h, how == outcome.Ignored, false)
+	d.record(h.ctx, t, sev, typ, hostResultDetails{
+		TaskName: h.task.name, HostName: h.name, DelegatedHostName: res.delegatedHost(),
+		TaskResult: tr, Ignored: how == outcome.Ignored,
+	})
+	d.endHost(h, end, how)
 }
 
 // itemResult records one loop item in the host span; the task's final
-// result follows as its own event.
+// result follows as its own event. A failed item waits for that result,
+// which says whether ignore_errors let it pass.
 func (d *decoder) itemResult(t time.Time, e *jobEvent) {
-	_, h := d.host(t, e)
-	res := decodeResult(e.Data.Res)
+	h := d.host(t, e)
+	res := &e.Data.Res
 	h.items++
 	var (
 		typ = TypeTaskCompletedOnHost
@@ -586,15 +573,30 @@ func (d *decoder) itemResult(t time.Time, e *jobEvent) {
 	case "runner_item_on_skipped":
 		typ, tr = TypeTaskSkippedOnHost, res.reduce(false, true, 0)
 	}
-	d.record(h.ctx, t, sev, typ, hostResultDetails{
+	details := hostResultDetails{
 		TaskName: h.task.name, ItemLabel: res.itemLabel(), HostName: h.name,
 		DelegatedHostName: res.delegatedHost(), TaskResult: tr,
-	})
+	}
+	if typ == TypeTaskFailedOnHost {
+		h.failedItems = append(h.failedItems, heldEvent{t: t, details: details})
+		return
+	}
+	d.record(h.ctx, t, sev, typ, details)
+}
+
+// flushItems records the failed loop items of a host, marked as the
+// task's result says: ignored, or rescued.
+func (d *decoder) flushItems(h *hostState, ignored, rescued bool) {
+	for _, it := range h.failedItems {
+		it.details.Ignored, it.details.Rescued = ignored, rescued
+		d.record(h.ctx, it.t, log.SeverityWarn, TypeTaskFailedOnHost, it.details)
+	}
+	h.failedItems = nil
 }
 
 func (d *decoder) retry(t time.Time, e *jobEvent) {
-	_, h := d.host(t, e)
-	res := decodeResult(e.Data.Res)
+	h := d.host(t, e)
+	res := &e.Data.Res
 	h.attempts++
 	d.record(h.ctx, t, log.SeverityWarn, TypeTaskRetryOnHost, hostEventDetails{
 		TaskName: h.task.name, HostName: h.name, DelegatedHostName: res.delegatedHost(),
@@ -617,7 +619,8 @@ func (d *decoder) prompt(t time.Time, e *jobEvent) {
 	}
 }
 
-// endStats takes Ansible's recap and records PlaybookResult.
+// endStats takes Ansible's recap, which settles every pending failure, and
+// records PlaybookResult.
 func (d *decoder) endStats(t time.Time, e *jobEvent) {
 	d.ensurePlaybook(t, e)
 	d.endPlay(t)
@@ -638,6 +641,7 @@ func (d *decoder) endStats(t time.Time, e *jobEvent) {
 			Ignored: e.Data.Ignored[h],
 		}
 	}
+	d.settle(stats)
 	d.stats, d.statsSeen = stats, true
 	d.recordResult(t, false)
 }
@@ -654,37 +658,38 @@ func (d *decoder) recordResult(t time.Time, rebuilt bool) {
 	d.record(d.pb.Ctx, t, log.SeverityInfo, TypePlaybookResult, details)
 }
 
-// outcome is how a run ended, as Run or Stream saw it.
-type outcome struct {
-	start  time.Time // when the run started (Run); used when no event came
-	end    time.Time // when the run ended; zero: the last event's time
-	rc     int       // -1: none (Stream)
-	err    error     // the run's own failure (cancelled, prompt, playbook error)
-	code   string    // failure code for err
-	reason string    // user-safe description for err
-	always bool      // report the operation even when no event came
+// runEnd is how a run ended, as Run or Stream saw it.
+type runEnd struct {
+	start     time.Time // when the run started (Run); used when no event came
+	end       time.Time // when the run ended; zero: the last event's time
+	rc        int       // -1: none (Stream)
+	err       error     // the run's own failure (cancelled, prompt, playbook error)
+	code      string    // failure code for err
+	reason    string    // user-safe description for err
+	cancelled bool      // the run was stopped (ctx): open spans end cancelled
 }
 
 // finish ends every open span, rebuilds the PlaybookResult if the stats
 // event never came, records the operation's end and returns the Result.
-func (d *decoder) finish(o outcome) Result {
+// Every run is reported, even one without a single job event: a run that
+// did not end with Ansible's recap is a failure that says so.
+func (d *decoder) finish(o runEnd) Result {
 	res := Result{
 		ExitCode: o.rc, Start: d.first, End: d.last,
 		Events: d.events, SkippedLines: d.skipped, Warnings: d.warnings,
 	}
-	switch {
-	case d.pbStarted:
-	case d.events > 0: // only events the mapping does not use
-		d.startPlaybook(d.first, "")
-	case o.always:
-		start := o.start
+	if !d.pbStarted {
+		start := d.first
+		if start.IsZero() {
+			start = o.start
+		}
 		if start.IsZero() {
 			start = time.Now().UTC()
 		}
 		d.startPlaybook(start, "")
-		d.first = start
-	default:
-		return res
+		if d.first.IsZero() {
+			d.first = start
+		}
 	}
 
 	// The run ends with Ansible's last event, unless it was stopped before
@@ -696,7 +701,7 @@ func (d *decoder) finish(o outcome) Result {
 	if end.IsZero() {
 		end = d.first
 	}
-	d.endAll(end)
+	d.endAll(end, o.cancelled)
 	if !d.statsSeen {
 		stats := map[string]HostStats{}
 		for h, s := range d.counted {
@@ -723,10 +728,22 @@ func (d *decoder) finish(o outcome) Result {
 		code, reason = FailureInfrastructure, "failed hosts: "+strings.Join(res.FailedHosts, ", ")
 	case o.rc > 0:
 		code, reason = FailureInternal, fmt.Sprintf("ansible-playbook ended with status %d", o.rc)
+	case !d.statsSeen:
+		code, reason = FailureInternal, noRecapReason(d)
 	}
 	if o.rc >= 0 {
 		d.pb.Span.SetAttributes(attribute.Int("ansible.rc", o.rc))
 	}
+	how := outcome.OK
+	switch {
+	case o.cancelled:
+		how = outcome.Cancelled
+	case code != "":
+		how = outcome.Failed
+	case slices.ContainsFunc(slices.Collect(maps.Values(d.stats)), func(s HostStats) bool { return s.Changed > 0 }):
+		how = outcome.Changed
+	}
+	d.pb.Span.SetAttributes(attribute.String(outcome.Key, how))
 	if code != "" {
 		d.pb.Fail(d.first, end, code, reason, nil)
 	} else {
@@ -735,16 +752,38 @@ func (d *decoder) finish(o outcome) Result {
 	return res
 }
 
-// endAll ends every span still open below the playbook span: those of
-// the play in progress, and any that events after the recap opened.
-func (d *decoder) endAll(t time.Time) {
-	d.endPlay(t)
-	for k, h := range d.hosts {
-		d.endHost(k, h, t)
+// noRecapReason describes a run that ended without Ansible's recap, with
+// Ansible's own error when it gave one.
+func noRecapReason(d *decoder) string {
+	reason := "the run ended before Ansible's recap"
+	if d.events == 0 {
+		reason = "no Ansible job event was read"
 	}
-	for _, task := range d.tasks {
-		if !task.ended {
-			d.endTask(task)
+	if line := errorLine(d.output.String()); line != "" {
+		reason += ": " + line
+	}
+	return reason
+}
+
+// endAll ends every span still open below the playbook span at t: those
+// of the play in progress, the plays held for a pending failure (which
+// now stands: Ansible reported no rescue), and any that events after the
+// recap opened. The host spans Ansible never reported an end for end
+// cancelled when the run was stopped, else failed with "no end reported".
+func (d *decoder) endAll(t time.Time, cancelled bool) {
+	if cancelled {
+		d.cutHow, d.stoppedAt = outcome.Cancelled, t
+	}
+	d.endPlay(t)
+	for _, h := range d.openHosts(nil) {
+		d.endHost(h, t, hostCut)
+	}
+	d.settle(nil)
+	for _, p := range d.held {
+		d.endTasks(p)
+		if !p.ended {
+			d.endPlaySpan(p)
 		}
 	}
+	d.held = nil
 }

@@ -30,7 +30,12 @@
 // # Events
 //
 // Every run is framed by common/OperationStarted and common/OperationCompleted
-// or common/OperationFailed (with Ignition's failureCode). In between:
+// or common/OperationFailed (with Ignition's failureCode), even one that
+// never started or whose stream held no job event: a run that ends without
+// Ansible's recap (playbook_on_stats) is OperationFailed, INTERNAL_ERROR,
+// with a description that says so ("the run ended before Ansible's recap",
+// "no Ansible job event was read"), followed by Ansible's own error when
+// its text gave one (TestStreamCut, TestStreamNotEvents). In between:
 //
 //	Ansible job event                         progressEventType                  details
 //	playbook_on_play_start                    ansible/PlayStarted                playName
@@ -39,7 +44,7 @@
 //	runner_on_start                           ansible/TaskStartedOnHost          taskName, hostName, args, argsHidden
 //	runner_on_ok, runner_item_on_ok           ansible/TaskCompletedOnHost        taskName, itemLabel, hostName, delegatedHostName, taskResult
 //	runner_retry                              ansible/TaskRetryOnHost            taskName, hostName, delegatedHostName, taskResult
-//	runner_on_failed, runner_item_on_failed   ansible/TaskFailedOnHost           taskName, itemLabel, hostName, delegatedHostName, taskResult (+ ignored)
+//	runner_on_failed, runner_item_on_failed   ansible/TaskFailedOnHost           taskName, itemLabel, hostName, delegatedHostName, taskResult (+ ignored, rescued)
 //	runner_on_skipped, runner_item_on_skipped ansible/TaskSkippedOnHost          taskName, itemLabel, hostName, delegatedHostName, taskResult
 //	runner_on_unreachable                     ansible/HostUnreachable            taskName, hostName, delegatedHostName, taskResult
 //	playbook_on_vars_prompt                   ansible/VarPrompt                  varName
@@ -68,13 +73,28 @@
 //
 // Additions to the driver's events, which consumers may ignore:
 // TaskFailedOnHost has ignored: true when ignore_errors lets the failure pass
-// (and is then a WARN, not an ERROR); a PlaybookResult rebuilt because the
-// final stats event never arrived has rebuilt: true and rebuiltReason.
+// (its loop items too, no_log or not: TestRunIgnoredNoLog), and rescued:
+// true when a block's rescue section took it (TestRunRescued); either is
+// then a WARN, not an ERROR. A PlaybookResult rebuilt because the final
+// stats event never arrived has rebuilt: true and rebuiltReason.
 //
-// Severities: INFO, except WARN for retries, ignored failures, failed loop
-// items and plays that match no hosts, and ERROR for failures, unreachable
-// hosts, vars prompts and OperationFailed. Each event's time is Ansible's
-// time for it (the job event's "created"), not the time it was read.
+// Ansible's event for a failure that a rescue section takes is the same as
+// for one that counts; Ansible tells them apart only later. So a failure
+// (not ignored) is recorded when its fate shows: when the host does not run
+// the next task the other hosts run (it counts), when it runs a task that
+// a host which passed the failed task does not run (a rescue section, which
+// only failed hosts run: it was rescued), when it starts a task of a later
+// play (rescued: Ansible runs no later play on a failed host), or at the
+// recap, whose rescued count per host settles the rest; a run that ends
+// without a recap keeps it as a failure. The event
+// keeps Ansible's time for the failure; until it is recorded, the host's
+// span and its task's stay open (TestRunAlwaysFailureCounts).
+//
+// Severities: INFO, except WARN for retries, ignored and rescued failures,
+// failed loop items and plays that match no hosts, and ERROR for failures
+// that count, unreachable hosts, vars prompts and OperationFailed. Each
+// event's time is Ansible's time for it (the job event's "created"), not
+// the time it was read.
 //
 // With the default progress.Limits, a record holds 64 detail attributes:
 // hostStats of more than eight hosts is cut and the record marked
@@ -91,8 +111,26 @@
 // span it belongs to: TaskStarted in the task span, a host's events
 // (including retries and loop items) in its host span, PlayStarted in the
 // play span, PlaybookResult and the operation events in the playbook span.
-// A failed (not ignored) or unreachable host sets an error status on its
-// host span, its task, its play and the playbook. Attributes: ansible.playbook,
+// Under strategy: free each host starts a task on its own and Ansible
+// repeats the task's start: it stays one task span (and one TaskStarted)
+// with every host under it, ended with its play (TestRunFreeStrategy). A
+// meta task (flush_handlers, end_play) gets a span only when Ansible
+// reports a host for it; its TaskStarted is in the play span
+// (TestRunFlushHandlers), once even when Ansible repeats its start, as for
+// end_host (TestRunMetaEndHost).
+//
+// Every span says how it ended in progress.outcome (see
+// internal/base/outcome): a host span ok, changed, skipped, failed,
+// ignored, rescued or unreachable as Ansible reported it; a task span the
+// worst of its hosts', failures that count first; a play span failed,
+// cancelled, changed or ok; the playbook span ok, changed, failed or
+// cancelled. Only a
+// failure that counts (not ignored, not rescued) or an unreachable host
+// sets an error status: on its host span, its task, its play and the
+// playbook. When the run is cancelled, every span still open ends with it,
+// cancelled with an error status "cancelled" (TestRunCancel); when a
+// stream ends without Ansible's end for a host, its span is failed with
+// "Ansible reported no end". Attributes: ansible.playbook,
 // ansible.play.{name,id,pattern}, ansible.task.{name,id,action,role,handler},
 // ansible.host.{name,status}, ansible.task.attempts and ansible.task.items,
 // ansible.delegated_host, ansible.rc.
@@ -100,12 +138,19 @@
 // # Robustness
 //
 // Lines of any size up to WithMaxLineBytes (64 MiB by default) are read;
-// gathered facts and megabyte results go through. Lines that are not job
-// events (start-up errors, warnings) are counted in Result.SkippedLines and
-// logged, never fatal. A playbook that is missing or that Ansible cannot
-// load gives a *PlaybookError naming it. A vars_prompt stops the run at once
-// with a *VarsPromptError. If the final stats event never arrives, the
-// PlaybookResult is rebuilt from the results seen and says so.
+// gathered facts and megabyte results go through. Each line is decoded
+// once, with encoding/json; a value of an unexpected type leaves its field
+// unset and keeps the event. Lines that are not job events are counted in
+// Result.SkippedLines, never fatal: Ansible's own text (a playbook it
+// cannot load or find, start-up errors) is kept for the run's error and
+// logged at debug level only, since the error says it; JSON that is no job
+// event is logged as a warning. A playbook that is missing or that Ansible
+// cannot load gives a *PlaybookError naming it, whose Reason, also in
+// OperationFailed's description, is Ansible's error with its place: for
+// invalid YAML, the parser's own words ("did not find expected '-'
+// indicator (line 3, column 1)", TestRunLoadErrors). A vars_prompt stops
+// the run at once with a *VarsPromptError. If the final stats event never
+// arrives, the PlaybookResult is rebuilt from the results seen and says so.
 //
 // # Security
 //
@@ -124,7 +169,11 @@
 // Cancelling ctx sends SIGTERM to ansible-runner, which stops
 // ansible-playbook cleanly; after the grace period (WithGracePeriod, 10 s by
 // default) every process of the run is killed, including ansible-playbook,
-// which runs in a session of its own. Run returns when they are gone. A
-// driver that is itself killed (SIGKILL) cannot stop anything: its
-// supervisor (systemd, Kubernetes) ends the run with the driver's cgroup.
+// which runs in a session of its own. Run returns when they are gone; the
+// PlaybookResult and OperationFailed are stamped when the run ended, not at
+// Ansible's last event (TestRunCancel). On Linux, a driver that is itself
+// killed (SIGKILL) still stops the run: the kernel sends ansible-runner
+// SIGTERM as its parent-death signal, and runner stops the playbook
+// (TestKilledDriverStopsThePlaybook). Elsewhere there is no such signal,
+// and the driver's supervisor (systemd, Kubernetes) must end the run.
 package ansible

@@ -55,9 +55,11 @@ type (
 		HostName          string     `json:"hostName"`
 		DelegatedHostName any        `json:"delegatedHostName"`
 		TaskResult        taskResult `json:"taskResult"`
-		// Ignored marks a failure that ignore_errors lets pass: an
-		// addition to the driver's keys, present only when true.
+		// Ignored marks a failure that ignore_errors lets pass, and
+		// Rescued one that a block's rescue section took: additions to
+		// the driver's keys, present only when true.
 		Ignored bool `json:"ignored,omitempty"`
+		Rescued bool `json:"rescued,omitempty"`
 	}
 	// hostEventDetails: TaskRetryOnHost and HostUnreachable have no item.
 	hostEventDetails struct {

@@ -34,6 +34,16 @@ var goldenCases = []struct {
 	{"prompt", "prompt", nil},
 	{"delegate", "delegate", nil},
 	{"site-nostats", "site", withoutStats},
+	// Recorded from the playbooks beside them in testdata/streams: a
+	// failure a rescue section takes (on every host; on one, whose rescue
+	// task fails in turn), one that an always section does not take,
+	// strategy free, flush_handlers, and a no_log loop under ignore_errors.
+	{"rescue", "rescue", nil},
+	{"rescuefail", "rescuefail", nil},
+	{"always", "always", nil},
+	{"free", "free", nil},
+	{"flush", "flush", nil},
+	{"nolog", "nolog", nil},
 }
 
 // withoutStats drops the playbook_on_stats line: the stream of a run whose

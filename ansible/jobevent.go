@@ -3,6 +3,7 @@ package ansible
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -10,7 +11,7 @@ import (
 
 // jobEvent is one ansible-runner job event (the AWX job-event format),
 // reduced to the fields the mapping reads. Everything else, including the
-// display text in "stdout", is skipped by the decoder (decodeEvent) and
+// display text in "stdout", is skipped by encoding/json (decodeEvent) and
 // never kept. The json tags name the fields as runner writes them.
 type jobEvent struct {
 	UUID       string    `json:"uuid"`
@@ -23,25 +24,26 @@ type jobEvent struct {
 }
 
 // eventData holds the event_data fields of every event type the mapping
-// handles. Res stays raw: only the reduced result is ever decoded from it.
+// handles. Of a module result (res) only the keys of the reduced result
+// are decoded.
 type eventData struct {
-	Playbook      string          `json:"playbook"`
-	Play          string          `json:"play"`
-	PlayUUID      string          `json:"play_uuid"`
-	PlayPattern   string          `json:"play_pattern"`
-	Name          string          `json:"name"`
-	Task          string          `json:"task"`
-	TaskUUID      string          `json:"task_uuid"`
-	TaskAction    string          `json:"task_action"`
-	TaskArgs      string          `json:"task_args"`
-	Role          string          `json:"role"`
-	IsConditional bool            `json:"is_conditional"`
-	Host          string          `json:"host"`
-	Start         string          `json:"start"`
-	End           string          `json:"end"`
-	IgnoreErrors  flexBool        `json:"ignore_errors"`
-	Res           json.RawMessage `json:"res"`
-	VarName       string          `json:"varname"`
+	Playbook      string    `json:"playbook"`
+	Play          string    `json:"play"`
+	PlayUUID      string    `json:"play_uuid"`
+	PlayPattern   string    `json:"play_pattern"`
+	Name          string    `json:"name"`
+	Task          string    `json:"task"`
+	TaskUUID      string    `json:"task_uuid"`
+	TaskAction    string    `json:"task_action"`
+	TaskArgs      string    `json:"task_args"`
+	Role          string    `json:"role"`
+	IsConditional bool      `json:"is_conditional"`
+	Host          string    `json:"host"`
+	Start         string    `json:"start"`
+	End           string    `json:"end"`
+	IgnoreErrors  flexBool  `json:"ignore_errors"`
+	Res           rawResult `json:"res"`
+	VarName       string    `json:"varname"`
 
 	// playbook_on_stats: host → count.
 	OK        map[string]int `json:"ok"`
@@ -61,6 +63,31 @@ const censoredMessage = "the output has been hidden due to the fact that 'no_log
 
 // createdLayout is ansible-runner's "created" format: UTC without a zone.
 const createdLayout = "2006-01-02T15:04:05.999999999"
+
+// decodeEvent decodes a job-event line into ev, with one pass of
+// encoding/json. A value of an unexpected type (a module's odd result, a
+// stats count that is not a number) leaves its field unset and the rest
+// of the event decoded; only a line that is not a JSON object is an
+// error, meaning the line is not a job event.
+func decodeEvent(line []byte, ev *jobEvent) error {
+	*ev = jobEvent{}
+	err := json.Unmarshal(line, ev)
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field != "" {
+		return nil // a field of the wrong type: skipped, the rest decoded
+	}
+	return err
+}
+
+// displayText is the display text ("stdout") of an event, decoded only for
+// the rare events whose text the adapter keeps (warnings, errors).
+func displayText(line []byte) string {
+	var ev struct {
+		Stdout string `json:"stdout"`
+	}
+	_ = json.Unmarshal(line, &ev)
+	return ev.Stdout
+}
 
 // parseTime reads an event time: runner's zone-less UTC form, or RFC 3339
 // as AWX's API serves it. The zero time means absent or unreadable.
@@ -111,18 +138,19 @@ func (n *flexInt) UnmarshalJSON(p []byte) error {
 // rawResult is the part of a module result (event_data.res) that the
 // mapping reads. Every other key, whatever it holds, is never decoded.
 type rawResult struct {
-	Msg         json.RawMessage   `json:"msg"`
-	Censored    string            `json:"censored"`
-	Changed     flexBool          `json:"changed"`
-	Failed      flexBool          `json:"failed"`
-	Skipped     flexBool          `json:"skipped"`
-	Unreachable flexBool          `json:"unreachable"`
-	RC          flexInt           `json:"rc"`
-	Results     []json.RawMessage `json:"results"`
-	ItemLabel   json.RawMessage   `json:"_ansible_item_label"`
-	Item        json.RawMessage   `json:"item"`
-	// DelegatedHost is _ansible_delegated_vars.ansible_host.
-	DelegatedHost string `json:"-"`
+	Msg         json.RawMessage `json:"msg"`
+	Censored    string          `json:"censored"`
+	Changed     flexBool        `json:"changed"`
+	Failed      flexBool        `json:"failed"`
+	Skipped     flexBool        `json:"skipped"`
+	Unreachable flexBool        `json:"unreachable"`
+	RC          flexInt         `json:"rc"`
+	Results     []rawResult     `json:"results"`
+	ItemLabel   json.RawMessage `json:"_ansible_item_label"`
+	Item        json.RawMessage `json:"item"`
+	Delegated   struct {
+		Host string `json:"ansible_host"`
+	} `json:"_ansible_delegated_vars"`
 }
 
 // taskResult is the reduced module result of the Ignition Ansible driver:
@@ -168,9 +196,8 @@ func (r *rawResult) reduce(failed, skipped bool, depth int) taskResult {
 		tr.RC = &rc
 	}
 	if depth == 0 {
-		for _, item := range r.Results {
-			ir := decodeResult(item)
-			tr.Results = append(tr.Results, ir.reduce(false, false, depth+1))
+		for i := range r.Results {
+			tr.Results = append(tr.Results, r.Results[i].reduce(false, false, depth+1))
 		}
 	}
 	return tr
@@ -190,10 +217,10 @@ func (r *rawResult) itemLabel() any {
 }
 
 func (r *rawResult) delegatedHost() any {
-	if r.DelegatedHost == "" {
+	if r.Delegated.Host == "" {
 		return nil
 	}
-	return r.DelegatedHost
+	return r.Delegated.Host
 }
 
 // jsonValue decodes a raw JSON value: a string directly, anything else

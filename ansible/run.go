@@ -50,8 +50,8 @@ func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 	d.pbName = filepath.Base(pb.Playbook)
 	started := time.Now().UTC()
 	fail := func(err error, reason string) (Result, error) {
-		res := d.finish(outcome{start: started, end: time.Now().UTC(), rc: -1, err: err,
-			code: FailureInternal, reason: reason, always: true})
+		res := d.finish(runEnd{start: started, end: time.Now().UTC(), rc: -1, err: err,
+			code: FailureInternal, reason: reason})
 		return res, err
 	}
 
@@ -141,7 +141,7 @@ func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 
 	// What went wrong, most specific first.
 	output := strings.TrimSpace(d.output.String() + "\n" + cleanText(stderr.String(), 64<<10))
-	o := outcome{start: started, end: ended, rc: rc, always: true}
+	o := runEnd{start: started, end: ended, rc: rc}
 	var runErr error
 	switch {
 	case d.varPrompt != "" && !d.statsSeen:
@@ -149,14 +149,14 @@ func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 		o.code, o.reason = FailureInternal, promptReason(d.varPrompt)
 	case cancelled:
 		runErr = fmt.Errorf("ansible: run of %s cancelled: %w", d.pbName, context.Cause(ctx))
-		o.code, o.reason = FailureInternal, "cancelled"
+		o.code, o.reason, o.cancelled = FailureInternal, "cancelled", true
 	case len(d.plays) == 0 && rc != 0:
 		// Ansible stopped before any play: it could not load the playbook
 		// (before any event) or resolve it (an error event after the
 		// playbook's start, such as an undefined variable in hosts).
 		if line := errorLine(output); line != "" {
 			runErr = &PlaybookError{Playbook: pb.Playbook, Reason: line, Output: output}
-			o.code, o.reason = FailureInternal, "playbook "+d.pbName+" could not be loaded by Ansible"
+			o.code, o.reason = FailureInternal, "playbook "+d.pbName+" could not be loaded by Ansible: "+line
 		}
 	}
 	o.err = runErr
@@ -244,19 +244,33 @@ func writeExtraVars(dir string, vars map[string]any) error {
 
 // errorLine returns Ansible's error from its output: the first line
 // starting with "ERROR!", without it, and where Ansible found the error
-// ("line 3, column 17") when it says.
+// ("line 3, column 17") when it says. For a playbook that is not valid
+// YAML, whose first line is only "We were unable to read either as JSON
+// nor YAML", it is the YAML parser's own words that say what is wrong.
 func errorLine(output string) string {
-	var msg, where string
-	for _, l := range strings.Split(output, "\n") {
+	var msg, cause, where string
+	lines := strings.Split(output, "\n")
+	for i, l := range lines {
 		l = strings.TrimSpace(l)
 		if rest, ok := strings.CutPrefix(l, "ERROR!"); ok && msg == "" {
 			msg = strings.TrimSpace(rest)
+		}
+		if l == "Syntax Error while loading YAML." && cause == "" {
+			for _, next := range lines[i+1:] {
+				if next = strings.TrimSpace(next); next != "" {
+					cause = next
+					break
+				}
+			}
 		}
 		if _, after, ok := strings.Cut(l, "The error appears to be in '"); ok && where == "" {
 			if _, loc, ok := strings.Cut(after, "': "); ok {
 				where = strings.TrimSuffix(strings.TrimSuffix(loc, ", but may"), ",")
 			}
 		}
+	}
+	if msg != "" && cause != "" {
+		msg = "Syntax Error while loading YAML: " + cause
 	}
 	if msg != "" && where != "" {
 		msg += " (" + where + ")"

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploghttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/log"
@@ -28,6 +29,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/prettyexporter"
@@ -580,22 +582,33 @@ func TestRunCancel(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	cancelledAt := time.Now()
 	cancel()
 	r := <-done
 	if !errors.Is(r.err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", r.err)
 	}
 	assertNoProcess(t, inv, marker)
-	if of := sink.OfType(progress.TypeOperationFailed); len(of) != 1 || of[0].Details["description"] != "cancelled" {
-		t.Errorf("OperationFailed %v", of)
+	of := sink.OfType(progress.TypeOperationFailed)
+	if len(of) != 1 || of[0].Details["description"] != "cancelled" {
+		t.Fatalf("OperationFailed %v", of)
 	}
-	for _, s := range c.spans.Started() {
-		if !s.(sdktrace.ReadOnlySpan).EndTime().After(time.Time{}) {
-			t.Errorf("span %s never ended", s.(sdktrace.ReadOnlySpan).Name())
+	// The run ended when it was stopped, not at Ansible's last event.
+	for _, e := range append(sink.OfType(TypePlaybookResult), of...) {
+		if e.Timestamp.Before(cancelledAt) || !e.Timestamp.After(r.res.End) {
+			t.Errorf("%s at %v: before the cancel (%v) or not after Ansible's last event (%v)", e.EventName, e.Timestamp, cancelledAt, r.res.End)
 		}
 	}
-	if len(c.spans.Started()) != len(c.spans.Ended()) {
-		t.Errorf("%d spans started, %d ended", len(c.spans.Started()), len(c.spans.Ended()))
+	// Every span ends with the run: those the stop cut short are
+	// cancelled, with an error status, none without a status.
+	assertEnded(t, c)
+	st := newSpanTree(c.spans.Ended())
+	for _, name := range []string{"host web-1", "host web-2", "task Sleep for a long time", "play Long running", "playbook sleep.yml"} {
+		s := st.only(t, name)
+		assertSpan(t, s, codes.Error, outcome.Cancelled)
+		if s.EndTime().Before(cancelledAt) {
+			t.Errorf("span %s ends at %v, before the cancel", name, s.EndTime())
+		}
 	}
 }
 
@@ -618,7 +631,7 @@ func TestRunPlaybookErrors(t *testing.T) {
 		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "broken.yml") || !strings.Contains(pe.Reason, "line 4") {
 			t.Fatalf("err = %v, want a *PlaybookError naming broken.yml and the line", err)
 		}
-		assertOnlyStartFail(t, c, "playbook broken.yml could not be loaded by Ansible")
+		assertOnlyStartFail(t, c, "playbook broken.yml could not be loaded by Ansible: "+pe.Reason)
 	})
 	t.Run("undefined hosts", func(t *testing.T) {
 		c, err := runWritten(t, "unresolved.yml", "- name: Unresolved\n  hosts: \"{{ target_group }}\"\n  gather_facts: false\n  tasks:\n    - ping:\n")
@@ -626,7 +639,7 @@ func TestRunPlaybookErrors(t *testing.T) {
 		if !errors.As(err, &pe) || !strings.Contains(pe.Reason, "'target_group' is undefined") {
 			t.Fatalf("err = %v, want a *PlaybookError saying target_group is undefined", err)
 		}
-		if of := c.sink.OfType(progress.TypeOperationFailed); len(of) != 1 || of[0].Details["description"] != "playbook unresolved.yml could not be loaded by Ansible" {
+		if of := c.sink.OfType(progress.TypeOperationFailed); len(of) != 1 || of[0].Details["description"] != "playbook unresolved.yml could not be loaded by Ansible: "+pe.Reason {
 			t.Errorf("OperationFailed %v", of)
 		}
 	})

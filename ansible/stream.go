@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 // Stream decodes an ansible-runner job-event stream from r, one JSON event
@@ -25,23 +26,37 @@ import (
 // The error is nil for a stream that ended with Ansible's recap, whatever
 // the playbook's outcome (see Result.OK). Otherwise it is ctx's error, the
 // read error, a *VarsPromptError, ErrNoEvents, or ErrStatsMissing; the
-// Result holds what was decoded in every case. A playbook run that was not
-// recapped is reported as common/OperationFailed.
+// Result holds what was decoded in every case. Every stream is reported as
+// common/OperationStarted then common/OperationCompleted or
+// common/OperationFailed, even one without a single job event: a stream
+// that ends before Ansible's recap (playbook_on_stats) is a failure whose
+// description says so, with Ansible's own error when its text holds one
+// (TestStreamCut, TestStreamNotEvents). A ctx cancelled with a cause
+// (context.WithCancelCause) other than context.Canceled makes the cause the
+// failure's description: "stopped: <cause>" (TestStreamStoppedWithCause).
 func Stream(ctx context.Context, r io.Reader, opts ...Option) (Result, error) {
 	cfg := newConfig(opts)
 	d := newDecoder(ctx, cfg)
+	started := time.Now().UTC()
 
 	readErr := readAll(ctx, r, d)
 	if readErr != nil && ctx.Err() != nil && (errors.Is(readErr, os.ErrDeadlineExceeded) || errors.Is(readErr, ctx.Err())) {
 		readErr = ctx.Err()
 	}
 
-	o := outcome{rc: -1}
+	o := runEnd{start: started, rc: -1}
 	var err error
 	switch {
 	case readErr != nil && ctx.Err() != nil:
+		// Stopped now: the run ends now, not at Ansible's last event.
 		err = fmt.Errorf("ansible: stream cancelled: %w", readErr)
-		o.err, o.code, o.reason = err, FailureInternal, "cancelled"
+		o.err, o.code, o.reason, o.cancelled, o.end = err, FailureInternal, "cancelled", true, time.Now().UTC()
+		if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
+			// The caller said why it stopped the stream (the tool could not
+			// start, it died): that is the run's failure.
+			err = fmt.Errorf("ansible: stream stopped: %w: %w", readErr, cause)
+			o.err, o.reason = err, "stopped: "+cause.Error()
+		}
 	case readErr != nil:
 		err = fmt.Errorf("ansible: reading the stream: %w", readErr)
 		o.err, o.code, o.reason = err, FailureInternal, "the event stream broke off"
@@ -51,11 +66,16 @@ func Stream(ctx context.Context, r io.Reader, opts ...Option) (Result, error) {
 	case d.events == 0:
 		err = ErrNoEvents
 		if d.skipped > 0 {
-			err = fmt.Errorf("%w (%d lines were not job events; the last: %s)", ErrNoEvents, d.skipped, lastLine(d.output.String()))
+			last := errorLine(d.output.String())
+			if last == "" {
+				last = lastLine(d.output.String())
+			}
+			err = fmt.Errorf("%w (%d lines were not job events: %s)", ErrNoEvents, d.skipped, last)
 		}
+		o.err, o.code, o.reason = err, FailureInternal, noRecapReason(d)
 	case !d.statsSeen:
 		err = ErrStatsMissing
-		o.err, o.code, o.reason = err, FailureInternal, "the run ended before Ansible's recap"
+		o.err, o.code, o.reason = err, FailureInternal, noRecapReason(d)
 	}
 	return d.finish(o), err
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"reflect"
@@ -13,6 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/progress"
 )
@@ -144,21 +149,85 @@ func TestStreamLostStats(t *testing.T) {
 	}
 }
 
-// TestStreamNotEvents: a stream without any job event records nothing and
-// says what it read.
+// TestStreamNotEvents: a stream without any job event (Ansible's own
+// error text, garbage, NUL bytes, nothing) is still reported, as a failed
+// operation whose description says that no job event came, with
+// Ansible's error when the text holds one.
 func TestStreamNotEvents(t *testing.T) {
-	c := newCapture(t)
-	in := "\x1b[0;31mERROR! the playbook: site.yml could not be found\x1b[0m\r\n"
-	res, err := Stream(context.Background(), strings.NewReader(in), c.options(t)...)
-	if !errors.Is(err, ErrNoEvents) || !strings.Contains(err.Error(), "ERROR! the playbook: site.yml could not be found") {
-		t.Fatalf("err = %v", err)
+	for _, tc := range []struct {
+		name, in, description string
+	}{
+		{"ansible error", "\x1b[0;31mERROR! the playbook: site.yml could not be found\x1b[0m\r\n",
+			"no Ansible job event was read: the playbook: site.yml could not be found"},
+		{"empty", "", "no Ansible job event was read"},
+		{"garbage", "{\"hello\": 1}\nnot json\n\x00\x00\x00\n", "no Ansible job event was read"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCapture(t)
+			before := time.Now()
+			res, err := Stream(context.Background(), strings.NewReader(tc.in), c.options(t)...)
+			if !errors.Is(err, ErrNoEvents) {
+				t.Fatalf("err = %v, want ErrNoEvents", err)
+			}
+			if tc.name == "ansible error" && !strings.Contains(err.Error(), "the playbook: site.yml could not be found") {
+				t.Errorf("err = %v: Ansible's error is lost", err)
+			}
+			if res.Events != 0 {
+				t.Errorf("%d events", res.Events)
+			}
+			assertOnlyStartFail(t, c, tc.description)
+			if start := c.sink.Events()[0].Timestamp; start.Before(before.Add(-time.Second)) {
+				t.Errorf("OperationStarted at %v, before the stream was read (%v)", start, before)
+			}
+		})
 	}
-	if res.SkippedLines != 1 || len(c.sink.Events()) != 0 || len(c.spans.Ended()) != 0 {
-		t.Errorf("skipped %d, events %v, spans %d", res.SkippedLines, c.sink.Types(), len(c.spans.Ended()))
+}
+
+// TestStreamCut: a real run's stream cut before its end (at several
+// places, the recap never reached) is a failed operation that says so;
+// every span it opened ends with it, and those Ansible reported no end for
+// have an error status saying so.
+func TestStreamCut(t *testing.T) {
+	lines := bytes.SplitAfter(readStream(t, "site"), []byte("\n"))
+	for _, n := range []int{1, 3, 10, len(lines) / 2, len(lines) - 2} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			c := newCapture(t)
+			_, err := Stream(context.Background(), bytes.NewReader(bytes.Join(lines[:n], nil)), c.options(t)...)
+			if !errors.Is(err, ErrStatsMissing) {
+				t.Fatalf("err = %v, want ErrStatsMissing", err)
+			}
+			types := c.sink.Types()
+			if types[0] != progress.TypeOperationStarted || types[len(types)-1] != progress.TypeOperationFailed {
+				t.Fatalf("not framed by OperationStarted … OperationFailed: %v", types)
+			}
+			of := c.sink.OfType(progress.TypeOperationFailed)[0].Details
+			if of["failureCode"] != FailureInternal || of["description"] != "the run ended before Ansible's recap" {
+				t.Errorf("OperationFailed %v", of)
+			}
+			if started, ended := len(c.spans.Started()), len(c.spans.Ended()); started != ended {
+				t.Errorf("%d spans started, %d ended", started, ended)
+			}
+			for _, s := range c.spans.Ended() {
+				if s.Status().Code == codes.Unset && spanOutcome(s) == "" {
+					t.Errorf("span %s ended with neither status nor outcome", s.Name())
+				}
+				if strings.HasPrefix(s.Name(), "host ") && spanOutcome(s) == outcome.Failed &&
+					s.Status().Description != "Ansible reported no end" && s.Status().Description != "failed" {
+					t.Errorf("span %s: status %v", s.Name(), s.Status())
+				}
+			}
+		})
 	}
-	if _, err := Stream(context.Background(), strings.NewReader(""), c.options(t)...); !errors.Is(err, ErrNoEvents) {
-		t.Errorf("empty stream: %v", err)
+}
+
+// spanOutcome is a span's progress.outcome.
+func spanOutcome(s sdktrace.ReadOnlySpan) string {
+	for _, kv := range s.Attributes() {
+		if string(kv.Key) == outcome.Key {
+			return kv.Value.AsString()
+		}
 	}
+	return ""
 }
 
 // TestStreamCancel: cancelling ctx stops a Stream blocked on a pipe, and
@@ -183,15 +252,27 @@ func TestStreamCancel(t *testing.T) {
 			t.Fatal("the first lines were never decoded")
 		}
 	}
+	cancelledAt := time.Now()
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	if len(c.spans.Started()) != len(c.spans.Ended()) {
-		t.Errorf("%d spans started, %d ended", len(c.spans.Started()), len(c.spans.Ended()))
+	assertEnded(t, c)
+	of := c.sink.OfType(progress.TypeOperationFailed)
+	if len(of) != 1 || of[0].Details["description"] != "cancelled" {
+		t.Fatalf("OperationFailed %v", of)
 	}
-	if of := c.sink.OfType(progress.TypeOperationFailed); len(of) != 1 || of[0].Details["description"] != "cancelled" {
-		t.Errorf("OperationFailed %v", of)
+	// The stream stopped now: its end is now, not Ansible's last event
+	// (recorded months ago).
+	if of[0].Timestamp.Before(cancelledAt) {
+		t.Errorf("OperationFailed at %v, before the cancel at %v", of[0].Timestamp, cancelledAt)
+	}
+	st := newSpanTree(c.spans.Ended())
+	for _, s := range st.spans {
+		if s.EndTime().Before(cancelledAt) {
+			continue // ended by Ansible before the cut
+		}
+		assertSpan(t, s, codes.Error, outcome.Cancelled)
 	}
 }
 
@@ -251,4 +332,18 @@ func TestCleanText(t *testing.T) {
 			t.Errorf("cleanText(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
 		}
 	}
+}
+
+// TestStreamStoppedWithCause: a caller that stops the stream with a cause
+// (the tool could not start) gets that cause as the run's failure.
+func TestStreamStoppedWithCause(t *testing.T) {
+	pr, _ := testutil.Pipe(t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("ansible-playbook: command not found"))
+	c := newCapture(t)
+	_, err := Stream(ctx, pr, c.options(t)...)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "command not found") {
+		t.Fatalf("err = %v, want context.Canceled with the cause", err)
+	}
+	assertOnlyStartFail(t, c, "stopped: ansible-playbook: command not found")
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -14,9 +13,7 @@ import (
 	"syscall"
 
 	"github.com/progressotel/progressotel/ansible"
-	"github.com/progressotel/progressotel/internal/base/tooltext"
 	"github.com/progressotel/progressotel/internal/kit/cmdline"
-	"github.com/progressotel/progressotel/progress"
 )
 
 // ansibleAdapter reports Ansible runs with package ansible, from
@@ -103,10 +100,7 @@ func (a ansibleAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	if inv.Operation != "" {
 		opts = append(opts, ansible.WithOperation(inv.Operation))
 	}
-	var (
-		stopOnce  sync.Once
-		errorLine string // Ansible's first "ERROR!" line outside the events
-	)
+	var stopOnce sync.Once
 	tap := func(line []byte) {
 		var e struct {
 			Event     string `json:"event"`
@@ -117,9 +111,6 @@ func (a ansibleAdapter) Run(ctx context.Context, inv *Invocation) Status {
 		}
 		if json.Unmarshal(line, &e) != nil {
 			_, _ = inv.Stdout.Write(line) // runner's own text, such as a start-up error
-			if rest, ok := strings.CutPrefix(strings.TrimSpace(tooltext.Line(string(line))), "ERROR!"); ok && errorLine == "" {
-				errorLine = strings.TrimSpace(rest)
-			}
 			return
 		}
 		if raw {
@@ -134,32 +125,17 @@ func (a ansibleAdapter) Run(ctx context.Context, inv *Invocation) Status {
 			})
 		}
 	}
-	var streamErr error
 	run := &streamedRun{
 		inv: inv, cmd: cmd, tap: tap, maxLine: ansible.DefaultMaxLineBytes,
 		decode: func(ctx context.Context, r io.Reader) {
-			// It records the outcome; the status is runner's.
-			_, streamErr = ansible.Stream(ctx, r, opts...)
+			// It records the outcome, even of a stream without a single
+			// job event (with Ansible's error); the status is runner's.
+			_, _ = ansible.Stream(ctx, r, opts...)
 		},
 	}
 	st, err := run.run(ctx)
 	if err != nil {
 		inv.Logger.Warn("cannot run the command", "command", toolName(argv[0]), "error", err.Error())
-	}
-	if errors.Is(streamErr, ansible.ErrNoEvents) || err != nil {
-		// Ansible stopped before its first event (a missing or broken
-		// playbook, a bad option): ansible.Stream reported nothing, so
-		// the operation is reported here.
-		operation := inv.Operation
-		if operation == "" {
-			operation = toolName(inv.Argv[0])
-		}
-		description := toolName(inv.Argv[0]) + " " + st.String()
-		if errorLine != "" {
-			description += ": " + errorLine
-		}
-		record(ctx, inv, progress.OperationStarted(operation))
-		record(ctx, inv, progress.OperationFailed(operation, ansible.FailureInternal, description))
 	}
 	return st
 }
