@@ -69,11 +69,21 @@ func BenchmarkStream(b *testing.B) {
 		run(b, quiet, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),
 			WithTracerProvider(tracenoop.NewTracerProvider()))
 	})
-	b.Run("sdk", func(b *testing.B) {
-		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(discard{}))
-		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sdktrace.NewSimpleSpanProcessor(tracetest.NewNoopExporter())))
-		run(b, quiet, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), WithTracerProvider(tp))
-	})
+	for _, fast := range []bool{true, false} {
+		b.Run(fmt.Sprintf("sdk-fast=%v", fast), func(b *testing.B) {
+			fastParse = fast
+			defer func() { fastParse = true }()
+			lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(discard{}))
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sdktrace.NewSimpleSpanProcessor(tracetest.NewNoopExporter())))
+			run(b, quiet, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), WithTracerProvider(tp))
+		})
+		b.Run(fmt.Sprintf("noop-fast=%v", fast), func(b *testing.B) {
+			fastParse = fast
+			defer func() { fastParse = true }()
+			run(b, quiet, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),
+				WithTracerProvider(tracenoop.NewTracerProvider()))
+		})
+	}
 }
 
 // discard is an SDK log processor that drops every record it is given.
@@ -151,10 +161,11 @@ resource "terraform_data" "node" {
 		name      string
 		run       func()
 		self, cpu time.Duration
-	}{{name: "adapter", run: adapter(withSDK)}, {name: "noop", run: adapter(noop)}, {name: "bare", run: bare}}
+	}{{name: "adapter", run: adapter(withSDK)}, {name: "noop", run: adapter(noop)}, {name: "bare", run: bare}, {name: "json", run: adapter(withSDK)}}
 	for b.Loop() {
 		for i := range ways {
 			w := &ways[i]
+			fastParse = w.name != "json"
 			s0, c0 := cpu(syscall.RUSAGE_SELF), cpu(syscall.RUSAGE_CHILDREN)
 			w.run()
 			w.self += cpu(syscall.RUSAGE_SELF) - s0
@@ -167,15 +178,17 @@ resource "terraform_data" "node" {
 		b.ReportMetric(float64(w.self.Microseconds())/float64(b.N), w.name+"-cpu-µs/op")
 		b.ReportMetric(100*float64(w.self)/float64(w.cpu), w.name+"-%")
 	}
-	b.ReportMetric(float64(tool.Microseconds())/float64(3*b.N), "tool-cpu-µs/op")
+	fastParse = true
+	b.ReportMetric(float64(tool.Microseconds())/float64(4*b.N), "tool-cpu-µs/op")
 	bareSelf, bareTool := ways[2].self, ways[2].cpu
-	for _, w := range ways[:2] {
+	for _, i := range []int{0, 1, 3} {
+		w := ways[i]
 		// The tool's CPU differs a little from run to run: compare each
 		// way's CPU with bare's per µs of the tool.
 		added := float64(w.self)/float64(w.cpu) - float64(bareSelf)/float64(bareTool)
 		name := "added-%"
-		if w.name == "noop" {
-			name = "noop-added-%"
+		if w.name != "adapter" {
+			name = w.name + "-added-%"
 		}
 		b.ReportMetric(100*added, name)
 	}

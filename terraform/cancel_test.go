@@ -72,8 +72,8 @@ func TestCancelStopsTheToolAndEveryProcess(t *testing.T) {
 	if d := evs[len(evs)-1].Details; d["failureCode"] != FailureInternal || !strings.HasPrefix(d["description"].(string), "cancelled") {
 		t.Errorf("OperationFailed %v", d)
 	}
-	if res.Errored != 2 {
-		t.Errorf("%d errored operations, want 2", res.Errored)
+	if res.Cancelled != 2 || res.Errored != 0 || res.Completed != 0 {
+		t.Errorf("%d cancelled, %d errored, %d completed operations: want 2, 0, 0", res.Cancelled, res.Errored, res.Completed)
 	}
 }
 

@@ -78,9 +78,11 @@ type (
 		ImportingID     string `json:"importingId,omitempty"`
 	}
 	outputsDetails struct {
-		Outputs map[string]outputDetails `json:"outputs"`
+		// Outputs are sorted by name.
+		Outputs []outputDetails `json:"outputs"`
 	}
 	outputDetails struct {
+		Name      string `json:"name"`
 		Sensitive bool   `json:"sensitive"`
 		Action    string `json:"action,omitempty"`
 		// Value is never set for a sensitive output.
@@ -97,6 +99,13 @@ type (
 		Action         string  `json:"action"`
 		ElapsedSeconds float64 `json:"elapsedSeconds"`
 	}
+	applyErroredDetails struct {
+		resourceFields
+		Action         string  `json:"action"`
+		ElapsedSeconds float64 `json:"elapsedSeconds"`
+		// Cancelled marks an operation that a stop cut short.
+		Cancelled bool `json:"cancelled,omitempty"`
+	}
 	applyCompletedDetails struct {
 		resourceFields
 		Action         string  `json:"action"`
@@ -107,6 +116,9 @@ type (
 	provisionDetails struct {
 		resourceFields
 		Provisioner string `json:"provisioner"`
+		// Cancelled marks a provisioner run that a stop cut short
+		// (ProvisionErrored only).
+		Cancelled bool `json:"cancelled,omitempty"`
 	}
 	provisionOutputDetails struct {
 		resourceFields
