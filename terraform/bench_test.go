@@ -47,7 +47,10 @@ func benchStream(b *testing.B) (data []byte, messages int) {
 //   - noop: no SDK behind the API (the decoder's own work: reading,
 //     parsing, mapping, redaction);
 //   - sdk: the OpenTelemetry SDK records every event (progress.Record's
-//     flattening and the SDK's record) and every span, then drops them.
+//     flattening and the SDK's record) and every span, then drops them;
+//
+// each with parseFast (fast=true) and with encoding/json alone
+// (fast=false), side by side: what parse.go saves.
 func BenchmarkStream(b *testing.B) {
 	data, messages := benchStream(b)
 	run := func(b *testing.B, opts ...Option) {
@@ -65,10 +68,6 @@ func BenchmarkStream(b *testing.B) {
 		b.ReportMetric(float64(b.N*messages)/(cpu(syscall.RUSAGE_SELF)-c0).Seconds(), "events/cpu-s")
 	}
 	quiet := WithLogger(slog.New(slog.DiscardHandler))
-	b.Run("noop", func(b *testing.B) {
-		run(b, quiet, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),
-			WithTracerProvider(tracenoop.NewTracerProvider()))
-	})
 	for _, fast := range []bool{true, false} {
 		b.Run(fmt.Sprintf("sdk-fast=%v", fast), func(b *testing.B) {
 			fastParse = fast
@@ -96,9 +95,11 @@ func (discard) ForceFlush(context.Context) error                       { return 
 
 // BenchmarkAdapterCPU runs the real OpenTofu on a configuration of 40
 // resources with provisioners (an apply and a destroy, about 530 messages),
-// three ways in each iteration, side by side:
+// four ways in each iteration, side by side:
 //   - adapter: Run, with the SDK recording every event and span (batch
 //     processors, exporters that drop): what a driver pays;
+//   - json: the same, with every line parsed by encoding/json instead of
+//     parseFast: what parse.go saves;
 //   - noop: Run with no SDK behind the API: the adapter's own work;
 //   - bare: the same commands run by os/exec with stdout thrown away: what
 //     running the tool costs a driver without the adapter.
@@ -106,8 +107,8 @@ func (discard) ForceFlush(context.Context) error                       { return 
 // For each way it measures this process's CPU time (user+system) and the
 // tool's (its own and its children's, from RUSAGE_CHILDREN), and reports
 // them per iteration and as percentages of the tool's CPU in the same runs:
-// <way>-% is the way's CPU, added-% and noop-added-% the adapter's CPU
-// beyond bare's. The goal: the adapter's CPU at most 5% of the tool's.
+// <way>-% is the way's CPU, added-%, json-added-% and noop-added-% the
+// adapter's CPU beyond bare's. The goal: the adapter's CPU at most 5% of the tool's.
 func BenchmarkAdapterCPU(b *testing.B) {
 	bin := tofu(b)
 	dir := b.TempDir()
@@ -162,9 +163,13 @@ resource "terraform_data" "node" {
 		run       func()
 		self, cpu time.Duration
 	}{{name: "adapter", run: adapter(withSDK)}, {name: "noop", run: adapter(noop)}, {name: "bare", run: bare}, {name: "json", run: adapter(withSDK)}}
+	round := 0
 	for b.Loop() {
-		for i := range ways {
-			w := &ways[i]
+		// Each round starts with another way, so that no way always runs
+		// on a warm or a cold machine.
+		round++
+		for j := range ways {
+			w := &ways[(j+round)%len(ways)]
 			fastParse = w.name != "json"
 			s0, c0 := cpu(syscall.RUSAGE_SELF), cpu(syscall.RUSAGE_CHILDREN)
 			w.run()

@@ -13,7 +13,7 @@ const (
 	TypeChangeSummary      = "terraform/ChangeSummary"      // change_summary
 	TypeOutputs            = "terraform/Outputs"            // outputs
 	TypeApplyStarted       = "terraform/ApplyStarted"       // apply_start
-	TypeApplyProgress      = "terraform/ApplyProgress"      // apply_progress (the tool's 10 s heartbeat)
+	TypeApplyProgress      = "terraform/ApplyProgress"      // apply_progress (the tool's 10 s heartbeat), and the adapter's own (WithHeartbeat)
 	TypeApplyCompleted     = "terraform/ApplyCompleted"     // apply_complete
 	TypeApplyErrored       = "terraform/ApplyErrored"       // apply_errored
 	TypeProvisionStarted   = "terraform/ProvisionStarted"   // provision_start
@@ -98,6 +98,9 @@ type (
 		resourceFields
 		Action         string  `json:"action"`
 		ElapsedSeconds float64 `json:"elapsedSeconds"`
+		// Source is "adapter" for the adapter's own heartbeat (see
+		// WithHeartbeat), empty for the tool's.
+		Source string `json:"source,omitempty"`
 	}
 	applyErroredDetails struct {
 		resourceFields

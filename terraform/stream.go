@@ -71,9 +71,22 @@ func Stream(ctx context.Context, r io.Reader, opts ...Option) (Result, error) {
 }
 
 // readAll feeds every line of r to d until the end of r or until ctx is
-// done (see adapter.Config.ReadLines).
+// done (see adapter.Config.ReadLines), with the adapter's heartbeat
+// running meanwhile.
 func readAll(ctx context.Context, r io.Reader, d *decoder) error {
-	return d.cfg.ReadLines(ctx, r, d.handle, func([]byte) { d.skipTooLong() })
+	stop := d.startHeartbeat()
+	defer stop()
+	return d.cfg.ReadLines(ctx, r,
+		func(line []byte) {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			d.handle(line)
+		},
+		func([]byte) {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			d.skipTooLong()
+		})
 }
 
 // ctxCause is ctx's error, with its cause when one was given: errors.Is
