@@ -10,6 +10,7 @@ import (
 
 	collogspb "go.opentelemetry.io/proto/otlp/collector/logs/v1"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -20,10 +21,11 @@ type HTTPServer struct {
 	// Addr is the address the server listens on, on 127.0.0.1.
 	Addr string
 
-	mu    sync.Mutex
-	logs  []*collogspb.ExportLogsServiceRequest
-	spans int
-	held  gate
+	mu     sync.Mutex
+	logs   []*collogspb.ExportLogsServiceRequest
+	spans  int
+	traces []*coltracepb.ExportTraceServiceRequest
+	held   gate
 }
 
 // Hold makes requests wait, as a collector that accepts the connection and
@@ -76,6 +78,7 @@ func startHTTP(t testing.TB, cert *tls.Certificate) *HTTPServer {
 		}
 		s.mu.Lock()
 		s.spans += n
+		s.traces = append(s.traces, req)
 		s.mu.Unlock()
 		reply(w, &coltracepb.ExportTraceServiceResponse{})
 	})
@@ -129,4 +132,34 @@ func (s *HTTPServer) Spans() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.spans
+}
+
+// ReceivedSpan is one span the server received, with the service.name of
+// its resource.
+type ReceivedSpan struct {
+	Service string
+	Span    *tracepb.Span
+}
+
+// ReceivedSpans returns every span received, in order.
+func (s *HTTPServer) ReceivedSpans() []ReceivedSpan {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []ReceivedSpan
+	for _, req := range s.traces {
+		for _, rs := range req.GetResourceSpans() {
+			service := ""
+			for _, a := range rs.GetResource().GetAttributes() {
+				if a.GetKey() == "service.name" {
+					service = a.GetValue().GetStringValue()
+				}
+			}
+			for _, ss := range rs.GetScopeSpans() {
+				for _, sp := range ss.GetSpans() {
+					out = append(out, ReceivedSpan{Service: service, Span: sp})
+				}
+			}
+		}
+	}
+	return out
 }
