@@ -65,10 +65,11 @@ type decoder struct {
 	cmdCtx    context.Context    // the context of the events: op.Ctx, or the init span's during init
 	last      time.Time          // the tool's last timestamp
 
-	ops     map[string]*span // open apply operations, by address
-	refresh map[string]*span // open refreshes, by address
-	provs   map[string]*span // open provisioner runs, by address and provisioner
-	failed  []*span          // errored operations: ended at finish, with their diagnostics
+	ops         map[string]*span // open apply operations, by address
+	refresh     map[string]*span // open refreshes, by address
+	provs       map[string]*span // open provisioner runs, by address and provisioner
+	failed      []*span          // errored operations: ended at finish, with their diagnostics
+	failedProvs []*span          // errored provisioner runs: ended at finish, when their outcome is sure
 
 	total       int  // resource operations the plan announced
 	haveTotal   bool // a plan's change_summary was seen
@@ -170,7 +171,7 @@ func (d *decoder) handle(line []byte) {
 		d.version(m, t)
 	case "log", "":
 		if strings.HasPrefix(strings.TrimSpace(m.Message), interruptNotice) {
-			d.interrupted = true
+			d.interrupt(t)
 		}
 		d.emit(d.cmdCtx, TypeLog, levelSeverity(m.Level), t,
 			logDetails{Level: m.Level, Message: oneLine(d.scrub.text(m.Message))})
@@ -363,6 +364,39 @@ func (d *decoder) scrubValue(v any) any {
 	return v
 }
 
+// interruptWindow is how long before the tool's interrupt notice an error
+// is taken for the interrupt's doing. Ctrl-C in a terminal sends SIGINT to
+// the tool and to its provisioner commands at once: a command may die, and
+// the tool report its operation errored, a moment before the tool writes
+// its notice.
+const interruptWindow = time.Second
+
+// interrupt records the tool's interrupt notice at t: from now on what
+// errors is cancelled, and so is what errored within interruptWindow
+// before. Their events were recorded already, at ERROR; their spans, the
+// Result and common/OperationFailed count them as cancelled.
+func (d *decoder) interrupt(t time.Time) {
+	d.interrupted = true
+	for _, f := range append(slices.Clone(d.failedProvs), d.failed...) {
+		if f.outcome != outcomes.Failed || t.Sub(f.end) > interruptWindow {
+			continue
+		}
+		f.outcome = d.stopOutcome()
+		f.span.SetStatus(codes.Error, cancelledStatus)
+		if f.action == "" { // a provisioner run
+			continue
+		}
+		if i := slices.Index(d.res.ErroredResources, f.addr); i >= 0 {
+			d.res.ErroredResources = slices.Delete(d.res.ErroredResources, i, i+1)
+		}
+		d.res.CancelledResources = append(d.res.CancelledResources, f.addr)
+		if counted(f.action) {
+			d.res.Errored--
+			d.res.Cancelled++
+		}
+	}
+}
+
 // stopping reports whether what errors now was stopped rather than broken:
 // the run's context is done, or the tool reported an interrupt.
 func (d *decoder) stopping() bool {
@@ -487,7 +521,16 @@ func (d *decoder) hook(typ string, h *hookMsg, t time.Time) {
 			}
 		}
 		d.emit(ctx, evtType, sev, t, det)
-		if p != nil {
+		switch {
+		case p == nil:
+		case oc == outcomes.Failed:
+			// Ended when the run ends: an interrupt notice that follows at
+			// once may still make it cancelled (see interrupt).
+			delete(d.provs, key)
+			p.outcome, p.end = oc, t
+			p.span.SetStatus(codes.Error, status)
+			d.failedProvs = append(d.failedProvs, p)
+		default:
 			d.endProvisionSpan(key, p, oc, status, t)
 		}
 		d.scrub.endStream(key)
@@ -749,10 +792,10 @@ func (d *decoder) finish(o outcome) (Result, error) {
 	for _, s := range d.refresh {
 		d.endRefreshSpan(s, openOutcome, openStatus, d.last)
 	}
-	for _, f := range d.failed {
+	for _, f := range append(d.failedProvs, d.failed...) {
 		endSpan(f, f.outcome, "", f.end)
 	}
-	d.failed = nil
+	d.failed, d.failedProvs = nil, nil
 
 	res := d.res
 	res.End = end

@@ -229,7 +229,7 @@ func TestInterruptedToolIsCancelled(t *testing.T) {
 	if !errors.Is(runErr, ErrInterrupted) {
 		t.Fatalf("error %v, want ErrInterrupted", runErr)
 	}
-	assertCancelled(t, c, res, []string{"terraform_data.polite", "terraform_data.stubborn"}, "terraform_data.quick")
+	assertCancelled(t, c, res, false, []string{"terraform_data.polite", "terraform_data.stubborn"}, "terraform_data.quick")
 	evs := c.sink.Events()
 	assertFraming(t, evs, progress.TypeOperationFailed)
 	if d, _ := evs[len(evs)-1].Details["description"].(string); !strings.HasPrefix(d, "the tool was interrupted") {
