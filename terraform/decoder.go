@@ -217,8 +217,20 @@ func (d *decoder) handle(line []byte) {
 		}
 		d.hook(m.Type, m.Hook, t)
 	default:
+		if (m.Type == "output" || m.Type == "init_output") && initialized(m.Message) {
+			d.final = true // an init's last word
+		}
 		d.generic(m, t)
 	}
+}
+
+// initialized reports whether a message of an init is the tool's report
+// of its success: "OpenTofu has been successfully initialized!",
+// "Terraform has been successfully initialized!", or "OpenTofu initialized
+// in an empty directory!".
+func initialized(msg string) bool {
+	msg = strings.TrimSpace(msg)
+	return strings.HasSuffix(msg, " successfully initialized!") || strings.HasSuffix(msg, " initialized in an empty directory!")
 }
 
 func (d *decoder) version(m *message, t time.Time) {
@@ -584,6 +596,8 @@ func (d *decoder) startProvisionSpan(key, addr, provisioner string, t time.Time)
 	return p
 }
 
+// endProvisionSpan ends a provisioner run's span; key is its key in
+// d.provs, or "" when it is no longer there.
 func (d *decoder) endProvisionSpan(key string, p *span, oc, status string, t time.Time) {
 	if d.provs[key] == p {
 		delete(d.provs, key)
@@ -603,6 +617,7 @@ func (d *decoder) startRefreshSpan(addr string, rf resourceFields, t time.Time) 
 	return r
 }
 
+// endRefreshSpan ends a refresh's span.
 func (d *decoder) endRefreshSpan(r *span, oc, status string, t time.Time) {
 	if d.refresh[r.addr] == r {
 		delete(d.refresh, r.addr)
@@ -744,8 +759,9 @@ func oneLine(s string) string {
 // reportedEnd reports whether the stream holds the tool's own report of
 // its end: after the last start of anything (a planned change, a
 // refresh, a resource operation, a provisioner), a change summary (a
-// plan's, an apply's or a destroy's) or the outputs (a refresh's last
-// message); or an error diagnostic, the last word of a failed run.
+// plan's, an apply's or a destroy's), the outputs (a refresh's last
+// message) or an init's success; or an error diagnostic, the last word of
+// a failed run.
 func (d *decoder) reportedEnd() bool {
 	if d.final {
 		return true
@@ -773,7 +789,9 @@ type outcome struct {
 func (d *decoder) finish(o outcome) (Result, error) {
 	d.begin(o.end)
 	end := o.end
-	if o.cause == nil && d.interrupted {
+	// The tool's interrupt notice is the cause of a run that failed (Run:
+	// the exit status says whether it did) or of a stream.
+	if o.cause == nil && d.interrupted && (o.failed || o.exitCode < 0) {
 		o.cause = ErrInterrupted
 	}
 	stopped := o.cause != nil && (errors.Is(o.cause, ErrInterrupted) || d.run.Err() != nil)
@@ -792,8 +810,11 @@ func (d *decoder) finish(o outcome) (Result, error) {
 	for _, s := range d.refresh {
 		d.endRefreshSpan(s, openOutcome, openStatus, d.last)
 	}
-	for _, f := range append(d.failedProvs, d.failed...) {
-		endSpan(f, f.outcome, "", f.end)
+	for _, p := range d.failedProvs {
+		d.endProvisionSpan("", p, p.outcome, "", p.end)
+	}
+	for _, f := range d.failed {
+		d.endResourceSpan(f, f.outcome, "", f.end)
 	}
 	d.failed, d.failedProvs = nil, nil
 

@@ -148,11 +148,12 @@
 // A stream is whole only when it holds the tool's own last word: after the
 // last thing the tool started (a planned change, a refresh, a resource
 // operation, a provisioner), a change summary, the outputs (a refresh's last
-// message) or an error diagnostic. Stream reports one that ends elsewhere,
+// message), an init's success or an error diagnostic. Stream reports one that ends elsewhere,
 // cut or from a tool that died, as common/OperationFailed with
 // ErrIncomplete, and one without any message with ErrNoMessages. An apply
 // cut after its plan's summary and before its first operation reads as a
-// whole plan: nothing in the stream tells them apart. Run follows the
+// whole plan, and one cut after its init as a whole init: nothing in the
+// stream tells them apart. Run follows the
 // tool's exit status instead.
 //
 // Lines that are not messages never break the stream: plain text (the tool

@@ -20,9 +20,9 @@ var ErrNoMessages = errors.New("terraform: no machine-readable UI message in the
 
 // ErrIncomplete is the cause of Stream's error when the stream ended
 // before the tool reported its end: after the last thing it started, no
-// change summary, outputs or error diagnostic came. The stream was cut,
-// or the tool died.
-var ErrIncomplete = errors.New("terraform: the stream ended before the tool's final message (a change summary, the outputs or an error)")
+// change summary, outputs, init success or error diagnostic came. The
+// stream was cut, or the tool died.
+var ErrIncomplete = errors.New("terraform: the stream ended before the tool's final message (a change summary, the outputs, an init's success or an error)")
 
 // ErrInterrupted is the cause of the error when the tool reported that it
 // was interrupted (SIGINT from a terminal's Ctrl-C, or another process)

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -60,19 +61,28 @@ func TestStreamCutShortIsAFailure(t *testing.T) {
 		t.Run(tc.config, func(t *testing.T) {
 			raw := realStream(t, tc.config, tc.ok)
 			lines := bytes.SplitAfter(bytes.TrimRight(raw, "\n"), []byte("\n"))
-			// Where the stream reads as whole: after the plan's summary
-			// until the first resource operation starts (nothing in the
-			// stream tells a plan from the start of an apply), and after
-			// the apply's summary.
+			// Where the stream reads as whole: after the init's success
+			// until the plan starts, after the plan's summary until the
+			// first resource operation starts (nothing in the stream
+			// tells an init or a plan from the start of an apply), and
+			// after the apply's summary.
 			planEnd, applyStart, applyEnd, firstError := -1, -1, -1, len(lines)
+			initEnd, planStart := -1, -1
 			for i, l := range lines {
 				var m struct {
 					Type    string
+					Message string `json:"@message"`
 					Changes *struct{ Operation string }
 					Diag    *struct{ Severity string } `json:"diagnostic"`
 				}
 				if err := json.Unmarshal(l, &m); err != nil {
 					continue
+				}
+				switch {
+				case m.Type == "output" && strings.HasSuffix(m.Message, "successfully initialized!"):
+					initEnd = i
+				case initEnd >= 0 && planStart < 0 && slices.Contains([]string{"planned_change", "refresh_start", "apply_start"}, m.Type):
+					planStart = i
 				}
 				switch {
 				case m.Type == "change_summary" && m.Changes.Operation == "plan":
@@ -85,11 +95,11 @@ func TestStreamCutShortIsAFailure(t *testing.T) {
 					firstError = i
 				}
 			}
-			if planEnd < 0 || applyStart < planEnd || (tc.ok && applyEnd < applyStart) || (!tc.ok && firstError == len(lines)) {
+			if initEnd < 0 || planStart < initEnd || planEnd < 0 || applyStart < planEnd || (tc.ok && applyEnd < applyStart) || (!tc.ok && firstError == len(lines)) {
 				t.Fatalf("the stream is not what the test expects: plan %d, start %d, end %d, error %d", planEnd, applyStart, applyEnd, firstError)
 			}
 			whole := func(last int) bool {
-				return (last >= planEnd && last < applyStart) || (tc.ok && last >= applyEnd)
+				return (last >= initEnd && last < planStart) || (last >= planEnd && last < applyStart) || (tc.ok && last >= applyEnd)
 			}
 			cuts := 0
 			for n := 1; n <= len(lines); n++ {

@@ -51,10 +51,11 @@ type Result struct {
 }
 
 // OK reports an operation that did not fail: the tool exited with status
-// 0 (or 2 under -detailed-exitcode, "changes present"; for Stream, there is
-// no status), reported no error diagnostic and no errored resource, and was
-// not cancelled. It is false exactly when Run or Stream returned an
-// *OperationError.
+// 0 (or 2 under -detailed-exitcode, "changes present"; for Stream, which
+// has no status, the stream held the tool's final message), reported no
+// error diagnostic and no errored or cancelled resource, and was not
+// cancelled or interrupted. It is false exactly when Run or Stream
+// returned an *OperationError.
 func (r Result) OK() bool { return !r.failed }
 
 // ChangeSummary is a change_summary message: the counts of a plan, or of an
