@@ -97,6 +97,7 @@ type span struct {
 	span         trace.Span
 	end          time.Time // when it errored
 	outcome      string    // how it errored: outcomes.Failed or outcomes.Cancelled
+	counted      bool      // its error was counted in Result.Errored
 	diagnosed    bool      // an error diagnostic set its status
 	heard        time.Time // the wall clock when a message about it was last read (the heartbeat's)
 	opened       time.Time // the wall clock when its start was read
@@ -402,7 +403,8 @@ func (d *decoder) interrupt(t time.Time) {
 			d.res.ErroredResources = slices.Delete(d.res.ErroredResources, i, i+1)
 		}
 		d.res.CancelledResources = append(d.res.CancelledResources, f.addr)
-		if counted(f.action) {
+		if f.counted {
+			f.counted = false
 			d.res.Errored--
 			d.res.Cancelled++
 		}
@@ -475,7 +477,7 @@ func (d *decoder) hook(typ string, h *hookMsg, t time.Time) {
 		}
 		d.emit(d.ctxOf(op), TypeApplyErrored, sev, t, det)
 		if op != nil {
-			op.outcome = outcomes.Failed
+			op.outcome, op.counted = outcomes.Failed, !stopped && counted(h.Action)
 			op.span.SetStatus(codes.Error, h.Action+" errored")
 			if stopped {
 				op.outcome = d.stopOutcome()
