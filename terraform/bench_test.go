@@ -49,8 +49,8 @@ func benchStream(b *testing.B) (data []byte, messages int) {
 //   - sdk: the OpenTelemetry SDK records every event (progress.Record's
 //     flattening and the SDK's record) and every span, then drops them;
 //
-// each with parseFast (fast=true) and with encoding/json alone
-// (fast=false), side by side: what parse.go saves.
+// each with parseFast and with encoding/json alone (sdk-json, noop-json),
+// side by side: what parse.go saves.
 func BenchmarkStream(b *testing.B) {
 	data, messages := benchStream(b)
 	run := func(b *testing.B, opts ...Option) {
@@ -69,14 +69,15 @@ func BenchmarkStream(b *testing.B) {
 	}
 	quiet := WithLogger(slog.New(slog.DiscardHandler))
 	for _, fast := range []bool{true, false} {
-		b.Run(fmt.Sprintf("sdk-fast=%v", fast), func(b *testing.B) {
+		suffix := map[bool]string{true: "", false: "-json"}[fast]
+		b.Run("sdk"+suffix, func(b *testing.B) {
 			fastParse = fast
 			defer func() { fastParse = true }()
 			lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(discard{}))
 			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sdktrace.NewSimpleSpanProcessor(tracetest.NewNoopExporter())))
 			run(b, quiet, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), WithTracerProvider(tp))
 		})
-		b.Run(fmt.Sprintf("noop-fast=%v", fast), func(b *testing.B) {
+		b.Run("noop"+suffix, func(b *testing.B) {
 			fastParse = fast
 			defer func() { fastParse = true }()
 			run(b, quiet, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),

@@ -8,13 +8,17 @@ import (
 
 // The decoder's fast path, kept because a goal fails without it: the
 // adapter's CPU at most 5% of the tool's (BENCHMARKS.md). Measured side by
-// side in one run (BenchmarkAdapterCPU, -benchtime 15x, the real OpenTofu
-// on 40 resources, rotating the order of the ways), the CPU the adapter
-// adds to a driver is 3.9% of the tool's with parseFast and 5.9% with
-// encoding/json alone (1.5 times as much; earlier runs 1.9-5.0% against
-// 4.4-6.2%). The decoder's own goal, 50,000 events per second, holds
-// either way (BenchmarkStream/sdk: about 140,000 events per CPU-second
-// with it, 85,000-99,000 without).
+// side in one run on a shared 2-core machine (the real OpenTofu on 40
+// resources, the ways in rotating order):
+//
+//	go test -run '^$' -bench BenchmarkAdapterCPU -benchmem -benchtime 15x ./terraform
+//
+// the CPU the adapter adds to a driver is 3.9% of the tool's with
+// parseFast (added-%) and 5.9% with encoding/json alone (json-added-%),
+// 1.5 times as much; three shorter runs gave 1.9-5.0% against 4.4-6.2%.
+// The decoder's own goal, 50,000 events per second, holds either way:
+// BenchmarkStream/sdk about 130,000-145,000 events per CPU-second,
+// sdk-json 85,000-102,000.
 //
 // encoding/json spends most of the decoder's time
 // on a line (a validating pre-scan, reflection, a field lookup per key), and
