@@ -14,29 +14,41 @@ import (
 	"github.com/progressotel/progressotel/otelbridge"
 )
 
-// TestToolSpansInTheRunsTrace runs the real OpenTofu with an OTLP/HTTP
-// receiver as the driver's endpoint: the tool's own spans arrive there, in
+// TestToolSpansInTheRunsTrace runs the real OpenTofu with an OTLP receiver
+// (HTTP, then gRPC) as the driver's endpoint: the tool's own spans arrive there, in
 // the run's trace, under the command span (their root's parent), named as
 // the tool's service. With WithToolTraces(false), or
 // PROGRESSOTEL_TOOL_TRACES=off in the tool's environment, the tool sends
 // none. The driver's own environment is never changed.
 func TestToolSpansInTheRunsTrace(t *testing.T) {
 	bin := tofu(t)
+	type receiver interface{ ReceivedSpans() []otlptest.ReceivedSpan }
+	httpReceiver := func(t *testing.T) (receiver, []string) {
+		srv := otlptest.StartHTTP(t)
+		return srv, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + srv.Addr}
+	}
 	for _, tc := range []struct {
-		name string
-		env  []string
-		opts []Option
-		want bool
+		name     string
+		receiver func(t *testing.T) (receiver, []string)
+		env      []string
+		opts     []Option
+		want     bool
 	}{
-		{name: "on", want: true},
-		{name: "option off", opts: []Option{WithToolTraces(false)}},
-		{name: "env off", env: []string{ToolTracesEnv + "=off"}},
+		{name: "http", receiver: httpReceiver, want: true},
+		{name: "grpc", want: true, receiver: func(t *testing.T) (receiver, []string) {
+			// The driver's traces protocol is gRPC by the signal's own
+			// variable, which OpenTofu does not read.
+			srv := otlptest.Start(t)
+			return srv, []string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://" + srv.Addr, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc"}
+		}},
+		{name: "option off", receiver: httpReceiver, opts: []Option{WithToolTraces(false)}},
+		{name: "env off", receiver: httpReceiver, env: []string{ToolTracesEnv + "=off"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := otlptest.StartHTTP(t)
+			srv, endpoint := tc.receiver(t)
 			c := newCapture(t)
 			ctx, parent := c.parent(context.Background())
-			env := append(offline(t), "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+srv.Addr)
+			env := append(offline(t), endpoint...)
 			res, err := Run(ctx, Command{Binary: bin, Dir: workdir(t, "quiet"), Args: []string{"apply", "-var=pause=0"}, Init: true,
 				Env: append(env, tc.env...)}, c.opts(append(tc.opts, WithHeartbeat(0))...)...)
 			parent.End()

@@ -21,11 +21,11 @@ type HTTPServer struct {
 	// Addr is the address the server listens on, on 127.0.0.1.
 	Addr string
 
-	mu     sync.Mutex
-	logs   []*collogspb.ExportLogsServiceRequest
-	spans  int
-	traces []*coltracepb.ExportTraceServiceRequest
-	held   gate
+	mu    sync.Mutex
+	logs  []*collogspb.ExportLogsServiceRequest
+	spans int
+	held  gate
+	spanStore
 }
 
 // Hold makes requests wait, as a collector that accepts the connection and
@@ -78,8 +78,8 @@ func startHTTP(t testing.TB, cert *tls.Certificate) *HTTPServer {
 		}
 		s.mu.Lock()
 		s.spans += n
-		s.traces = append(s.traces, req)
 		s.mu.Unlock()
+		s.keep(req)
 		reply(w, &coltracepb.ExportTraceServiceResponse{})
 	})
 	srv := &http.Server{Handler: mux}
@@ -134,19 +134,31 @@ func (s *HTTPServer) Spans() int {
 	return s.spans
 }
 
-// ReceivedSpan is one span the server received, with the service.name of
+// ReceivedSpan is one span a server received, with the service.name of
 // its resource.
 type ReceivedSpan struct {
 	Service string
 	Span    *tracepb.Span
 }
 
+// spanStore keeps the trace requests a server received.
+type spanStore struct {
+	mu     sync.Mutex
+	traces []*coltracepb.ExportTraceServiceRequest
+}
+
+func (st *spanStore) keep(req *coltracepb.ExportTraceServiceRequest) {
+	st.mu.Lock()
+	st.traces = append(st.traces, req)
+	st.mu.Unlock()
+}
+
 // ReceivedSpans returns every span received, in order.
-func (s *HTTPServer) ReceivedSpans() []ReceivedSpan {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (st *spanStore) ReceivedSpans() []ReceivedSpan {
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	var out []ReceivedSpan
-	for _, req := range s.traces {
+	for _, req := range st.traces {
 		for _, rs := range req.GetResourceSpans() {
 			service := ""
 			for _, a := range rs.GetResource().GetAttributes() {
