@@ -22,7 +22,9 @@ import (
 // none. The driver's own environment is never changed.
 func TestToolSpansInTheRunsTrace(t *testing.T) {
 	bin := tofu(t)
-	type receiver interface{ ReceivedSpans() []otlptest.ReceivedSpan }
+	type receiver interface {
+		ReceivedSpans() []otlptest.ReceivedSpan
+	}
 	httpReceiver := func(t *testing.T) (receiver, []string) {
 		srv := otlptest.StartHTTP(t)
 		return srv, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + srv.Addr}
