@@ -24,11 +24,20 @@ func OperationStarted(operation string) Event {
 	return Event{Type: TypeOperationStarted, Details: map[string]any{"operation": operation}}
 }
 
+// UnknownTotal is the total of Progress when the number of steps is not
+// known (yet): the event then has no total, and a consumer shows the
+// completed count alone.
+const UnknownTotal = -1
+
 // Progress reports completed of total steps. Details: completed, total and,
 // when unit is not empty, unit ("tasks", "bytes", ...). A consumer draws
-// completed/total; total 0 means unknown.
+// completed/total. A negative total (UnknownTotal) is left out: an unknown
+// total is said by its absence, never by a total of 0.
 func Progress(completed, total int64, unit string) Event {
-	d := map[string]any{"completed": completed, "total": total}
+	d := map[string]any{"completed": completed}
+	if total >= 0 {
+		d["total"] = total
+	}
 	if unit != "" {
 		d["unit"] = unit
 	}

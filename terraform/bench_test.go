@@ -47,7 +47,10 @@ func benchStream(b *testing.B) (data []byte, messages int) {
 //   - noop: no SDK behind the API (the decoder's own work: reading,
 //     parsing, mapping, redaction);
 //   - sdk: the OpenTelemetry SDK records every event (progress.Record's
-//     flattening and the SDK's record) and every span, then drops them.
+//     flattening and the SDK's record) and every span, then drops them;
+//
+// each with parseFast and with encoding/json alone (sdk-json, noop-json),
+// side by side: what parse.go saves.
 func BenchmarkStream(b *testing.B) {
 	data, messages := benchStream(b)
 	run := func(b *testing.B, opts ...Option) {
@@ -65,15 +68,22 @@ func BenchmarkStream(b *testing.B) {
 		b.ReportMetric(float64(b.N*messages)/(cpu(syscall.RUSAGE_SELF)-c0).Seconds(), "events/cpu-s")
 	}
 	quiet := WithLogger(slog.New(slog.DiscardHandler))
-	b.Run("noop", func(b *testing.B) {
-		run(b, quiet, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),
-			WithTracerProvider(tracenoop.NewTracerProvider()))
-	})
-	b.Run("sdk", func(b *testing.B) {
-		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(discard{}))
-		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sdktrace.NewSimpleSpanProcessor(tracetest.NewNoopExporter())))
-		run(b, quiet, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), WithTracerProvider(tp))
-	})
+	for _, fast := range []bool{true, false} {
+		suffix := map[bool]string{true: "", false: "-json"}[fast]
+		b.Run("sdk"+suffix, func(b *testing.B) {
+			fastParse = fast
+			defer func() { fastParse = true }()
+			lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(discard{}))
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sdktrace.NewSimpleSpanProcessor(tracetest.NewNoopExporter())))
+			run(b, quiet, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), WithTracerProvider(tp))
+		})
+		b.Run("noop"+suffix, func(b *testing.B) {
+			fastParse = fast
+			defer func() { fastParse = true }()
+			run(b, quiet, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),
+				WithTracerProvider(tracenoop.NewTracerProvider()))
+		})
+	}
 }
 
 // discard is an SDK log processor that drops every record it is given.
@@ -86,9 +96,11 @@ func (discard) ForceFlush(context.Context) error                       { return 
 
 // BenchmarkAdapterCPU runs the real OpenTofu on a configuration of 40
 // resources with provisioners (an apply and a destroy, about 530 messages),
-// three ways in each iteration, side by side:
+// four ways in each iteration, side by side:
 //   - adapter: Run, with the SDK recording every event and span (batch
 //     processors, exporters that drop): what a driver pays;
+//   - json: the same, with every line parsed by encoding/json instead of
+//     parseFast: what parse.go saves;
 //   - noop: Run with no SDK behind the API: the adapter's own work;
 //   - bare: the same commands run by os/exec with stdout thrown away: what
 //     running the tool costs a driver without the adapter.
@@ -96,8 +108,8 @@ func (discard) ForceFlush(context.Context) error                       { return 
 // For each way it measures this process's CPU time (user+system) and the
 // tool's (its own and its children's, from RUSAGE_CHILDREN), and reports
 // them per iteration and as percentages of the tool's CPU in the same runs:
-// <way>-% is the way's CPU, added-% and noop-added-% the adapter's CPU
-// beyond bare's. The goal: the adapter's CPU at most 5% of the tool's.
+// <way>-% is the way's CPU, added-%, json-added-% and noop-added-% the
+// adapter's CPU beyond bare's. The goal: the adapter's CPU at most 5% of the tool's.
 func BenchmarkAdapterCPU(b *testing.B) {
 	bin := tofu(b)
 	dir := b.TempDir()
@@ -151,10 +163,15 @@ resource "terraform_data" "node" {
 		name      string
 		run       func()
 		self, cpu time.Duration
-	}{{name: "adapter", run: adapter(withSDK)}, {name: "noop", run: adapter(noop)}, {name: "bare", run: bare}}
+	}{{name: "adapter", run: adapter(withSDK)}, {name: "noop", run: adapter(noop)}, {name: "bare", run: bare}, {name: "json", run: adapter(withSDK)}}
+	round := 0
 	for b.Loop() {
-		for i := range ways {
-			w := &ways[i]
+		// Each round starts with another way, so that no way always runs
+		// on a warm or a cold machine.
+		round++
+		for j := range ways {
+			w := &ways[(j+round)%len(ways)]
+			fastParse = w.name != "json"
 			s0, c0 := cpu(syscall.RUSAGE_SELF), cpu(syscall.RUSAGE_CHILDREN)
 			w.run()
 			w.self += cpu(syscall.RUSAGE_SELF) - s0
@@ -167,15 +184,17 @@ resource "terraform_data" "node" {
 		b.ReportMetric(float64(w.self.Microseconds())/float64(b.N), w.name+"-cpu-µs/op")
 		b.ReportMetric(100*float64(w.self)/float64(w.cpu), w.name+"-%")
 	}
-	b.ReportMetric(float64(tool.Microseconds())/float64(3*b.N), "tool-cpu-µs/op")
+	fastParse = true
+	b.ReportMetric(float64(tool.Microseconds())/float64(4*b.N), "tool-cpu-µs/op")
 	bareSelf, bareTool := ways[2].self, ways[2].cpu
-	for _, w := range ways[:2] {
+	for _, i := range []int{0, 1, 3} {
+		w := ways[i]
 		// The tool's CPU differs a little from run to run: compare each
 		// way's CPU with bare's per µs of the tool.
 		added := float64(w.self)/float64(w.cpu) - float64(bareSelf)/float64(bareTool)
 		name := "added-%"
-		if w.name == "noop" {
-			name = "noop-added-%"
+		if w.name != "adapter" {
+			name = w.name + "-added-%"
 		}
 		b.ReportMetric(100*added, name)
 	}

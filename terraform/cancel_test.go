@@ -8,19 +8,27 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/log"
+
+	outcomes "github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/progresstest"
 )
 
-// TestCancelStopsTheToolAndEveryProcess cancels a real apply while two
-// provisioners run: one stops on SIGINT, the other ignores it (its shell is
-// stopped by the tool, its sleep is left behind). The tool must stop
-// gracefully (its interrupt notice is reported) and no process of the run
-// may be left when Run returns.
+// TestCancelStopsTheToolAndEveryProcess cancels a real apply of three
+// resources once one has completed and while two provisioners run: one
+// stops on SIGINT, the other ignores it (its shell is stopped by the tool,
+// its sleep is left behind). The tool must stop gracefully (its interrupt
+// notice is reported) and no process of the run may be left when Run
+// returns. The two stopped operations are cancelled, not done: the bar
+// ends at 1 of 3.
 func TestCancelStopsTheToolAndEveryProcess(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("looks for processes in /proc")
@@ -39,7 +47,8 @@ func TestCancelStopsTheToolAndEveryProcess(t *testing.T) {
 				ready++
 			}
 		}
-		return ready == 2 && len(testutil.ProcessesWith(polite)) > 0 && len(testutil.ProcessesWith(stubborn)) > 0
+		return ready == 2 && len(c.sink.OfType(TypeApplyCompleted)) == 1 &&
+			len(testutil.ProcessesWith(polite)) > 0 && len(testutil.ProcessesWith(stubborn)) > 0
 	})
 	res, err := r.cancelAndWait(t, 3*time.Minute)
 
@@ -60,20 +69,22 @@ func TestCancelStopsTheToolAndEveryProcess(t *testing.T) {
 	}
 	interrupted := false
 	for _, e := range c.sink.OfType(TypeLog) {
-		if strings.Contains(e.Details["message"].(string), "Interrupt received") {
+		// One line: the tool's line breaks become spaces.
+		if strings.HasPrefix(e.Details["message"].(string), "Interrupt received. Please wait") {
 			interrupted = true
 		}
 	}
 	if !interrupted {
-		t.Error("the tool's interrupt notice was not reported")
+		t.Errorf("the tool's interrupt notice was not reported on one line: %v", c.sink.OfType(TypeLog))
 	}
 	evs := c.sink.Events()
 	assertFraming(t, evs, progress.TypeOperationFailed)
 	if d := evs[len(evs)-1].Details; d["failureCode"] != FailureInternal || !strings.HasPrefix(d["description"].(string), "cancelled") {
 		t.Errorf("OperationFailed %v", d)
 	}
-	if res.Errored != 2 {
-		t.Errorf("%d errored operations, want 2", res.Errored)
+	assertCancelled(t, c, res, true, []string{"terraform_data.polite", "terraform_data.stubborn"}, "terraform_data.quick")
+	if s := only(t, c.spansNamed("tofu apply")); attr(s, outcomes.Key) != outcomes.Cancelled {
+		t.Errorf("command span outcome %q", attr(s, outcomes.Key))
 	}
 }
 
@@ -158,6 +169,71 @@ func waitFor(t *testing.T, done <-chan struct{}, cond func() bool) {
 		case <-deadline:
 			t.Fatal("timed out waiting")
 		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// assertCancelled checks what a stopped apply of the slow configuration
+// reports: N counts what completed (done), of the plan's 3; the stopped
+// operations are cancelled (events at WARN with cancelled set, spans with
+// outcome cancelled, the Result) and not errored; the tool's repeated "execution
+// halted" is recorded once.
+func assertCancelled(t *testing.T, c *capture, res Result, ctxCancelled bool, stopped []string, done string) {
+	t.Helper()
+	slices.Sort(res.CancelledResources)
+	if res.Completed != 1 || res.Cancelled != 2 || res.Errored != 0 || res.Total != 3 ||
+		!slices.Equal(res.CancelledResources, stopped) || len(res.ErroredResources) != 0 {
+		t.Errorf("completed %d, cancelled %d %v, errored %d %v of %d", res.Completed, res.Cancelled,
+			res.CancelledResources, res.Errored, res.ErroredResources, res.Total)
+	}
+	wantProgressEnd(t, c.sink, [2]int64{1, 3})
+	// The events of what errored after the stop say it was cancelled;
+	// with Ctrl-C, a command may die before the tool's interrupt notice,
+	// and its event was recorded as an error before the notice came.
+	evs := c.sink.Events()
+	notice := slices.IndexFunc(evs, func(e progresstest.Event) bool {
+		m, _ := e.Details["message"].(string)
+		return e.EventName == TypeLog && strings.HasPrefix(m, "Interrupt received")
+	})
+	if notice < 0 {
+		t.Fatal("no interrupt notice")
+	}
+	for _, typ := range []string{TypeApplyErrored, TypeProvisionErrored} {
+		if n := len(c.sink.OfType(typ)); n != 2 {
+			t.Errorf("%d %s, want 2", n, typ)
+		}
+	}
+	for i, e := range evs {
+		if e.EventName != TypeApplyErrored && e.EventName != TypeProvisionErrored {
+			continue
+		}
+		if (i > notice || ctxCancelled) && (e.Details["cancelled"] != true || e.Severity != log.SeverityWarn) {
+			t.Errorf("%s %v at %v: want cancelled, at WARN", e.EventName, e.Details, e.Severity)
+		}
+	}
+	for _, addr := range stopped {
+		if s := only(t, c.spansNamed("create "+addr)); attr(s, outcomes.Key) != outcomes.Cancelled {
+			t.Errorf("%s span outcome %q, want cancelled", addr, attr(s, outcomes.Key))
+		}
+	}
+	if s := only(t, c.spansNamed("create "+done)); attr(s, outcomes.Key) != outcomes.Changed || s.Status().Code == codes.Error {
+		t.Errorf("%s span outcome %q, status %v", done, attr(s, outcomes.Key), s.Status())
+	}
+	halted := 0
+	for _, e := range c.sink.OfType(TypeDiagnostic) {
+		if e.Details["summary"] == "execution halted" {
+			halted++
+		}
+	}
+	if halted != 1 {
+		t.Errorf("%d execution halted diagnostics, want 1", halted)
+	}
+	for _, d := range res.Diagnostics {
+		if d.Summary == "execution halted" && d.Repeated < 1 {
+			t.Errorf("the repeats of execution halted are not counted: %+v", d)
+		}
+		if strings.Contains(d.Detail, "\n") {
+			t.Errorf("a diagnostic's detail keeps a line break: %q", d.Detail)
 		}
 	}
 }

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -13,8 +16,10 @@ import (
 	"go.opentelemetry.io/otel/log"
 	"go.opentelemetry.io/otel/trace"
 
+	outcomes "github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/kit/adapter"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // suppressedOutput is what the tool prints instead of a provisioner's
@@ -29,14 +34,28 @@ const withheldDetail = "(detail withheld: the resource's provisioner configurati
 // noEnd is the status of a span whose end the tool never reported.
 const noEnd = "the tool reported no end"
 
+// cancelledStatus is the status of a span that a stop cut short: the run
+// was cancelled, or the tool reported an interrupt.
+const cancelledStatus = "cancelled"
+
+// interruptNotice begins the log message that OpenTofu and Terraform write
+// when they receive SIGINT ("Interrupt received.\nPlease wait for ... to
+// exit"): from then on, what errors was stopped, not broken.
+const interruptNotice = "Interrupt received"
+
 // decoder turns machine-readable UI messages, one line at a time, into
 // progress events and spans, live: each event is recorded while its line is
 // handled. It is used by one goroutine.
 type decoder struct {
 	cfg   *config
 	scrub *scrubber
+	run   context.Context // the caller's context: cancelled when the run is stopped
 	base  context.Context // the caller's context, never cancelled
 	msg   message         // reused between lines
+
+	// mu serialises the handling of lines and the heartbeat (see
+	// heartbeat.go), the only other goroutine that reads the state.
+	mu sync.Mutex
 
 	operation string
 	spanName  string
@@ -46,31 +65,49 @@ type decoder struct {
 	cmdCtx    context.Context    // the context of the events: op.Ctx, or the init span's during init
 	last      time.Time          // the tool's last timestamp
 
-	ops     map[string]*span // open apply operations, by address
-	refresh map[string]*span // open refreshes, by address
-	provs   map[string]*span // open provisioner runs, by address and provisioner
-	failed  []*span          // errored operations: ended at finish, with their diagnostics
+	ops         map[string]*span // open apply operations, by address
+	refresh     map[string]*span // open refreshes, by address
+	provs       map[string]*span // open provisioner runs, by address and provisioner
+	failed      []*span          // errored operations: ended at finish, with their diagnostics
+	failedProvs []*span          // errored provisioner runs: ended at finish, when their outcome is sure
 
-	total     int  // resource operations the plan announced
-	haveTotal bool // a plan's change_summary was seen
-	sensitive map[string]bool
+	total       int  // resource operations the plan announced
+	haveTotal   bool // a plan's change_summary was seen
+	applying    bool // an apply_start was seen: the stream is an apply's or a destroy's
+	final       bool // the tool's final message came after the last start (see reportedEnd)
+	interrupted bool // the tool reported an interrupt
+	sensitive   map[string]bool
+	diags       map[diagKey]int // index in res.Diagnostics of each distinct diagnostic
 
 	res Result
 }
 
-// span is an open span of a resource operation or provisioner run.
+// diagKey is what makes two diagnostics the same.
+type diagKey struct {
+	severity, summary, detail, address string
+	rng                                Range
+}
+
+// span is an open span of a resource operation, refresh or provisioner
+// run.
 type span struct {
 	addr, action string
+	rf           resourceFields
 	ctx          context.Context
 	span         trace.Span
 	end          time.Time // when it errored
+	outcome      string    // how it errored: outcomes.Failed or outcomes.Cancelled
+	counted      bool      // its error was counted in Result.Errored
 	diagnosed    bool      // an error diagnostic set its status
+	heard        time.Time // the wall clock when a message about it was last read (the heartbeat's)
+	opened       time.Time // the wall clock when its start was read
 }
 
 func newDecoder(ctx context.Context, cfg *config, operation, spanName string, attrs ...attribute.KeyValue) *decoder {
 	return &decoder{
 		cfg:       cfg,
 		scrub:     newScrubber(cfg.Redactor, cfg.sensitive),
+		run:       ctx,
 		base:      context.WithoutCancel(ctx),
 		operation: operation,
 		spanName:  spanName,
@@ -79,6 +116,8 @@ func newDecoder(ctx context.Context, cfg *config, operation, spanName string, at
 		refresh:   map[string]*span{},
 		provs:     map[string]*span{},
 		sensitive: map[string]bool{},
+		diags:     map[diagKey]int{},
+		total:     progress.UnknownTotal,
 		res:       Result{Operation: operation, ExitCode: -1},
 	}
 }
@@ -90,9 +129,27 @@ func (d *decoder) begin(t time.Time) {
 	}
 	d.started = true
 	d.res.Start = t
+	d.startCommandSpan(t)
+}
+
+// startCommandSpan starts the command span, the parent of every other,
+// and records common/OperationStarted in it; endCommandSpan ends it.
+func (d *decoder) startCommandSpan(t time.Time) {
 	attrs := append([]attribute.KeyValue{attribute.String("terraform.operation", d.operation)}, d.spanAttrs...)
 	d.op = d.cfg.StartOperation(d.base, d.operation, d.spanName, t, attrs...)
 	d.cmdCtx = d.op.Ctx
+}
+
+// endCommandSpan ends the command span at end with its outcome, and
+// records common/OperationCompleted, or common/OperationFailed with the
+// failure code, description and extra details when failureCode is set.
+func (d *decoder) endCommandSpan(start, end time.Time, oc, failureCode, description string, extra map[string]any) {
+	d.op.Span.SetAttributes(attribute.String(outcomes.Key, oc))
+	if failureCode == "" {
+		d.op.Complete(start, end)
+		return
+	}
+	d.op.Fail(start, end, failureCode, description, extra)
 }
 
 // handle decodes one line and records what it means.
@@ -114,8 +171,11 @@ func (d *decoder) handle(line []byte) {
 	case "version":
 		d.version(m, t)
 	case "log", "":
+		if strings.HasPrefix(strings.TrimSpace(m.Message), interruptNotice) {
+			d.interrupt(t)
+		}
 		d.emit(d.cmdCtx, TypeLog, levelSeverity(m.Level), t,
-			logDetails{Level: m.Level, Message: d.scrub.text(m.Message)})
+			logDetails{Level: m.Level, Message: oneLine(d.scrub.text(m.Message))})
 	case "diagnostic":
 		if m.Diag == nil {
 			d.generic(m, t)
@@ -127,6 +187,7 @@ func (d *decoder) handle(line []byte) {
 			d.generic(m, t)
 			return
 		}
+		d.final = false
 		typ := TypePlannedChange
 		if m.Type == "resource_drift" {
 			typ = TypeResourceDrift
@@ -157,8 +218,20 @@ func (d *decoder) handle(line []byte) {
 		}
 		d.hook(m.Type, m.Hook, t)
 	default:
+		if (m.Type == "output" || m.Type == "init_output") && initialized(m.Message) {
+			d.final = true // an init's last word
+		}
 		d.generic(m, t)
 	}
+}
+
+// initialized reports whether a message of an init is the tool's report
+// of its success: "OpenTofu has been successfully initialized!",
+// "Terraform has been successfully initialized!", or "OpenTofu initialized
+// in an empty directory!".
+func initialized(msg string) bool {
+	msg = strings.TrimSpace(msg)
+	return strings.HasSuffix(msg, " successfully initialized!") || strings.HasSuffix(msg, " initialized in an empty directory!")
 }
 
 func (d *decoder) version(m *message, t time.Time) {
@@ -176,12 +249,24 @@ func (d *decoder) version(m *message, t time.Time) {
 	d.emit(d.cmdCtx, TypeVersion, 0, t, det)
 }
 
+// diagnostic records a diagnostic once: the tool repeats some word for
+// word (a halted apply writes "execution halted" once per stopped
+// operation), and a repeat is only counted, in Diagnostic.Repeated.
 func (d *decoder) diagnostic(diag Diagnostic, t time.Time) {
-	diag.Summary = d.scrub.text(diag.Summary)
-	diag.Detail = d.scrub.text(diag.Detail)
+	diag.Summary = oneLine(d.scrub.text(diag.Summary))
+	diag.Detail = oneLine(d.scrub.text(diag.Detail))
 	if diag.Address != "" && d.sensitive[diag.Address] && diag.Detail != "" {
 		diag.Detail = withheldDetail
 	}
+	key := diagKey{diag.Severity, diag.Summary, diag.Detail, diag.Address, Range{}}
+	if diag.Range != nil {
+		key.rng = *diag.Range
+	}
+	if i, seen := d.diags[key]; seen {
+		d.res.Diagnostics[i].Repeated++
+		return
+	}
+	d.diags[key] = len(d.res.Diagnostics)
 	d.res.Diagnostics = append(d.res.Diagnostics, diag)
 
 	ctx := d.cmdCtx
@@ -222,6 +307,7 @@ func (d *decoder) diagnosed(addr string) *span {
 
 func (d *decoder) changeSummary(cs ChangeSummary, t time.Time) {
 	d.emit(d.cmdCtx, TypeChangeSummary, 0, t, cs)
+	d.final = true
 	if cs.Operation != "plan" {
 		d.res.Applied = &cs
 		return
@@ -234,25 +320,36 @@ func (d *decoder) changeSummary(cs ChangeSummary, t time.Time) {
 	}
 }
 
+// outputs records the root module's outputs, each with the same shape:
+// {name, sensitive, action, value}. They are a list, not a map by name,
+// so that an output whose name looks secret ("password_out") keeps its
+// shape: the Recorder would replace a map entry under such a key whole.
+// Its value is redacted here instead.
 func (d *decoder) outputs(raw json.RawMessage, t time.Time) {
 	var outs map[string]outputMsg
 	if err := json.Unmarshal(raw, &outs); err != nil {
 		d.generic(&d.msg, t)
 		return
 	}
-	det := outputsDetails{Outputs: make(map[string]outputDetails, len(outs))}
+	d.final = true // a refresh's last message, and an apply's after its summary
+	det := outputsDetails{Outputs: make([]outputDetails, 0, len(outs))}
 	res := make(map[string]Output, len(outs))
-	for name, o := range outs {
-		od := outputDetails{Sensitive: o.Sensitive, Action: o.Action}
+	for _, name := range slices.Sorted(maps.Keys(outs)) {
+		o := outs[name]
+		od := outputDetails{Name: name, Sensitive: o.Sensitive, Action: o.Action}
 		// A sensitive output's value is never read, even when a stream
 		// carries one: the tool itself never writes it.
 		if !o.Sensitive && len(o.Value) > 0 {
 			var v any
-			if json.Unmarshal(o.Value, &v) == nil {
+			switch {
+			case json.Unmarshal(o.Value, &v) != nil:
+			case d.cfg.Redactor.SecretKey(name):
+				od.Value = wire.Redacted
+			default:
 				od.Value = d.scrubValue(v)
 			}
 		}
-		det.Outputs[name] = od
+		det.Outputs = append(det.Outputs, od)
 		res[name] = Output{Sensitive: o.Sensitive, Action: o.Action, Value: od.Value}
 	}
 	d.res.Outputs = res
@@ -280,24 +377,72 @@ func (d *decoder) scrubValue(v any) any {
 	return v
 }
 
+// interruptWindow is how long before the tool's interrupt notice an error
+// is taken for the interrupt's doing. Ctrl-C in a terminal sends SIGINT to
+// the tool and to its provisioner commands at once: a command may die, and
+// the tool report its operation errored, a moment before the tool writes
+// its notice.
+const interruptWindow = time.Second
+
+// interrupt records the tool's interrupt notice at t: from now on what
+// errors is cancelled, and so is what errored within interruptWindow
+// before. Their events were recorded already, at ERROR; their spans, the
+// Result and common/OperationFailed count them as cancelled.
+func (d *decoder) interrupt(t time.Time) {
+	d.interrupted = true
+	for _, f := range append(slices.Clone(d.failedProvs), d.failed...) {
+		if f.outcome != outcomes.Failed || t.Sub(f.end) > interruptWindow {
+			continue
+		}
+		f.outcome = d.stopOutcome()
+		f.span.SetStatus(codes.Error, cancelledStatus)
+		if f.action == "" { // a provisioner run
+			continue
+		}
+		if i := slices.Index(d.res.ErroredResources, f.addr); i >= 0 {
+			d.res.ErroredResources = slices.Delete(d.res.ErroredResources, i, i+1)
+		}
+		d.res.CancelledResources = append(d.res.CancelledResources, f.addr)
+		if f.counted {
+			f.counted = false
+			d.res.Errored--
+			d.res.Cancelled++
+		}
+	}
+}
+
+// stopping reports whether what errors now was stopped rather than broken:
+// the run's context is done, or the tool reported an interrupt.
+func (d *decoder) stopping() bool {
+	return d.interrupted || d.run.Err() != nil
+}
+
+// stopOutcome is the outcome of what a stop cut short, and of what errors
+// while the run stops.
+func (d *decoder) stopOutcome() string {
+	if errors.Is(d.run.Err(), context.DeadlineExceeded) {
+		return outcomes.TimedOut
+	}
+	return outcomes.Cancelled
+}
+
 func (d *decoder) hook(typ string, h *hookMsg, t time.Time) {
 	addr := h.Resource.Addr
 	rf := h.Resource.fields()
 	idValue := h.IDValue
+	now := time.Now()
+	if op := d.ops[addr]; op != nil {
+		op.heard = now
+	}
 	switch typ {
 	case "apply_start":
+		d.applying, d.final = true, false
 		if prev := d.ops[addr]; prev != nil {
 			// The tool reports one operation per address at a time; a
 			// second start means the end of the first was never written.
-			prev.span.SetStatus(codes.Error, noEnd)
-			prev.span.End(trace.WithTimestamp(t))
+			d.endResourceSpan(prev, outcomes.Failed, noEnd, t)
 		}
-		op := d.startSpan(d.cmdCtx, h.Action+" "+addr, t,
-			attribute.String("terraform.resource.address", addr),
-			attribute.String("terraform.resource.type", rf.ResourceType),
-			attribute.String("terraform.action", h.Action))
-		op.addr, op.action = addr, h.Action
-		d.ops[addr] = op
+		op := d.startResourceSpan(addr, h.Action, rf, t)
 		d.emit(op.ctx, TypeApplyStarted, 0, t,
 			applyStartedDetails{resourceFields: rf, Action: h.Action, IDKey: h.IDKey, IDValue: idValue})
 	case "apply_progress":
@@ -311,8 +456,11 @@ func (d *decoder) hook(typ string, h *hookMsg, t time.Time) {
 			if h.IDKey != "" {
 				op.span.SetAttributes(attribute.String("terraform.resource.id", idValue))
 			}
-			op.span.End(trace.WithTimestamp(t))
-			delete(d.ops, addr)
+			oc := outcomes.OK
+			if counted(h.Action) {
+				oc = outcomes.Changed
+			}
+			d.endResourceSpan(op, oc, "", t)
 		}
 		if counted(h.Action) {
 			d.res.Completed++
@@ -320,30 +468,45 @@ func (d *decoder) hook(typ string, h *hookMsg, t time.Time) {
 		}
 	case "apply_errored":
 		op := d.ops[addr]
-		d.emit(d.ctxOf(op), TypeApplyErrored, log.SeverityError, t,
-			applyProgressDetails{resourceFields: rf, Action: h.Action, ElapsedSeconds: h.Elapsed})
+		stopped := d.stopping()
+		det := applyErroredDetails{resourceFields: rf, Action: h.Action, ElapsedSeconds: h.Elapsed}
+		sev := log.SeverityError
+		if stopped {
+			// Stopped, not broken: a warning, and counted apart.
+			det.Cancelled, sev = true, log.SeverityWarn
+		}
+		d.emit(d.ctxOf(op), TypeApplyErrored, sev, t, det)
 		if op != nil {
+			op.outcome, op.counted = outcomes.Failed, !stopped && counted(h.Action)
 			op.span.SetStatus(codes.Error, h.Action+" errored")
+			if stopped {
+				op.outcome = d.stopOutcome()
+				op.span.SetStatus(codes.Error, cancelledStatus)
+			}
+			// Ended when the run ends: the diagnostics that say why come
+			// last.
 			op.end = t
 			d.failed = append(d.failed, op)
 			delete(d.ops, addr)
 		}
-		d.res.ErroredResources = append(d.res.ErroredResources, addr)
-		if counted(h.Action) {
-			d.res.Errored++
-			d.progress(t)
+		if stopped {
+			d.res.CancelledResources = append(d.res.CancelledResources, addr)
+			if counted(h.Action) {
+				d.res.Cancelled++
+			}
+		} else {
+			d.res.ErroredResources = append(d.res.ErroredResources, addr)
+			if counted(h.Action) {
+				d.res.Errored++
+			}
 		}
 	case "provision_start":
+		d.final = false
 		key := addr + "\x00" + h.Provisioner
 		if prev := d.provs[key]; prev != nil {
-			prev.span.SetStatus(codes.Error, noEnd)
-			prev.span.End(trace.WithTimestamp(t))
+			d.endProvisionSpan(key, prev, outcomes.Failed, noEnd, t)
 		}
-		p := d.startSpan(d.ctxOf(d.ops[addr]), "provision "+h.Provisioner, t,
-			attribute.String("terraform.resource.address", addr),
-			attribute.String("terraform.provisioner", h.Provisioner))
-		p.addr = addr
-		d.provs[key] = p
+		p := d.startProvisionSpan(key, addr, h.Provisioner, t)
 		d.emit(p.ctx, TypeProvisionStarted, 0, t, provisionDetails{resourceFields: rf, Provisioner: h.Provisioner})
 	case "provision_progress":
 		key := addr + "\x00" + h.Provisioner
@@ -363,37 +526,116 @@ func (d *decoder) hook(typ string, h *hookMsg, t time.Time) {
 		if p == nil {
 			ctx = d.ctxOf(d.ops[addr])
 		}
-		evtType, sev := TypeProvisionCompleted, log.Severity(0)
+		det := provisionDetails{resourceFields: rf, Provisioner: h.Provisioner}
+		evtType, sev, oc, status := TypeProvisionCompleted, log.Severity(0), outcomes.OK, ""
 		if typ == "provision_errored" {
-			evtType, sev = TypeProvisionErrored, log.SeverityError
-		}
-		d.emit(ctx, evtType, sev, t, provisionDetails{resourceFields: rf, Provisioner: h.Provisioner})
-		if p != nil {
-			if typ == "provision_errored" {
-				p.span.SetStatus(codes.Error, h.Provisioner+" errored")
+			evtType, sev, oc, status = TypeProvisionErrored, log.SeverityError, outcomes.Failed, h.Provisioner+" errored"
+			if d.stopping() {
+				det.Cancelled, sev, oc, status = true, log.SeverityWarn, d.stopOutcome(), cancelledStatus
 			}
-			p.span.End(trace.WithTimestamp(t))
+		}
+		d.emit(ctx, evtType, sev, t, det)
+		switch {
+		case p == nil:
+		case oc == outcomes.Failed:
+			// Ended when the run ends: an interrupt notice that follows at
+			// once may still make it cancelled (see interrupt).
 			delete(d.provs, key)
+			p.outcome, p.end = oc, t
+			p.span.SetStatus(codes.Error, status)
+			d.failedProvs = append(d.failedProvs, p)
+		default:
+			d.endProvisionSpan(key, p, oc, status, t)
 		}
 		d.scrub.endStream(key)
 	case "refresh_start":
+		d.final = false
 		if prev := d.refresh[addr]; prev != nil {
-			prev.span.End(trace.WithTimestamp(t))
+			d.endRefreshSpan(prev, outcomes.OK, "", t)
 		}
-		r := d.startSpan(d.cmdCtx, "refresh "+addr, t,
-			attribute.String("terraform.resource.address", addr),
-			attribute.String("terraform.resource.type", rf.ResourceType),
-			attribute.String("terraform.action", "refresh"))
-		d.refresh[addr] = r
+		r := d.startRefreshSpan(addr, rf, t)
 		d.emit(r.ctx, TypeRefreshStarted, 0, t, refreshDetails{resourceFields: rf, IDKey: h.IDKey, IDValue: idValue})
 	case "refresh_complete":
 		r := d.refresh[addr]
 		d.emit(d.ctxOf(r), TypeRefreshCompleted, 0, t, refreshDetails{resourceFields: rf, IDKey: h.IDKey, IDValue: idValue})
 		if r != nil {
-			r.span.End(trace.WithTimestamp(t))
-			delete(d.refresh, addr)
+			d.endRefreshSpan(r, outcomes.OK, "", t)
 		}
 	}
+}
+
+// startResourceSpan starts the span of a resource operation, "<action>
+// <address>", under the command span; endResourceSpan ends it.
+func (d *decoder) startResourceSpan(addr, action string, rf resourceFields, t time.Time) *span {
+	op := d.startSpan(d.cmdCtx, action+" "+addr, t,
+		attribute.String("terraform.resource.address", addr),
+		attribute.String("terraform.resource.type", rf.ResourceType),
+		attribute.String("terraform.action", action))
+	op.addr, op.action, op.rf = addr, action, rf
+	d.ops[addr] = op
+	return op
+}
+
+// endResourceSpan ends a resource operation's span at t with its outcome;
+// status, when set, is the description of an Error status (unless an
+// error diagnostic has already said why).
+func (d *decoder) endResourceSpan(op *span, oc, status string, t time.Time) {
+	if d.ops[op.addr] == op {
+		delete(d.ops, op.addr)
+	}
+	endSpan(op, oc, status, t)
+}
+
+// startProvisionSpan starts the span of a provisioner run, "provision
+// <provisioner>", under its resource operation's span; endProvisionSpan
+// ends it.
+func (d *decoder) startProvisionSpan(key, addr, provisioner string, t time.Time) *span {
+	p := d.startSpan(d.ctxOf(d.ops[addr]), "provision "+provisioner, t,
+		attribute.String("terraform.resource.address", addr),
+		attribute.String("terraform.provisioner", provisioner))
+	p.addr = addr
+	d.provs[key] = p
+	return p
+}
+
+// endProvisionSpan ends a provisioner run's span; key is its key in
+// d.provs, or "" when it is no longer there.
+func (d *decoder) endProvisionSpan(key string, p *span, oc, status string, t time.Time) {
+	if d.provs[key] == p {
+		delete(d.provs, key)
+	}
+	endSpan(p, oc, status, t)
+}
+
+// startRefreshSpan starts the span of a refresh, "refresh <address>",
+// under the command span; endRefreshSpan ends it.
+func (d *decoder) startRefreshSpan(addr string, rf resourceFields, t time.Time) *span {
+	r := d.startSpan(d.cmdCtx, "refresh "+addr, t,
+		attribute.String("terraform.resource.address", addr),
+		attribute.String("terraform.resource.type", rf.ResourceType),
+		attribute.String("terraform.action", "refresh"))
+	r.addr = addr
+	d.refresh[addr] = r
+	return r
+}
+
+// endRefreshSpan ends a refresh's span.
+func (d *decoder) endRefreshSpan(r *span, oc, status string, t time.Time) {
+	if d.refresh[r.addr] == r {
+		delete(d.refresh, r.addr)
+	}
+	endSpan(r, oc, status, t)
+}
+
+// endSpan is what the end functions of the three span kinds share: the
+// outcome, an Error status with its description (unless a diagnostic has
+// set one), and the end at t.
+func endSpan(s *span, oc, status string, t time.Time) {
+	if status != "" && !s.diagnosed {
+		s.span.SetStatus(codes.Error, status)
+	}
+	s.span.SetAttributes(attribute.String(outcomes.Key, oc))
+	s.span.End(trace.WithTimestamp(t))
 }
 
 // counted reports whether an operation's end counts toward the plan's
@@ -407,11 +649,12 @@ func counted(action string) bool {
 	return false
 }
 
-// progress records common/Progress: the operations that ended of the
-// plan's total. The total is raised when more operations end than were
-// announced, so that N never exceeds M; it is 0 (unknown) without a plan.
+// progress records common/Progress: the operations that completed of the
+// plan's total. The total is raised when more operations complete than
+// were announced, so that N never exceeds M; without a plan summary (a
+// saved plan applied) it is unknown, and the event has none.
 func (d *decoder) progress(t time.Time) {
-	done := d.res.Completed + d.res.Errored
+	done := d.res.Completed
 	if d.haveTotal && done > d.total {
 		d.total = done
 	}
@@ -421,7 +664,7 @@ func (d *decoder) progress(t time.Time) {
 }
 
 func (d *decoder) generic(m *message, t time.Time) {
-	det := genericDetails{Type: m.Type, Level: m.Level, Message: d.scrub.text(m.Message)}
+	det := genericDetails{Type: m.Type, Level: m.Level, Message: oneLine(d.scrub.text(m.Message))}
 	if m.Hook != nil {
 		det.Address, det.Action = m.Hook.Resource.Addr, m.Hook.Action
 	}
@@ -437,7 +680,8 @@ func (d *decoder) generic(m *message, t time.Time) {
 
 func (d *decoder) startSpan(parent context.Context, name string, t time.Time, attrs ...attribute.KeyValue) *span {
 	ctx, s := d.cfg.Tracer.Start(parent, name, trace.WithTimestamp(t), trace.WithAttributes(attrs...))
-	return &span{ctx: ctx, span: s}
+	now := time.Now()
+	return &span{ctx: ctx, span: s, heard: now, opened: now}
 }
 
 func (d *decoder) ctxOf(s *span) context.Context {
@@ -492,12 +736,52 @@ func levelSeverity(level string) log.Severity {
 	return 0
 }
 
+// oneLine joins the lines of a tool's text into one, for an event: the
+// tool writes its messages for a terminal ("\nInterrupt
+// received.\nPlease wait ...", prose wrapped at 80 columns, a
+// provisioner's output after "Output:"), and a line break inside a value
+// is escaped, or dropped, by whatever shows it. Each line is trimmed,
+// blank ones go, and the rest are joined by one space.
+func oneLine(s string) string {
+	if !strings.Contains(s, "\n") {
+		return strings.TrimSpace(s)
+	}
+	var b strings.Builder
+	for l := range strings.Lines(s) {
+		if l = strings.TrimSpace(l); l != "" {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// reportedEnd reports whether the stream holds the tool's own report of
+// its end: after the last start of anything (a planned change, a
+// refresh, a resource operation, a provisioner), a change summary (a
+// plan's, an apply's or a destroy's), the outputs (a refresh's last
+// message) or an init's success; or an error diagnostic, the last word of
+// a failed run.
+func (d *decoder) reportedEnd() bool {
+	if d.final {
+		return true
+	}
+	for _, diag := range d.res.Diagnostics {
+		if diag.Severity == SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
 // outcome is how an operation ended, beyond what the messages said.
 type outcome struct {
 	end      time.Time
 	exitCode int   // -1: no process
 	failed   bool  // the process failed (a non-zero exit that is not a detailed "changes present")
-	cause    error // cancellation, read error
+	cause    error // cancellation, read error, a stream cut short
 	stderr   string
 }
 
@@ -507,20 +791,34 @@ type outcome struct {
 func (d *decoder) finish(o outcome) (Result, error) {
 	d.begin(o.end)
 	end := o.end
-	// Spans the tool never ended: it failed or was stopped on the way.
-	for _, open := range []map[string]*span{d.provs, d.ops, d.refresh} {
-		for key, s := range open {
-			if !s.diagnosed {
-				s.span.SetStatus(codes.Error, noEnd)
-			}
-			s.span.End(trace.WithTimestamp(d.last))
-			delete(open, key)
-		}
+	// The tool's interrupt notice is the cause of a run that failed (Run:
+	// the exit status says whether it did) or of a stream.
+	if o.cause == nil && d.interrupted && (o.failed || o.exitCode < 0) {
+		o.cause = ErrInterrupted
+	}
+	stopped := o.cause != nil && (errors.Is(o.cause, ErrInterrupted) || d.run.Err() != nil)
+	// Spans the tool never ended: it failed, was stopped, or the stream
+	// was cut.
+	openOutcome, openStatus := outcomes.Failed, noEnd
+	if stopped {
+		openOutcome, openStatus = d.stopOutcome(), cancelledStatus
+	}
+	for key, s := range d.provs {
+		d.endProvisionSpan(key, s, openOutcome, openStatus, d.last)
+	}
+	for _, s := range d.ops {
+		d.endResourceSpan(s, openOutcome, openStatus, d.last)
+	}
+	for _, s := range d.refresh {
+		d.endRefreshSpan(s, openOutcome, openStatus, d.last)
+	}
+	for _, p := range d.failedProvs {
+		d.endProvisionSpan("", p, p.outcome, "", p.end)
 	}
 	for _, f := range d.failed {
-		f.span.End(trace.WithTimestamp(f.end))
+		d.endResourceSpan(f, f.outcome, "", f.end)
 	}
-	d.failed = nil
+	d.failed, d.failedProvs = nil, nil
 
 	res := d.res
 	res.End = end
@@ -533,30 +831,39 @@ func (d *decoder) finish(o outcome) (Result, error) {
 			errDiags = append(errDiags, diag)
 		}
 	}
-	failed := o.failed || o.cause != nil || res.Errored > 0 || len(errDiags) > 0
+	failed := o.failed || o.cause != nil || res.Errored > 0 || res.Cancelled > 0 || len(errDiags) > 0
 	res.failed = failed
 	d.op.Span.SetAttributes(
 		attribute.Int("terraform.changes.total", res.Total),
 		attribute.Int("terraform.changes.completed", res.Completed),
-		attribute.Int("terraform.changes.errored", res.Errored))
+		attribute.Int("terraform.changes.errored", res.Errored),
+		attribute.Int("terraform.changes.cancelled", res.Cancelled))
 	if o.exitCode >= 0 {
 		d.op.Span.SetAttributes(attribute.Int("terraform.exit_code", o.exitCode))
 	}
 	if !failed {
-		d.op.Complete(res.Start, end)
-		if res.Messages == 0 {
-			return res, ErrNoMessages
+		// A plan's progress is what it planned: all of it, once planned.
+		if d.res.Plan != nil && !d.applying && d.total > 0 {
+			evt := progress.Progress(int64(d.total), int64(d.total), ProgressUnit)
+			evt.Time = end
+			d.record(d.cmdCtx, evt)
 		}
+		oc := outcomes.OK
+		if res.Completed > 0 {
+			oc = outcomes.Changed
+		}
+		d.endCommandSpan(res.Start, end, oc, "", "", nil)
 		return res, nil
 	}
 
 	opErr := &OperationError{
-		Operation:        d.operation,
-		ExitCode:         o.exitCode,
-		Diagnostics:      errDiags,
-		ErroredResources: res.ErroredResources,
-		Stderr:           o.stderr,
-		Err:              o.cause,
+		Operation:          d.operation,
+		ExitCode:           o.exitCode,
+		Diagnostics:        errDiags,
+		ErroredResources:   res.ErroredResources,
+		CancelledResources: res.CancelledResources,
+		Stderr:             o.stderr,
+		Err:                o.cause,
 	}
 	code := FailureInternal
 	if res.Errored > 0 && o.cause == nil {
@@ -569,7 +876,14 @@ func (d *decoder) finish(o outcome) (Result, error) {
 	if len(res.ErroredResources) > 0 {
 		extra["erroredResources"] = res.ErroredResources
 	}
-	d.op.Fail(res.Start, end, code, d.describeFailure(opErr), extra)
+	if len(res.CancelledResources) > 0 {
+		extra["cancelledResources"] = res.CancelledResources
+	}
+	oc := outcomes.Failed
+	if stopped {
+		oc = d.stopOutcome()
+	}
+	d.endCommandSpan(res.Start, end, oc, code, d.describeFailure(opErr), extra)
 	return res, opErr
 }
 

@@ -19,7 +19,8 @@
 //     Stream(ctx, stdout).
 //
 // Both record common/OperationStarted first and common/OperationCompleted
-// or common/OperationFailed last, and return the same Result.
+// or common/OperationFailed last (OperationFailed exactly when the error
+// returned is not nil), and return the same Result.
 //
 // # Events
 //
@@ -37,15 +38,18 @@
 //	resource_drift      terraform/ResourceDrift         resource fields, action, reason, previousAddress, importingId
 //	planned_change      terraform/PlannedChange         resource fields, action, reason, previousAddress, importingId
 //	change_summary      terraform/ChangeSummary         operation (plan, apply, destroy), add, change, import, remove, forget
-//	outputs             terraform/Outputs               outputs{<name>{sensitive, action, value}}: never a sensitive value
+//	outputs             terraform/Outputs               outputs[{name, sensitive, action, value}], by name: never a sensitive value
+//	                                                    (a name that looks secret, "password_out": the value redacted)
 //	apply_start         terraform/ApplyStarted          resource fields, action, idKey, idValue
-//	apply_progress      terraform/ApplyProgress         resource fields, action, elapsedSeconds (the tool's 10 s heartbeat)
+//	apply_progress      terraform/ApplyProgress         resource fields, action, elapsedSeconds (the tool's 10 s heartbeat;
+//	                                                    the adapter's own has source "adapter", see WithHeartbeat)
 //	apply_complete      terraform/ApplyCompleted        resource fields, action, idKey, idValue, elapsedSeconds
-//	apply_errored       terraform/ApplyErrored          resource fields, action, elapsedSeconds (severity ERROR)
+//	apply_errored       terraform/ApplyErrored          resource fields, action, elapsedSeconds, cancelled (severity ERROR;
+//	                                                    WARN with cancelled true when a stop cut it short)
 //	provision_start     terraform/ProvisionStarted      resource fields, provisioner
 //	provision_progress  terraform/ProvisionOutput       resource fields, provisioner, output (one line, redacted)
 //	provision_complete  terraform/ProvisionCompleted    resource fields, provisioner
-//	provision_errored   terraform/ProvisionErrored      resource fields, provisioner (severity ERROR)
+//	provision_errored   terraform/ProvisionErrored      resource fields, provisioner, cancelled (as apply_errored)
 //	refresh_start       terraform/RefreshStarted        resource fields, idKey, idValue
 //	refresh_complete    terraform/RefreshCompleted      resource fields, idKey, idValue
 //	any other type      terraform/<Type>                level, message, address, action ("test_run" is terraform/TestRun,
@@ -56,26 +60,41 @@
 // only: the apply deletes and creates in two operations), noop, move,
 // import, remove (forget). Diagnostics are at severity ERROR or WARN, the
 // errored hooks at ERROR, log messages at the tool's level, the rest INFO.
-// Snippets and expression values of diagnostics are left out.
+// Snippets and expression values of diagnostics are left out; a
+// diagnostic the tool repeats word for word is recorded once, its repeats
+// counted in repeated. The tool's multi-line texts (log messages,
+// diagnostics) are made one line: its line breaks become spaces.
 //
 // Around them, the common catalogue:
 //
 //	common/OperationStarted    operation: WithOperation, else Run's subcommand ("apply"), else "terraform"
 //	common/Progress            completed, total, unit "resources": after the plan's change_summary
-//	                           (0 of M) and after each apply_complete or apply_errored (N of M)
+//	                           (0 of M), after each apply_complete (N of M), and M of M at the end
+//	                           of a plan
 //	common/OperationCompleted  operation, durationMs
 //	common/OperationFailed     operation, failureCode, description, diagnostics (the error
-//	                           diagnostics), erroredResources
+//	                           diagnostics), erroredResources, cancelledResources
 //
 // M is add + change + remove of the plan's change_summary: the resource
 // operations the apply will do, a replacement counting twice because the
 // tool deletes and creates in two operations. N counts the operations that
-// completed or errored; reads of data sources are not counted, as the
-// summary leaves them out. Without a plan summary (a saved plan applied),
-// M is 0, which means unknown; M is raised if more operations end than
-// announced, so N never exceeds M. A plan with no change reports no
-// Progress. The failureCode is FailureInfrastructure when a resource
-// operation errored, else FailureInternal.
+// completed: an errored or cancelled one is not done, so the bar of a
+// failed or stopped apply stops short of M. Reads of data sources are not
+// counted, as the summary leaves them out. Without a plan summary (a saved
+// plan applied) M is unknown and the events have no total (see
+// progress.UnknownTotal), never a total of 0; M is raised if more
+// operations complete than announced, so N never exceeds M. A plan with no
+// change reports no Progress. The failureCode is FailureInfrastructure
+// when a resource operation errored, else FailureInternal.
+//
+// An operation that errors while the run stops (Run's context was
+// cancelled, or the tool wrote its interrupt notice, as on Ctrl-C) is
+// cancelled, not errored: it is counted in Result.Cancelled and
+// CancelledResources, its events say cancelled, and its span's outcome is
+// cancelled. With Ctrl-C the tool's provisioner commands get SIGINT at the
+// same time as the tool, and one may die a moment before the notice: what
+// errored within a second before it is counted as cancelled too, though
+// its event, already recorded, is at ERROR.
 //
 // # Spans
 //
@@ -93,6 +112,16 @@
 // its diagnostics at the end of the run, such a span is ended (at its
 // apply_errored time) when the run ends. The command span has status Error
 // when the operation failed.
+//
+// Every span has the attribute progress.outcome: a resource operation is
+// changed (completed), failed (errored, or no end was reported: status
+// "the tool reported no end") or cancelled; a refresh or provisioner run
+// ok, failed or cancelled; the command span changed (an operation
+// completed), ok, failed, cancelled, or timeout (the context's deadline).
+//
+// When the driver exports traces over OTLP, Run passes the command span's
+// context and the OTLP settings to the tool, so that OpenTofu's own spans
+// join the trace under the command span: see WithToolTraces.
 //
 // # Sensitive values
 //
@@ -115,6 +144,17 @@
 //     redacts the details by key and shape as it does for every event.
 //
 // # Robustness
+//
+// A stream is whole only when it holds the tool's own last word: after the
+// last thing the tool started (a planned change, a refresh, a resource
+// operation, a provisioner), a change summary, the outputs (a refresh's last
+// message), an init's success or an error diagnostic. Stream reports one that ends elsewhere,
+// cut or from a tool that died, as common/OperationFailed with
+// ErrIncomplete, and one without any message with ErrNoMessages. An apply
+// cut after its plan's summary and before its first operation reads as a
+// whole plan, and one cut after its init as a whole init: nothing in the
+// stream tells them apart. Run follows the
+// tool's exit status instead.
 //
 // Lines that are not messages never break the stream: plain text (the tool
 // writes some before its first message), malformed JSON, and lines longer

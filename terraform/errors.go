@@ -12,10 +12,22 @@ import (
 // with scripts/build-tofu.sh).
 var ErrNotInstalled = errors.New("terraform: neither tofu nor terraform is on PATH (set Command.Binary)")
 
-// ErrNoMessages is returned when the tool's output held no machine-readable
-// UI message: it was not run with -json, or it failed before it could
-// write one. Result.SkippedLines counts what was read instead.
+// ErrNoMessages is the cause of Stream's error when the stream held no
+// machine-readable UI message: the tool was not run with -json, or it
+// failed before it could write one. Result.SkippedLines counts what was
+// read instead.
 var ErrNoMessages = errors.New("terraform: no machine-readable UI message in the output (was the tool run with -json?)")
+
+// ErrIncomplete is the cause of Stream's error when the stream ended
+// before the tool reported its end: after the last thing it started, no
+// change summary, outputs, init success or error diagnostic came. The
+// stream was cut, or the tool died.
+var ErrIncomplete = errors.New("terraform: the stream ended before the tool's final message (a change summary, the outputs, an init's success or an error)")
+
+// ErrInterrupted is the cause of the error when the tool reported that it
+// was interrupted (SIGINT from a terminal's Ctrl-C, or another process)
+// and the run's context was not cancelled.
+var ErrInterrupted = errors.New("terraform: the tool was interrupted")
 
 // OperationError reports an operation that failed: the tool exited with an
 // error, reported error diagnostics or errored resources, or was
@@ -28,8 +40,9 @@ type OperationError struct {
 	ExitCode int
 	// Diagnostics are the error diagnostics, redacted.
 	Diagnostics []Diagnostic
-	// ErroredResources lists the addresses whose operation errored.
-	ErroredResources []string
+	// ErroredResources lists the addresses whose operation errored;
+	// CancelledResources those whose operation a stop cut short.
+	ErroredResources, CancelledResources []string
 	// Stderr is the tail of what the tool wrote to stderr, redacted and
 	// without terminal escapes: for the driver's own log.
 	Stderr string
@@ -52,6 +65,8 @@ func (e *OperationError) Error() string {
 		b.WriteString(describeDiagnostics(e.Diagnostics))
 	} else if len(e.ErroredResources) > 0 {
 		fmt.Fprintf(&b, ": errored: %s", strings.Join(e.ErroredResources, ", "))
+	} else if len(e.CancelledResources) > 0 {
+		fmt.Fprintf(&b, ": cancelled: %s", strings.Join(e.CancelledResources, ", "))
 	} else if e.Err == nil {
 		if reason := stderrReason(e.Stderr); reason != "" {
 			fmt.Fprintf(&b, ": %s", reason)
@@ -85,7 +100,7 @@ func describeDiagnostics(ds []Diagnostic) string {
 		if count[name] == 0 {
 			names = append(names, name)
 		}
-		count[name]++
+		count[name] += 1 + d.Repeated
 	}
 	var b strings.Builder
 	for i, name := range names {

@@ -13,7 +13,7 @@ const (
 	TypeChangeSummary      = "terraform/ChangeSummary"      // change_summary
 	TypeOutputs            = "terraform/Outputs"            // outputs
 	TypeApplyStarted       = "terraform/ApplyStarted"       // apply_start
-	TypeApplyProgress      = "terraform/ApplyProgress"      // apply_progress (the tool's 10 s heartbeat)
+	TypeApplyProgress      = "terraform/ApplyProgress"      // apply_progress (the tool's 10 s heartbeat), and the adapter's own (WithHeartbeat)
 	TypeApplyCompleted     = "terraform/ApplyCompleted"     // apply_complete
 	TypeApplyErrored       = "terraform/ApplyErrored"       // apply_errored
 	TypeProvisionStarted   = "terraform/ProvisionStarted"   // provision_start
@@ -78,9 +78,11 @@ type (
 		ImportingID     string `json:"importingId,omitempty"`
 	}
 	outputsDetails struct {
-		Outputs map[string]outputDetails `json:"outputs"`
+		// Outputs are sorted by name.
+		Outputs []outputDetails `json:"outputs"`
 	}
 	outputDetails struct {
+		Name      string `json:"name"`
 		Sensitive bool   `json:"sensitive"`
 		Action    string `json:"action,omitempty"`
 		// Value is never set for a sensitive output.
@@ -96,6 +98,16 @@ type (
 		resourceFields
 		Action         string  `json:"action"`
 		ElapsedSeconds float64 `json:"elapsedSeconds"`
+		// Source is "adapter" for the adapter's own heartbeat (see
+		// WithHeartbeat), empty for the tool's.
+		Source string `json:"source,omitempty"`
+	}
+	applyErroredDetails struct {
+		resourceFields
+		Action         string  `json:"action"`
+		ElapsedSeconds float64 `json:"elapsedSeconds"`
+		// Cancelled marks an operation that a stop cut short.
+		Cancelled bool `json:"cancelled,omitempty"`
 	}
 	applyCompletedDetails struct {
 		resourceFields
@@ -107,6 +119,9 @@ type (
 	provisionDetails struct {
 		resourceFields
 		Provisioner string `json:"provisioner"`
+		// Cancelled marks a provisioner run that a stop cut short
+		// (ProvisionErrored only).
+		Cancelled bool `json:"cancelled,omitempty"`
 	}
 	provisionOutputDetails struct {
 		resourceFields

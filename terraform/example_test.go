@@ -13,13 +13,15 @@ import (
 )
 
 // A driver that runs the tool its own way hands its stdout to Stream. Here
-// the stream is three lines of a real OpenTofu apply.
+// the stream is six lines of a real OpenTofu apply; without the last one,
+// the apply's summary, the stream would be reported as cut short.
 func ExampleStream() {
 	stdout := strings.NewReader(`{"@level":"info","@message":"OpenTofu 1.10.10","@timestamp":"2026-12-01T03:41:00.1Z","tofu":"1.10.10","type":"version","ui":"1.2"}
 {"@level":"info","@message":"Plan: 1 to add, 0 to change, 0 to destroy.","@timestamp":"2026-12-01T03:41:00.2Z","changes":{"add":1,"change":0,"import":0,"remove":0,"forget":0,"operation":"plan"},"type":"change_summary"}
 {"@level":"info","@message":"terraform_data.web: Creating...","@timestamp":"2026-12-01T03:41:00.3Z","hook":{"resource":{"addr":"terraform_data.web","module":"","resource":"terraform_data.web","implied_provider":"terraform","resource_type":"terraform_data","resource_name":"web","resource_key":null},"action":"create"},"type":"apply_start"}
 {"@level":"info","@message":"terraform_data.web: (local-exec): TOKEN=abc123","@timestamp":"2026-12-01T03:41:00.4Z","hook":{"resource":{"addr":"terraform_data.web","resource_type":"terraform_data"},"provisioner":"local-exec","output":"TOKEN=abc123"},"type":"provision_progress"}
 {"@level":"info","@message":"terraform_data.web: Creation complete after 1s [id=6c2a]","@timestamp":"2026-12-01T03:41:01.3Z","hook":{"resource":{"addr":"terraform_data.web","resource_type":"terraform_data"},"action":"create","id_key":"id","id_value":"6c2a","elapsed_seconds":1},"type":"apply_complete"}
+{"@level":"info","@message":"Apply complete! Resources: 1 added, 0 changed, 0 destroyed.","@timestamp":"2026-12-01T03:41:01.4Z","changes":{"add":1,"change":0,"import":0,"remove":0,"forget":0,"operation":"apply"},"type":"change_summary"}
 `)
 	// In a driver, otelbridge.Setup installs the SDK and the events go to
 	// progress.Default(); a test sink shows them here.
@@ -49,6 +51,7 @@ func ExampleStream() {
 	// terraform/ProvisionOutput TOKEN=[REDACTED]
 	// terraform/ApplyCompleted terraform_data.web
 	// common/Progress 1/1
+	// terraform/ChangeSummary <nil>
 	// common/OperationCompleted <nil>
 	// Install: 1 of 1, tofu 1.10.10
 }

@@ -34,7 +34,8 @@ func recordedStreams(f *testing.F) [][]byte {
 
 // FuzzStream feeds arbitrary bytes to the decoder: it never panics, every
 // stream is framed by OperationStarted and OperationCompleted or
-// OperationFailed, every event type it makes is valid, and a sensitive
+// OperationFailed (OperationFailed exactly when Stream returns an error),
+// N never exceeds M, the counts agree, every event type it makes is valid, and a sensitive
 // value never comes out, however the input spells it.
 func FuzzStream(f *testing.F) {
 	for _, b := range recordedStreams(f) {
@@ -52,7 +53,7 @@ func FuzzStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		c := newCapture(t)
 		rec := c.sink.Recorder()
-		res, _ := Stream(context.Background(), bytes.NewReader(in),
+		res, err := Stream(context.Background(), bytes.NewReader(in),
 			WithRecorder(rec), WithTracerProvider(c.tp), WithSensitiveValues(fuzzSecret), WithMaxLineBytes(1<<16))
 		if st := rec.Stats(); st.Invalid != 0 {
 			t.Fatalf("%d invalid events", st.Invalid)
@@ -62,8 +63,14 @@ func FuzzStream(f *testing.F) {
 			(types[len(types)-1] != progress.TypeOperationCompleted && types[len(types)-1] != progress.TypeOperationFailed) {
 			t.Fatalf("not framed: %v", types)
 		}
-		if res.Completed+res.Errored > res.Total && res.Plan != nil && res.Total > 0 {
-			t.Fatalf("N %d > M %d", res.Completed+res.Errored, res.Total)
+		if (err == nil) != (types[len(types)-1] == progress.TypeOperationCompleted) || (err == nil) != res.OK() {
+			t.Fatalf("error %v, OK %v, last event %s: they disagree", err, res.OK(), types[len(types)-1])
+		}
+		if res.Completed > res.Total && res.Plan != nil {
+			t.Fatalf("N %d > M %d", res.Completed, res.Total)
+		}
+		if res.Errored < 0 || res.Cancelled < 0 || res.Errored+res.Cancelled > len(res.ErroredResources)+len(res.CancelledResources) {
+			t.Fatalf("errored %d, cancelled %d of %v, %v", res.Errored, res.Cancelled, res.ErroredResources, res.CancelledResources)
 		}
 		if strings.Contains(c.everything(), fuzzSecret) {
 			t.Fatalf("the sensitive value came out")

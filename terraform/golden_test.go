@@ -12,6 +12,7 @@ import (
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	outcomes "github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 )
 
@@ -83,7 +84,7 @@ func decodeGolden(t *testing.T, path string) string {
 	b.WriteString("-- spans\n")
 	var spans []string
 	for _, s := range c.spans.Ended() {
-		line := spanPath(c, s)
+		line := spanPath(c, s) + "  " + attr(s, outcomes.Key)
 		if s.Status().Code != 0 {
 			line += fmt.Sprintf("  [%s: %s]", s.Status().Code, s.Status().Description)
 		}

@@ -30,10 +30,12 @@ type config struct {
 	adapter.Config // what every adapter has: see the With* functions
 
 	sensitive []string
+	heartbeat time.Duration
+	toolTrace bool
 }
 
 func newConfig(opts []Option) *config {
-	c := &config{}
+	c := &config{heartbeat: DefaultHeartbeat, toolTrace: true}
 	adapter.Configure(c, &c.Config, adapter.Defaults{
 		Name: "terraform", Scope: ScopeName, GracePeriod: DefaultGracePeriod, MaxLineBytes: DefaultMaxLineBytes,
 	}, opts)
@@ -102,4 +104,14 @@ func WithGracePeriod(d time.Duration) Option {
 // a longer line is skipped, counted in Result.SkippedLines and logged.
 func WithMaxLineBytes(n int) Option {
 	return func(c *config) { c.SetMaxLineBytes(n) }
+}
+
+// WithHeartbeat sets how long a resource operation may go without a
+// message about it before the adapter records a terraform/ApplyProgress of
+// its own (details.source "adapter"), so that a watcher knows it is still
+// running whatever the tool sends (default DefaultHeartbeat). Zero or
+// negative turns the adapter's heartbeat off; the tool's own apply_progress
+// messages are recorded either way.
+func WithHeartbeat(d time.Duration) Option {
+	return func(c *config) { c.heartbeat = d }
 }

@@ -23,12 +23,16 @@ type Result struct {
 	Applied *ChangeSummary
 	// Total is the number of resource operations the plan announced (add +
 	// change + remove: a replacement counts twice, as the tool does it in
-	// two steps); Completed and Errored count the operations that ended,
-	// as the common/Progress events did. Total is 0 when unknown.
-	Total, Completed, Errored int
+	// two steps), raised if more completed; progress.UnknownTotal (-1)
+	// without a plan summary (a saved plan applied). Completed counts the
+	// operations that completed, as the common/Progress events did;
+	// Errored those that errored, and Cancelled those that errored while
+	// the run was stopping (the context was cancelled, or the tool
+	// reported an interrupt).
+	Total, Completed, Errored, Cancelled int
 	// ErroredResources lists the addresses whose operation errored, in
-	// order.
-	ErroredResources []string
+	// order; CancelledResources those whose operation a stop cut short.
+	ErroredResources, CancelledResources []string
 	// Diagnostics holds the tool's errors and warnings, in order.
 	Diagnostics []Diagnostic
 	// Outputs holds the root module's outputs from the last outputs
@@ -47,10 +51,11 @@ type Result struct {
 }
 
 // OK reports an operation that did not fail: the tool exited with status
-// 0 (or 2 under -detailed-exitcode, "changes present"; for Stream, there is
-// no status), reported no error diagnostic and no errored resource, and was
-// not cancelled. It is false exactly when Run or Stream returned an
-// *OperationError.
+// 0 (or 2 under -detailed-exitcode, "changes present"; for Stream, which
+// has no status, the stream held the tool's final message), reported no
+// error diagnostic and no errored or cancelled resource, and was not
+// cancelled or interrupted. It is false exactly when Run or Stream
+// returned an *OperationError.
 func (r Result) OK() bool { return !r.failed }
 
 // ChangeSummary is a change_summary message: the counts of a plan, or of an
@@ -82,6 +87,10 @@ type Diagnostic struct {
 	Address string `json:"address,omitempty"`
 	// Range is where in the configuration, when the tool knows.
 	Range *Range `json:"range,omitempty"`
+	// Repeated counts the further identical diagnostics the tool wrote
+	// (a halted apply writes "execution halted" once per stopped
+	// operation): they are recorded once.
+	Repeated int `json:"repeated,omitempty"`
 }
 
 // Range is a range of a configuration file.

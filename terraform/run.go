@@ -94,6 +94,7 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 	}
 	env := append(os.Environ(), "TF_IN_AUTOMATION=1")
 	env = append(env, c.Env...)
+	env = d.toolTraceEnv(env, tool) // the tool's own spans in the run's trace (tooltrace.go)
 
 	if c.Init {
 		initCtx, initSpan := cfg.Tracer.Start(d.cmdCtx, tool+" init",

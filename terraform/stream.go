@@ -22,12 +22,21 @@ import (
 // Stream returns at the end of r, or when ctx is done: at once when r has
 // a SetReadDeadline method (an *os.File pipe, a net.Conn), else after the
 // read under way returns (close r to end it). The error is nil when the
-// stream reported no error; an *OperationError when it reported error
-// diagnostics or errored resources, was cut short by ctx or could not be
-// read; ErrNoMessages when it held no message. The Result holds what was
-// reported in every case, and every stream is reported as
-// common/OperationStarted then common/OperationCompleted or
-// common/OperationFailed.
+// stream reported its end and no error. Otherwise it is an
+// *OperationError, which wraps the cause when there is one beyond the
+// tool's report:
+//   - the tool reported error diagnostics or errored resources;
+//   - ErrNoMessages: the stream held no message (empty, plain text,
+//     binary);
+//   - ErrIncomplete: the stream ended before the tool's own final
+//     message (see Result and the package documentation): it was cut, or
+//     the tool died;
+//   - ErrInterrupted: the tool reported an interrupt;
+//   - ctx's error, or the read error.
+//
+// The Result holds what was reported in every case, and every stream is
+// reported as common/OperationStarted then common/OperationCompleted or,
+// exactly when the error is not nil, common/OperationFailed.
 func Stream(ctx context.Context, r io.Reader, opts ...Option) (Result, error) {
 	cfg := newConfig(opts)
 	op := cfg.Operation
@@ -51,14 +60,33 @@ func Stream(ctx context.Context, r io.Reader, opts ...Option) (Result, error) {
 		o.cause = ctxCause(ctx)
 	case readErr != nil:
 		o.cause = fmt.Errorf("terraform: reading the stream: %w", readErr)
+	case d.res.Messages == 0:
+		o.cause = ErrNoMessages
+	case !d.reportedEnd():
+		// Only the tool's own last word says a stream is whole: without a
+		// process, nothing else can.
+		o.cause = ErrIncomplete
 	}
 	return d.finish(o)
 }
 
 // readAll feeds every line of r to d until the end of r or until ctx is
-// done (see adapter.Config.ReadLines).
+// done (see adapter.Config.ReadLines), with the adapter's heartbeat
+// running meanwhile.
 func readAll(ctx context.Context, r io.Reader, d *decoder) error {
-	return d.cfg.ReadLines(ctx, r, d.handle, func([]byte) { d.skipTooLong() })
+	stop := d.startHeartbeat()
+	defer stop()
+	return d.cfg.ReadLines(ctx, r,
+		func(line []byte) {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			d.handle(line)
+		},
+		func([]byte) {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			d.skipTooLong()
+		})
 }
 
 // ctxCause is ctx's error, with its cause when one was given: errors.Is

@@ -103,10 +103,10 @@ func TestStreamSkipsWhatIsNotAMessage(t *testing.T) {
 
 func TestStreamLineLimit(t *testing.T) {
 	input := `{"type":"log","@message":"` + strings.Repeat("y", 5000) + `"}` + "\n" +
-		`{"type":"log","@message":"short"}` + "\n"
+		`{"type":"log","@message":"short"}` + "\n" + applySummary + "\n"
 	c := newCapture(t)
 	res, err := Stream(context.Background(), strings.NewReader(input), c.opts(WithMaxLineBytes(1024))...)
-	if err != nil || res.Messages != 1 || res.SkippedLines != 1 {
+	if err != nil || res.Messages != 2 || res.SkippedLines != 1 {
 		t.Fatalf("err %v, %d messages, %d skipped", err, res.Messages, res.SkippedLines)
 	}
 	if got := c.sink.OfType(TypeLog)[0].Details["message"]; got != "short" {
@@ -114,14 +114,33 @@ func TestStreamLineLimit(t *testing.T) {
 	}
 }
 
+// applySummary is the last message of an apply that did nothing.
+const applySummary = `{"@level":"info","@message":"Apply complete! Resources: 0 added, 0 changed, 0 destroyed.","@timestamp":"2026-01-01T00:00:09Z","changes":{"add":0,"change":0,"import":0,"remove":0,"forget":0,"operation":"apply"},"type":"change_summary"}`
+
+// A stream without a single message is a failure, said as such: in the
+// error and in common/OperationFailed.
 func TestStreamWithoutMessages(t *testing.T) {
-	c := newCapture(t)
-	res, err := Stream(context.Background(), strings.NewReader("Error: plain text only\n"), c.opts()...)
-	if !errors.Is(err, ErrNoMessages) || res.SkippedLines != 1 {
-		t.Fatalf("err %v, skipped %d", err, res.SkippedLines)
-	}
-	if got := c.sink.Types(); !slices.Equal(got, []string{progress.TypeOperationStarted, progress.TypeOperationCompleted}) {
-		t.Errorf("types %v", got)
+	for name, in := range map[string]string{
+		"empty":      "",
+		"plain text": "Error: plain text only\n",
+		"NUL bytes":  strings.Repeat("\x00", 300) + "\n\x00\x00",
+		"not UI":     `{"terraform_version":"1.10.10","platform":"linux_amd64"}` + "\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := newCapture(t)
+			res, err := Stream(context.Background(), strings.NewReader(in), c.opts()...)
+			var opErr *OperationError
+			if !errors.Is(err, ErrNoMessages) || !errors.As(err, &opErr) || res.OK() {
+				t.Fatalf("err %v (%T), OK %v", err, err, res.OK())
+			}
+			if got := c.sink.Types(); !slices.Equal(got, []string{progress.TypeOperationStarted, progress.TypeOperationFailed}) {
+				t.Fatalf("types %v", got)
+			}
+			failed := c.sink.OfType(progress.TypeOperationFailed)[0].Details
+			if failed["failureCode"] != FailureInternal || !strings.Contains(failed["description"].(string), "no machine-readable UI message") {
+				t.Errorf("OperationFailed %v", failed)
+			}
+		})
 	}
 }
 

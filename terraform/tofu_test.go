@@ -187,7 +187,8 @@ func TestLifecycleWithRealTofu(t *testing.T) {
 			t.Fatalf("plan %+v applied %+v total %d completed %d", res.Plan, res.Applied, res.Total, res.Completed)
 		}
 		wantCounts(t, c.sink, map[string]int{TypeApplyStarted: 0, TypePlannedChange: 4, TypeRefreshStarted: 6, TypeChangeSummary: 1})
-		wantProgress(t, c.sink, [][2]int64{{0, 7}})
+		// A plan's progress is what it planned: all of it, at its end.
+		wantProgress(t, c.sink, [][2]int64{{0, 7}, {7, 7}})
 		cmdSpan := only(t, c.spansNamed("tofu plan"))
 		for _, s := range c.spans.Ended() {
 			if strings.HasPrefix(s.Name(), "refresh ") && s.Parent().SpanID() != cmdSpan.SpanContext().SpanID() {
@@ -263,7 +264,8 @@ func TestFailingApplyWithRealTofu(t *testing.T) {
 			t.Errorf("ApplyErrored at severity %v", e.Severity)
 		}
 	}
-	wantProgressEnd(t, c.sink, [2]int64{4, 4})
+	// N counts what completed: the errored operations are not done.
+	wantProgressEnd(t, c.sink, [2]int64{2, 4})
 
 	// The tool's diagnostic of the broken resource keeps its detail; the
 	// leaky one's quotes the sensitive value and is withheld.

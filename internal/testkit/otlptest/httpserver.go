@@ -10,6 +10,7 @@ import (
 
 	collogspb "go.opentelemetry.io/proto/otlp/collector/logs/v1"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -24,6 +25,7 @@ type HTTPServer struct {
 	logs  []*collogspb.ExportLogsServiceRequest
 	spans int
 	held  gate
+	spanStore
 }
 
 // Hold makes requests wait, as a collector that accepts the connection and
@@ -77,6 +79,7 @@ func startHTTP(t testing.TB, cert *tls.Certificate) *HTTPServer {
 		s.mu.Lock()
 		s.spans += n
 		s.mu.Unlock()
+		s.keep(req)
 		reply(w, &coltracepb.ExportTraceServiceResponse{})
 	})
 	srv := &http.Server{Handler: mux}
@@ -129,4 +132,46 @@ func (s *HTTPServer) Spans() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.spans
+}
+
+// ReceivedSpan is one span a server received, with the service.name of
+// its resource.
+type ReceivedSpan struct {
+	Service string
+	Span    *tracepb.Span
+}
+
+// spanStore keeps the trace requests a server received.
+type spanStore struct {
+	mu     sync.Mutex
+	traces []*coltracepb.ExportTraceServiceRequest
+}
+
+func (st *spanStore) keep(req *coltracepb.ExportTraceServiceRequest) {
+	st.mu.Lock()
+	st.traces = append(st.traces, req)
+	st.mu.Unlock()
+}
+
+// ReceivedSpans returns every span received, in order.
+func (st *spanStore) ReceivedSpans() []ReceivedSpan {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var out []ReceivedSpan
+	for _, req := range st.traces {
+		for _, rs := range req.GetResourceSpans() {
+			service := ""
+			for _, a := range rs.GetResource().GetAttributes() {
+				if a.GetKey() == "service.name" {
+					service = a.GetValue().GetStringValue()
+				}
+			}
+			for _, ss := range rs.GetScopeSpans() {
+				for _, sp := range ss.GetSpans() {
+					out = append(out, ReceivedSpan{Service: service, Span: sp})
+				}
+			}
+		}
+	}
+	return out
 }

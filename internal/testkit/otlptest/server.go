@@ -1,6 +1,6 @@
-// Package otlptest is a real OTLP/gRPC logs endpoint for tests, with the
-// helpers that read back what drivers sent: progress records, sequences and
-// drop reports.
+// Package otlptest is a real OTLP/gRPC logs and traces endpoint for tests,
+// with the helpers that read back what drivers sent: progress records,
+// sequences, drop reports and spans.
 package otlptest
 
 import (
@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploggrpc"
 	collogspb "go.opentelemetry.io/proto/otlp/collector/logs/v1"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
 	"google.golang.org/grpc"
@@ -26,7 +27,7 @@ import (
 	"github.com/progressotel/progressotel/progress/wire"
 )
 
-// Server is a real OTLP/gRPC logs endpoint on 127.0.0.1 that a test
+// Server is a real OTLP/gRPC logs (and traces) endpoint on 127.0.0.1 that a test
 // stops and restarts on the same port, to play a collector that goes away
 // and comes back. It keeps every request it accepted, and their wire bytes.
 type Server struct {
@@ -50,6 +51,19 @@ type Server struct {
 	held gate
 	fail int           // reject the next fail requests
 	got  chan struct{} // one signal per accepted request
+	spanStore
+}
+
+// traceService is the server's OTLP trace service: it keeps every span
+// (see ReceivedSpans), never held or rejected.
+type traceService struct {
+	coltracepb.UnimplementedTraceServiceServer
+	s *Server
+}
+
+func (t traceService) Export(_ context.Context, req *coltracepb.ExportTraceServiceRequest) (*coltracepb.ExportTraceServiceResponse, error) {
+	t.s.keep(req)
+	return &coltracepb.ExportTraceServiceResponse{}, nil
 }
 
 // New reserves a free port; the server is not started.
@@ -95,6 +109,7 @@ func (s *Server) Start(t testing.TB) {
 	}
 	srv := grpc.NewServer(opts...)
 	collogspb.RegisterLogsServiceServer(srv, s)
+	coltracepb.RegisterTraceServiceServer(srv, traceService{s: s})
 	s.mu.Lock()
 	s.srv = srv
 	s.mu.Unlock()

@@ -20,3 +20,8 @@ resource "terraform_data" "stubborn" {
     command = "trap '' INT; echo stubborn ready; sleep ${var.stubborn_marker}"
   }
 }
+
+# Done before the stop: the one operation of three that completes.
+resource "terraform_data" "quick" {
+  input = "quick"
+}
