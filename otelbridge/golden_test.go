@@ -3,10 +3,13 @@ package otelbridge_test
 import (
 	"context"
 	"encoding/base64"
+	"slices"
+	"strings"
 	"testing"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	collogspb "go.opentelemetry.io/proto/otlp/collector/logs/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/progressotel/progressotel/internal/testkit/otlptest"
@@ -19,7 +22,8 @@ import (
 // exporter behind sdkparts.NewMessageBodyExporter, to a real gRPC server.
 // The golden file holds each request's protobuf encoding (base64; left
 // out: the resource, which names the test binary and the SDK's version,
-// and the observed timestamp, the SDK's clock at emit time), the
+// and the observed timestamp, the SDK's clock at emit time; attributes in
+// key order), the
 // input of the collector's own golden test (collector-config/tncoprocessor,
 // TestGoldenCorpus), which checks that the collector writes the same TNCO
 // message as wire.AppendMessage (testdata/message.golden).
@@ -46,6 +50,9 @@ func TestGoldenOTLP(t *testing.T) {
 			for _, sl := range rl.GetScopeLogs() {
 				for _, lr := range sl.GetLogRecords() {
 					lr.ObservedTimeUnixNano = 0 // the SDK's clock at emit time
+					// The envelope's scope is a Go map: its attributes come
+					// in map order.
+					slices.SortStableFunc(lr.Attributes, func(a, b *commonpb.KeyValue) int { return strings.Compare(a.Key, b.Key) })
 				}
 			}
 		}
