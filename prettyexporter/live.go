@@ -82,7 +82,7 @@ func NewLive(opts ...Option) (*LiveExporter, error) {
 	c := newConfig(os.Stderr, opts)
 	plain := false
 	switch c.live.mode {
-	case LivePlain:
+	case LivePlain, LiveFlat:
 		plain = true
 	case LiveAuto:
 		_, _, ok := term.Size(c.w)
@@ -123,6 +123,7 @@ func NewLive(opts ...Option) (*LiveExporter, error) {
 		color:  color, max: liveMaxPending,
 	}
 	e.model = newLiveModel(maxNodes, maxOps, plain, &e.p)
+	e.model.flat = c.live.mode == LiveFlat
 	if f, ok := c.w.(flusher); ok {
 		e.flush = f
 	}
@@ -274,6 +275,10 @@ func (e *LiveExporter) step(final bool) {
 	}
 	e.mu.Lock()
 	now := e.now()
+	if !e.plain {
+		e.model.width = width
+	}
+	e.model.closeDue(now)
 	if final {
 		e.model.endAll(now)
 		e.flushPartial()

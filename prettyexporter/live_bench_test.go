@@ -30,27 +30,26 @@ func bigModel(b *testing.B, kind string) (*liveModel, time.Time) {
 		}
 	}
 	rec(progress.OperationStarted("Install"))
+	tracer := p.tp.Tracer("bench")
 	switch kind {
 	case "terraform":
+		// 1,000 resources applied at once, as spans under the run.
 		for i := range 1000 {
-			rec(progress.Event{Type: typeTFPlannedChange, Details: map[string]any{"address": fmt.Sprintf("aws_instance.web[%d]", i), "action": "create"}})
+			_, s := tracer.Start(ctx, fmt.Sprintf("create aws_instance.web[%d]", i), trace.WithTimestamp(at))
+			if i >= 8 {
+				s.End(trace.WithTimestamp(at.Add(time.Second)))
+			}
 		}
-		rec(progress.Progress(0, 1000, "resources"))
-		for i := range 8 {
-			rec(progress.Event{Type: typeTFApplyStarted, Details: map[string]any{"address": fmt.Sprintf("aws_instance.web[%d]", i), "action": "create"}})
-		}
+		rec(progress.Progress(992, 1000, "resources"))
 	case "ansible":
-		rec(progress.Event{Type: typePlayStarted, Details: map[string]any{"playName": "fleet"}})
-		rec(progress.Event{Type: typeTaskStarted, Details: map[string]any{"taskName": "Upgrade the agent"}})
+		pctx, _ := tracer.Start(ctx, "play fleet", trace.WithTimestamp(at))
+		tctx, _ := tracer.Start(pctx, "task Upgrade the agent", trace.WithTimestamp(at))
 		for i := range 1000 {
-			rec(progress.Event{Type: typeTaskStartedOnHost, Details: map[string]any{"taskName": "Upgrade the agent", "hostName": fmt.Sprintf("host-%04d", i)}})
+			tracer.Start(tctx, fmt.Sprintf("host host-%04d", i), trace.WithTimestamp(at))
 		}
 	}
 	m := testModel(false)
-	recs := p.kept.Records()
-	for i := range recs {
-		m.apply(&recs[i], at)
-	}
+	replay(m, p.kept.Steps())
 	if m.nodes < 1000 {
 		b.Fatalf("%d nodes", m.nodes)
 	}
@@ -81,7 +80,12 @@ func BenchmarkLiveFrame(b *testing.B) {
 // Export meets operations the exporter has not seen (more copies than
 // the model keeps trees and remembers ended ones).
 func runBatches(b *testing.B) [][]sdklog.Record {
-	recs := ansibleRecords(b, "../ansible/testdata/streams/site.jsonl")
+	var recs []sdklog.Record
+	for _, s := range ansibleRecords(b, "../ansible/testdata/streams/site.jsonl") {
+		if s.rec != nil {
+			recs = append(recs, *s.rec)
+		}
+	}
 	out := make([][]sdklog.Record, 256)
 	for i := range out {
 		var tid trace.TraceID
