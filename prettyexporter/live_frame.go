@@ -226,6 +226,21 @@ func (m *liveModel) headerRow(r *liveRow, t *liveTree, now time.Time, final bool
 	glyph, code, _ := statusLook(t.shownStatus())
 	r.add(code, glyph)
 	r.space(1)
+	m.headerText(r, t)
+	m.headerRight(r, t, now, final, code)
+}
+
+// contextRow is a tree's header as the line that heads collapsed lines
+// above the live area: no status, which would be stale in the
+// scrollback, and no time.
+func (m *liveModel) contextRow(r *liveRow, t *liveTree, color bool) {
+	r.reset(color)
+	m.headerText(r, t)
+}
+
+// headerText is the header's operation, resource, trace id and
+// transaction id.
+func (m *liveModel) headerText(r *liveRow, t *liveTree) {
 	title, resource := t.op, t.resource
 	if title == "" {
 		title, resource = t.resource, ""
@@ -250,11 +265,14 @@ func (m *liveModel) headerRow(r *liveRow, t *liveTree, now time.Time, final bool
 		r.add(sgrDim, "tx=")
 		r.add("", t.tx)
 	}
+}
+
+// headerRight is the header's progress (final) and its status and time.
+func (m *liveModel) headerRight(r *liveRow, t *liveTree, now time.Time, final bool, code string) {
 	if final && t.bar.ok {
 		r.space(2)
 		r.add("", barText(t))
 	}
-
 	var b []byte
 	var elapsed time.Duration
 	switch t.status {
@@ -342,8 +360,10 @@ func (m *liveModel) partRow(r *liveRow, n *liveNode, depth int, now time.Time, c
 	r.reset(color)
 	r.space(2 * depth)
 	glyph, code, word := statusLook(n.status)
-	r.add(code, glyph)
-	r.space(1)
+	if !header { // a header of collapsed lines: no status, stale in the scrollback
+		r.add(code, glyph)
+		r.space(1)
+	}
 	switch {
 	case depth == 1 && n.grouped():
 		r.add(sgrBold, n.label)
@@ -430,8 +450,7 @@ func (m *liveModel) printCollapsed(n *liveNode) {
 	r := &m.scratch.row
 	now := t.seenWall
 	if !t.headerOut {
-		m.headerRow(r, t, now, false, m.p.color)
-		r.setRight("", "")
+		m.contextRow(r, t, m.p.color)
 		m.printRow(r)
 		t.headerOut = true
 		m.lastHeader = t
