@@ -127,7 +127,7 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	if output == nil {
 		output = os.Stderr
 	}
-	t := &Telemetry{lp: sdklog.NewLoggerProvider(popts...), batches: batches, output: output}
+	t := &Telemetry{lp: sdklog.NewLoggerProvider(popts...), batches: batches, output: output, local: liveSpans}
 
 	if !c.noTracer {
 		if err := c.tracerProvider(ctx, t, res, liveSpans); err != nil {
@@ -265,3 +265,35 @@ func (c *config) tracerProvider(ctx context.Context, t *Telemetry, res *resource
 	t.tp = sdktrace.NewTracerProvider(opts...)
 	return nil
 }
+
+// LocalSpanProcessor returns a span processor that shows spans made
+// elsewhere in the local views: the live view's tree draws them as its
+// own. progressotel run feeds it the spans of a nested run, handed over
+// from the child process. Spans the TracerProvider makes reach the views
+// without it. With no local view that takes spans (or on a nil
+// *Telemetry) it does nothing. It never exports: the process that made a
+// span exports it.
+func (t *Telemetry) LocalSpanProcessor() sdktrace.SpanProcessor {
+	if t == nil {
+		return localSpans(nil)
+	}
+	return localSpans(t.local)
+}
+
+// localSpans fans spans out to the local views' processors.
+type localSpans []sdktrace.SpanProcessor
+
+func (l localSpans) OnStart(ctx context.Context, s sdktrace.ReadWriteSpan) {
+	for _, p := range l {
+		p.OnStart(ctx, s)
+	}
+}
+
+func (l localSpans) OnEnd(s sdktrace.ReadOnlySpan) {
+	for _, p := range l {
+		p.OnEnd(s)
+	}
+}
+
+func (localSpans) Shutdown(context.Context) error   { return nil }
+func (localSpans) ForceFlush(context.Context) error { return nil }

@@ -25,6 +25,7 @@ type Telemetry struct {
 	spans   *boundedSpanExporter     // nil when spans are not exported
 	batches []*sdkparts.BatchProcessor
 	output  io.Writer
+	local   []sdktrace.SpanProcessor // the local views' (the live view's tree)
 
 	shutOnce sync.Once
 }
