@@ -600,14 +600,14 @@ func (m *liveModel) printFailures(t *liveTree) {
 	}
 }
 
-// counted reports whether n has finished children to count.
+// counted reports whether n has more than one finished child to count:
+// one says no more than its own row.
 func (n *liveNode) counted() bool {
+	c := int32(0)
 	for s := stSkipped; s < numStatus; s++ {
-		if n.counts[s] > 0 {
-			return true
-		}
+		c += n.counts[s]
 	}
-	return false
+	return c > 1
 }
 
 // failedBelow reports whether a child of n failed: n failed because of it.
