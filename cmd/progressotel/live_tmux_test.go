@@ -115,3 +115,45 @@ func TestRunNestedInTmux(t *testing.T) {
 		}
 	}
 }
+
+// TestRunPrettyInOrderInTmux: with the pretty format on a terminal, a
+// person reads events and the command's output in the order they
+// happened: common/OperationStarted, the command's stderr line, then
+// common/OperationCompleted, each line once; no absent value shows as
+// <nil>.
+func TestRunPrettyInOrderInTmux(t *testing.T) {
+	command := fmt.Sprintf(`OTEL_LOGS_EXPORTER=pretty %s run --operation Install -- sh -c 'echo tool-stderr-line >&2'`,
+		filepath.Join(binDir, "progressotel"))
+	pane := tmuxtest.Start(t, t.TempDir(), 120, 20, command)
+	last := pane.Wait(time.Minute, func([]string) {})
+	if status, _ := tmuxtest.Exited(last); status != 0 {
+		t.Fatalf("exit %d:\n%s", status, tmuxtest.Dump(last))
+	}
+	history := strings.Join(pane.History(), "\n")
+	started := strings.Index(history, "common/OperationStarted")
+	tool := strings.Index(history, "tool-stderr-line")
+	done := strings.Index(history, "common/OperationCompleted")
+	if started < 0 || tool < started || done < tool || strings.Count(history, "tool-stderr-line") != 1 {
+		t.Errorf("not in the order things happened:\n%s", history)
+	}
+	if strings.Contains(history, "<nil>") {
+		t.Errorf("an absent value printed:\n%s", history)
+	}
+}
+
+// TestRunStdoutToDevNullInTmux: `>/dev/null` is not the terminal: the
+// command's stdout, sent there, does not reach the screen through the
+// live view, while its stderr (the terminal) does.
+func TestRunStdoutToDevNullInTmux(t *testing.T) {
+	command := fmt.Sprintf(`OTEL_LOGS_EXPORTER=live %s run --operation Install -- sh -c 'echo out-to-null; echo err-to-screen >&2' >/dev/null`,
+		filepath.Join(binDir, "progressotel"))
+	pane := tmuxtest.Start(t, t.TempDir(), 120, 20, command)
+	last := pane.Wait(time.Minute, func([]string) {})
+	if status, _ := tmuxtest.Exited(last); status != 0 {
+		t.Fatalf("exit %d:\n%s", status, tmuxtest.Dump(last))
+	}
+	history := strings.Join(pane.History(), "\n")
+	if strings.Contains(history, "out-to-null") || !strings.Contains(history, "err-to-screen") {
+		t.Errorf("stdout sent to /dev/null shown, or stderr lost:\n%s", history)
+	}
+}
