@@ -350,8 +350,3 @@ func intValue(val attribute.Value) (int64, bool) {
 	}
 	return 0, false
 }
-
-func detailBool(v *wireformat.View, path string) bool {
-	val, ok := detail(v, path)
-	return ok && val.Type() == attribute.BOOL && val.AsBool()
-}

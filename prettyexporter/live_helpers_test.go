@@ -8,7 +8,6 @@ import (
 	"os"
 	"sync"
 	"testing"
-	"time"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -127,10 +126,6 @@ func testModel(plain bool) *liveModel {
 	}
 	return newLiveModel(DefaultLiveMaxNodes, DefaultLiveMaxOperations, plain, p)
 }
-
-// arrival is when a record reaches the exporter in these tests: at its
-// own time, so that elapsed times follow the recording.
-func arrival(r *sdklog.Record) time.Time { return r.Timestamp() }
 
 // replay gives the model every step at its own time.
 func replay(m *liveModel, steps []step) {

@@ -32,7 +32,7 @@ func (s *sinkSpans) OnStart(_ context.Context, sp sdktrace.ReadWriteSpan) {
 func (s *sinkSpans) OnEnd(sp sdktrace.ReadOnlySpan) {
 	e := "end id=" + sp.SpanContext().SpanID().String() + " " + sp.Status().Code.String() + " " + sp.Status().Description
 	for _, kv := range sp.Attributes() {
-		e += " " + string(kv.Key) + "=" + kv.Value.Emit()
+		e += " " + string(kv.Key) + "=" + kv.Value.String()
 	}
 	s.add(e)
 }
