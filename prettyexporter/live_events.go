@@ -146,7 +146,7 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts,
 			// A nested operation (a run inside the run): its span's
 			// end says how it ended; the row keeps the text.
 			if node != nil && failed {
-				node.msg = text
+				node.msg, node.told = text, true
 			}
 			return false
 		}
@@ -172,7 +172,7 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts,
 		// row its text; the rest the row already shows.
 		if warn {
 			if text := eventText(v); text != "" {
-				node.msg = safeText(text, maxMsgBytes)
+				node.msg, node.told = safeText(text, maxMsgBytes), true
 			}
 		}
 	case head && t.spanRows == 0:

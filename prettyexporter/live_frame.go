@@ -535,8 +535,11 @@ func (m *liveModel) printFailures(t *liveTree) {
 	s.cands = collect(s.cands[:0], &t.root, 1)
 	var failed []*liveNode
 	for _, cd := range s.cands {
-		if cd.n.status.failure() && cd.n.kind != kindEvent && !failedBelow(cd.n) {
-			failed = append(failed, cd.n) // where it failed: the deepest failures
+		// Where it failed: the deepest failures, and a failed part above
+		// them whose records said why (a resource's diagnostic above its
+		// provisioner's failure).
+		if n := cd.n; n.status.failure() && n.kind != kindEvent && (!failedBelow(n) || n.told) {
+			failed = append(failed, n)
 		}
 	}
 	if len(failed) == 0 && (t.status != stFailed || t.msg == "") {

@@ -63,6 +63,7 @@ type liveNode struct {
 	counts     [numStatus]int32 // finished children by status, folded ones included
 
 	headerOut bool  // its row was printed above as a header of collapsed lines
+	told      bool  // msg came from a record (a warning's or a failure's text), not the span's status
 	running   int32 // children not finished yet
 	collapsed int32 // children printed above as collapsed lines
 

@@ -183,7 +183,7 @@ func (m *liveModel) spanEnd(sc trace.SpanContext, end time.Time, code codes.Code
 			n.msg = safeText(failureText(st, desc), maxMsgBytes)
 		}
 	default:
-		n.msg = "" // a warning on the way (a retry) is past
+		n.msg, n.told = "", false // a warning on the way (a retry) is past
 	}
 	m.finish(n, st, end)
 }
