@@ -127,7 +127,7 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	if output == nil {
 		output = os.Stderr
 	}
-	t := &Telemetry{lp: sdklog.NewLoggerProvider(popts...), batches: batches, output: output, local: liveSpans}
+	t := &Telemetry{lp: sdklog.NewLoggerProvider(popts...), batches: batches, output: output, local: liveSpans, direct: direct}
 
 	if !c.noTracer {
 		if err := c.tracerProvider(ctx, t, res, liveSpans); err != nil {
