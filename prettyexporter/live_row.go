@@ -178,7 +178,6 @@ const (
 	glyphFailed      = "✗"
 	glyphUnreachable = "⊘"
 	glyphCancelled   = "⊖"
-	glyphRetry       = "↻"
 	barDone          = "▰"
 	barLeft          = "▱"
 )
