@@ -112,7 +112,7 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts,
 	var node *liveNode // the record's span's row, nil for the head or none
 	head := true
 	if sid := r.SpanID(); sid.IsValid() {
-		if n := m.spans[sid]; n != nil && n.tree == t {
+		if n := m.spans[spanKey{r.TraceID(), sid}]; n != nil && n.tree == t {
 			if n != &t.root {
 				node, head = n, false
 			}

@@ -150,7 +150,7 @@ func FuzzLiveFrame(f *testing.F) {
 				t.Fatalf("the model counts %d nodes, its trees hold %d", m.nodes, total)
 			}
 			for id, n := range m.spans {
-				if n.span != id || n.tree == nil || m.trees[n.tree.key] != n.tree {
+				if n.span != id.span || n.tree == nil || n.tree.key.trace != id.trace || m.trees[n.tree.key] != n.tree {
 					t.Fatalf("span %v points to a row that is not in the model", id)
 				}
 			}

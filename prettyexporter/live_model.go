@@ -91,6 +91,12 @@ func (n *liveNode) grouped() bool {
 	return false
 }
 
+// spanKey identifies a span: span ids are unique only within a trace.
+type spanKey struct {
+	trace trace.TraceID
+	span  trace.SpanID
+}
+
 // liveKey identifies an operation's tree: its trace id, else (no span) its
 // resource, else its transaction id.
 type liveKey struct {
@@ -160,7 +166,7 @@ func (t *liveTree) see(ts, wall time.Time) {
 type liveModel struct {
 	trees    map[liveKey]*liveTree
 	list     []*liveTree // in order of arrival
-	spans    map[trace.SpanID]*liveNode
+	spans    map[spanKey]*liveNode // the rows of the spans that have not ended
 	nodes    int
 	maxNodes int
 	maxTrees int
@@ -181,7 +187,7 @@ type liveModel struct {
 
 func newLiveModel(maxNodes, maxTrees int, plain bool, p *printer) *liveModel {
 	return &liveModel{
-		trees: map[liveKey]*liveTree{}, endedSet: map[liveKey]struct{}{}, spans: map[trace.SpanID]*liveNode{},
+		trees: map[liveKey]*liveTree{}, endedSet: map[liveKey]struct{}{}, spans: map[spanKey]*liveNode{},
 		maxNodes: maxNodes, maxTrees: maxTrees, plain: plain, p: p, width: 80,
 	}
 }
@@ -244,8 +250,8 @@ func (m *liveModel) remove(n *liveNode) {
 // forget drops the span ids of n's subtree and returns its node count.
 func (m *liveModel) forget(n *liveNode) int {
 	c := 1
-	if n.span.IsValid() && m.spans[n.span] == n {
-		delete(m.spans, n.span)
+	if k := (spanKey{n.tree.key.trace, n.span}); n.span.IsValid() && m.spans[k] == n {
+		delete(m.spans, k)
 	}
 	for k := n.first; k != nil; k = k.next {
 		c += m.forget(k)

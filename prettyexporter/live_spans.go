@@ -113,10 +113,7 @@ func (m *liveModel) spanStart(sc trace.SpanContext, parent trace.SpanContext, na
 	if start.IsZero() {
 		start = wall
 	}
-	pn := m.spans[parent.SpanID()]
-	if pn != nil && pn.tree.key != key {
-		pn = nil
-	}
+	pn := m.spans[spanKey{sc.TraceID(), parent.SpanID()}]
 	t := m.tree(key, wall)
 	m.tick++
 	t.touched = m.tick
@@ -125,7 +122,7 @@ func (m *liveModel) spanStart(sc trace.SpanContext, parent trace.SpanContext, na
 	if pn == nil && !t.hasHead {
 		t.hasHead = true
 		t.root.span = sc.SpanID()
-		m.spans[sc.SpanID()] = &t.root
+		m.spans[spanKey{sc.TraceID(), sc.SpanID()}] = &t.root
 		if t.start.IsZero() || t.op == "" {
 			t.start = start
 		}
@@ -142,7 +139,7 @@ func (m *liveModel) spanStart(sc trace.SpanContext, parent trace.SpanContext, na
 		return
 	}
 	n.span = sc.SpanID()
-	m.spans[n.span] = n
+	m.spans[spanKey{sc.TraceID(), n.span}] = n
 	t.spanRows++
 	if t.last != nil && !t.last.status.finished() {
 		// The driver's last event gives way to the spans' rows.
@@ -153,11 +150,12 @@ func (m *liveModel) spanStart(sc trace.SpanContext, parent trace.SpanContext, na
 // spanEnd finishes a span's row with the status its span ended with. The
 // head's end ends the tree, after headGrace.
 func (m *liveModel) spanEnd(sc trace.SpanContext, end time.Time, code codes.Code, desc, out string, wall time.Time) {
-	n := m.spans[sc.SpanID()]
+	k := spanKey{sc.TraceID(), sc.SpanID()}
+	n := m.spans[k]
 	if n == nil {
 		return
 	}
-	delete(m.spans, sc.SpanID())
+	delete(m.spans, k)
 	t := n.tree
 	t.see(end, wall)
 	m.gen++
