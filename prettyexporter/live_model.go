@@ -165,7 +165,7 @@ func (t *liveTree) see(ts, wall time.Time) {
 // liveModel holds every operation being watched.
 type liveModel struct {
 	trees    map[liveKey]*liveTree
-	list     []*liveTree // in order of arrival
+	list     []*liveTree           // in order of arrival
 	spans    map[spanKey]*liveNode // the rows of the spans that have not ended
 	nodes    int
 	maxNodes int
