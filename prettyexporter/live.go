@@ -124,6 +124,11 @@ func NewLive(opts ...Option) (*LiveExporter, error) {
 	}
 	e.model = newLiveModel(maxNodes, maxOps, plain, &e.p)
 	e.model.flat = c.live.mode == LiveFlat
+	if !plain {
+		// Lines printed above before the first frame are cut to the
+		// terminal's width too.
+		e.model.width, _ = size()
+	}
 	if f, ok := c.w.(flusher); ok {
 		e.flush = f
 	}
