@@ -42,7 +42,13 @@ const localExportInterval = 100 * time.Millisecond
 //
 // Each exporter sits behind its own sdkparts.BatchProcessor, after the
 // tracectx processor; the otlp one is wrapped in
-// sdkparts.NewMessageBodyExporter unless WithoutMessageBody is given.
+// sdkparts.NewMessageBodyExporter unless WithoutMessageBody is given. The
+// two formats a person reads (live and pretty) are not batched: each
+// record goes into the view's memory as it is emitted (a mutex, no I/O;
+// the view's goroutine writes, and drops and counts lines when the
+// terminal does not keep up), so that records, spans and Output's lines
+// come out in the order they happened. The live view also gets the spans,
+// through a span processor: its tree is theirs.
 //
 // After Shutdown, Record calls are accepted and discarded without error.
 func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
@@ -72,7 +78,9 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	}
 	var exporters []sdklog.Exporter
 	var batches []*sdkparts.BatchProcessor
-	var output io.Writer // the live view's, when there is one
+	var output io.Writer                   // the live view's, when there is one
+	var direct []sdklog.Processor          // local human outputs, fed as records are emitted
+	var liveSpans []sdktrace.SpanProcessor // the live view's tree
 	closeAll := func() {
 		for _, b := range batches {
 			_ = b.Shutdown(context.Background())
@@ -91,10 +99,21 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 			continue
 		}
 		exporters = append(exporters, exp)
-		batches = append(batches, c.batch(exp, name, local))
-		if live, ok := exp.(*prettyexporter.LiveExporter); ok && output == nil {
-			output = live.Output()
+		if live, ok := exp.(*prettyexporter.LiveExporter); ok {
+			// A person reads it: records in the order they happened,
+			// with the spans and Output's lines, each taken as it is
+			// emitted (never waiting for the terminal: the view's own
+			// goroutine writes).
+			direct = append(direct, live.LogProcessor())
+			if name == ExporterLive {
+				liveSpans = append(liveSpans, live.SpanProcessor())
+			}
+			if output == nil {
+				output = live.Output()
+			}
+			continue
 		}
+		batches = append(batches, c.batch(exp, name, local))
 	}
 	for _, exp := range c.extraExporters {
 		batches = append(batches, sdkparts.NewBatchProcessor(exp, sdkparts.WithExporterName("extra")))
@@ -102,13 +121,16 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	for _, b := range batches {
 		popts = append(popts, sdklog.WithProcessor(b))
 	}
+	for _, p := range direct {
+		popts = append(popts, sdklog.WithProcessor(p))
+	}
 	if output == nil {
 		output = os.Stderr
 	}
-	t := &Telemetry{lp: sdklog.NewLoggerProvider(popts...), batches: batches, output: output}
+	t := &Telemetry{lp: sdklog.NewLoggerProvider(popts...), batches: batches, output: output, local: liveSpans, direct: direct}
 
 	if !c.noTracer {
-		if err := c.tracerProvider(ctx, t, res); err != nil {
+		if err := c.tracerProvider(ctx, t, res, liveSpans); err != nil {
 			_ = t.lp.Shutdown(context.Background())
 			return nil, err
 		}
@@ -185,7 +207,9 @@ func (c *config) newExporter(ctx context.Context, name string) (exp sdklog.Expor
 		if w == nil {
 			w = os.Stderr
 		}
-		exp, err = prettyexporter.New(prettyexporter.WithWriter(w))
+		// The pretty lines, written by a goroutine of their own so that
+		// they can be taken in order as they are emitted (see Setup).
+		exp, err = prettyexporter.NewLive(prettyexporter.WithWriter(w), prettyexporter.WithLiveMode(prettyexporter.LiveFlat))
 		return exp, true, err
 	case ExporterJSON:
 		w := c.writer
@@ -224,8 +248,11 @@ func (c *config) batch(exp sdklog.Exporter, name string, local bool) *sdkparts.B
 	return sdkparts.NewBatchProcessor(exp, o...)
 }
 
-func (c *config) tracerProvider(ctx context.Context, t *Telemetry, res *resource.Resource) error {
+func (c *config) tracerProvider(ctx context.Context, t *Telemetry, res *resource.Resource, local []sdktrace.SpanProcessor) error {
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
+	for _, p := range local {
+		opts = append(opts, sdktrace.WithSpanProcessor(p))
+	}
 	endpoint := c.getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || c.getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
 	if endpoint && c.getenv("OTEL_TRACES_EXPORTER") != "none" {
 		exp, err := c.otlpSpanExporter(ctx)
@@ -238,3 +265,35 @@ func (c *config) tracerProvider(ctx context.Context, t *Telemetry, res *resource
 	t.tp = sdktrace.NewTracerProvider(opts...)
 	return nil
 }
+
+// LocalSpanProcessor returns a span processor that shows spans made
+// elsewhere in the local views: the live view's tree draws them as its
+// own. progressotel run feeds it the spans of a nested run, handed over
+// from the child process. Spans the TracerProvider makes reach the views
+// without it. With no local view that takes spans (or on a nil
+// *Telemetry) it does nothing. It never exports: the process that made a
+// span exports it.
+func (t *Telemetry) LocalSpanProcessor() sdktrace.SpanProcessor {
+	if t == nil {
+		return localSpans(nil)
+	}
+	return localSpans(t.local)
+}
+
+// localSpans fans spans out to the local views' processors.
+type localSpans []sdktrace.SpanProcessor
+
+func (l localSpans) OnStart(ctx context.Context, s sdktrace.ReadWriteSpan) {
+	for _, p := range l {
+		p.OnStart(ctx, s)
+	}
+}
+
+func (l localSpans) OnEnd(s sdktrace.ReadOnlySpan) {
+	for _, p := range l {
+		p.OnEnd(s)
+	}
+}
+
+func (localSpans) Shutdown(context.Context) error   { return nil }
+func (localSpans) ForceFlush(context.Context) error { return nil }

@@ -25,6 +25,8 @@ type Telemetry struct {
 	spans   *boundedSpanExporter     // nil when spans are not exported
 	batches []*sdkparts.BatchProcessor
 	output  io.Writer
+	local   []sdktrace.SpanProcessor // the local views' (the live view's tree)
+	direct  []sdklog.Processor       // the local views' log processors, not batched
 
 	shutOnce sync.Once
 }
@@ -68,6 +70,9 @@ func (t *Telemetry) shutdown(ctx context.Context) error {
 		if err := b.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("otelbridge: log shutdown: %w", err))
 		}
+	}
+	for _, p := range t.direct {
+		_ = p.Shutdown(ctx) // a no-op after the provider's; the view's final screen otherwise
 	}
 	wg.Wait()
 	if spanErr != nil {

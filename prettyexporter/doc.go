@@ -8,24 +8,28 @@
 //
 // The live view draws one tree per operation on a terminal, redrawn in
 // place at most 10 times a second, the header once (operation, resource,
-// trace id, transaction id, status, elapsed time), below it what the
-// records say: Ansible's plays, tasks and hosts, Terraform's resources,
-// condition streams, an N-of-M bar from common/Progress:
+// trace id, transaction id, status, elapsed time), below it the spans of
+// the operation's trace as a tree (whoever made them: Ansible's plays,
+// tasks and hosts, OpenTofu's resources, a Go driver's own steps, a nested
+// progressotel run), condition streams, an N-of-M bar from
+// common/Progress:
 //
 //	▸ Install  resource::nginx::1.0/nginx-web-tier  trace 7a856149  tx=7d9b1c52-tx    running 5s
 //	  ▸ play Install nginx on web tier  1 ignored · 3 changed · 1 ok                        5s
-//	    ✓ Install nginx  2 changed                                                        1.3s
-//	      ✓ web-2  changed  ↻ 2 attempts                                                  1.3s
-//	    ✗ Probe optional module  1 ignored · 1 changed                                    1.0s
-//	      ✗ web-1  failed, ignored  non-zero return code                                  0.7s
-//	    ▸ Start nginx                                                                       0s
+//	    ✓ task Install nginx  2 changed                                                   1.3s
+//	    ✗ task Probe optional module  1 ignored · 1 changed                               1.0s
+//	      ✗ host web-1  failed, ignored  non-zero return code                             0.7s
+//	    ▸ task Start nginx                                                                  0s
 //
-// Finished, successful parts collapse to one line printed above the live
-// area; failed, changed and unreachable ones stay with their message until
-// the operation ends and its final state is printed above. Where the
-// output is not a terminal it writes the pretty format's lines instead,
-// with the resource, trace id and transaction id in a header line per
-// operation.
+// A row ends as its span's progress.outcome attribute or status says;
+// records add the operation's end, the bar and the text of warnings and
+// failures. Finished, successful parts collapse to one line printed above
+// the live area; failed, changed and unreachable ones stay with their
+// message until the operation ends and its final state is printed above,
+// with a summary of what failed, where and why. Where the output is not a
+// terminal it writes the pretty format's lines instead, with the
+// resource, trace id and transaction id in a header line per operation.
+// docs/formats.md has the details.
 //
 // The pretty format puts the progressEventType first, its group in a
 // colour of its own, then the resource, a short trace id, the tracectx
@@ -45,10 +49,12 @@
 //   - No time, for examples and golden tests: WithoutTime().
 //   - Another destination: WithWriter(w). Each Export writes its batch with
 //     one Write; wrap w in a bufio.Writer and ForceFlush/Shutdown flush it.
-//   - The live view in your own provider: exp, _ := NewLive(); then
-//     sdklog.NewLoggerProvider(sdklog.WithProcessor(sdklog.NewBatchProcessor(exp))),
-//     and Shutdown the provider at the end (the exporter then prints what
-//     is left and stops its goroutine).
+//   - The live view in your own providers: exp, _ := NewLive(); then
+//     sdklog.NewLoggerProvider(sdklog.WithProcessor(exp.LogProcessor()))
+//     and sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(exp.SpanProcessor())),
+//     and Shutdown the logger provider at the end (the exporter then
+//     prints what is left and stops its goroutine). LogProcessor keeps
+//     records in order with spans and Output; a BatchProcessor works too.
 //   - A tool's output, a notice or a slog.TextHandler next to the live view:
 //     write to exp.Output() (otelbridge: Telemetry.Output()), never to
 //     os.Stderr directly; each line is printed above the live area.

@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"os"
 
+	"go.opentelemetry.io/otel/codes"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/progressotel/progressotel/prettyexporter"
 	"github.com/progressotel/progressotel/progress"
@@ -65,4 +67,37 @@ func ExampleLiveExporter_Output() {
 	// Output:
 	// level=INFO msg="starting the playbook" hosts=2
 	// PLAY [web] *****
+}
+
+// A Go driver's own spans are the live view's tree, with nothing to map:
+// here off a terminal (plain lines), a step fails in a sub-step, and the
+// failure summary at the end says where and why. On a terminal the steps
+// are rows of the live tree.
+func ExampleLiveExporter_SpanProcessor() {
+	exp, _ := prettyexporter.NewLive(prettyexporter.WithWriter(os.Stdout),
+		prettyexporter.WithColor(prettyexporter.ColorNever), prettyexporter.WithoutTime())
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(exp.LogProcessor()))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(exp.SpanProcessor()))
+	rec := progress.NewRecorder(progress.WithLoggerProvider(lp), progress.WithoutSequence())
+	tracer := tp.Tracer("driver")
+
+	ctx, deploy := tracer.Start(fixedSpan(), "deploy")
+	_ = rec.Record(ctx, progress.OperationStarted("Deploy"))
+	step, boot := tracer.Start(ctx, "boot the VM")
+	_, attach := tracer.Start(step, "attach the volume")
+	attach.SetStatus(codes.Error, "volume vol-7 is attached elsewhere")
+	attach.End()
+	boot.SetStatus(codes.Error, "a sub-step failed")
+	boot.End()
+	_ = rec.Record(ctx, progress.OperationFailed("Deploy", "INTERNAL_ERROR", "boot failed"))
+	deploy.End()
+	_ = lp.Shutdown(context.Background())
+	// Output:
+	// ▸ Deploy  trace 4bf92f35
+	// INF common/OperationStarted  operation=Deploy
+	// ERR common/OperationFailed  description="boot failed" failureCode=INTERNAL_ERROR operation=Deploy
+	// ✗ Deploy failed: 1 failure
+	//     INTERNAL_ERROR: boot failed
+	//   ✗ boot the VM › attach the volume  failed
+	//       volume vol-7 is attached elsewhere
 }

@@ -15,14 +15,14 @@ import (
 
 // LiveExporter is the live view: on a terminal, one tree per operation
 // (its header once: operation, resource, trace id, transaction id,
-// elapsed time and status; below it Ansible's plays, tasks and hosts,
-// Terraform's resources, condition streams with their last transition,
-// and an N-of-M bar from common/Progress), redrawn in place at most 10
-// times a second. Finished, successful parts collapse to one line printed
-// once above the live area; failed, changed and unreachable ones stay
-// with their message until the operation ends, when its final state is
-// printed above. Ordinary logs, and what the program writes to Output,
-// are printed above the live area too, never into it.
+// elapsed time and status; below it the operation's spans as rows, from
+// SpanProcessor, condition streams with their last transition, and an
+// N-of-M bar from common/Progress), redrawn in place at most 10 times a
+// second. Finished, successful parts collapse to one line printed once
+// above the live area; failed, changed and unreachable ones stay with
+// their message until the operation ends, when its final state and a
+// failure summary are printed above. Ordinary logs, and what the program
+// writes to Output, are printed above the live area too, never into it.
 //
 // Where the writer is not a terminal (a pipe, a CI log) or TERM=dumb, it
 // writes plain lines instead: the pretty format with the resource, trace
@@ -82,7 +82,7 @@ func NewLive(opts ...Option) (*LiveExporter, error) {
 	c := newConfig(os.Stderr, opts)
 	plain := false
 	switch c.live.mode {
-	case LivePlain:
+	case LivePlain, LiveFlat:
 		plain = true
 	case LiveAuto:
 		_, _, ok := term.Size(c.w)
@@ -123,6 +123,12 @@ func NewLive(opts ...Option) (*LiveExporter, error) {
 		color:  color, max: liveMaxPending,
 	}
 	e.model = newLiveModel(maxNodes, maxOps, plain, &e.p)
+	e.model.flat = c.live.mode == LiveFlat
+	if !plain {
+		// Lines printed above before the first frame are cut to the
+		// terminal's width too.
+		e.model.width, _ = size()
+	}
 	if f, ok := c.w.(flusher); ok {
 		e.flush = f
 	}
@@ -274,6 +280,10 @@ func (e *LiveExporter) step(final bool) {
 	}
 	e.mu.Lock()
 	now := e.now()
+	if !e.plain {
+		e.model.width = width
+	}
+	e.model.closeDue(now)
 	if final {
 		e.model.endAll(now)
 		e.flushPartial()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/progressotel/progressotel/prettyexporter"
 	"github.com/progressotel/progressotel/progress"
@@ -61,8 +62,9 @@ func liveRecords(t testing.TB, ops, tasks int) []sdklog.Record {
 
 // TestLiveStuckWriterNeverBlocksExport: a writer that never drains stalls
 // nothing. Export, from several goroutines at once, keeps returning while
-// the exporter's goroutine is stuck in its Write; Output too; ForceFlush
-// and Shutdown give up at their context's deadline. Run under -race.
+// the exporter's goroutine is stuck in its Write; Output, and a driver
+// recording through LogProcessor and SpanProcessor, too; ForceFlush and
+// Shutdown give up at their context's deadline. Run under -race.
 func TestLiveStuckWriterNeverBlocksExport(t *testing.T) {
 	for _, mode := range []prettyexporter.LiveMode{prettyexporter.LiveTerminal, prettyexporter.LivePlain} {
 		t.Run(mode.String(), func(t *testing.T) {
@@ -96,6 +98,20 @@ func TestLiveStuckWriterNeverBlocksExport(t *testing.T) {
 						}
 					})
 				}
+				// A driver recording through the view's own processors,
+				// as otelbridge.Setup installs them: spans and records.
+				wg.Go(func() {
+					tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(e.SpanProcessor()))
+					lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(e.LogProcessor()))
+					rec := progress.NewRecorder(progress.WithLoggerProvider(lp))
+					for i := range 200 {
+						ctx, s := tp.Tracer("driver").Start(context.Background(), fmt.Sprintf("step %d", i))
+						_, sub := tp.Tracer("driver").Start(ctx, "sub-step")
+						_ = rec.Record(ctx, progress.Progress(int64(i), 200, "steps"))
+						sub.End()
+						s.End()
+					}
+				})
 				wg.Wait()
 			}()
 			select {

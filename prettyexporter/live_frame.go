@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -192,9 +193,9 @@ func rankOf(n *liveNode) int {
 	switch n.status {
 	case stRunning:
 		return 0
-	case stFailed, stUnreachable:
+	case stFailed, stUnreachable, stCancelled:
 		return 1
-	case stIgnored:
+	case stIgnored, stRescued:
 		return 2
 	case stChanged:
 		return 3
@@ -225,6 +226,21 @@ func (m *liveModel) headerRow(r *liveRow, t *liveTree, now time.Time, final bool
 	glyph, code, _ := statusLook(t.shownStatus())
 	r.add(code, glyph)
 	r.space(1)
+	m.headerText(r, t)
+	m.headerRight(r, t, now, final, code)
+}
+
+// contextRow is a tree's header as the line that heads collapsed lines
+// above the live area: no status, which would be stale in the
+// scrollback, and no time.
+func (m *liveModel) contextRow(r *liveRow, t *liveTree, color bool) {
+	r.reset(color)
+	m.headerText(r, t)
+}
+
+// headerText is the header's operation, resource, trace id and
+// transaction id.
+func (m *liveModel) headerText(r *liveRow, t *liveTree) {
 	title, resource := t.op, t.resource
 	if title == "" {
 		title, resource = t.resource, ""
@@ -249,6 +265,10 @@ func (m *liveModel) headerRow(r *liveRow, t *liveTree, now time.Time, final bool
 		r.add(sgrDim, "tx=")
 		r.add("", t.tx)
 	}
+}
+
+// headerRight is the header's progress (final) and its status and time.
+func (m *liveModel) headerRight(r *liveRow, t *liveTree, now time.Time, final bool, code string) {
 	if final && t.bar.ok {
 		r.space(2)
 		r.add("", barText(t))
@@ -340,10 +360,12 @@ func (m *liveModel) partRow(r *liveRow, n *liveNode, depth int, now time.Time, c
 	r.reset(color)
 	r.space(2 * depth)
 	glyph, code, word := statusLook(n.status)
-	r.add(code, glyph)
-	r.space(1)
+	if !header { // a header of collapsed lines: no status, stale in the scrollback
+		r.add(code, glyph)
+		r.space(1)
+	}
 	switch {
-	case n.kind == kindPlay:
+	case depth == 1 && n.grouped():
 		r.add(sgrBold, n.label)
 	case n.status == stPending:
 		r.add(sgrDim, n.label)
@@ -353,27 +375,17 @@ func (m *liveModel) partRow(r *liveRow, n *liveNode, depth int, now time.Time, c
 	if header {
 		return
 	}
-	switch n.kind {
-	case kindTask, kindPlay:
+	switch {
+	case n.kind == kindStream || n.kind == kindEvent:
+	case n.grouped():
 		m.appendCounts(r, n)
-	case kindStream, kindEvent:
-	default:
-		if word != "" {
-			r.space(2)
-			r.add(code, word)
-		}
-	}
-	if n.attempts > 1 {
+	case word != "":
 		r.space(2)
-		r.add(sgrYellow, glyphRetry+" "+strconv.Itoa(int(n.attempts))+" attempts")
-	}
-	if n.items > 0 {
-		r.space(2)
-		r.add(sgrDim, plural(int(n.items), "item"))
+		r.add(code, word)
 	}
 	if n.msg != "" {
 		r.space(2)
-		if n.status >= stIgnored {
+		if n.status >= stRescued {
 			r.add("", n.msg)
 		} else {
 			r.add(sgrDim, n.msg)
@@ -383,8 +395,10 @@ func (m *liveModel) partRow(r *liveRow, n *liveNode, depth int, now time.Time, c
 	switch {
 	case n.status == stPending:
 	case n.kind == kindStream || n.kind == kindEvent:
-		b = appendDuration(b, n.tree.clock(now).Sub(n.start), true)
-		b = append(b, " ago"...)
+		if n.tree.status == stRunning {
+			b = appendDuration(b, n.tree.clock(now).Sub(n.start), true)
+			b = append(b, " ago"...)
+		}
 	case n.status == stRunning:
 		b = appendDuration(b, n.tree.clock(now).Sub(n.start), true)
 	default:
@@ -406,8 +420,11 @@ func (m *liveModel) appendCounts(r *liveRow, n *liveNode) {
 		if word == "" {
 			word = "ok"
 		}
-		if s == stIgnored {
+		switch s {
+		case stIgnored:
 			word = "ignored"
+		case stRescued:
+			word = "rescued"
 		}
 		if first {
 			r.space(2)
@@ -433,8 +450,7 @@ func (m *liveModel) printCollapsed(n *liveNode) {
 	r := &m.scratch.row
 	now := t.seenWall
 	if !t.headerOut {
-		m.headerRow(r, t, now, false, m.p.color)
-		r.setRight("", "")
+		m.contextRow(r, t, m.p.color)
 		m.printRow(r)
 		t.headerOut = true
 		m.lastHeader = t
@@ -458,45 +474,184 @@ func (m *liveModel) printCollapsed(n *liveNode) {
 	m.printRow(r)
 }
 
-// printFinal prints a tree as it ends: its header with the final status,
-// the parts that stayed (failed, changed, unreachable, with their
-// messages), the failure and Ansible's recap.
+// printFinal prints a tree as it ends: its header with the final status
+// and the counts of its top rows, the parts that stayed (failed, changed,
+// unreachable, with their messages), then the failure summary. In plain
+// mode, where the lines so far were the records, only the summary.
 func (m *liveModel) printFinal(t *liveTree, wall time.Time) {
-	if m.plain {
-		return
-	}
 	r := &m.scratch.row
-	m.headerRow(r, t, wall, true, m.p.color)
-	m.printRow(r)
-	m.lastHeader = t
-	if t.msg != "" {
-		r.reset(m.p.color)
-		r.space(2)
-		_, code, _ := statusLook(t.status)
-		if t.status == stRunning {
-			code = sgrYellow
-		}
-		r.add(code, t.msg)
+	s := &m.scratch
+	if !m.plain {
+		m.headerRow(r, t, wall, true, m.p.color)
 		m.printRow(r)
+		m.lastHeader = t
+		if t.root.counted() {
+			// What the top rows came to, the collapsed ones included.
+			r.reset(m.p.color)
+			r.space(2)
+			r.add(sgrDim, "in all:")
+			m.appendCounts(r, &t.root)
+			m.printRow(r)
+		}
+		if t.msg != "" {
+			r.reset(m.p.color)
+			r.space(2)
+			_, code, _ := statusLook(t.status)
+			r.add(code, t.msg)
+			m.printRow(r)
+		}
+		s.cands = collect(s.cands[:0], &t.root, 1)
+		for _, cd := range s.cands {
+			if cd.n.kind == kindEvent && t.status == stOK {
+				continue // the last event of a finished operation says nothing more
+			}
+			m.nodeRow(r, cd.n, cd.depth, wall, m.p.color)
+			m.printRow(r)
+		}
+		if t.hidden > 0 {
+			r.reset(m.p.color)
+			r.space(2)
+			r.add(sgrDim, "… "+strconv.Itoa(t.hidden)+" more not kept (node limit)")
+			m.printRow(r)
+		}
 	}
+	m.printFailures(t)
+}
+
+// maxSummaryLines bounds the lines of one failure's message in the
+// summary; maxSummaryFailures the failures listed.
+const (
+	maxSummaryLines    = 6
+	maxSummaryFailures = 20
+)
+
+// printFailures prints what failed, where and why, as BuildKit does at
+// the end of a build: one entry per failed part, its path in the tree
+// (play › task › host, or the resource) and its message below it,
+// wrapped to the terminal's width (in plain mode, one line each, whole).
+// A successful operation prints nothing.
+func (m *liveModel) printFailures(t *liveTree) {
 	s := &m.scratch
 	s.cands = collect(s.cands[:0], &t.root, 1)
+	var failed []*liveNode
 	for _, cd := range s.cands {
-		m.nodeRow(r, cd.n, cd.depth, wall, m.p.color)
-		m.printRow(r)
+		// Where it failed: the deepest failures, and a failed part above
+		// them whose records said why (a resource's diagnostic above its
+		// provisioner's failure).
+		if n := cd.n; n.status.failure() && n.kind != kindEvent && (!failedBelow(n) || n.told) {
+			failed = append(failed, n)
+		}
 	}
-	if t.hidden > 0 {
+	if len(failed) == 0 && (t.status != stFailed || t.msg == "") {
+		return
+	}
+	if m.plain {
+		m.plainHeader(t)
+	}
+	r := &m.scratch.row
+	r.reset(m.p.color)
+	title := t.op
+	if title == "" {
+		title = t.resource
+	}
+	if title == "" {
+		title = t.title
+	}
+	word := "failed"
+	if t.status != stFailed {
+		word = "finished with failures"
+	}
+	r.add(sgrRed+sgrBold, glyphFailed+" "+title+" "+word)
+	if len(failed) > 0 {
+		r.add("", ": "+plural(len(failed), "failure"))
+	}
+	m.printRow(r)
+	if t.msg != "" {
+		m.printWrapped(t.msg, 4, "")
+	}
+	for i, n := range failed {
+		if i == maxSummaryFailures {
+			r.reset(m.p.color)
+			r.space(2)
+			r.add(sgrDim, "… "+strconv.Itoa(len(failed)-i)+" more")
+			m.printRow(r)
+			break
+		}
+		_, code, word := statusLook(n.status)
 		r.reset(m.p.color)
 		r.space(2)
-		r.add(sgrDim, "… "+strconv.Itoa(t.hidden)+" more not kept (node limit)")
-		m.printRow(r)
-	}
-	if t.recap != "" {
-		r.reset(m.p.color)
+		r.add(code, glyphFailed)
+		r.space(1)
+		var chain [8]*liveNode
+		depth := 0
+		for a := n; a != nil && a.kind != kindRoot && depth < len(chain); a = a.parent {
+			chain[depth] = a
+			depth++
+		}
+		for j := depth - 1; j >= 0; j-- {
+			r.add("", chain[j].label)
+			if j > 0 {
+				r.add(sgrDim, " › ")
+			}
+		}
 		r.space(2)
-		r.add(sgrDim, "recap  ")
-		r.add("", t.recap)
+		r.add(code, word)
 		m.printRow(r)
+		if n.msg != "" {
+			m.printWrapped(n.msg, 6, code)
+		}
+	}
+}
+
+// counted reports whether n has more than one finished child to count:
+// one says no more than its own row.
+func (n *liveNode) counted() bool {
+	c := int32(0)
+	for s := stSkipped; s < numStatus; s++ {
+		c += n.counts[s]
+	}
+	return c > 1
+}
+
+// failedBelow reports whether a child of n failed: n failed because of it.
+func failedBelow(n *liveNode) bool {
+	for k := n.first; k != nil; k = k.next {
+		if k.status.failure() {
+			return true
+		}
+	}
+	return false
+}
+
+// printWrapped prints text indented, in lines that fit the terminal (at
+// most maxSummaryLines of them); in plain mode one line, whole.
+func (m *liveModel) printWrapped(text string, indent int, code string) {
+	r := &m.scratch.row
+	avail := m.width - 1 - indent
+	if m.plain || avail < 20 {
+		r.reset(m.p.color)
+		r.space(indent)
+		r.add(code, text)
+		m.printRow(r)
+		return
+	}
+	for i := 0; text != "" && i < maxSummaryLines; i++ {
+		line := text
+		if textWidth(line) > avail {
+			cut := len(cutWidth(nil, []byte(line), avail, false)) - len("…")
+			if sp := strings.LastIndexByte(line[:cut], ' '); sp > cut/2 {
+				cut = sp
+			}
+			line = line[:cut]
+			if i == maxSummaryLines-1 {
+				line = string(cutWidth(nil, []byte(text), avail, false))
+			}
+		}
+		r.reset(m.p.color)
+		r.space(indent)
+		r.add(code, line)
+		m.printRow(r)
+		text = strings.TrimLeft(text[min(len(line), len(text)):], " ")
 	}
 }
 
@@ -509,8 +664,9 @@ func plural(n int, what string) string {
 }
 
 // printRow queues a row as a line above the live area, its right part
-// aligned to the terminal's width.
+// aligned to the terminal's width, and cut to it: a line above never
+// wraps. In plain mode (no width) it is whole.
 func (m *liveModel) printRow(r *liveRow) {
-	m.p.buf = r.appendTo(m.p.buf[:0], m.width, false)
+	m.p.buf = r.appendTo(m.p.buf[:0], m.width, !m.plain)
 	m.p.line(m.p.buf)
 }

@@ -13,7 +13,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/log"
-	sdklog "go.opentelemetry.io/otel/sdk/log"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/progress"
@@ -30,23 +30,24 @@ type frameSize struct{ w, h int }
 // the pure frame function renders it 1.5 s after the record. It checks
 // the bounds of every frame on the way, and compares the whole with
 // testdata/live/<name>.golden.
-func goldenFrames(t *testing.T, name string, recs []sdklog.Record, every int, sizes ...frameSize) {
+func goldenFrames(t *testing.T, name string, recs []step, every int, sizes ...frameSize) {
 	t.Helper()
 	var out bytes.Buffer
 	for _, sz := range sizes {
 		fmt.Fprintf(&out, "### %dx%d\n", sz.w, sz.h)
 		m := testModel(false)
 		var f liveFrame
+		m.width = sz.w
 		for i := range recs {
-			m.apply(&recs[i], arrival(&recs[i]))
+			applyStep(m, &recs[i], recs[i].when())
 			if (i+1)%every != 0 && i != len(recs)-1 {
 				continue
 			}
-			now := arrival(&recs[i]).Add(1500 * time.Millisecond)
-			m.width = sz.w
+			now := recs[i].when().Add(1500 * time.Millisecond)
+			m.closeDue(now)
 			m.frame(&f, now, sz.w, sz.h, false)
 			checkFrame(t, &f, sz.w, sz.h)
-			fmt.Fprintf(&out, "## after record %d (%s)\n", i+1, recs[i].EventName())
+			fmt.Fprintf(&out, "## after step %d (%s)\n", i+1, recs[i].what())
 			if q, _ := m.p.take(nil); len(q) > 0 {
 				fmt.Fprintf(&out, "-- printed above\n%s", q)
 			}
@@ -55,7 +56,7 @@ func goldenFrames(t *testing.T, name string, recs []sdklog.Record, every int, si
 				fmt.Fprintf(&out, "%s\n", f.Row(j))
 			}
 		}
-		m.endAll(arrival(&recs[len(recs)-1]))
+		m.endAll(recs[len(recs)-1].when())
 		if q, _ := m.p.take(nil); len(q) > 0 {
 			fmt.Fprintf(&out, "## at shutdown\n-- printed above\n%s", q)
 		}
@@ -167,7 +168,7 @@ func TestLiveGoldenTransitions(t *testing.T) {
 	tr(w1, "provisioning", "True", "Provisioned", "the widget is ready", &progress.Condition{Status: "False", Reason: "Provisioning"}, 4)
 	tr(w1, "lifecycle", "True", "Running", "", &progress.Condition{Status: "False", Reason: "Pending"}, 4)
 	tr(w2, "provisioning", "False", "Errored", "an unexpected error occurred", &progress.Condition{Status: "False", Reason: "Provisioning"}, 6)
-	goldenFrames(t, "transitions", p.kept.Records(), 2, frameSize{90, 12}, frameSize{40, 8}, frameSize{24, 5})
+	goldenFrames(t, "transitions", p.kept.Steps(), 2, frameSize{90, 12}, frameSize{40, 8}, frameSize{24, 5})
 }
 
 // TestLiveGoldenGeneric: a driver the view has no mapping for: its
@@ -188,7 +189,7 @@ func TestLiveGoldenGeneric(t *testing.T) {
 	var ctxs []context.Context
 	names := []string{"Install", "Upgrade \x1b[31mred\x1b[0m", "Scale\u202eevil", strings.Repeat("Very long operation name ", 8), "部署 🚀", "Heal"}
 	for i, name := range names {
-		ctx, span := tracer.Start(p.ctx, name)
+		ctx, span := tracer.Start(p.ctx, name, trace.WithTimestamp(t0.Add(time.Duration(i)*time.Second)))
 		defer span.End()
 		ctxs = append(ctxs, ctx)
 		e := progress.OperationStarted(name)
@@ -207,5 +208,5 @@ func TestLiveGoldenGeneric(t *testing.T) {
 	rec(ctxs[0], done, 9)
 	failed := progress.OperationFailed("Heal", "INTERNAL_ERROR", "the VIM refused the request")
 	rec(ctxs[5], failed, 10)
-	goldenFrames(t, "generic", p.kept.Records(), 6, frameSize{100, 30}, frameSize{60, 8}, frameSize{30, 4})
+	goldenFrames(t, "generic", p.kept.Steps(), 6, frameSize{100, 30}, frameSize{60, 8}, frameSize{30, 4})
 }

@@ -7,29 +7,32 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/base/wireformat"
 )
 
 // fuzzTypes are the event types a fuzzed record may have: every one the
-// live view maps, and one it does not.
+// live view reads, an adapter's and a driver's it does not, and two
+// pseudo-types that start and end a span.
 var fuzzTypes = []string{
 	typeOperationStarted, typeProgress, typeOperationCompleted, typeOperationFailed, typeEventsDropped,
-	typePlayStarted, typePlayNoHosts, typeTaskStarted, typeTaskStartedOnHost, typeTaskCompletedOnHost,
-	typeTaskRetryOnHost, typeTaskFailedOnHost, typeTaskSkippedOnHost, typeHostUnreachable, typeVarPrompt,
-	typePlaybookResult, typeTFPlannedChange, typeTFApplyStarted, typeTFApplyProgress, typeTFApplyCompleted,
-	typeTFApplyErrored, typeTFProvisionStarted, typeTFProvisionOutput, typeTFProvisionErrored,
-	typeTFRefreshStarted, typeTFRefreshCompleted, typeTFDiagnostic, "mydriver/Step", "provisioning", "log",
+	"ansible/TaskFailedOnHost", "terraform/Diagnostic", "mydriver/Step", "provisioning", "log",
+	"span+", "span+", "span+", "span-", "span-",
 }
+
+var fuzzOutcomes = []string{"", outcome.OK, outcome.Changed, outcome.Skipped, outcome.Failed, outcome.Ignored,
+	outcome.Rescued, outcome.Cancelled, outcome.TimedOut, outcome.Unreachable, "bogus"}
 
 // fuzzRecords turns bytes into a sequence of records: each starts with a
 // type byte, a trace byte and a length, then that many bytes of text used
 // for every name of the record (task, host, address, message, ...).
-func fuzzRecords(data []byte) []sdklog.Record {
-	var recs []sdklog.Record
+func fuzzRecords(data []byte) []step {
+	var recs []step
 	ms := 0
 	for len(data) >= 3 {
 		typ := fuzzTypes[int(data[0])%len(fuzzTypes)]
@@ -40,10 +43,34 @@ func fuzzRecords(data []byte) []sdklog.Record {
 		data = data[n:]
 		ms += 37 * (1 + int(tr)%7)
 
+		at := t0.Add(time.Duration(ms) * time.Millisecond)
+		// A few spans per trace, each a child of another (or none).
+		sid := func(b byte) trace.SpanID { return trace.SpanID{1 + b%6} }
+		sc := func(b byte) trace.SpanContext {
+			return trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1 + tr%3}, SpanID: sid(b), TraceFlags: trace.FlagsSampled})
+		}
+		var b0 byte
+		if n > 0 {
+			b0 = text[0]
+		}
+		switch typ {
+		case "span+":
+			var parent trace.SpanContext
+			if tr%4 != 0 {
+				parent = sc(b0 + 1 + tr%2)
+			}
+			recs = append(recs, step{start: true, sc: sc(b0), parent: parent, name: text, at: at})
+			continue
+		case "span-":
+			recs = append(recs, step{end: true, sc: sc(b0), at: at, code: codes.Code(tr % 3), desc: text,
+				out: fuzzOutcomes[int(tr)%len(fuzzOutcomes)]})
+			continue
+		}
 		var r sdklog.Record
-		r.SetTimestamp(t0.Add(time.Duration(ms) * time.Millisecond))
+		r.SetTimestamp(at)
 		if tr%5 != 0 {
 			r.SetTraceID(trace.TraceID{tr % 5})
+			r.SetSpanID(sid(b0))
 		}
 		r.SetSeverity(log.Severity(1 + int(tr)%24))
 		name := func(suffix string) string { // a few names repeat, so that parts are found again
@@ -82,7 +109,7 @@ func fuzzRecords(data []byte) []sdklog.Record {
 			d("hostStats."+wireformat.EscapeSegment(text)+".ok", attribute.Int64Value(int64(n)))
 		}
 		r.SetAttributes(kv...)
-		recs = append(recs, r)
+		recs = append(recs, step{rec: &r})
 	}
 	return recs
 }
@@ -104,9 +131,10 @@ func FuzzLiveFrame(f *testing.F) {
 		recs := fuzzRecords(data)
 		var fr liveFrame
 		for i := range recs {
-			m.apply(&recs[i], arrival(&recs[i]))
+			applyStep(m, &recs[i], recs[i].when())
 			if i%3 == 0 || i == len(recs)-1 {
-				m.frame(&fr, arrival(&recs[i]).Add(time.Second), width, height, i%2 == 0)
+				m.closeDue(recs[i].when().Add(time.Second))
+				m.frame(&fr, recs[i].when().Add(time.Second), width, height, i%2 == 0)
 				checkFrame(t, &fr, width, height)
 				m.p.color = i%2 == 0
 			}
@@ -121,8 +149,16 @@ func FuzzLiveFrame(f *testing.F) {
 			if total != m.nodes {
 				t.Fatalf("the model counts %d nodes, its trees hold %d", m.nodes, total)
 			}
+			for id, n := range m.spans {
+				if n.span != id.span || n.tree == nil || n.tree.key.trace != id.trace || m.trees[n.tree.key] != n.tree {
+					t.Fatalf("span %v points to a row that is not in the model", id)
+				}
+			}
 		}
 		m.endAll(t0)
+		if len(m.spans) != 0 || m.nodes != 0 {
+			t.Fatalf("after the end: %d spans, %d nodes kept", len(m.spans), m.nodes)
+		}
 		q, _ := m.p.take(nil)
 		for _, line := range strings.Split(string(q), "\n") {
 			if bad := controlOutsideSGR([]byte(line)); bad >= 0 {
@@ -132,8 +168,8 @@ func FuzzLiveFrame(f *testing.F) {
 	})
 }
 
-// checkRunning checks the running-children count of every task and play
-// below n against its children.
+// checkRunning checks the running-children count of every node below n
+// against its children.
 func checkRunning(t *testing.T, n *liveNode) {
 	t.Helper()
 	running := int32(0)
@@ -143,7 +179,7 @@ func checkRunning(t *testing.T, n *liveNode) {
 		}
 		checkRunning(t, k)
 	}
-	if n.kind != kindRoot && n.running != running {
+	if n.running != running {
 		t.Fatalf("%q counts %d running children, has %d", n.label, n.running, running)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"sync"
 	"testing"
-	"time"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -17,7 +16,6 @@ import (
 	"github.com/progressotel/progressotel/ansible"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
-	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/propagation"
 	"github.com/progressotel/progressotel/terraform"
 )
@@ -57,18 +55,18 @@ type pipeline struct {
 	lp   *sdklog.LoggerProvider
 	tp   *sdktrace.TracerProvider
 	rec  *progress.Recorder
-	kept *progresstest.Exporter
+	kept *journal        // records and span starts and ends, in order
 	ctx  context.Context // carries tracectx transactionid tx-7d9b
 }
 
 func newPipeline(t testing.TB) *pipeline {
 	t.Helper()
-	k := &progresstest.Exporter{}
+	k := &journal{}
 	lp := sdklog.NewLoggerProvider(
 		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(progress.DefaultRedactor())),
-		sdklog.WithProcessor(sdklog.NewSimpleProcessor(k)),
+		sdklog.WithProcessor(journalLogs{k}),
 	)
-	tp := sdktrace.NewTracerProvider(sdktrace.WithIDGenerator(&seqIDs{}))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithIDGenerator(&seqIDs{}), sdktrace.WithSpanProcessor(journalSpans{k}))
 	t.Cleanup(func() {
 		_ = lp.Shutdown(context.Background())
 		_ = tp.Shutdown(context.Background())
@@ -84,7 +82,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // streamRecords gives a recorded real run to stream, an adapter's
 // Stream on a fresh pipeline, and returns the records.
-func streamRecords(t testing.TB, file string, stream func(p *pipeline, r io.Reader)) []sdklog.Record {
+func streamRecords(t testing.TB, file string, stream func(p *pipeline, r io.Reader)) []step {
 	t.Helper()
 	p := newPipeline(t)
 	f, err := os.Open(file)
@@ -93,12 +91,12 @@ func streamRecords(t testing.TB, file string, stream func(p *pipeline, r io.Read
 	}
 	defer f.Close()
 	stream(p, f)
-	return p.kept.Records()
+	return p.kept.Steps()
 }
 
 // ansibleRecords streams a recorded real Ansible run through the ansible
 // adapter and returns its records.
-func ansibleRecords(t testing.TB, file string) []sdklog.Record {
+func ansibleRecords(t testing.TB, file string) []step {
 	t.Helper()
 	return streamRecords(t, file, func(p *pipeline, r io.Reader) {
 		_, _ = ansible.Stream(p.ctx, r, ansible.WithRecorder(p.rec), ansible.WithTracerProvider(p.tp),
@@ -109,7 +107,7 @@ func ansibleRecords(t testing.TB, file string) []sdklog.Record {
 
 // terraformRecords streams a recorded real OpenTofu run through the
 // terraform adapter and returns its records.
-func terraformRecords(t testing.TB, file, operation string) []sdklog.Record {
+func terraformRecords(t testing.TB, file, operation string) []step {
 	t.Helper()
 	return streamRecords(t, file, func(p *pipeline, r io.Reader) {
 		_, _ = terraform.Stream(p.ctx, r, terraform.WithRecorder(p.rec), terraform.WithTracerProvider(p.tp),
@@ -129,6 +127,9 @@ func testModel(plain bool) *liveModel {
 	return newLiveModel(DefaultLiveMaxNodes, DefaultLiveMaxOperations, plain, p)
 }
 
-// arrival is when a record reaches the exporter in these tests: at its
-// own time, so that elapsed times follow the recording.
-func arrival(r *sdklog.Record) time.Time { return r.Timestamp() }
+// replay gives the model every step at its own time.
+func replay(m *liveModel, steps []step) {
+	for i := range steps {
+		applyStep(m, &steps[i], steps[i].when())
+	}
+}

@@ -16,17 +16,19 @@ import (
 // every string kept is clipped, escaped and copied.
 
 // liveStatus is a node's or a tree's state. The finished states are in
-// increasing order of attention, so that a task's status is the greatest
-// of its hosts'.
+// increasing order of attention, so that the worst of a node's children
+// is the greatest.
 type liveStatus uint8
 
 const (
-	stPending liveStatus = iota // announced (a planned change), not started
+	stPending liveStatus = iota // announced, not started (a condition stream not yet true)
 	stRunning
 	stSkipped
 	stOK
 	stChanged
-	stIgnored // failed, and the failure was ignored (ignore_errors)
+	stRescued   // failed, and a handler of the tool recovered (Ansible's rescue)
+	stIgnored   // failed, and the tool was told to go on (ignore_errors)
+	stCancelled // stopped before it ended, or still open when its operation ended
 	stFailed
 	stUnreachable
 	numStatus
@@ -37,42 +39,62 @@ func (s liveStatus) success() bool { return s == stOK || s == stSkipped }
 
 func (s liveStatus) finished() bool { return s >= stSkipped }
 
+// failure reports whether a part goes into the failure summary.
+func (s liveStatus) failure() bool { return s >= stCancelled }
+
 type nodeKind uint8
 
 const (
-	kindRoot nodeKind = iota
-	kindPlay
-	kindTask
-	kindHost
-	kindResource
-	kindStream
-	kindEvent // the last event of a driver the view has no mapping for
+	kindRoot   nodeKind = iota
+	kindSpan            // a span: a play, a task, a host, a resource, a driver's step
+	kindStream          // a condition stream with its last transition
+	kindEvent           // the last event of a driver that makes no spans
 )
 
-// liveNode is a play, task, host, resource operation, condition stream or
-// generic event. Children form a doubly linked list, so that a finished
-// part leaves its parent in O(1).
+// liveNode is a span, a condition stream or a driver's last event.
+// Children form a doubly linked list, so that a finished part leaves its
+// parent in O(1).
 type liveNode struct {
 	kind       nodeKind
 	status     liveStatus
 	label      string // safe to print: escaped, clipped
 	msg        string // safe to print: escaped, clipped
 	start, end time.Time
-	attempts   int32
-	items      int32
-	counts     [numStatus]int32 // finished children by status, pruned ones included
+	counts     [numStatus]int32 // finished children by status, folded ones included
 
-	superseded bool  // a later sibling started: finish when the last child does
-	headerOut  bool  // its row was printed above as a header of collapsed lines
-	running    int32 // children of a task or play not finished yet
+	headerOut bool  // its row was printed above as a header of collapsed lines
+	told      bool  // msg came from a record (a warning's or a failure's text), not the span's status
+	running   int32 // children not finished yet
+	collapsed int32 // children printed above as collapsed lines
 
+	span        trace.SpanID // the span it shows (kindSpan, and the root of a tree with a head span)
 	parent      *liveNode
 	first, last *liveNode
 	prev, next  *liveNode
-	byName      map[string]*liveNode // hosts of a task, tasks of a play, resources, streams
+	byName      map[string]*liveNode // condition streams of a tree
 	nameKey     string               // its key in parent.byName
 	tree        *liveTree
 	mark        uint64 // the frame that selected it (live_frame.go)
+}
+
+// grouped reports whether n has or had children: its row shows their
+// counts rather than a status word.
+func (n *liveNode) grouped() bool {
+	if n.first != nil {
+		return true
+	}
+	for _, c := range n.counts {
+		if c > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// spanKey identifies a span: span ids are unique only within a trace.
+type spanKey struct {
+	trace trace.TraceID
+	span  trace.SpanID
 }
 
 // liveKey identifies an operation's tree: its trace id, else (no span) its
@@ -82,17 +104,19 @@ type liveKey struct {
 	other string
 }
 
-// liveTree is one operation.
+// liveTree is one operation: a trace. Its head is the first span of the
+// trace whose parent the view does not know (the driver's own span, the
+// run's, the adapter's operation span); the head's children are the
+// tree's top rows.
 type liveTree struct {
 	key      liveKey
 	op       string // the operation (common/OperationStarted), safe
-	title    string // what names it when neither op nor resource is known: the first event's group, safe
+	title    string // what names it when neither op nor resource is known: the head span, else the first event's group, safe
 	resource string // Type/id, safe
 	trace    trace.TraceID
 	tx       string // safe
 	status   liveStatus
 	msg      string // the failure, safe
-	recap    string // Ansible's recap, safe
 	start    time.Time
 	end      time.Time
 	// The clock of the operation: the last record's time and the wall
@@ -107,12 +131,14 @@ type liveTree struct {
 		ok          bool
 	}
 
-	root       liveNode
-	play, task *liveNode // Ansible: the current play and task
-	last       *liveNode // the generic last event
-	hidden     int       // nodes refused by the cap
-	headerOut  bool      // the header was printed above the live area
-	index      int       // in liveModel.list
+	root      liveNode // the head span's node when there is one
+	hasHead   bool
+	spanRows  int       // spans that got a row
+	closing   time.Time // wall time at which the tree ends: its head span ended
+	last      *liveNode // the generic last event
+	hidden    int       // nodes refused by the cap
+	headerOut bool      // the header was printed above the live area
+	index     int       // in liveModel.list
 
 	plain plainState
 }
@@ -129,10 +155,18 @@ func (t *liveTree) clock(now time.Time) time.Time {
 	return t.seen.Add(d)
 }
 
+// see moves the operation's clock to ts, which arrived at wall.
+func (t *liveTree) see(ts, wall time.Time) {
+	if t.seen.IsZero() || !ts.Before(t.seen) {
+		t.seen, t.seenWall = ts, wall
+	}
+}
+
 // liveModel holds every operation being watched.
 type liveModel struct {
 	trees    map[liveKey]*liveTree
-	list     []*liveTree // in order of arrival
+	list     []*liveTree           // in order of arrival
+	spans    map[spanKey]*liveNode // the rows of the spans that have not ended
 	nodes    int
 	maxNodes int
 	maxTrees int
@@ -144,15 +178,16 @@ type liveModel struct {
 	endedSet map[liveKey]struct{}
 
 	plain      bool // plain lines instead of the live area
+	flat       bool // one pretty line per record, nothing else (OTEL_LOGS_EXPORTER=pretty)
 	p          *printer
-	width      int       // the terminal's width at the last frame: aligns lines printed above
+	width      int       // the terminal's width at the last frame: cuts lines printed above
 	lastHeader *liveTree // whose header the last line printed above belongs under
 	scratch    frameScratch
 }
 
 func newLiveModel(maxNodes, maxTrees int, plain bool, p *printer) *liveModel {
 	return &liveModel{
-		trees: map[liveKey]*liveTree{}, endedSet: map[liveKey]struct{}{},
+		trees: map[liveKey]*liveTree{}, endedSet: map[liveKey]struct{}{}, spans: map[spanKey]*liveNode{},
 		maxNodes: maxNodes, maxTrees: maxTrees, plain: plain, p: p, width: 80,
 	}
 }
@@ -172,9 +207,7 @@ func (m *liveModel) newNode(t *liveTree, parent *liveNode, kind nodeKind, name, 
 		n.prev = parent.last
 	}
 	parent.last = n
-	if parent.kind != kindRoot {
-		parent.running++
-	}
+	parent.running++
 	if name != "" {
 		if parent.byName == nil {
 			parent.byName = map[string]*liveNode{}
@@ -204,27 +237,24 @@ func (m *liveModel) remove(n *liveNode) {
 	if n.nameKey != "" && p.byName[n.nameKey] == n {
 		delete(p.byName, n.nameKey)
 	}
-	if p.kind != kindRoot && !n.status.finished() {
+	if !n.status.finished() {
 		p.running--
 	}
-	t := n.tree
-	if t.play == n {
-		t.play = nil
-	}
-	if t.task == n {
-		t.task = nil
-	}
-	if t.last == n {
+	if t := n.tree; t.last == n {
 		t.last = nil
 	}
-	m.nodes -= countNodes(n)
+	m.nodes -= m.forget(n)
 	n.parent, n.prev, n.next = nil, nil, nil
 }
 
-func countNodes(n *liveNode) int {
+// forget drops the span ids of n's subtree and returns its node count.
+func (m *liveModel) forget(n *liveNode) int {
 	c := 1
+	if k := (spanKey{n.tree.key.trace, n.span}); n.span.IsValid() && m.spans[k] == n {
+		delete(m.spans, k)
+	}
 	for k := n.first; k != nil; k = k.next {
-		c += countNodes(k)
+		c += m.forget(k)
 	}
 	return c
 }
@@ -252,13 +282,28 @@ func (m *liveModel) tree(key liveKey, wall time.Time) *liveTree {
 	return t
 }
 
-// endTree prints a tree's final state above the live area and forgets it.
+// endTree settles what is still open, prints the tree's final state above
+// the live area (with its failure summary) and forgets it.
 func (m *liveModel) endTree(t *liveTree, wall time.Time) {
-	if t.play != nil {
-		m.supersedePlay(t.play, t.seen)
+	if t.status == stRunning && t.op != "" {
+		t.status = stFailed
+		if t.msg == "" {
+			t.msg = "the operation did not report its end"
+		}
+	}
+	if t.end.IsZero() {
+		t.end = t.seen
+	}
+	m.settle(&t.root, t)
+	if t.status == stRunning {
+		// No operation: condition streams, a driver's events. Its
+		// status is its parts'.
+		if t.status = t.shownStatus(); t.status == stRunning {
+			t.status = stOK
+		}
 	}
 	m.printFinal(t, wall)
-	m.nodes -= countNodes(&t.root) - 1
+	m.nodes -= m.forget(&t.root) - 1
 	delete(m.trees, t.key)
 	if m.lastHeader == t {
 		m.lastHeader = nil
@@ -278,6 +323,30 @@ func (m *liveModel) endTree(t *liveTree, wall time.Time) {
 	m.gen++
 }
 
+// settle ends every part of n's subtree still open when its operation
+// ended: nothing shows "running" under a finished operation. A span that
+// did not end is cancelled when the operation failed, else done with it.
+func (m *liveModel) settle(n *liveNode, t *liveTree) {
+	for k := n.first; k != nil; k = k.next {
+		m.settle(k, t)
+		if k.status.finished() {
+			continue
+		}
+		st := stOK
+		switch {
+		case k.kind == kindStream:
+			continue // a condition stream keeps its last condition
+		case k.kind == kindSpan && t.status == stFailed:
+			st = stCancelled
+		}
+		k.status, k.end = st, t.end
+		if k.kind == kindSpan {
+			n.counts[st]++
+		}
+		n.running--
+	}
+}
+
 // endAll ends every tree: at Shutdown.
 func (m *liveModel) endAll(wall time.Time) {
 	for len(m.list) > 0 {
@@ -285,112 +354,63 @@ func (m *liveModel) endAll(wall time.Time) {
 	}
 }
 
-// finish gives n its final status and counts it in its parent. A task or
-// play that succeeded with nothing left to show collapses, before its
-// parent (if it was superseded and waited for n) finishes in turn, so
-// that the lines printed above keep the order of the run.
+// closeDue ends the trees whose head span ended a while ago, time for
+// their last records (batched behind the span) to arrive.
+func (m *liveModel) closeDue(wall time.Time) {
+	for i := 0; i < len(m.list); {
+		t := m.list[i]
+		if !t.closing.IsZero() && !wall.Before(t.closing) {
+			m.endTree(t, wall)
+			continue
+		}
+		i++
+	}
+}
+
+// finish gives n its final status, folds into its counts the children
+// that say nothing its row does not (successes), counts it in its parent,
+// and collapses it to one line above the live area when it succeeded
+// with nothing left to show.
 func (m *liveModel) finish(n *liveNode, st liveStatus, end time.Time) {
 	if n.status.finished() {
 		return
 	}
 	n.status, n.end = st, end
 	m.gen++
+	for k := n.first; k != nil; {
+		next := k.next
+		if k.status.success() && k.first == nil || k.status == st && st == stChanged && k.msg == "" && k.first == nil {
+			m.remove(k) // the row's counts say it
+		}
+		k = next
+	}
 	p := n.parent
-	if p == nil || p.kind == kindRoot {
+	if p == nil {
 		return
 	}
 	p.counts[st]++
 	p.running--
-	if (n.kind == kindTask || n.kind == kindPlay) && st.success() && n.first == nil {
+	if st.success() && n.first == nil {
 		m.collapse(n)
-	}
-	if p.superseded && p.running == 0 && !p.status.finished() {
-		m.finishGroup(p, end)
 	}
 }
 
-// finishGroup finishes a task or a play whose children have all finished:
-// its status is the worst of theirs, its successful children are folded
-// into its counts, and if it succeeded as a whole it collapses to one line
-// printed above the live area.
-func (m *liveModel) finishGroup(n *liveNode, end time.Time) {
-	st := stOK
-	any := false
-	for s := numStatus - 1; s >= stSkipped; s-- {
-		if n.counts[s] > 0 {
-			if !any {
-				st = s
-			}
-			any = true
-		}
-	}
-	if any && st == stSkipped && n.counts[stOK] > 0 {
-		st = stOK
-	}
-	if n.kind == kindPlay && st == stIgnored {
-		st = stChanged // the play went on: an ignored failure is not the play's
-	}
-	for k := n.first; k != nil; {
-		next := k.next
-		if k.status.success() || k.kind == kindHost && k.status == st && k.msg == "" && k.attempts <= 1 {
-			m.remove(k) // the task's row says it all
-		}
-		k = next
-	}
-	latest := end
-	if n.last != nil && n.last.end.After(latest) {
-		latest = n.last.end
-	}
-	if n.parent == nil || n.parent.kind == kindRoot {
-		// A play: finish does not collapse what has no group above.
-		m.finish(n, st, latest)
-		if st.success() && n.first == nil {
-			m.collapse(n)
-		}
-		return
-	}
-	m.finish(n, st, latest)
-}
+// maxCollapsedLeaves bounds the lines printed above for the top rows
+// without children of one operation (the resources of a destroy): past
+// it they are only counted, in the final header's counts. Rows without
+// children further down (the hosts of a task) print no line of their
+// own: their parent's row counts them when it collapses.
+const maxCollapsedLeaves = 10
 
 // collapse prints a finished, successful node as one line above the live
 // area (under the headers of its ancestors, printed once) and removes it.
 func (m *liveModel) collapse(n *liveNode) {
-	if !m.plain && !(n.kind == kindPlay && n.headerOut) {
+	p := n.parent
+	if !m.plain && (n.grouped() || p.kind == kindRoot && p.collapsed < maxCollapsedLeaves) {
+		p.collapsed++
 		m.printCollapsed(n)
 	}
 	m.remove(n)
-}
-
-// supersedeTask marks the current task done as far as Ansible is
-// concerned: it finishes when its last host does.
-func (m *liveModel) supersedeTask(task *liveNode, ts time.Time) {
-	if task == nil || task.superseded {
-		return
-	}
-	task.superseded = true
-	if task.running == 0 {
-		m.finishGroup(task, ts)
-	}
-}
-
-// supersedePlay ends the current play: its current task is superseded,
-// and the play finishes when its last task does.
-func (m *liveModel) supersedePlay(play *liveNode, ts time.Time) {
-	if play == nil || play.superseded {
-		return
-	}
-	t := play.tree
-	if t.task != nil && t.task.parent == play {
-		m.supersedeTask(t.task, ts)
-		t.task = nil
-	}
-	play.superseded = true
-	if t.play == play {
-		t.play = nil
-	}
-	if !play.status.finished() && play.running == 0 {
-		m.finishGroup(play, ts)
-	}
 }
 
 // Text kept from records is clipped to these many bytes.

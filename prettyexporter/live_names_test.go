@@ -7,40 +7,21 @@ import (
 	"github.com/rivo/uniseg"
 	"golang.org/x/text/width"
 
-	"github.com/progressotel/progressotel/ansible"
 	"github.com/progressotel/progressotel/progress"
-	"github.com/progressotel/progressotel/terraform"
 )
 
-// TestLiveEventNames: the event types the live view maps are the ones the
-// adapters and the common catalogue record (the view keeps its own
-// copies, not to import the adapters).
+// TestLiveEventNames: the common event types the live view reads are
+// the ones package progress records (the view keeps its own copies, not
+// to import progress).
 func TestLiveEventNames(t *testing.T) {
 	for ours, theirs := range map[string]string{
 		typeOperationStarted: progress.TypeOperationStarted, typeProgress: progress.TypeProgress,
 		typeOperationCompleted: progress.TypeOperationCompleted, typeOperationFailed: progress.TypeOperationFailed,
 		typeEventsDropped: progress.TypeEventsDropped,
-
-		typePlayStarted: ansible.TypePlayStarted, typePlayNoHosts: ansible.TypePlayMatchedNoHosts,
-		typeTaskStarted: ansible.TypeTaskStarted, typeTaskStartedOnHost: ansible.TypeTaskStartedOnHost,
-		typeTaskCompletedOnHost: ansible.TypeTaskCompletedOnHost, typeTaskRetryOnHost: ansible.TypeTaskRetryOnHost,
-		typeTaskFailedOnHost: ansible.TypeTaskFailedOnHost, typeTaskSkippedOnHost: ansible.TypeTaskSkippedOnHost,
-		typeHostUnreachable: ansible.TypeHostUnreachable, typeVarPrompt: ansible.TypeVarPrompt,
-		typePlaybookResult: ansible.TypePlaybookResult,
-
-		typeTFPlannedChange: terraform.TypePlannedChange, typeTFApplyStarted: terraform.TypeApplyStarted,
-		typeTFApplyProgress: terraform.TypeApplyProgress, typeTFApplyCompleted: terraform.TypeApplyCompleted,
-		typeTFApplyErrored: terraform.TypeApplyErrored, typeTFProvisionStarted: terraform.TypeProvisionStarted,
-		typeTFProvisionOutput: terraform.TypeProvisionOutput, typeTFProvisionCompleted: terraform.TypeProvisionCompleted,
-		typeTFProvisionErrored: terraform.TypeProvisionErrored, typeTFRefreshStarted: terraform.TypeRefreshStarted,
-		typeTFRefreshCompleted: terraform.TypeRefreshCompleted, typeTFDiagnostic: terraform.TypeDiagnostic,
 	} {
 		if ours != theirs {
-			t.Errorf("the live view maps %q, the source records %q", ours, theirs)
+			t.Errorf("the live view reads %q, the source records %q", ours, theirs)
 		}
-	}
-	if terraform.ProgressUnit != "resources" {
-		t.Errorf("terraform's progress unit %q", terraform.ProgressUnit)
 	}
 }
 
@@ -48,7 +29,7 @@ func TestLiveEventNames(t *testing.T) {
 // ambiguous East Asian width, so that a terminal set up for CJK does not
 // draw it two columns wide and break the alignment.
 func TestLiveGlyphWidths(t *testing.T) {
-	for _, g := range []string{glyphPending, glyphRunning, glyphOK, glyphSkipped, glyphFailed, glyphUnreachable, glyphRetry, barDone, barLeft} {
+	for _, g := range []string{glyphPending, glyphRunning, glyphOK, glyphSkipped, glyphFailed, glyphUnreachable, glyphCancelled, barDone, barLeft} {
 		if w := uniseg.StringWidth(g); w != 1 {
 			t.Errorf("%q is %d columns", g, w)
 		}

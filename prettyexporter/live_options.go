@@ -20,6 +20,13 @@ const (
 	// per record with a header line per operation, progress throttled and
 	// a heartbeat for long steps. What CI logs and pipes get.
 	LivePlain
+	// LiveFlat writes one line per record in the pretty format (New's),
+	// in the order records, spans and Output's lines came, nothing else:
+	// no tree, no header lines. OTEL_LOGS_EXPORTER=pretty in otelbridge.
+	// Unlike New's exporter, which writes in Export, it writes from its
+	// own goroutine, so that it can take records as they are emitted
+	// (LogProcessor) without making a driver wait for the terminal.
+	LiveFlat
 )
 
 // String returns "auto", "terminal" or "plain".
@@ -29,6 +36,8 @@ func (m LiveMode) String() string {
 		return "terminal"
 	case LivePlain:
 		return "plain"
+	case LiveFlat:
+		return "flat"
 	}
 	return "auto"
 }

@@ -99,24 +99,14 @@ func (m *liveModel) plainTick(wall time.Time) {
 }
 
 // heartbeat prints "still running [45s]" for what t is waiting for: the
-// current Ansible task, else the first running resource, else the
-// operation itself.
+// part that started last among those still running, else the operation
+// itself.
 func (m *liveModel) heartbeat(t *liveTree, wall time.Time) {
-	step := t.task
-	if step == nil || step.status != stRunning {
-		step = nil
-		for n := t.root.first; n != nil; n = n.next {
-			if n.status == stRunning && n.kind == kindResource {
-				step = n
-				break
-			}
-		}
-	}
 	label, start := t.op, t.start
 	if label == "" {
 		label = t.title
 	}
-	if step != nil {
+	if step := latestRunning(&t.root, nil); step != nil {
 		label, start = step.label, step.start
 	}
 	now := t.clock(wall)
@@ -136,6 +126,17 @@ func (m *liveModel) heartbeat(t *liveTree, wall time.Time) {
 	b = append(b, ']')
 	m.p.buf = b
 	m.p.line(b)
+}
+
+// latestRunning is the running span below n that started last.
+func latestRunning(n, best *liveNode) *liveNode {
+	for k := n.first; k != nil; k = k.next {
+		if k.kind == kindSpan && k.status == stRunning && (best == nil || !k.start.Before(best.start)) {
+			best = k
+		}
+		best = latestRunning(k, best)
+	}
+	return best
 }
 
 func abs64(n int64) int64 {

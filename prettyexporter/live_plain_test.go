@@ -9,6 +9,7 @@ import (
 	"time"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/progress"
@@ -16,15 +17,15 @@ import (
 
 // plainRun exports recs in batches of n to a plain-mode exporter, the
 // clock at each batch's last record, and returns what it wrote.
-func plainRun(t *testing.T, recs []sdklog.Record, n int) string {
+func plainRun(t *testing.T, recs []step, n int) string {
 	t.Helper()
 	var out testutil.SyncBuffer
-	clock := &fakeClock{t: arrival(&recs[0])}
+	clock := &fakeClock{t: recs[0].when()}
 	e, _ := NewLive(WithWriter(&out), WithLiveMode(LivePlain), WithColor(ColorNever), WithoutTime(), withClock(clock))
 	for i := 0; i < len(recs); i += n {
 		batch := recs[i:min(i+n, len(recs))]
-		clock.set(arrival(&batch[len(batch)-1]))
-		if err := e.Export(context.Background(), batch); err != nil {
+		clock.set(batch[len(batch)-1].when())
+		if err := e.feed(batch); err != nil {
 			t.Fatal(err)
 		}
 		if err := e.ForceFlush(context.Background()); err != nil {
@@ -128,33 +129,31 @@ func TestLivePlainProgressThrottle(t *testing.T) {
 }
 
 // TestLivePlainHeartbeat: a step that runs long without a line gets a
-// "still running [30s]" line every 30 s, naming the step.
+// "still running [30s]" line every 30 s, naming the step: the running
+// span that started last.
 func TestLivePlainHeartbeat(t *testing.T) {
 	p := newPipeline(t)
-	ctx, span := p.tp.Tracer("t").Start(p.ctx, "Install")
+	ctx, span := p.tp.Tracer("t").Start(p.ctx, "Install", trace.WithTimestamp(t0))
 	defer span.End()
-	for i, e := range []progress.Event{
-		progress.OperationStarted("Install"),
-		{Type: "ansible/PlayStarted", Details: map[string]any{"playName": "web"}},
-		{Type: "ansible/TaskStarted", Details: map[string]any{"taskName": "Wait for the database"}},
-		{Type: "ansible/TaskStartedOnHost", Details: map[string]any{"taskName": "Wait for the database", "hostName": "web-1"}},
-	} {
-		e.Time = t0.Add(time.Duration(i) * time.Second)
-		_ = p.rec.Record(ctx, e)
-	}
+	// The step is a span, as any driver's step: a host's task here.
+	_ = p.rec.Record(ctx, progress.Event{Type: progress.TypeOperationStarted, Details: map[string]any{"operation": "Install"}, Time: t0})
+	tracer := p.tp.Tracer("t")
+	pctx, _ := tracer.Start(ctx, "play web", trace.WithTimestamp(t0.Add(time.Second)))
+	tctx, _ := tracer.Start(pctx, "task Wait for the database", trace.WithTimestamp(t0.Add(2*time.Second)))
+	tracer.Start(tctx, "host web-1", trace.WithTimestamp(t0.Add(3*time.Second)))
 	var out testutil.SyncBuffer
 	clock := &fakeClock{t: t0.Add(3 * time.Second)}
 	e, _ := NewLive(WithWriter(&out), WithLiveMode(LivePlain), WithColor(ColorNever), WithoutTime(), withClock(clock))
 	defer e.Shutdown(context.Background())
-	_ = e.Export(context.Background(), p.kept.Records())
+	_ = e.feed(p.kept.Steps())
 	_ = e.ForceFlush(context.Background())
 	for _, s := range []int{20, 34, 50, 64} {
 		clock.set(t0.Add(time.Duration(s) * time.Second))
 		_ = e.ForceFlush(context.Background())
 	}
-	beats := regexp.MustCompile(`(?m)^INF Wait for the database: still running \[([0-9ms]+)\]$`).FindAllStringSubmatch(out.String(), -1)
-	if len(beats) != 2 || beats[0][1] != "32s" || beats[1][1] != "1m02s" {
-		t.Errorf("heartbeats %v, want at 32s and 62s of the task:\n%s", beats, out.String())
+	beats := regexp.MustCompile(`(?m)^INF host web-1: still running \[([0-9ms]+)\]$`).FindAllStringSubmatch(out.String(), -1)
+	if len(beats) != 2 || beats[0][1] != "31s" || beats[1][1] != "1m01s" {
+		t.Errorf("heartbeats %v, want at 31s and 61s of the host's task:\n%s", beats, out.String())
 	}
 }
 
@@ -171,13 +170,13 @@ func TestLivePlainHeaders(t *testing.T) {
 		e := progress.Event{Type: "mydriver/Step", Details: map[string]any{"n": i}, Time: t0.Add(time.Duration(i) * time.Second)}
 		_ = p.rec.Record(c, e)
 	}
-	out := plainRun(t, p.kept.Records(), 10)
-	want := "▸ mydriver  trace 7a856149  tx=tx-7d9b\n" +
+	out := plainRun(t, p.kept.Steps(), 10)
+	want := "▸ A  trace 7a856149  tx=tx-7d9b\n" +
 		"INF mydriver/Step  n=0\n" +
-		"▸ mydriver  trace 7a858149  tx=tx-7d9b\n" +
+		"▸ B  trace 7a858149  tx=tx-7d9b\n" +
 		"INF mydriver/Step  n=1\n" +
 		"INF mydriver/Step  n=2\n" +
-		"▸ mydriver  trace 7a856149  tx=tx-7d9b\n" +
+		"▸ A  trace 7a856149  tx=tx-7d9b\n" +
 		"INF mydriver/Step  n=3\n"
 	if out != want {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
@@ -212,9 +211,9 @@ func TestLiveNoColor(t *testing.T) {
 	if e.Colored() {
 		t.Error("NO_COLOR set, yet colour")
 	}
-	_ = e.Export(context.Background(), recs[:30])
+	_ = e.feed(recs[:30])
 	_ = e.ForceFlush(context.Background())
-	_ = e.Export(context.Background(), recs[30:])
+	_ = e.feed(recs[30:])
 	_ = e.Shutdown(context.Background())
 	rest := regexp.MustCompile(`\x1b\[(K|J|[0-9]+A)`).ReplaceAllString(out.String(), "")
 	if i := strings.IndexByte(rest, 0x1b); i >= 0 {

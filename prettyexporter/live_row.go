@@ -177,7 +177,7 @@ const (
 	glyphSkipped     = "↷"
 	glyphFailed      = "✗"
 	glyphUnreachable = "⊘"
-	glyphRetry       = "↻"
+	glyphCancelled   = "⊖"
 	barDone          = "▰"
 	barLeft          = "▱"
 )
@@ -196,8 +196,12 @@ func statusLook(s liveStatus) (glyph, code, word string) {
 		return glyphOK, sgrGreen, ""
 	case stChanged:
 		return glyphOK, sgrYellow, "changed"
+	case stRescued:
+		return glyphFailed, sgrYellow, "failed, rescued"
 	case stIgnored:
 		return glyphFailed, sgrYellow, "failed, ignored"
+	case stCancelled:
+		return glyphCancelled, sgrRed, "cancelled"
 	case stFailed:
 		return glyphFailed, sgrRed, "failed"
 	case stUnreachable:

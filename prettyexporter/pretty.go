@@ -133,15 +133,23 @@ func (e *Exporter) appendView(b []byte, r *sdklog.Record, v *wireformat.View) []
 		b = e.appendKey(b, "tx")
 		b = appendText(b, v.TxID, false)
 	}
-	if len(v.Details) > 0 || len(v.Extra) > 0 {
-		b = append(b, ' ')
-	}
+	// An absent value (a null detail) is left out: a person reads what
+	// is there, and "<nil>" on half the lines hides it. JSON keeps nulls.
+	sep := "  "
 	for _, d := range v.Details {
-		b = append(b, ' ')
+		if d.Value.Type() == attribute.EMPTY {
+			continue
+		}
+		b = append(b, sep...)
+		sep = " "
 		b = e.appendKV(b, d.Path, d.Value)
 	}
 	for _, kv := range v.Extra {
-		b = append(b, ' ')
+		if kv.Value.Type() == attribute.EMPTY {
+			continue
+		}
+		b = append(b, sep...)
+		sep = " "
 		b = e.appendKV(b, string(kv.Key), kv.Value)
 	}
 	b = e.appendEnvelope(b, v)

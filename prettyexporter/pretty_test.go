@@ -191,7 +191,7 @@ func TestColor(t *testing.T) {
 	}{
 		{"buffer auto", &bytes.Buffer{}, prettyexporter.ColorAuto, "", "xterm", false},
 		{"regular file auto", file, prettyexporter.ColorAuto, "", "xterm", false},
-		{"char device auto", devNull, prettyexporter.ColorAuto, "", "xterm", true},
+		{"/dev/null auto: a character device, not a terminal", devNull, prettyexporter.ColorAuto, "", "xterm", false},
 		{"char device, TERM=dumb", devNull, prettyexporter.ColorAuto, "", "dumb", false},
 		{"char device, NO_COLOR", devNull, prettyexporter.ColorAuto, "1", "xterm", false},
 		{"always", &bytes.Buffer{}, prettyexporter.ColorAlways, "", "xterm", true},

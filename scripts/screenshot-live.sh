@@ -2,7 +2,7 @@
 # Makes docs/img/live-view.png, the README's screenshot of the live view:
 # `make demo` (a real Ansible run where Ansible is installed) in a real
 # terminal, a tmux pane, captured with its colours in the middle of the
-# run (after the ignored failure, while a later task runs), turned into
+# run (while the last task runs, the earlier ones collapsed above), turned into
 # HTML by aha and into a PNG by headless Chromium.
 #
 #   scripts/screenshot-live.sh              # docs/img/live-view.png
@@ -28,11 +28,12 @@ tmux -S "$sock" -f /dev/null new-session -d -x "$cols" -y "$rows" -c "$root" -s 
 	"printf '\$ make demo\n'; TERM=xterm-256color make --no-print-directory demo; echo __EXIT=\$?; sleep 600"
 
 # The moment to show: the live area is drawn (a running operation), the
-# ignored failure has happened, the next task runs. Else the end of the run.
+# earlier tasks have collapsed above it, the last task runs. Else the end
+# of the run.
 shot=""
 for _ in $(seq 1 600); do
 	screen=$(tmux -S "$sock" capture-pane -p -t shot)
-	if grep -q '  running [0-9]' <<<"$screen" && grep -q 'failed, ignored' <<<"$screen" && grep -q '▸ Start nginx' <<<"$screen"; then
+	if grep -q '  running [0-9]' <<<"$screen" && grep -q '▸ task Start nginx' <<<"$screen"; then
 		shot=$(tmux -S "$sock" capture-pane -p -e -t shot)
 		break
 	fi

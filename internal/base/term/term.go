@@ -1,7 +1,8 @@
 // Package term tells whether output goes to a terminal, and how big the
 // terminal is: the pretty exporter colours only there, the live view draws
-// its live area only on a real terminal, and otelbridge picks the live
-// view there by default.
+// its live area only on a real terminal, otelbridge picks the live view
+// there by default, and the CLI passes a command's output through the live
+// view only when it would have reached the same screen.
 package term
 
 import (
@@ -11,17 +12,17 @@ import (
 	xterm "golang.org/x/term"
 )
 
-// IsTerminal reports whether w is a character device. It is the cheap
-// test for colour: a terminal is the only character device a program
-// usually logs to (/dev/null is one too, and colour there harms nobody).
-// Use Size to know whether cursor movement is safe.
+// IsTerminal reports whether w is a real terminal: an *os.File on which
+// the terminal's own settings can be read (isatty). A file, a pipe and
+// /dev/null are not, although /dev/null is a character device: output
+// redirected to it must not be taken for a screen (`cmd >/dev/null`
+// means the user does not want to see it).
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok || f == nil {
 		return false
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return xterm.IsTerminal(int(f.Fd()))
 }
 
 // Size returns the width and height, in cells, of the terminal w writes

@@ -134,6 +134,7 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 
 	var tp trace.TracerProvider = noop.NewTracerProvider()
 	if tel != nil {
+		tel.handSpansOver()
 		tp = tel.tel.TracerProvider()
 	}
 	ctx, span := tp.Tracer(ScopeName, trace.WithInstrumentationVersion(wire.ScopeVersion)).Start(ctx, spanName,
@@ -151,7 +152,7 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	} else {
 		srv = s
 		h := &emitHandler{ctx: ctx, rec: rec, env: env}
-		go func() { defer close(srvDone); _ = srv.Serve(ctx, h.handle) }()
+		go func() { defer close(srvDone); _ = srv.Serve(ctx, handoff.WithSpans(h.handle, tel.localSpans())) }()
 	}
 
 	inv := &Invocation{

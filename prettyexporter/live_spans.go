@@ -1,0 +1,224 @@
+package prettyexporter
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/codes"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/progressotel/progressotel/internal/base/outcome"
+)
+
+// The live view's tree is the spans' tree: a span is a row, its parent
+// span the row above it, its status and its progress.outcome attribute
+// (package internal/base/outcome) how the row ends. It knows no adapter:
+// whatever makes spans (Ansible's plays, tasks and hosts, OpenTofu's
+// resources, a Go driver's own steps, a nested progressotel run) gets its
+// rows from them. Records add what spans do not carry: the operation's
+// name and end, common/Progress's bar, and a failure's text.
+
+// SpanProcessor returns the span processor that feeds the live view's
+// tree: register it with the TracerProvider whose spans the view shows
+// (otelbridge.Setup does it when the live view is an exporter). Each
+// start and end updates the model under a mutex, never waiting for the
+// terminal: the cost a driver pays per span is a map update. Its
+// Shutdown and ForceFlush do nothing: the exporter's own do it.
+func (e *LiveExporter) SpanProcessor() sdktrace.SpanProcessor { return liveSpans{e} }
+
+// LogProcessor returns a log processor that hands each record to the
+// view as it is emitted, instead of in batches: the view then shows
+// records, spans and Output's lines in the order they happened. It costs
+// the emitting goroutine what Export costs (a mutex and a model update,
+// never I/O). Its Shutdown and ForceFlush are the exporter's.
+func (e *LiveExporter) LogProcessor() sdklog.Processor { return liveLogs{e} }
+
+type liveLogs struct{ e *LiveExporter }
+
+func (l liveLogs) OnEmit(_ context.Context, r *sdklog.Record) error {
+	e := l.e
+	if e == nil || e.model == nil || e.stopped.Load() {
+		return nil
+	}
+	e.mu.Lock()
+	e.model.apply(r, e.now())
+	e.mu.Unlock()
+	e.signal()
+	return nil
+}
+
+func (liveLogs) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
+func (l liveLogs) Shutdown(ctx context.Context) error                   { return l.e.Shutdown(ctx) }
+func (l liveLogs) ForceFlush(ctx context.Context) error                 { return l.e.ForceFlush(ctx) }
+
+type liveSpans struct{ e *LiveExporter }
+
+func (s liveSpans) OnStart(_ context.Context, span sdktrace.ReadWriteSpan) {
+	e := s.e
+	if e == nil || e.model == nil || e.stopped.Load() {
+		return
+	}
+	sc := span.SpanContext()
+	if !sc.IsValid() {
+		return
+	}
+	e.mu.Lock()
+	e.model.spanStart(sc, span.Parent(), span.Name(), span.StartTime(), e.now())
+	e.mu.Unlock()
+	e.signal()
+}
+
+func (s liveSpans) OnEnd(span sdktrace.ReadOnlySpan) {
+	e := s.e
+	if e == nil || e.model == nil || e.stopped.Load() {
+		return
+	}
+	sc := span.SpanContext()
+	if !sc.IsValid() {
+		return
+	}
+	out := ""
+	for _, kv := range span.Attributes() {
+		if string(kv.Key) == outcome.Key {
+			out = kv.Value.AsString()
+		}
+	}
+	st := span.Status()
+	e.mu.Lock()
+	e.model.spanEnd(sc, span.EndTime(), st.Code, st.Description, out, e.now())
+	e.mu.Unlock()
+	e.signal()
+}
+
+func (liveSpans) Shutdown(context.Context) error   { return nil }
+func (liveSpans) ForceFlush(context.Context) error { return nil }
+
+// headGrace is how long a tree stays after its head span ended, for the
+// records recorded before the end that a batching processor still holds
+// (OperationCompleted, the last failure): a tree fed by LogProcessor has
+// them already.
+const headGrace = 500 * time.Millisecond
+
+// spanStart adds a span's row: under its parent's row when the view
+// knows the parent, else it is the head of its trace's tree, or (a
+// second span without a known parent) a top row of that tree.
+func (m *liveModel) spanStart(sc trace.SpanContext, parent trace.SpanContext, name string, start, wall time.Time) {
+	key := liveKey{trace: sc.TraceID()}
+	if _, ok := m.endedSet[key]; ok || m.flat {
+		return // a span after its operation ended: nothing to draw it in
+	}
+	if start.IsZero() {
+		start = wall
+	}
+	pn := m.spans[spanKey{sc.TraceID(), parent.SpanID()}]
+	t := m.tree(key, wall)
+	m.tick++
+	t.touched = m.tick
+	m.gen++
+	t.see(start, wall)
+	if pn == nil && !t.hasHead {
+		t.hasHead = true
+		t.root.span = sc.SpanID()
+		m.spans[spanKey{sc.TraceID(), sc.SpanID()}] = &t.root
+		if t.start.IsZero() || t.op == "" {
+			t.start = start
+		}
+		if t.title == "" || t.op == "" {
+			t.title = safeText(name, maxLabelBytes)
+		}
+		return
+	}
+	if pn == nil {
+		pn = &t.root
+	}
+	n := m.newNode(t, pn, kindSpan, "", safeText(name, maxLabelBytes), start)
+	if n == nil {
+		return
+	}
+	n.span = sc.SpanID()
+	m.spans[spanKey{sc.TraceID(), n.span}] = n
+	t.spanRows++
+	if t.last != nil && !t.last.status.finished() {
+		// The driver's last event gives way to the spans' rows.
+		m.remove(t.last)
+	}
+}
+
+// spanEnd finishes a span's row with the status its span ended with. The
+// head's end ends the tree, after headGrace.
+func (m *liveModel) spanEnd(sc trace.SpanContext, end time.Time, code codes.Code, desc, out string, wall time.Time) {
+	k := spanKey{sc.TraceID(), sc.SpanID()}
+	n := m.spans[k]
+	if n == nil {
+		return
+	}
+	delete(m.spans, k)
+	t := n.tree
+	t.see(end, wall)
+	m.gen++
+	st := spanStatus(code, out)
+	if n == &t.root {
+		if t.status == stRunning {
+			// No common/OperationCompleted or Failed (yet): the head
+			// span says how the operation ended.
+			t.status, t.end = stOK, end
+			if st.failure() {
+				t.status = stFailed
+				if t.msg == "" {
+					t.msg = safeText(failureText(st, desc), maxMsgBytes)
+				}
+			}
+		}
+		t.closing = wall.Add(headGrace)
+		return
+	}
+	switch {
+	case st.failure() || st == stIgnored || st == stRescued:
+		if n.msg == "" {
+			n.msg = safeText(failureText(st, desc), maxMsgBytes)
+		}
+	default:
+		n.msg, n.told = "", false // a warning on the way (a retry) is past
+	}
+	m.finish(n, st, end)
+}
+
+// spanStatus is how a span ended: its progress.outcome, else its status
+// (Error is a failure that counts).
+func spanStatus(code codes.Code, out string) liveStatus {
+	switch out {
+	case outcome.OK:
+		return stOK
+	case outcome.Changed:
+		return stChanged
+	case outcome.Skipped:
+		return stSkipped
+	case outcome.Failed:
+		return stFailed
+	case outcome.Ignored:
+		return stIgnored
+	case outcome.Rescued:
+		return stRescued
+	case outcome.Cancelled, outcome.TimedOut:
+		return stCancelled
+	case outcome.Unreachable:
+		return stUnreachable
+	}
+	if code == codes.Error {
+		return stFailed
+	}
+	return stOK
+}
+
+// failureText is a span's status description, unless it only repeats
+// the status's word ("failed").
+func failureText(st liveStatus, desc string) string {
+	_, _, word := statusLook(st)
+	if strings.EqualFold(desc, word) || strings.EqualFold(desc, "failed") || strings.EqualFold(desc, "error") {
+		return ""
+	}
+	return desc
+}
