@@ -555,10 +555,7 @@ func (a *Applier) record(o *object, typ string, sev log.Severity, reason, msg st
 	if u == nil {
 		u = o.want
 	}
-	d := objectDetails{
-		APIVersion: o.res.APIVersion, Kind: o.res.Kind, Namespace: o.res.Namespace, Name: o.res.Name,
-		Generation: o.res.Generation, Status: o.res.Status, Reason: reason, Message: msg,
-	}
+	d := objectDetails{APIVersion: o.res.APIVersion, Status: o.res.Status, Reason: reason, Message: msg}
 	if typ == TypeObjectTerminating {
 		d.Finalizers = u.GetFinalizers()
 	}

@@ -338,7 +338,8 @@ func TestApplyDeploymentAndService(t *testing.T) {
 			if e.SpanID != h.span("apply Deployment "+h.ns+"/web").SpanContext().SpanID() {
 				t.Error("the Deployment's ObjectReady is not in its span")
 			}
-			if e.Component.Name != "apps" || e.Scope["organization"] != "acme" || e.Details["generation"] != int64(1) {
+			if e.Component.Name != "apps" || e.Scope["organization"] != "acme" || e.ObservedGeneration != 1 ||
+				e.Resource.Namespace != h.ns || e.Details["apiVersion"] != "apps/v1" {
 				t.Errorf("envelope %+v details %v", e.Envelope, e.Details)
 			}
 		}
@@ -510,7 +511,7 @@ func TestApplyRefusedByValidation(t *testing.T) {
 	}
 	var d map[string]any
 	for _, e := range h.sink.OfType(kube.TypeObjectFailed) {
-		if e.Details["kind"] == "Deployment" {
+		if e.Resource.Type == "Deployment" {
 			d = e.Details
 		}
 	}

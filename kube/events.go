@@ -1,8 +1,10 @@
 package kube
 
-// The progressEventTypes of the apply-and-wait adapter (Applier). Every
-// one carries objectDetails; the envelope names the object (see Emitter's
-// Envelope): component = API group, resource = Kind, name, namespace, uid.
+// The progressEventTypes of the apply-and-wait adapter (Applier). The
+// envelope names the object (see Emitter.Envelope): component = API group,
+// resource = Kind, name, namespace, uid, observedGeneration = its
+// metadata.generation; the details hold apiVersion and, where there is
+// one, kstatus's status, the reason and the message.
 const (
 	// TypeObjectCreated: the server-side apply created the object.
 	TypeObjectCreated = "kubernetes/ObjectCreated"
@@ -54,13 +56,11 @@ const (
 )
 
 // objectDetails are the details of every kubernetes/* event, encoded by
-// their json tags.
+// their json tags. The object's kind, name, namespace, uid and generation
+// are not here: the record's envelope holds them (resource type, id,
+// namespace, uid; observedGeneration), and its API group (component).
 type objectDetails struct {
 	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Namespace  string `json:"namespace,omitempty"`
-	Name       string `json:"name"`
-	Generation int64  `json:"generation,omitempty"`
 	// Status is kstatus's: Current, InProgress, Failed, Terminating,
 	// NotFound.
 	Status string `json:"status,omitempty"`

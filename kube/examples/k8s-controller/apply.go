@@ -79,8 +79,14 @@ func deployment(ready int, available bool) map[string]any {
 	if available {
 		a = cond("Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.")
 	}
+	// kstatus wants the rollout finished too: Progressing with the
+	// reason the deployment controller gives a complete one.
+	p := cond("Progressing", "True", "ReplicaSetUpdated", "ReplicaSet is progressing.")
+	if ready == 2 {
+		p = cond("Progressing", "True", "NewReplicaSetAvailable", "ReplicaSet has successfully progressed.")
+	}
 	return map[string]any{"observedGeneration": 1, "replicas": 2, "updatedReplicas": 2,
-		"readyReplicas": ready, "availableReplicas": ready, "conditions": []any{a}}
+		"readyReplicas": ready, "availableReplicas": ready, "conditions": []any{a, p}}
 }
 
 func cluster(reason, msg string, done bool) map[string]any {
