@@ -230,7 +230,7 @@ func (h *harness) span(name string) sdktrace.ReadOnlySpan {
 func spanAttr(s sdktrace.ReadOnlySpan, key string) string {
 	for _, kv := range s.Attributes() {
 		if string(kv.Key) == key {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""

@@ -22,6 +22,8 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 )
@@ -216,3 +218,15 @@ func (a *TokenAuthn) Stop() error { return nil }
 
 // token is a user's token: fixed, since the API server is a test's own.
 func token(user string) string { return "kubetest-token-" + user }
+
+// KubeConfig writes a kubeconfig file for cfg (a bearer-token config of
+// this package) into dir and returns its path, for programs that read one.
+func KubeConfig(cfg *rest.Config, dir string) (string, error) {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["user"] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken}
+	kc.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "user"}
+	kc.CurrentContext = "envtest"
+	path := filepath.Join(dir, "kubeconfig")
+	return path, clientcmd.WriteToFile(*kc, path)
+}
