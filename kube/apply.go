@@ -34,6 +34,8 @@ const DefaultFieldManager = "progressotel"
 
 // The errors of Apply and Delete; the returned error wraps one of them or
 // the context's error, and says which object and why in user-safe words.
+// When an object failed and the time limit (or a cancel) cut the others
+// short, it wraps both ErrFailed and ErrTimeout (or the context's error).
 var (
 	// ErrFailed: an object was refused by the API server, reported
 	// Failed by kstatus, or vanished while waited for.
@@ -334,7 +336,15 @@ func (a *Applier) failure(ctx context.Context, objs []*object, res Result) (stri
 	counts := fmt.Sprintf("%d of %d objects ready", res.Ready, len(objs))
 	if first != nil {
 		desc := fmt.Sprintf("%s; %s failed (%s)", counts, first.key(), first.res.Reason)
-		return first.failure, desc, fmt.Errorf("%w: %s", ErrFailed, desc)
+		err := fmt.Errorf("%w: %s", ErrFailed, desc)
+		// The wait's end too, when it cut the others short.
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			err = fmt.Errorf("%w (%w)", err, ErrTimeout)
+		case ctx.Err() != nil:
+			err = fmt.Errorf("%w (%w)", err, context.Cause(ctx))
+		}
+		return first.failure, desc, err
 	}
 	var waiting []string
 	for _, o := range objs {

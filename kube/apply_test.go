@@ -661,3 +661,40 @@ data: {a: b}
 		t.Errorf("second Delete: %v %+v", err, res)
 	}
 }
+
+// An object deleted while it is waited for fails (reason Deleted); a
+// cancelled context ends the others as cancelled, and Apply returns the
+// context's error.
+func TestApplyVanishedAndCancelled(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	objs := h.objects(fmt.Sprintf(computeCluster, "cluster-v") + "---" + fmt.Sprintf(computeCluster, "cluster-c"))
+	run := h.async(func(_ context.Context, objs []*unstructured.Unstructured) (kube.Result, error) {
+		return h.applier(h.env.Admin).Apply(ctx, objs)
+	}, objs)
+	h.eventually("both ComputeClusters", func() bool {
+		return len(h.sink.OfType(kube.TypeObjectCreated)) == 2 && len(h.sink.OfType(progress.TypeProgress)) == 1
+	})
+	if err := h.admin.Delete(context.Background(), objs[0]); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually("the failure", func() bool { return len(h.sink.OfType(kube.TypeObjectFailed)) == 1 })
+	cancel()
+	res, err := run.wait(t)
+	if !errors.Is(err, kube.ErrFailed) || !errors.Is(err, context.Canceled) || errors.Is(err, kube.ErrTimeout) {
+		t.Fatalf("Apply: %v, want ErrFailed and context.Canceled", err)
+	}
+	if o := res.Objects[0]; o.Reason != kube.ReasonGone || o.Status != "NotFound" {
+		t.Errorf("vanished: %+v", o)
+	}
+	if o := res.Objects[1]; o.Reason != kube.ReasonCancelled {
+		t.Errorf("cancelled: %+v", o)
+	}
+	if got := spanAttr(h.span("apply ComputeCluster "+h.ns+"/cluster-c"), outcome.Key); got != outcome.Cancelled {
+		t.Errorf("cancelled object's outcome %q", got)
+	}
+	if of := h.sink.OfType(progress.TypeOperationFailed); len(of) != 1 || of[0].Details["failureCode"] != kube.FailureInfrastructure {
+		t.Errorf("OperationFailed %v", of)
+	}
+}

@@ -12,9 +12,10 @@
 // OTEL_LOGS_EXPORTER and OTEL_EXPORTER_OTLP_* as everywhere.
 //
 // The exit status says how it ended: 0 every object ready (or gone), 1 an
-// object failed (refused by the API server, or kstatus Failed), 2 timed
-// out, 3 the command could not run (bad flags, an unreadable file, no
-// cluster).
+// object failed (refused by the API server, kstatus Failed, gone while
+// waited for; also when the time then ran out for others) or the command
+// was interrupted, 2 timed out, 3 the command could not run (bad flags, an
+// unreadable file, no cluster).
 //
 // It is a binary of the kube module rather than a subcommand of
 // progressotel, so that the core module never depends on client-go.
@@ -117,10 +118,10 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitReady
+	case errors.Is(err, kube.ErrFailed): // also when the time ran out for the others
+		return exitFailed
 	case errors.Is(err, kube.ErrTimeout):
 		return exitTimeout
-	case errors.Is(err, kube.ErrFailed):
-		return exitFailed
 	default: // cancelled
 		return exitFailed
 	}
