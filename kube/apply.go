@@ -255,7 +255,8 @@ func (o *object) key() string {
 // or the context's error; Result says what happened to each object either
 // way.
 func (a *Applier) Apply(ctx context.Context, objects []*unstructured.Unstructured) (Result, error) {
-	return a.run(ctx, verbApply, objects)
+	call := *a // each call counts its own unrecorded events
+	return call.run(ctx, verbApply, objects)
 }
 
 // Delete deletes objects (in the background: dependents are left to the
@@ -263,7 +264,8 @@ func (a *Applier) Apply(ctx context.Context, objects []*unstructured.Unstructure
 // kubernetes/ObjectTerminating while finalizers hold it. An object already
 // gone counts as deleted.
 func (a *Applier) Delete(ctx context.Context, objects []*unstructured.Unstructured) (Result, error) {
-	return a.run(ctx, verbDelete, objects)
+	call := *a
+	return call.run(ctx, verbDelete, objects)
 }
 
 func (a *Applier) run(parent context.Context, v verb, objects []*unstructured.Unstructured) (Result, error) {
