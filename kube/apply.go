@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -163,6 +164,10 @@ type Applier struct {
 	c   client.WithWatch
 	e   *Emitter
 	cfg applyConfig
+
+	// reported is the last count of common/Progress in a call (each call
+	// works on its own copy of the Applier).
+	reported int
 }
 
 // NewApplier returns an Applier that talks to the API server of rc. Its
@@ -248,14 +253,16 @@ func (o *object) key() string {
 	return o.res.Kind + " " + o.res.Namespace + "/" + o.res.Name
 }
 
-// Apply applies objects in order by server-side apply, then waits until
-// each is Current (kstatus), has Failed, or the time limit passed. A
+// Apply applies objects in order by server-side apply (the set's CRDs
+// first, until established), then waits until each is Current (kstatus),
+// has Failed, or the time limit passed. A
 // namespaced object without a namespace goes to "default". It returns nil
 // when every object is ready, else an error wrapping ErrFailed, ErrTimeout
 // or the context's error; Result says what happened to each object either
 // way.
 func (a *Applier) Apply(ctx context.Context, objects []*unstructured.Unstructured) (Result, error) {
-	call := *a // each call counts its own unrecorded events
+	call := *a // each call counts its own unrecorded events and progress
+	call.reported = -1
 	return call.run(ctx, verbApply, objects)
 }
 
@@ -265,6 +272,7 @@ func (a *Applier) Apply(ctx context.Context, objects []*unstructured.Unstructure
 // gone counts as deleted.
 func (a *Applier) Delete(ctx context.Context, objects []*unstructured.Unstructured) (Result, error) {
 	call := *a
+	call.reported = -1
 	return call.run(ctx, verbDelete, objects)
 }
 
@@ -289,22 +297,30 @@ func (a *Applier) run(parent context.Context, v verb, objects []*unstructured.Un
 	}
 	defer cancel()
 
+	// objs[i] is nil until its phase begins.
 	objs := make([]*object, len(objects))
-	for i, u := range objects {
-		objs[i] = a.begin(ctx, spanVerb, u)
-	}
-	for _, o := range objs {
-		if ctx.Err() != nil {
-			break
+	for _, phase := range phases(v, objects) {
+		for _, i := range phase {
+			if ctx.Err() != nil {
+				break
+			}
+			objs[i] = a.begin(ctx, spanVerb, objects[i])
+			if v == verbApply {
+				a.apply(ctx, objs[i])
+			} else {
+				a.delete(ctx, objs[i])
+			}
 		}
-		if v == verbApply {
-			a.apply(ctx, o)
-		} else {
-			a.delete(ctx, o)
+		a.progress(op.Ctx, objs)
+		a.wait(ctx, op.Ctx, v, objs)
+	}
+	for i, o := range objs {
+		if o == nil { // its phase never began: the time ran out before
+			objs[i] = a.begin(ctx, spanVerb, objects[i])
+			reason, msg := endReason(ctx, v)
+			a.fail(objs[i], FailureTimeout, reason, msg)
 		}
 	}
-	a.progress(op.Ctx, objs)
-	a.wait(ctx, op.Ctx, v, objs)
 
 	res := Result{Objects: make([]ObjectResult, len(objs))}
 	for i, o := range objs {
@@ -324,6 +340,27 @@ func (a *Applier) run(parent context.Context, v verb, objects []*unstructured.Un
 	op.Fail(start, end, code, desc, map[string]any{"ready": res.Ready, "failed": res.Failed, "total": len(objs)})
 	return res, err
 }
+
+// phases orders an Apply: the CustomResourceDefinitions of the set first,
+// applied and waited for until established, then the rest, whose custom
+// resources need their CRD served. Each phase keeps the order given.
+// Delete is one phase.
+func phases(v verb, objects []*unstructured.Unstructured) [][]int {
+	var crds, rest []int
+	for i, u := range objects {
+		if v == verbApply && u.GroupVersionKind().GroupKind() == crdKind {
+			crds = append(crds, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	if len(crds) == 0 {
+		return [][]int{rest}
+	}
+	return [][]int{crds, rest}
+}
+
+var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
 
 // failure sums up a call that did not end with every object ready: its
 // failure code, a user-safe description and the error to return.
@@ -617,13 +654,18 @@ func findCondition(u *unstructured.Unstructured, types []string) (metav1.Conditi
 	return metav1.Condition{}, false
 }
 
-// progress records common/Progress: the objects ready (or gone) of all.
+// progress records common/Progress, the objects ready (or gone) of all,
+// when that count changed.
 func (a *Applier) progress(ctx context.Context, objs []*object) {
 	ready := 0
 	for _, o := range objs {
-		if o.res.Ready {
+		if o != nil && o.res.Ready {
 			ready++
 		}
 	}
+	if ready == a.reported {
+		return
+	}
+	a.reported = ready
 	a.cfg.Record(ctx, progress.Progress(int64(ready), int64(len(objs)), ProgressUnit))
 }

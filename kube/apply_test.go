@@ -698,3 +698,46 @@ func TestApplyVanishedAndCancelled(t *testing.T) {
 		t.Errorf("OperationFailed %v", of)
 	}
 }
+
+// A CRD and a custom resource of it in one set: the CRD is applied first
+// and waited for until established (kstatus), then its resource.
+func TestApplyCRDAndItsResource(t *testing.T) {
+	h := newHarness(t)
+	res, err := h.applier(h.env.Admin).Apply(context.Background(), h.objects(`
+apiVersion: example.com/v1
+kind: Gadget
+metadata: {name: g1, namespace: '{{ns}}'}
+spec: {size: 3}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Gadget, listKind: GadgetList, plural: gadgets, singular: gadget}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`))
+	if err != nil {
+		t.Fatalf("Apply: %v %+v", err, res)
+	}
+	if res.Objects[0].Kind != "Gadget" || res.Objects[0].Namespace != h.ns || !res.Objects[0].Ready || !res.Objects[1].Ready {
+		t.Errorf("result %+v", res)
+	}
+	h.wantStory("CustomResourceDefinition/gadgets.example.com", kube.TypeObjectCreated, kube.TypeObjectReady)
+	h.wantStory("Gadget/g1", kube.TypeObjectCreated, kube.TypeObjectReady)
+	var order []string
+	for _, e := range h.sink.Events() {
+		if e.EventName == kube.TypeObjectReady || e.EventName == kube.TypeObjectCreated {
+			order = append(order, e.Resource.Type)
+		}
+	}
+	if want := "CustomResourceDefinition CustomResourceDefinition Gadget Gadget"; strings.Join(order, " ") != want {
+		t.Errorf("order %v, want %s", order, want)
+	}
+}

@@ -49,7 +49,9 @@
 // # Apply and wait
 //
 // An Applier applies objects by server-side apply (its field manager:
-// WithFieldManager), then watches each until kstatus
+// WithFieldManager), in the order given but for the set's
+// CustomResourceDefinitions, which go first and are waited for until
+// established, then watches each until kstatus
 // (sigs.k8s.io/cli-utils/pkg/kstatus) says it is Current or Failed, or the
 // time limit (WithTimeout) passes; Delete waits until each object is gone,
 // while finalizers hold it Terminating. It records:

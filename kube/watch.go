@@ -33,7 +33,7 @@ func (a *Applier) wait(ctx, opCtx context.Context, v verb, objs []*object) {
 	var wg sync.WaitGroup
 	pending := 0
 	for i, o := range objs {
-		if o.done {
+		if o == nil || o.done {
 			continue
 		}
 		pending++
@@ -64,16 +64,9 @@ func (a *Applier) wait(ctx, opCtx context.Context, v verb, objs []*object) {
 				a.progress(opCtx, objs)
 			}
 		case <-ctx.Done():
-			reason := ReasonCancelled
-			msg := "the run was cancelled before the object was ready"
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				reason, msg = ReasonTimeout, "the object was not ready in time"
-				if v == verbDelete {
-					msg = "the object was not gone in time"
-				}
-			}
+			reason, msg := endReason(ctx, v)
 			for _, o := range objs {
-				if !o.done {
+				if o != nil && !o.done {
 					a.fail(o, FailureTimeout, reason, msg)
 				}
 			}
@@ -82,6 +75,17 @@ func (a *Applier) wait(ctx, opCtx context.Context, v verb, objs []*object) {
 	}
 	stop()
 	wg.Wait()
+}
+
+// endReason is the reason and message of an object whose wait ctx ended.
+func endReason(ctx context.Context, v verb) (string, string) {
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return ReasonCancelled, "the run was cancelled before the object was ready"
+	}
+	if v == verbDelete {
+		return ReasonTimeout, "the object was not gone in time"
+	}
+	return ReasonTimeout, "the object was not ready in time"
 }
 
 // watch follows one object from resourceVersion rv, sending each state it
