@@ -299,10 +299,13 @@ func (a *Applier) run(parent context.Context, v verb, objects []*unstructured.Un
 
 	// objs[i] is nil until its phase begins.
 	objs := make([]*object, len(objects))
-	for _, phase := range phases(v, objects) {
+	for p, phase := range phases(v, objects) {
 		for _, i := range phase {
 			if ctx.Err() != nil {
 				break
+			}
+			if p > 0 {
+				a.served(ctx, objects[i])
 			}
 			objs[i] = a.begin(ctx, spanVerb, objects[i])
 			if v == verbApply {
@@ -361,6 +364,29 @@ func phases(v verb, objects []*unstructured.Unstructured) [][]int {
 }
 
 var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
+
+// discoveryWait bounds how long an object after the set's CRDs waits for
+// its kind to be served.
+const discoveryWait = 30 * time.Second
+
+// served waits until the API server's discovery serves u's kind: an
+// established CRD's kind appears in discovery a moment later. It gives up
+// after discoveryWait (the apply then fails with NoKindMatch) and returns
+// at once for a kind served already or an error that is not a missing kind.
+func (a *Applier) served(ctx context.Context, u *unstructured.Unstructured) {
+	deadline := time.Now().Add(discoveryWait)
+	for {
+		_, err := a.c.IsObjectNamespaced(u)
+		if err == nil || !meta.IsNoMatchError(err) || time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-time.After(200 * time.Millisecond):
+		case <-ctx.Done():
+			return
+		}
+	}
+}
 
 // failure sums up a call that did not end with every object ready: its
 // failure code, a user-safe description and the error to return.

@@ -700,20 +700,21 @@ func TestApplyVanishedAndCancelled(t *testing.T) {
 }
 
 // A CRD and a custom resource of it in one set: the CRD is applied first
-// and waited for until established (kstatus), then its resource.
+// and waited for until established (kstatus), then its resource. (The
+// group is the test's own, so that a rerun creates it afresh.)
 func TestApplyCRDAndItsResource(t *testing.T) {
 	h := newHarness(t)
 	res, err := h.applier(h.env.Admin).Apply(context.Background(), h.objects(`
-apiVersion: example.com/v1
+apiVersion: '{{ns}}.example.com/v1'
 kind: Gadget
 metadata: {name: g1, namespace: '{{ns}}'}
 spec: {size: 3}
 ---
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
-metadata: {name: gadgets.example.com}
+metadata: {name: 'gadgets.{{ns}}.example.com'}
 spec:
-  group: example.com
+  group: '{{ns}}.example.com'
   names: {kind: Gadget, listKind: GadgetList, plural: gadgets, singular: gadget}
   scope: Namespaced
   versions:
@@ -729,7 +730,7 @@ spec:
 	if res.Objects[0].Kind != "Gadget" || res.Objects[0].Namespace != h.ns || !res.Objects[0].Ready || !res.Objects[1].Ready {
 		t.Errorf("result %+v", res)
 	}
-	h.wantStory("CustomResourceDefinition/gadgets.example.com", kube.TypeObjectCreated, kube.TypeObjectReady)
+	h.wantStory("CustomResourceDefinition/gadgets."+h.ns+".example.com", kube.TypeObjectCreated, kube.TypeObjectReady)
 	h.wantStory("Gadget/g1", kube.TypeObjectCreated, kube.TypeObjectReady)
 	var order []string
 	for _, e := range h.sink.Events() {

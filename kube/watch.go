@@ -190,6 +190,9 @@ func (a *Applier) drain(ctx context.Context, i int, w watch.Interface, rv string
 				rv = m.GetResourceVersion()
 			}
 		case watch.Error:
+			if ctx.Err() != nil {
+				return rv // the watch ends because the wait does
+			}
 			err := apierrors.FromObject(ev.Object)
 			var status apierrors.APIStatus
 			if errors.As(err, &status) && status.Status().Code == http.StatusGone {
