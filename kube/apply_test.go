@@ -550,6 +550,28 @@ func TestApplyForbidden(t *testing.T) {
 	if res.Objects[0].Reason != "Forbidden" {
 		t.Errorf("result %+v", res.Objects[0])
 	}
+
+	// Allowed to apply a ComputeCluster but not to watch it: the wait
+	// fails at once, Forbidden, instead of retrying until the time limit.
+	h.sink.Reset()
+	applyOnly := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "apply-clusters", Namespace: h.ns},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"compute.unikorn-cloud.org"}, Resources: []string{"computeclusters"}, Verbs: []string{"get", "patch", "create"}}}}
+	applyBinding := binding.DeepCopy()
+	applyBinding.ObjectMeta = metav1.ObjectMeta{Name: "alice-applies", Namespace: h.ns}
+	applyBinding.RoleRef.Name = applyOnly.Name
+	for _, o := range []client.Object{applyOnly, applyBinding} {
+		if err := h.admin.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err = h.applier(h.env.Alice).Apply(ctx, h.objects(fmt.Sprintf(computeCluster, "cluster-f")))
+	if !errors.Is(err, kube.ErrFailed) || errors.Is(err, kube.ErrTimeout) {
+		t.Fatalf("Apply: %v, want ErrFailed", err)
+	}
+	h.wantStory("ComputeCluster/cluster-f", kube.TypeObjectCreated, kube.TypeObjectFailed+" Forbidden")
+	if d := h.failed("cluster-f"); !strings.Contains(fmt.Sprint(d["message"]), `cannot watch resource "computeclusters"`) {
+		t.Errorf("ObjectFailed %v", d)
+	}
 }
 
 // The API server ends each watch after a second; each time, before the

@@ -21,6 +21,9 @@ type update struct {
 	i    int
 	obj  *unstructured.Unstructured
 	gone bool
+	// err is a refusal no retry changes (RBAC): the object cannot be
+	// waited for.
+	err error
 }
 
 // wait watches every object not done yet until each is, or ctx ends. The
@@ -54,9 +57,12 @@ func (a *Applier) wait(ctx, opCtx context.Context, v verb, objs []*object) {
 			if o.done {
 				continue
 			}
-			if u.gone {
+			switch {
+			case u.err != nil:
+				a.refused(o, u.err)
+			case u.gone:
 				a.gone(v, o)
-			} else {
+			default:
 				a.observe(v, o, u.obj)
 			}
 			if o.done {
@@ -142,6 +148,10 @@ func (a *Applier) watch(ctx context.Context, i int, want *unstructured.Unstructu
 			if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
 				rv = ""
 				continue
+			}
+			if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+				send(update{i: i, err: err})
+				return
 			}
 			a.cfg.Logger.Warn("kube: a watch could not start; retrying", "kind", want.GetKind(), "name", want.GetName(), "error", err.Error())
 			select {
