@@ -11,6 +11,8 @@ LINT_MODULES := kube bench/e2e collector-config/otelcol collector-config/tncopro
 
 # collector, test-collector, demo-pipeline: the Collector build and its e2e suite.
 include collector-config/collector.mk
+# kube-bins, demo-k8s: the real API server of the kube module's tests.
+include kube/kube.mk
 
 all: progressotel test
 
@@ -56,10 +58,6 @@ test-nested:
 ## terminal, its plain lines when piped (OTEL_LOGS_EXPORTER=pretty: flat lines).
 demo:
 	@OTEL_LOGS_EXPORTER=$${OTEL_LOGS_EXPORTER:-live} $(GO) run ./examples/ansible-driver
-
-## demo-k8s: a controller driving provisioning and lifecycle transitions.
-demo-k8s:
-	@cd kube && OTEL_LOGS_EXPORTER=$${OTEL_LOGS_EXPORTER:-pretty} $(GO) run ./examples/k8s-controller
 
 ## tofu: build the OpenTofu CLI from its Go module into bin/tofu, once
 ## (skipped when bin/tofu already has the version of scripts/build-tofu.sh).

@@ -1,9 +1,11 @@
-// Package kube emits the condition transitions of Kubernetes objects
-// (provisioning, lifecycle, or any other stream) as progress transitions,
-// from a controller-runtime reconciler.
+// Package kube reports Kubernetes work live: the condition transitions of
+// objects (provisioning, lifecycle, or any other stream) from a
+// controller-runtime reconciler (Emit, EmitIfChanged, Emitter), and the
+// apply-and-wait of a set of objects by a driver (Applier).
 //
 // It is a separate Go module, so that the core progressotel module never
-// depends on Kubernetes.
+// depends on Kubernetes. Its command progressotel-kube (cmd/progressotel-kube)
+// is the Applier for drivers in other languages.
 //
 // # The seed's call
 //
@@ -43,4 +45,37 @@
 //
 // or an Emitter with a progress.Tracker (Emitter.Observe), which remembers
 // the last state per object and stream itself.
+//
+// # Apply and wait
+//
+// An Applier applies objects by server-side apply (its field manager:
+// WithFieldManager), in the order given but for the set's
+// CustomResourceDefinitions, which go first and are waited for until
+// established, then watches each until kstatus
+// (sigs.k8s.io/cli-utils/pkg/kstatus) says it is Current or Failed, or the
+// time limit (WithTimeout) passes; Delete waits until each object is gone,
+// while finalizers hold it Terminating. It records:
+//   - common/OperationStarted, then common/OperationCompleted or
+//     common/OperationFailed (FailureInfrastructure, FailureRejected,
+//     FailureTimeout, FailureInternal) around the call, in the operation's
+//     span;
+//   - per object, in its own span (a child of the operation's, from the
+//     apply until ready): TypeObjectCreated, TypeObjectUpdated or
+//     TypeObjectUnchanged, then TypeObjectReady or TypeObjectFailed; for a
+//     delete, TypeObjectTerminating and TypeObjectDeleted; the span's
+//     progress.outcome is changed, ok (nothing changed), failed, timeout or
+//     cancelled;
+//   - common/Progress, N of M objects ready (or gone), each time one is;
+//   - the object's own conditions as transitions, through the Emitter's
+//     Tracker: by default Available (else Ready) on the provisioning
+//     stream and Active on the lifecycle stream (WithConditionStreams), one
+//     record per real change with the previous state.
+//
+// Readiness is kstatus's alone: a custom resource is InProgress while its
+// Reconciling condition is True, its Ready condition is not True, or its
+// status.observedGeneration lags metadata.generation; Failed when Stalled
+// is True; else Current. A refusal by the API server (validation,
+// a field-manager conflict, RBAC) is TypeObjectFailed with the server's
+// StatusReason and message. A watch the API server ends is resumed from the
+// last resourceVersion seen, so that no change is missed or seen twice.
 package kube

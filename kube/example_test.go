@@ -2,11 +2,15 @@ package kube_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
 
 	"github.com/progressotel/progressotel/kube"
 	"github.com/progressotel/progressotel/progress"
@@ -84,4 +88,34 @@ func ExampleEmitIfChanged() {
 	// emitted: false
 	// provisioning compute.unikorn-cloud.org org-acme/ComputeCluster/cluster-a gen=2 scope=map[]: Provisioning → Provisioned (True)
 	// emitted: true
+}
+
+// A driver applies its objects and waits until they are ready; the
+// objects' conditions become transitions through the Emitter. It needs an
+// API server (rest.Config from a kubeconfig or in-cluster), so it is not
+// run here: the tests run the same against a real one.
+func ExampleApplier() {
+	var cfg *rest.Config // e.g. from clientcmd or ctrl.GetConfig()
+	objs, err := kube.ReadObjects(strings.NewReader(`
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: shop}
+data: {colour: green}
+`))
+	if err != nil {
+		panic(err)
+	}
+	a, err := kube.NewApplier(cfg, kube.NewEmitter(), kube.WithFieldManager("shop-driver"), kube.WithTimeout(5*time.Minute))
+	if err != nil {
+		panic(err)
+	}
+	res, err := a.Apply(context.Background(), objs)
+	switch {
+	case errors.Is(err, kube.ErrTimeout):
+		fmt.Println("timed out:", err)
+	case err != nil:
+		fmt.Println("failed:", err)
+	default:
+		fmt.Println(res.Ready, "of", len(res.Objects), "ready")
+	}
 }

@@ -31,6 +31,8 @@ classify() {
 		local before=${#ids[@]}
 		# A file may hold several licences (gopkg.in/yaml.v3: MIT and Apache-2.0).
 		[[ $text == *"Apache License"*"Version 2.0"* ]] && ids+=(Apache-2.0)
+		# A licence-header template (sigs.k8s.io/cli-utils: LICENSE_TEMPLATE).
+		[[ $text == *"SPDX-License-Identifier: Apache-2.0"* ]] && ids+=(Apache-2.0)
 		[[ $text == *"Mozilla Public License"*"2.0"* ]] && ids+=(MPL-2.0)
 		[[ $text == *"Permission is hereby granted, free of charge"* ]] && ids+=(MIT)
 		[[ $text == *"Permission to use, copy, modify, and"*"distribute this software for any purpose"* ]] && ids+=(ISC)

@@ -1,6 +1,8 @@
 // Command k8s-controller is a controller-runtime reconciler that reports
-// its condition transitions with progressotel, against controller-runtime's
-// fake client: no cluster needed.
+// its condition transitions with progressotel, against a real kube-apiserver
+// and etcd (built into bin/ by make kube-bins, started here by envtest), or
+// against controller-runtime's fake client when they are not built, which
+// it says in its first line.
 //
 // It drives a Widget through provisioning (Provisioning → Provisioned) and
 // its lifecycle (Pending → Running → Stopped) over several reconcile loops.
@@ -8,7 +10,13 @@
 // fails emits nothing either: transitions are emitted only after the status
 // write has been persisted.
 //
-//	go run ./examples/k8s-controller                          # pretty, on stderr
+// Then, with an API server, it applies a Deployment, a Service and a
+// ComputeCluster with kube.Applier and waits until each is ready, playing
+// their controllers itself (an API server alone runs none): the live view
+// shows each object's span going to ready. Last, it deletes the
+// ComputeCluster, whose finalizer holds it Terminating for a moment.
+//
+//	go run ./examples/k8s-controller                          # the live view
 //	OTEL_LOGS_EXPORTER=json go run ./examples/k8s-controller  # JSON lines on stdout
 //
 // The narration ("reconcile 2: no change") goes to stderr, so that stdout
@@ -24,28 +32,45 @@ import (
 	"sync/atomic"
 
 	"go.opentelemetry.io/otel"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/progressotel/progressotel/kube"
+	"github.com/progressotel/progressotel/kube/internal/kubetest"
 	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/progress"
 )
 
 func main() {
-	// Pretty output by default; OTEL_LOGS_EXPORTER (json, otlp, ...) wins.
+	// The live view by default; OTEL_LOGS_EXPORTER (pretty, json, otlp, ...) wins.
 	var opts []otelbridge.Option
 	if os.Getenv("OTEL_LOGS_EXPORTER") == "" {
-		opts = append(opts, otelbridge.WithExporters("pretty"))
+		opts = append(opts, otelbridge.WithExporters("live"))
 	}
-	if err := run(context.Background(), os.Stderr, opts...); err != nil {
+	var cluster *rest.Config
+	srv, stop, err := kubetest.StartServer()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "k8s-controller: no API server (%v).\n"+
+			"  The reconciler runs against controller-runtime's fake client and the apply-and-wait part is left out;\n"+
+			"  make demo-k8s builds kube-apiserver and etcd first (make kube-bins).\n", err)
+	} else {
+		fmt.Fprintln(os.Stderr, "k8s-controller: a real kube-apiserver and etcd (from bin/), started for this demo")
+		cluster = srv.Admin
+	}
+	err = run(context.Background(), os.Stderr, cluster, opts...)
+	if stop != nil {
+		err = errors.Join(err, stop())
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "k8s-controller:", err)
 		os.Exit(1)
 	}
@@ -128,43 +153,77 @@ func reasonOr(c metav1.Condition) string {
 }
 
 // run sets up OpenTelemetry with opts and runs the demo, narrating to
-// narration.
-func run(ctx context.Context, narration io.Writer, opts ...otelbridge.Option) (err error) {
+// narration: the reconciler against the API server of cluster, or against
+// controller-runtime's fake client when cluster is nil; then, with an API
+// server, the apply-and-wait flow (applyDemo).
+func run(ctx context.Context, narration io.Writer, cluster *rest.Config, opts ...otelbridge.Option) (err error) {
 	tel, err := otelbridge.Setup(ctx, opts...)
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, tel.Shutdown(context.Background())) }()
+	if err := reconcileDemo(ctx, narration, cluster); err != nil {
+		return err
+	}
+	if cluster == nil {
+		return nil
+	}
+	return applyDemo(ctx, narration, cluster)
+}
 
+// reconcileDemo drives the Widget through its reconcile loops.
+func reconcileDemo(ctx context.Context, narration io.Writer, cluster *rest.Config) error {
 	scheme := runtime.NewScheme()
 	if err := addToScheme(scheme); err != nil {
+		return err
+	}
+	if err := corev1.AddToScheme(scheme); err != nil {
 		return err
 	}
 	key := types.NamespacedName{Namespace: "org-acme", Name: "widget-1"}
 	widget := &Widget{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: key.Name, Namespace: key.Namespace, UID: "7d1e5c2a-0000-4000-8000-000000000001", Generation: 1,
+			Name: key.Name, Namespace: key.Namespace,
 			Labels: map[string]string{kube.LabelOrganization: "acme", kube.LabelProject: "web"},
 		},
 		Spec: WidgetSpec{Running: true},
 	}
 
-	// A status update that fails once on demand, as a conflict would.
+	// A status update that conflicts once on demand: just before it, the
+	// object is changed behind the reconciler's back, so the API server (or
+	// the fake client) refuses the stale resourceVersion, as it does when
+	// another writer got there first.
 	var failNextStatusUpdate atomic.Bool
-	c := fake.NewClientBuilder().
-		WithScheme(scheme).
-		WithObjects(widget).
-		WithStatusSubresource(&Widget{}).
-		WithInterceptorFuncs(interceptor.Funcs{
-			SubResourceUpdate: func(ctx context.Context, inner client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
-				if failNextStatusUpdate.Swap(false) {
-					return apierrors.NewConflict(groupVersion.WithResource("widgets").GroupResource(), obj.GetName(),
-						errors.New("the object has been modified"))
+	funcs := interceptor.Funcs{
+		SubResourceUpdate: func(ctx context.Context, inner client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			if failNextStatusUpdate.Swap(false) {
+				if err := touch(ctx, inner, key); err != nil {
+					return err
 				}
-				return inner.SubResource(sub).Update(ctx, obj, opts...)
-			},
-		}).
-		Build()
+			}
+			return inner.SubResource(sub).Update(ctx, obj, opts...)
+		},
+	}
+	var c client.Client
+	if cluster == nil {
+		// The fake client neither sets a uid nor counts generations.
+		widget.UID, widget.Generation = "7d1e5c2a-0000-4000-8000-000000000001", 1
+		c = fake.NewClientBuilder().WithScheme(scheme).WithObjects(widget).
+			WithStatusSubresource(&Widget{}).WithInterceptorFuncs(funcs).Build()
+	} else {
+		real, err := client.NewWithWatch(cluster, client.Options{Scheme: scheme})
+		if err != nil {
+			return err
+		}
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: key.Namespace}}
+		if err := real.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+		if err := real.Create(ctx, widget); err != nil {
+			return err
+		}
+		c = interceptor.NewClient(real, funcs)
+	}
 
 	var loop int
 	r := &WidgetReconciler{
@@ -194,7 +253,7 @@ func run(ctx context.Context, narration io.Writer, opts ...otelbridge.Option) (e
 	reconcileOnce() // no change
 
 	note("a user powers the widget off (spec.running=false)")
-	if err := setRunning(ctx, c, key, false); err != nil {
+	if err := setRunning(ctx, c, key, false, cluster == nil); err != nil {
 		return err
 	}
 	reconcileOnce() // Stopped
@@ -202,13 +261,25 @@ func run(ctx context.Context, narration io.Writer, opts ...otelbridge.Option) (e
 	return nil
 }
 
-func setRunning(ctx context.Context, c client.Client, key types.NamespacedName, running bool) error {
+// touch changes the Widget's labels, as another writer would.
+func touch(ctx context.Context, c client.Client, key types.NamespacedName) error {
+	w := &Widget{}
+	if err := c.Get(ctx, key, w); err != nil {
+		return err
+	}
+	w.Labels["demo.progressotel.io/touched"] = "true"
+	return c.Update(ctx, w)
+}
+
+func setRunning(ctx context.Context, c client.Client, key types.NamespacedName, running, countGenerations bool) error {
 	w := &Widget{}
 	if err := c.Get(ctx, key, w); err != nil {
 		return err
 	}
 	w.Spec.Running = running
-	w.Generation++ // the API server does this; the fake client does not
+	if countGenerations {
+		w.Generation++ // the API server does this; the fake client does not
+	}
 	return c.Update(ctx, w)
 }
 

@@ -1,0 +1,74 @@
+package kube
+
+// The progressEventTypes of the apply-and-wait adapter (Applier). The
+// envelope names the object (see Emitter.Envelope): component = API group,
+// resource = Kind, name, namespace, uid, observedGeneration = its
+// metadata.generation; the details hold apiVersion and, where there is
+// one, kstatus's status, the reason and the message.
+const (
+	// TypeObjectCreated: the server-side apply created the object.
+	TypeObjectCreated = "kubernetes/ObjectCreated"
+	// TypeObjectUpdated: the apply changed the object (its
+	// resourceVersion moved).
+	TypeObjectUpdated = "kubernetes/ObjectUpdated"
+	// TypeObjectUnchanged: the apply left the object as it was.
+	TypeObjectUnchanged = "kubernetes/ObjectUnchanged"
+	// TypeObjectReady: kstatus says Current.
+	TypeObjectReady = "kubernetes/ObjectReady"
+	// TypeObjectFailed: the API server refused the object (reason: its
+	// StatusReason, such as Invalid, Conflict or Forbidden), kstatus says
+	// Failed, the object vanished while waited for, or the wait ended
+	// (reason Timeout or Cancelled). At severity ERROR.
+	TypeObjectFailed = "kubernetes/ObjectFailed"
+	// TypeObjectTerminating: a delete was accepted and the object waits for
+	// its finalizers (details: finalizers). Once per object and delete.
+	TypeObjectTerminating = "kubernetes/ObjectTerminating"
+	// TypeObjectDeleted: the object is gone.
+	TypeObjectDeleted = "kubernetes/ObjectDeleted"
+)
+
+// ProgressUnit is the unit of the common/Progress events: N of M objects
+// ready (or gone, for Delete).
+const ProgressUnit = "objects"
+
+// Ignition failure codes (failureDetails.failureCode) of
+// common/OperationFailed, the same words as the other adapters' where the
+// meaning is the same.
+const (
+	// FailureInfrastructure: an object failed (kstatus Failed) or vanished.
+	FailureInfrastructure = "INFRASTRUCTURE_ERROR"
+	// FailureRejected: the API server refused an object: validation,
+	// a field-manager conflict, RBAC, an unknown kind.
+	FailureRejected = "REQUEST_REJECTED"
+	// FailureTimeout: the objects were not all ready in time.
+	FailureTimeout = "TIMEOUT"
+	// FailureInternal: the API server could not be reached or the run was
+	// cancelled.
+	FailureInternal = "INTERNAL_ERROR"
+)
+
+// The reasons of TypeObjectFailed that are not the API server's or
+// kstatus's own.
+const (
+	ReasonTimeout   = "Timeout"
+	ReasonCancelled = "Cancelled"
+	ReasonGone      = "Deleted"
+)
+
+// objectDetails are the details of every kubernetes/* event, encoded by
+// their json tags. The object's kind, name, namespace, uid and generation
+// are not here: the record's envelope holds them (resource type, id,
+// namespace, uid; observedGeneration), and its API group (component).
+type objectDetails struct {
+	APIVersion string `json:"apiVersion"`
+	// Status is kstatus's: Current, InProgress, Failed, Terminating,
+	// NotFound.
+	Status string `json:"status,omitempty"`
+	// Reason is the API server's StatusReason for a refusal, the failing
+	// condition's reason for kstatus Failed, or one of the Reason*
+	// constants.
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+	// Finalizers are those a Terminating object waits for.
+	Finalizers []string `json:"finalizers,omitempty"`
+}
