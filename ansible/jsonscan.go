@@ -217,6 +217,8 @@ func decodeEvent(line []byte, ev *jobEvent) error {
 			ev.Created = str(val)
 		case "pid":
 			ev.PID = int(integer(val))
+		case "stdout":
+			ev.Stdout = str(val)
 		case "event_data":
 			if val[0] == '{' {
 				return decodeEventData(val, &ev.Data)

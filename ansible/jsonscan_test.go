@@ -23,6 +23,7 @@ func oracleEvent(line []byte) (jobEvent, bool) {
 	}
 	ev.UUID, ev.ParentUUID = strField(top, "uuid"), strField(top, "parent_uuid")
 	ev.Event, ev.Created = strField(top, "event"), strField(top, "created")
+	ev.Stdout = strField(top, "stdout")
 	_ = json.Unmarshal(top["counter"], &ev.Counter)
 	_ = json.Unmarshal(top["pid"], &ev.PID)
 	var data map[string]json.RawMessage

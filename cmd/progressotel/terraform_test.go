@@ -6,9 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 )
@@ -140,34 +138,5 @@ func TestRunTofuApplyThatPrompts(t *testing.T) {
 	}
 	if got := types(r.records); !slices.Equal(got, []string{"common/OperationStarted", "common/OperationFailed"}) {
 		t.Fatalf("records %v", got)
-	}
-}
-
-// SIGTERM to progressotel reaches the tool, which stops gracefully: the
-// run ends with the tool's status and reports the failure.
-func TestRunTofuApplyStoppedBySIGTERM(t *testing.T) {
-	env := tofuEnv(t, tofuDir(t))
-	started := filepath.Join(t.TempDir(), "started")
-	cfg := tofuConfig(t, `
-resource "terraform_data" "slow" {
-  input = "x"
-  provisioner "local-exec" {
-    command = "touch `+started+`; sleep 60"
-  }
-}
-`)
-	p := start(t, env, "run", "--", "tofu", "-chdir="+cfg, "apply", "-auto-approve")
-	waitFile(t, started)
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	r := p.wait(2 * time.Minute)
-	if r.code == 0 || r.signal != 0 {
-		t.Fatalf("exit %d signal %v: want the tool's failure status\n%s", r.code, r.signal, r.stderr)
-	}
-	last := r.records[len(r.records)-1]
-	t.Logf("exit %d; %s %v", r.code, last.str("message"), last.details())
-	if last.str("message") != "common/OperationFailed" {
-		t.Fatalf("last record %v", last)
 	}
 }

@@ -23,6 +23,7 @@ type HTTPServer struct {
 	mu    sync.Mutex
 	logs  []*collogspb.ExportLogsServiceRequest
 	spans int
+	trace []*coltracepb.ExportTraceServiceRequest
 	held  gate
 }
 
@@ -76,6 +77,7 @@ func startHTTP(t testing.TB, cert *tls.Certificate) *HTTPServer {
 		}
 		s.mu.Lock()
 		s.spans += n
+		s.trace = append(s.trace, req)
 		s.mu.Unlock()
 		reply(w, &coltracepb.ExportTraceServiceResponse{})
 	})

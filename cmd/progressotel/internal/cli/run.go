@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	otelprop "go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
@@ -36,6 +38,7 @@ type runOptions struct {
 	adapter     string
 	lines       bool
 	linesType   string
+	recordArgs  bool
 }
 
 func newRunFlags() (*flag.FlagSet, *runOptions) {
@@ -46,9 +49,36 @@ func newRunFlags() (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.adapter, "adapter", "auto", "how the command's run is reported: auto (the adapter that knows the command, else command), command or none (operation events only, and --lines), or an adapter's `name`"+adapterList())
 	fs.BoolVar(&o.lines, "lines", false, "record each line of the command's stdout and stderr as an event (the generic adapter); the lines are still passed through")
 	fs.StringVar(&o.linesType, "lines-type", DefaultLinesType, "the progressEventType of each line with --lines: a `group/Name`")
+	fs.BoolVar(&o.recordArgs, "record-args", false, "record the command line on the run's span (process.command_args), redacted: each argument that looks secret, and the value after a flag with a secret name, is replaced")
 	o.commonOptions.register(fs)
 	return fs, o
 }
+
+// redactArgs is argv as --record-args records it: each argument through
+// the redaction policy (progress's Redactor), and the argument after a
+// flag with a secret name (--password x) or the value of one
+// (--token=x) replaced whole.
+func redactArgs(argv []string) []string {
+	r := progress.DefaultRedactor()
+	out := make([]string, len(argv))
+	secretNext := false
+	for i, a := range argv {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case secretNext:
+			out[i] = redactedArg
+		case strings.HasPrefix(a, "-") && hasValue && r.SecretKey(name):
+			out[i] = a[:len(a)-len(value)] + redactedArg
+		default:
+			out[i] = r.Value(a)
+		}
+		secretNext = strings.HasPrefix(a, "-") && !hasValue && r.SecretKey(name)
+	}
+	return out
+}
+
+// redactedArg replaces a secret argument.
+const redactedArg = "[REDACTED]"
 
 var runCommand = &command{
 	name:     "run",
@@ -104,10 +134,6 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 			return usageError(runCommand, stdio.stderr, fmt.Errorf("--lines-type: %w", err))
 		}
 	}
-	spanName := o.operation
-	if spanName == "" {
-		spanName = filepath.Base(argv[0])
-	}
 	env := o.envelope.envelope()
 	ctx = contextFromEnv(ctx, o.tracectx)
 	setting := exporters()
@@ -136,9 +162,15 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	if tel != nil {
 		tp = tel.tel.TracerProvider()
 	}
-	ctx, span := tp.Tracer(ScopeName, trace.WithInstrumentationVersion(wire.ScopeVersion)).Start(ctx, spanName,
-		trace.WithAttributes(attribute.String("process.executable.name", filepath.Base(argv[0])),
-			attribute.String("progressotel.adapter", adapter.Name())))
+	// The CLI conventions' span of a command run by another: kind CLIENT,
+	// named after the executable; the adapter's run span is its child.
+	executable := filepath.Base(argv[0])
+	attrs := []attribute.KeyValue{semconv.ProcessExecutableName(executable), attribute.String("progressotel.adapter", adapter.Name())}
+	if o.recordArgs {
+		attrs = append(attrs, semconv.ProcessCommandArgs(redactArgs(argv)...))
+	}
+	ctx, span := tp.Tracer(ScopeName, trace.WithInstrumentationVersion(wire.ScopeVersion)).Start(ctx, executable,
+		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	rec := progress.Default()
 
 	// The socket for the child's emits. Without it they export
@@ -155,12 +187,14 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	}
 
 	inv := &Invocation{
-		Argv: argv, Env: childEnv(ctx, os.Environ(), srv), Operation: o.operation, FailureCode: o.failureCode,
+		Argv: argv, Env: func(ctx context.Context) []string { return childEnv(ctx, os.Environ(), srv) }, Operation: o.operation, FailureCode: o.failureCode,
 		Envelope: env.progress(), Recorder: rec, TracerProvider: tp,
 		Stdin: stdio.stdin, Stdout: out.stdout, Stderr: out.stderr, Logger: logger,
 		Lines: LinesOptions{Enabled: o.lines, Type: o.linesType}, sup: sup,
+		Started: func(pid int) { span.SetAttributes(semconv.ProcessPID(pid)) },
 	}
 	st := adapter.Run(ctx, inv)
+	sup.ended()
 
 	// From here on a signal cuts the telemetry shutdown short.
 	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
@@ -170,12 +204,14 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 		_ = srv.Close()
 		<-srvDone
 	}
-	span.SetAttributes(attribute.Int("process.exit.code", st.ExitCode()))
+	span.SetAttributes(semconv.ProcessExitCode(st.ExitCode()))
 	if st.Signal != 0 {
 		span.SetAttributes(attribute.String("process.exit.signal", signalName(st.Signal)))
 	}
 	if !st.OK() {
-		span.SetStatus(codes.Error, filepath.Base(argv[0])+" "+st.String())
+		// error.type: the exit code, as the CLI conventions say.
+		span.SetAttributes(semconv.ErrorTypeKey.String(strconv.Itoa(st.ExitCode())))
+		span.SetStatus(codes.Error, executable+" "+st.String())
 	}
 	span.End()
 	tel.shutdown(sctx, stdio.stderr)
