@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
@@ -138,5 +139,30 @@ func TestRunTofuApplyThatPrompts(t *testing.T) {
 	}
 	if got := types(r.records); !slices.Equal(got, []string{"common/OperationStarted", "common/OperationFailed"}) {
 		t.Fatalf("records %v", got)
+	}
+}
+
+// A tool whose stream ends without its own final message (tofu killed in
+// the middle of an apply, here by its own provisioner) is a failed
+// operation: progressotel passes the package's OperationFailed through and
+// adds nothing of its own, and ends as the tool did.
+func TestRunTofuStreamCutShort(t *testing.T) {
+	env := tofuEnv(t, tofuDir(t))
+	cfg := tofuConfig(t, `
+resource "terraform_data" "killer" {
+  input = "x"
+  provisioner "local-exec" {
+    command = "kill -KILL $PPID"
+  }
+}
+`)
+	r := runPO(t, env, "run", "--", "tofu", "-chdir="+cfg, "apply", "-auto-approve")
+	if r.signal != syscall.SIGKILL {
+		t.Fatalf("exit %d signal %v: want tofu's death by SIGKILL\n%s", r.code, r.signal, r.stderr)
+	}
+	got := types(r.records)
+	if got[0] != "common/OperationStarted" || got[len(got)-1] != "common/OperationFailed" ||
+		slices.Contains(got, "common/OperationCompleted") || strings.Count(strings.Join(got, " "), "common/OperationFailed") != 1 {
+		t.Fatalf("records %v: want one OperationFailed at the end", got)
 	}
 }

@@ -84,11 +84,13 @@ var runCommand = &command{
 	name:     "run",
 	synopsis: "run a command inside a span, as an operation with its progress events",
 	usage:    "progressotel run [flags] -- COMMAND [ARGS...]",
-	description: `Runs COMMAND inside a span named after the operation, framed by
-common/OperationStarted and common/OperationCompleted or
-common/OperationFailed. Commands an adapter knows (see --adapter) have their
-own events and spans, live; any other command gets the operation events
-and, with --lines, one event per output line.
+	description: `Runs COMMAND as an operation, framed by common/OperationStarted and
+common/OperationCompleted or common/OperationFailed, inside a span named
+after the executable (kind CLIENT, with process.* attributes; see
+--record-args). Commands an adapter knows (see --adapter) run through the
+adapter's own launcher, with their own events and spans, live; any other
+command gets the operation events and, with --lines, one event per output
+line. No telemetry is written to stdout.
 
 The command's environment gets the run's trace context: TRACEPARENT,
 TRACESTATE, BAGGAGE and the tracectx values as X_TRACECTX_*, so that what it
@@ -96,14 +98,15 @@ starts joins the trace; and PROGRESSOTEL_SOCKET, through which 'progressotel
 emit' and 'progressotel transition' hand their events to the run (one
 sequence, no exporter per emit).
 
-Exit status: always the command's. When it was killed by a signal,
-progressotel kills itself with the same signal (SIGHUP, SIGINT, SIGTERM,
-SIGKILL) or exits with 128+N (any other). 126 and 127 when it cannot be
-started or is not found, 2 for invalid flags. SIGTERM, SIGHUP, SIGUSR1 and
-SIGUSR2 are forwarded to the command; SIGINT and SIGQUIT only when they
-cannot have come from the terminal, which sent them to the command already.
-A collector that is down or hangs delays the exit by --shutdown-timeout at
-most.`,
+Exit status: the one the command would have had without progressotel.
+When it was killed by a signal, progressotel kills itself with the same
+signal (SIGHUP, SIGINT, SIGTERM, SIGKILL) or exits with 128+N (any other).
+126 and 127 when it cannot be started or is not found, 2 for invalid
+flags. Signals go to the command as if sent to it: SIGTERM, SIGHUP, SIGUSR1
+and SIGUSR2 always, SIGINT and SIGQUIT when they cannot have come from the
+terminal, or when the tool runs in a process group of its own (ansible,
+terraform), which the terminal's Ctrl-C does not reach. A collector that is
+down or hangs delays the exit by --shutdown-timeout at most.`,
 	flags: func() *flag.FlagSet { fs, _ := newRunFlags(); return fs },
 	env:   runEnv,
 }
