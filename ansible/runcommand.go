@@ -66,7 +66,7 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 	}
 	l := launch{env: env, stdin: c.Stdin, stderr: c.Stderr, sigs: c.Signals, started: c.Started}
 	var privateDir string
-	switch tool := strings.TrimSuffix(filepath.Base(c.Argv[0]), ".exe"); tool {
+	switch tool := cmdline.Tool(c.Argv[0]); tool {
 	case "ansible-runner":
 		l.runner, l.args = c.Argv[0], slices.Clone(c.Argv[1:])
 		if slices.Contains(l.args, "--json") || slices.Contains(l.args, "-j") {
@@ -151,7 +151,7 @@ func Reports(argv []string) bool {
 	if len(argv) == 0 {
 		return false
 	}
-	switch strings.TrimSuffix(filepath.Base(argv[0]), ".exe") {
+	switch cmdline.Tool(argv[0]) {
 	case "ansible-playbook":
 		// Help and version print and exit: nothing to report.
 		return !slices.ContainsFunc(argv[1:], func(a string) bool { return a == "-h" || a == "--help" || a == "--version" })

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -67,7 +66,7 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 	if op == "" {
 		op = "terraform"
 	}
-	tool := strings.TrimSuffix(filepath.Base(c.Argv[0]), ".exe")
+	tool := cmdline.Tool(c.Argv[0])
 	argv := append(slices.Clone(global), sub)
 	if cmdline.HasFlag(rest, "json") {
 		cfg.RawTee, cfg.Display = cfg.Display, nil // the user asked for the JSON itself
@@ -115,7 +114,7 @@ var reportingSubcommands = []string{"init", "plan", "apply", "destroy", "refresh
 // apply, destroy, refresh). argv[0] is the command as given, a name or a
 // path.
 func Reports(argv []string) bool {
-	if len(argv) == 0 || !slices.Contains([]string{"tofu", "terraform"}, strings.TrimSuffix(filepath.Base(argv[0]), ".exe")) {
+	if len(argv) == 0 || !slices.Contains([]string{"tofu", "terraform"}, cmdline.Tool(argv[0])) {
 		return false
 	}
 	_, sub, _, _ := cmdline.SplitSubcommand(argv[1:])

@@ -5,12 +5,13 @@ import (
 	"errors"
 
 	"github.com/progressotel/progressotel/ansible"
+	"github.com/progressotel/progressotel/internal/kit/cmdline"
 )
 
 // ansibleAdapter reports Ansible runs with package ansible, from
-// ansible-runner's job events (`ansible-runner run --json`), the AWX event
-// stream: each event is recorded live by ansible.Stream, in the playbook →
-// play → task → host spans under the run's span.
+// ansible-runner's job events (the AWX event stream): each event is
+// recorded live, in the playbook → play → task → host spans under the
+// run's span, as for ansible.Run.
 //
 // The command line runs through ansible.RunCommandLine, the package's own
 // launcher (ansible-runner's private directory, the vars_prompt stop, one
@@ -41,7 +42,7 @@ func (a ansibleAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	}
 	if exit.Code == -1 && exit.Signal == 0 {
 		// Nothing ran; the package has reported the operation as failed.
-		inv.Logger.Warn("cannot run the command", "command", toolName(inv.Argv[0]), "error", err.Error())
+		inv.Logger.Warn("cannot run the command", "command", cmdline.Tool(inv.Argv[0]), "error", err.Error())
 		return startFailure(err)
 	}
 	return statusOf(exit)

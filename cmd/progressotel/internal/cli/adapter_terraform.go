@@ -3,18 +3,15 @@ package cli
 import (
 	"context"
 	"errors"
-	"path/filepath"
-	"strings"
 
 	"github.com/progressotel/progressotel/internal/kit/cmdline"
 	"github.com/progressotel/progressotel/terraform"
 )
 
 // terraformAdapter reports OpenTofu and Terraform runs with package
-// terraform: it adds -json to the command line and feeds the tool's
-// machine-readable UI to terraform.Stream, which records each message
-// live, in a span per resource operation under the run's span.
-// through terraform.RunCommandLine, the package's own launcher.
+// terraform, through terraform.RunCommandLine, the package's own launcher:
+// it adds -json to the command line and records each message of the
+// tool's machine-readable UI live, in a span per resource operation.
 //
 // It changes nothing else about what the tool does: it adds neither
 // -auto-approve nor -input=false. An apply or destroy that would prompt for
@@ -25,11 +22,6 @@ type terraformAdapter struct{}
 func (terraformAdapter) Name() string { return "terraform" }
 
 func (terraformAdapter) Match(argv []string) bool { return terraform.Reports(argv) }
-
-// toolName is the base name of a command, without a Windows .exe.
-func toolName(arg0 string) string {
-	return strings.TrimSuffix(filepath.Base(arg0), ".exe")
-}
 
 func (a terraformAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	_, sub, _, _ := cmdline.SplitSubcommand(inv.Argv[1:])
@@ -43,10 +35,10 @@ func (a terraformAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	_, exit, err := terraform.RunCommandLine(ctx, inv.command(ctx, false), opts...)
 	switch {
 	case errors.Is(err, terraform.ErrPrompts):
-		inv.Logger.Warn(toolName(inv.Argv[0]) + " " + sub + " asks for approval, which -json cannot: its events are not reported (add -auto-approve)")
+		inv.Logger.Warn(cmdline.Tool(inv.Argv[0]) + " " + sub + " asks for approval, which -json cannot: its events are not reported (add -auto-approve)")
 		return commandAdapter{}.Run(ctx, inv)
 	case exit.Code == -1 && exit.Signal == 0:
-		inv.Logger.Warn("cannot run the command", "command", toolName(inv.Argv[0]), "error", err.Error())
+		inv.Logger.Warn("cannot run the command", "command", cmdline.Tool(inv.Argv[0]), "error", err.Error())
 		return startFailure(err)
 	}
 	return statusOf(exit)
