@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/internal/base/term"
 	"github.com/progressotel/progressotel/internal/kit/adapter"
 	"github.com/progressotel/progressotel/internal/kit/procctl"
 	"github.com/progressotel/progressotel/progress"
@@ -77,7 +79,14 @@ type Invocation struct {
 // progressotel's process group (see supervisor).
 func (inv *Invocation) command(ctx context.Context, sharesGroup bool) procctl.Command {
 	inv.sup.sharesGroup.Store(sharesGroup)
-	return procctl.Command{Argv: inv.Argv, Env: inv.Env(ctx), Stdin: inv.Stdin, Stderr: inv.Stderr,
+	stdin := inv.Stdin
+	if f, ok := stdin.(*os.File); ok && !sharesGroup && term.IsTerminal(f) {
+		// A process group that is not the terminal's foreground one
+		// would be stopped (SIGTTIN) by a read of the terminal: it
+		// reads nothing instead.
+		stdin = nil
+	}
+	return procctl.Command{Argv: inv.Argv, Env: inv.Env(ctx), Stdin: stdin, Stderr: inv.Stderr,
 		Signals: inv.sup.Signals(), Started: inv.Started}
 }
 

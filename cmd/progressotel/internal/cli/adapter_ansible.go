@@ -29,9 +29,7 @@ func (a ansibleAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	if inv.Operation != "" {
 		opts = append(opts, ansible.WithOperation(inv.Operation))
 	}
-	c := inv.command(ctx, false)
-	c.Stdin = nil // ansible-playbook runs on runner's own terminal
-	_, exit, err := ansible.RunCommandLine(ctx, c, opts...)
+	_, exit, err := ansible.RunCommandLine(ctx, inv.command(ctx, false), opts...)
 	if errors.Is(err, ansible.ErrNotInstalled) {
 		inv.Logger.Warn("ansible-runner is not installed: ansible-playbook runs as a plain command, without Ansible's events (Debian: apt-get install python3-ansible-runner)")
 		return commandAdapter{}.Run(ctx, inv)
