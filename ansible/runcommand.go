@@ -100,7 +100,14 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 		// -p is required by runner's command line and unused: the args
 		// file says what runs.
 		l.runner, l.args = runner, []string{"run", dir, "--json", "--ident", runIdent, "--project-dir", cwd, "-p", "(args)"}
-		l.env, l.playbook = runEnv(env, nil), true
+		// Run's settings, unless the user's environment sets them.
+		own := map[string]string{}
+		for _, kv := range env {
+			if k, v, _ := strings.Cut(kv, "="); k == "ANSIBLE_DISPLAY_ARGS_TO_STDOUT" || k == "ANSIBLE_NOCOLOR" {
+				own[k] = v
+			}
+		}
+		l.env, l.playbook = runEnv(env, own), true
 	}
 
 	d := newDecoder(ctx, cfg)
