@@ -7,7 +7,7 @@ NESTED      := $(wildcard kube/go.mod)
 # working tree (replace ../..), hence -mod=mod.
 LINT_MODULES := kube bench/e2e collector-config/otelcol collector-config/tncoprocessor collector-config/e2e
 
-.PHONY: all tidy tools progressotel bench-cli test test-core test-nested demo demo-k8s demo-http demo-terraform tofu bench-terraform bench-ansible lint fmt vet staticcheck bench bench-e2e fuzz soak licenses clean
+.PHONY: all tidy tools progressotel bench-cli test test-core test-nested demo demo-k8s demo-http demo-terraform tofu otel-cli bench-terraform bench-ansible lint fmt vet staticcheck bench bench-e2e fuzz soak licenses clean
 
 # collector, test-collector, demo-pipeline: the Collector build and its e2e suite.
 include collector-config/collector.mk
@@ -29,8 +29,9 @@ progressotel:
 ## end-to-end suite against the real collector build (built on first run).
 test: test-core test-allocs test-nested test-collector
 
-# tofu first: the terraform package's tests run the real OpenTofu.
-test-core: tofu
+# tofu first: the terraform package's tests run the real OpenTofu; the
+# progressotel command's tests run otel-cli too.
+test-core: tofu otel-cli
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 
@@ -63,6 +64,11 @@ demo:
 ## (skipped when bin/tofu already has the version of scripts/build-tofu.sh).
 tofu:
 	@./scripts/build-tofu.sh
+
+## otel-cli: build otel-cli from its Go module into bin/otel-cli, once: the
+## peer of the environment-variable carrier in the progressotel command's tests.
+otel-cli:
+	@./scripts/build-otel-cli.sh
 
 ## demo-terraform: a real OpenTofu apply and destroy reported live: the
 ## live view on a terminal, its plain lines when piped.

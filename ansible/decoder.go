@@ -89,6 +89,7 @@ func (d *decoder) handle(line []byte) {
 	}
 	d.events++
 	e := &d.ev
+	d.cfg.Show(e.Stdout)
 	t := parseTime(e.Created)
 	if t.IsZero() {
 		t = d.last // keep the order; the first event without a time gets the clock
@@ -150,6 +151,7 @@ func (d *decoder) toolText(line []byte) {
 // garbage. It is counted, kept for error messages and logged; it never
 // stops the stream.
 func (d *decoder) nonEvent(line []byte, why string) {
+	d.cfg.Show(string(line))
 	d.skipped++
 	text := cleanText(string(line), 1024)
 	d.output.add(text)

@@ -10,9 +10,10 @@ import (
 )
 
 // jobEvent is one ansible-runner job event (the AWX job-event format),
-// reduced to the fields the mapping reads. Everything else, including the
-// display text in "stdout", is skipped by encoding/json (decodeEvent) and
-// never kept. The json tags name the fields as runner writes them.
+// reduced to the fields the mapping reads, and the display text in
+// "stdout", which only WithDisplay shows. Everything else is skipped by
+// encoding/json (decodeEvent) and never kept. The json tags name the fields as
+// runner writes them.
 type jobEvent struct {
 	UUID       string    `json:"uuid"`
 	ParentUUID string    `json:"parent_uuid"`
@@ -20,6 +21,7 @@ type jobEvent struct {
 	Event      string    `json:"event"`
 	Created    string    `json:"created"`
 	PID        int       `json:"pid"`
+	Stdout     string    `json:"stdout"`
 	Data       eventData `json:"event_data"`
 }
 

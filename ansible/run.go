@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -90,60 +91,134 @@ func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 		return fail(err, "the run could not be prepared")
 	}
 
-	cmd := exec.Command(runner, runnerArgs(dir, paths, pb)...)
-	cmd.Dir = dir
-	cmd.Env = runEnv(pb.Env)
+	l := d.launch(ctx, launch{runner: runner, args: runnerArgs(dir, paths, pb), dir: dir, env: runEnv(os.Environ(), pb.Env)})
+	res, runErr := d.conclude(ctx, pb.Playbook, started, l)
+	if cfg.keep {
+		keep = true
+		res.ArtifactDir = dir
+	}
+	return res, runErr
+}
+
+// launch is how one ansible-runner process is started.
+type launch struct {
+	runner string
+	args   []string
+	dir    string // the working directory; "": the current one
+	env    []string
+	stdin  io.Reader
+	stderr io.Writer // the user's, beside the tail kept for errors; nil: none
+	sigs   <-chan os.Signal
+	// playbook: the command wraps ansible-playbook (the user's command),
+	// whose groups the signals go to.
+	playbook bool
+	started  func(pid int) // nil: not told
+}
+
+// launched is how it ended.
+type launched struct {
+	err       error // it could not be started
+	ps        *os.ProcessState
+	exit      procctl.Exit
+	signalled bool // stopped by ctx or a vars_prompt
+	delivered syscall.Signal
+	ended     time.Time
+	output    string // runner's and Ansible's text outside the events
+}
+
+// launch runs ansible-runner once under procctl, feeding its stdout to
+// d line by line (the one read of the stream), and stops it when ctx is
+// done or the playbook prompts: SIGTERM to ansible-runner, which stops
+// ansible-playbook, then after the grace period SIGKILL to every process of
+// the run. Signals from l.sigs go to the user's command.
+func (d *decoder) launch(ctx context.Context, l launch) launched {
+	cfg := d.cfg
+	cmd := exec.Command(l.runner, l.args...)
+	cmd.Dir = l.dir
+	cmd.Env = l.env
+	cmd.Stdin = l.stdin
 	stderr := &tailWriter{max: 64 << 10}
 	cmd.Stderr = stderr
-	child, err := procctl.New(cmd, procctl.Stop{
+	if l.stderr != nil {
+		cmd.Stderr = io.MultiWriter(l.stderr, stderr)
+	}
+	// ansible-playbook runs in a session of its own (runner starts it on
+	// a pseudo-terminal), so killing runner's group alone would leave it
+	// running: its group is found from the pid in the events and, on
+	// Linux, from the process table while runner is alive.
+	playbookGroups := func(runnerPID int) []int {
+		if pid := int(d.pid.Load()); pid > 0 {
+			return []int{pid} // a session leader: its pid is its group
+		}
+		return procctl.DescendantGroups(runnerPID)
+	}
+	stop := procctl.Stop{
 		// SIGTERM to ansible-runner, which stops ansible-playbook cleanly.
 		Signal: syscall.SIGTERM,
 		Grace:  cfg.GracePeriod,
-		// ansible-playbook runs in a session of its own (runner starts it
-		// on a pseudo-terminal), so killing runner's group alone would
-		// leave it running: its group is found from the pid in the events
-		// and, on Linux, from the process table while runner is alive.
 		Others: func(runnerPID int) []int {
 			groups := procctl.DescendantGroups(runnerPID)
 			if pid := int(d.pid.Load()); pid > 0 {
-				groups = append(groups, pid) // a session leader: its pid is its group
+				groups = append(groups, pid)
 			}
 			return groups
 		},
-	})
+	}
+	if l.playbook {
+		stop.Target = playbookGroups
+	}
+	var out launched
+	child, err := procctl.New(cmd, stop)
 	if err != nil {
-		return fail(fmt.Errorf("ansible: %w", err), "the run could not be prepared")
+		out.err, out.ended, out.exit = fmt.Errorf("ansible: %w", err), time.Now().UTC(), procctl.Exit{Code: -1}
+		return out
 	}
 	defer child.Close()
 	if err := child.Start(); err != nil {
-		return fail(fmt.Errorf("ansible: starting %s: %w", runner, err), "Ansible could not be started")
+		out.err, out.ended, out.exit = fmt.Errorf("ansible: starting %s: %w", l.runner, err), time.Now().UTC(), procctl.Exit{Code: -1}
+		return out
+	}
+	if l.started != nil {
+		l.started(cmd.Process.Pid)
 	}
 	d.onPrompt = func(string) { child.Stop() }
 	unwatch := context.AfterFunc(ctx, child.Stop)
+	unforward := procctl.Forward(child, l.sigs)
 
 	// Cancelling does not stop the reading: the events of a run that is
 	// being stopped are still reported, until its output ends.
 	readErr := readAll(context.Background(), child.Stdout, d)
 	signalled, waitErr := child.Wait()
+	unforward()
 	unwatch()
-	cancelled := signalled && ctx.Err() != nil
-	ended := time.Now().UTC()
-	rc := -1
-	if cmd.ProcessState != nil {
-		rc = procctl.ExitCode(cmd.ProcessState)
-	}
+	out.ended = time.Now().UTC()
+	out.ps, out.signalled, out.delivered = cmd.ProcessState, signalled, child.Delivered()
+	out.exit = procctl.ExitOf(cmd.ProcessState)
 	if readErr != nil && !errors.Is(readErr, os.ErrDeadlineExceeded) {
 		cfg.Logger.Warn("ansible: reading ansible-runner's output", "error", readErr.Error())
 	}
 	if waitErr != nil && cmd.ProcessState == nil {
 		cfg.Logger.Warn("ansible: waiting for ansible-runner", "error", waitErr.Error())
 	}
+	out.output = strings.TrimSpace(d.output.String() + "\n" + cleanText(stderr.String(), 64<<10))
+	return out
+}
 
+// conclude records the end of a run that launch ran and returns its
+// Result and error, as Run documents them.
+func (d *decoder) conclude(ctx context.Context, playbook string, started time.Time, l launched) (Result, error) {
+	rc := -1
+	if l.ps != nil {
+		rc = procctl.ExitCode(l.ps)
+	}
+	cancelled := l.signalled && ctx.Err() != nil
 	// What went wrong, most specific first.
-	output := strings.TrimSpace(d.output.String() + "\n" + cleanText(stderr.String(), 64<<10))
-	o := runEnd{start: started, end: ended, rc: rc}
+	o := runEnd{start: started, end: l.ended, rc: rc}
 	var runErr error
 	switch {
+	case l.err != nil:
+		runErr = l.err
+		o.code, o.reason = FailureInternal, "Ansible could not be started"
 	case d.varPrompt != "" && !d.statsSeen:
 		runErr = &VarsPromptError{Var: d.varPrompt}
 		o.code, o.reason = FailureInternal, promptReason(d.varPrompt)
@@ -154,24 +229,31 @@ func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 		// Ansible stopped before any play: it could not load the playbook
 		// (before any event) or resolve it (an error event after the
 		// playbook's start, such as an undefined variable in hosts).
-		if line := errorLine(output); line != "" {
-			runErr = &PlaybookError{Playbook: pb.Playbook, Reason: line, Output: output}
+		if line := errorLine(l.output); line != "" {
+			runErr = &PlaybookError{Playbook: playbook, Reason: line, Output: l.output}
 			o.code, o.reason = FailureInternal, "playbook "+d.pbName+" could not be loaded by Ansible: "+line
 		}
 	}
+	if runErr == nil && !d.statsSeen {
+		// Runner's own status can hide it (it exits 0 when the playbook
+		// was killed by a signal): a run without Ansible's recap did not
+		// finish.
+		reason := "the run ended before Ansible's recap"
+		if l.exit.Signal != 0 {
+			reason = "ansible-playbook killed by signal " + l.exit.Signal.String()
+		} else if rc > 0 {
+			reason = fmt.Sprintf("ansible-playbook ended with status %d before its recap", rc)
+		}
+		runErr = ErrStatsMissing
+		o.code, o.reason = FailureInternal, reason
+	}
 	o.err = runErr
 	res := d.finish(o)
-	if cfg.keep {
-		keep = true
-		res.ArtifactDir = dir
-	}
 	switch {
-	case runErr != nil:
+	case runErr != nil && (rc == 0 || !errors.Is(runErr, ErrStatsMissing)):
 		return res, runErr
 	case rc != 0:
-		return res, &ExitError{ExitCode: rc, FailedHosts: res.FailedHosts, UnreachableHosts: res.UnreachableHosts, Output: output}
-	case res.StatsRebuilt:
-		return res, ErrStatsMissing
+		return res, &ExitError{ExitCode: rc, FailedHosts: res.FailedHosts, UnreachableHosts: res.UnreachableHosts, Output: l.output}
 	}
 	return res, nil
 }
@@ -193,11 +275,11 @@ func runnerArgs(dir string, p resolved, pb Playbook) []string {
 	return args
 }
 
-// runEnv is the current environment with the playbook's additions. Run
-// asks Ansible to show task arguments (runner then reports them, and marks
-// no_log tasks at their start) and not to colour its text; the playbook's
-// Env can override both.
-func runEnv(extra map[string]string) []string {
+// runEnv is base (the current environment) with the playbook's additions.
+// Run asks Ansible to show task arguments (runner then reports them, and
+// marks no_log tasks at their start) and not to colour its text; the
+// playbook's Env can override both.
+func runEnv(base []string, extra map[string]string) []string {
 	env := map[string]string{}
 	var order []string
 	set := func(k, v string) {
@@ -206,7 +288,7 @@ func runEnv(extra map[string]string) []string {
 		}
 		env[k] = v
 	}
-	for _, kv := range os.Environ() {
+	for _, kv := range base {
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			set(k, v)
 		}

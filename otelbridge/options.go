@@ -13,9 +13,9 @@ import (
 const (
 	ExporterLive    = "live"    // the live view (prettyexporter.LiveExporter), stderr: a tree per operation on a terminal, plain lines elsewhere
 	ExporterPretty  = "pretty"  // human lines (prettyexporter), stderr
-	ExporterJSON    = "json"    // JSON lines (prettyexporter), stdout
+	ExporterJSON    = "json"    // JSON lines (prettyexporter), stderr
 	ExporterOTLP    = "otlp"    // OTLP, http/protobuf unless OTEL_EXPORTER_OTLP_PROTOCOL says grpc
-	ExporterConsole = "console" // the SDK's stdoutlog, stdout
+	ExporterConsole = "console" // the SDK's stdoutlog, stderr
 	ExporterNone    = "none"    // nothing
 )
 
@@ -44,7 +44,8 @@ func WithExporters(names ...string) Option {
 }
 
 // WithWriter sends the live, pretty, json and console output to w instead
-// of stderr (live, pretty) and stdout (json, console).
+// of stderr (WithWriter(os.Stdout) for a program whose stdout is its
+// telemetry).
 func WithWriter(w io.Writer) Option {
 	return func(c *config) { c.writer = w }
 }

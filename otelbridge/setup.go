@@ -32,10 +32,15 @@ const localExportInterval = 100 * time.Millisecond
 // Telemetry handle whose Shutdown the driver defers.
 //
 // Exporters come from WithExporters, else OTEL_LOGS_EXPORTER (a
-// comma-separated list), else the default: the live view on stderr when
-// stderr is a terminal and json on stdout otherwise, plus otlp when
-// OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT is set.
-// pretty gives the flat lines, one per record, on a terminal too.
+// comma-separated list), else the default: otlp alone when
+// OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT is set
+// (a production setup: no local output unless asked for), otherwise the
+// live view when stderr is a terminal and json lines on stderr when it is
+// not. pretty gives the flat lines, one per record, on a terminal too.
+// Every local exporter (live, pretty, json, console) writes to stderr
+// unless WithWriter says otherwise: telemetry never lands in the
+// program's stdout, which is its result (a driver's JSON answer, the
+// output of a command that progressotel run wraps).
 // OTLP speaks http/protobuf unless OTEL_EXPORTER_OTLP_PROTOCOL (or
 // OTEL_EXPORTER_OTLP_LOGS_PROTOCOL, _TRACES_PROTOCOL) says grpc, as the
 // OpenTelemetry specification defaults it.
@@ -159,13 +164,13 @@ func (c *config) exporterNames() ([]string, error) {
 		}
 	}
 	if names == nil {
-		if c.writer == nil && c.stderrTerminal() {
+		switch {
+		case c.getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || c.getenv("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT") != "":
+			names = []string{ExporterOTLP}
+		case c.writer == nil && c.stderrTerminal():
 			names = []string{ExporterLive}
-		} else {
+		default:
 			names = []string{ExporterJSON}
-		}
-		if c.getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || c.getenv("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT") != "" {
-			names = append(names, ExporterOTLP)
 		}
 	}
 	seen := map[string]bool{}
@@ -214,15 +219,16 @@ func (c *config) newExporter(ctx context.Context, name string) (exp sdklog.Expor
 	case ExporterJSON:
 		w := c.writer
 		if w == nil {
-			w = os.Stdout
+			w = os.Stderr
 		}
 		exp, err = prettyexporter.NewJSON(prettyexporter.WithWriter(w))
 		return exp, true, err
 	case ExporterConsole:
-		var o []stdoutlog.Option
-		if c.writer != nil {
-			o = append(o, stdoutlog.WithWriter(c.writer))
+		w := c.writer
+		if w == nil {
+			w = os.Stderr
 		}
+		o := []stdoutlog.Option{stdoutlog.WithWriter(w)}
 		exp, err = stdoutlog.New(o...)
 		return exp, true, err
 	case ExporterOTLP:

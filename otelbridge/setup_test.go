@@ -33,15 +33,17 @@ func TestExporterNames(t *testing.T) {
 		{env: map[string]string{"OTEL_LOGS_EXPORTER": "json"}, want: "json"},
 		{env: map[string]string{"OTEL_LOGS_EXPORTER": " Pretty , otlp,pretty"}, want: "pretty,otlp"},
 		{env: map[string]string{"OTEL_LOGS_EXPORTER": "none"}, want: "none"},
-		// Not a terminal (a writer is given): JSON, plus OTLP when an endpoint is set.
+		// Not a terminal (a writer is given): JSON; an OTLP endpoint alone: OTLP alone,
+		// no local output unless asked for.
 		{env: map[string]string{}, opts: []Option{WithWriter(&bytes.Buffer{})}, want: "json"},
-		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317"}, opts: []Option{WithWriter(&bytes.Buffer{})}, want: "json,otlp"},
+		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317"}, opts: []Option{WithWriter(&bytes.Buffer{})}, want: "otlp"},
 		// Options win over the environment.
 		{env: map[string]string{"OTEL_LOGS_EXPORTER": "json"}, opts: []Option{WithExporters("console")}, want: "console"},
-		// On a terminal: the live view; the flat lines stay as pretty.
+		// On a terminal: the live view, unless an OTLP endpoint is set; the flat
+		// lines stay as pretty.
 		{env: map[string]string{}, opts: []Option{stderrTerminal(true)}, want: "live"},
 		{env: map[string]string{}, opts: []Option{stderrTerminal(false)}, want: "json"},
-		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}, opts: []Option{stderrTerminal(true)}, want: "live,otlp"},
+		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}, opts: []Option{stderrTerminal(true)}, want: "otlp"},
 		{env: map[string]string{"OTEL_LOGS_EXPORTER": "LIVE"}, want: "live"},
 		{env: map[string]string{"OTEL_LOGS_EXPORTER": "pretty"}, opts: []Option{stderrTerminal(true)}, want: "pretty"},
 	}

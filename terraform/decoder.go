@@ -156,9 +156,11 @@ func (d *decoder) endCommandSpan(start, end time.Time, oc, failureCode, descript
 func (d *decoder) handle(line []byte) {
 	m := &d.msg
 	if !m.parse(line) {
+		d.cfg.Show(string(line))
 		d.skip(line)
 		return
 	}
+	d.cfg.Show(m.Message)
 	m.scrubValues(d.scrub)
 	d.res.Messages++
 	t := m.time(time.Now())

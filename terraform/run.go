@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,7 +102,7 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 			trace.WithAttributes(attribute.String("terraform.command", "init")))
 		saved := d.cmdCtx
 		d.cmdCtx = initCtx
-		p := d.runProcess(ctx, binary, args(global, "init", nil, ""), c.Dir, env)
+		p := d.runProcess(ctx, binary, args(global, "init", nil, ""), c.Dir, env, procIO{})
 		d.cmdCtx = saved
 		if p.failed() {
 			initSpan.SetStatus(codes.Error, "init failed")
@@ -111,16 +112,26 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 		initSpan.End()
 	}
 
-	p := d.runProcess(ctx, binary, args(global, sub, rest, varFile), c.Dir, env)
+	p := d.runProcess(ctx, binary, args(global, sub, rest, varFile), c.Dir, env, procIO{})
 	failed := p.code != 0 && !(p.code == 2 && cmdline.HasFlag(rest, "detailed-exitcode"))
 	return d.finish(outcome{end: time.Now(), exitCode: p.code, failed: failed, cause: p.cause, stderr: p.stderr})
 }
 
 // processOutcome is how one process of a run ended.
 type processOutcome struct {
-	code   int   // exit status, -1 when it did not start
+	code   int // exit status, -1 when it did not start
+	exit   procctl.Exit
 	cause  error // cancellation, or why it could not start
 	stderr string
+}
+
+// procIO is what a process gets beside its stdout, which the decoder reads:
+// RunCommandLine's user's stdin, stderr and signals; Run's none.
+type procIO struct {
+	stdin   io.Reader
+	stderr  io.Writer // the tool's stderr as it is; nil: logged
+	sigs    <-chan os.Signal
+	started func(pid int) // nil: not told
 }
 
 func (p processOutcome) failed() bool { return p.code != 0 || p.cause != nil }
@@ -132,12 +143,16 @@ func (p processOutcome) failed() bool { return p.code != 0 || p.cause != nil }
 // to the tool; provisioner commands are interrupted); after the grace
 // period SIGKILL to the group. Once the tool has exited, what it left in
 // its group (a provisioner's child whose shell was stopped) is killed too.
-func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, dir string, env []string) processOutcome {
+func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, dir string, env []string, pio procIO) processOutcome {
 	cmd := exec.Command(binary, argv...)
 	cmd.Dir = dir
 	cmd.Env = env
-	stderr := &stderrLog{d: d}
+	cmd.Stdin = pio.stdin
+	stderr := &stderrLog{d: d, quiet: pio.stderr != nil}
 	cmd.Stderr = stderr
+	if pio.stderr != nil {
+		cmd.Stderr = io.MultiWriter(pio.stderr, stderr)
+	}
 	child, err := procctl.New(cmd, procctl.Stop{
 		Signal: os.Interrupt,
 		Group:  true,
@@ -150,25 +165,30 @@ func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, 
 		},
 	})
 	if err != nil {
-		return processOutcome{code: -1, cause: fmt.Errorf("terraform: %w", err)}
+		return processOutcome{code: -1, exit: procctl.Exit{Code: -1}, cause: fmt.Errorf("terraform: %w", err)}
 	}
 	defer child.Close()
 	if err := child.Start(); err != nil {
-		return processOutcome{code: -1, cause: fmt.Errorf("terraform: starting %s: %w", binary, err)}
+		return processOutcome{code: -1, exit: procctl.Exit{Code: -1}, cause: fmt.Errorf("terraform: starting %s: %w", binary, err)}
+	}
+	if pio.started != nil {
+		pio.started(cmd.Process.Pid)
 	}
 	unwatch := context.AfterFunc(ctx, child.Stop)
+	unforward := procctl.Forward(child, pio.sigs)
 
 	// Cancelling does not stop the reading: the messages of a tool that
 	// is stopping (its interrupt notice, the errored operations, the
 	// diagnostics) are still reported, until its output ends.
 	readErr := readAll(context.Background(), child.Stdout, d)
 	signalled, _ := child.Wait()
+	unforward()
 	unwatch()
 	if readErr != nil && !errors.Is(readErr, os.ErrDeadlineExceeded) {
 		d.cfg.Logger.Warn("terraform: reading the tool's output", "error", readErr.Error())
 	}
 
-	out := processOutcome{code: -1, stderr: stderr.tail()}
+	out := processOutcome{code: -1, exit: procctl.ExitOf(cmd.ProcessState), stderr: stderr.tail()}
 	if cmd.ProcessState != nil {
 		out.code = procctl.ExitCode(cmd.ProcessState)
 	}
@@ -183,6 +203,7 @@ func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, 
 // text there, such as a missing CLI configuration file.
 type stderrLog struct {
 	d     *decoder
+	quiet bool // the user sees stderr as it is: keep the tail, log nothing
 	mu    sync.Mutex
 	part  []byte   // an unfinished line
 	lines []string // the tail, at most maxStderr bytes
@@ -214,9 +235,11 @@ func (s *stderrLog) line(b []byte) {
 	}
 	// The tool's own log (TF_LOG) goes to stderr too: its lines are
 	// debugging, not warnings.
-	if strings.Contains(text, "[TRACE]") || strings.Contains(text, "[DEBUG]") || strings.Contains(text, "[INFO]") {
+	switch {
+	case s.quiet:
+	case strings.Contains(text, "[TRACE]") || strings.Contains(text, "[DEBUG]") || strings.Contains(text, "[INFO]"):
 		s.d.cfg.Logger.Debug("terraform: stderr", "line", text)
-	} else {
+	default:
 		s.d.cfg.Logger.Warn("terraform: stderr", "line", text)
 	}
 	s.lines = append(s.lines, text)

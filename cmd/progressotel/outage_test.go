@@ -1,12 +1,16 @@
 package main_test
 
 import (
+	"bytes"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/progressotel/progressotel/internal/testkit/otlptest"
 )
@@ -24,11 +28,74 @@ func TestRunExportsEventsAndSpanOverOTLP(t *testing.T) {
 	if got := srv.LogEventNames(); !slices.Equal(got, want) {
 		t.Fatalf("collector got %v, want %v", got, want)
 	}
-	if srv.Spans() != 1 {
-		t.Fatalf("collector got %d spans, want the run's", srv.Spans())
-	}
 	if r.stderr != "" {
 		t.Fatalf("stderr: %s", r.stderr)
+	}
+	spans := srv.ReceivedSpans()
+	if len(spans) != 2 {
+		t.Fatalf("collector got %d spans, want the run's and its operation's", len(spans))
+	}
+	cli, op := spans[0], spans[1]
+	if cli.Span.GetParentSpanId() != nil {
+		cli, op = op, cli
+	}
+	if !bytes.Equal(op.Span.GetParentSpanId(), cli.Span.GetSpanId()) {
+		t.Fatalf("the operation's span %q is not a child of the run's %q", op.Span.GetName(), cli.Span.GetName())
+	}
+	assertCLISpan(t, cli, "sh", 0)
+}
+
+// assertCLISpan checks the span of `progressotel run` against the CLI
+// semantic conventions (docs/cli/cli-spans.md): kind CLIENT, named after
+// the executable, process.executable.name, process.exit.code,
+// process.pid, error.type when the exit code is not 0, and no command
+// arguments (they are opt-in).
+func assertCLISpan(t *testing.T, s otlptest.ReceivedSpan, executable string, exitCode int) {
+	t.Helper()
+	if s.Span.GetKind() != tracepb.Span_SPAN_KIND_CLIENT || s.Span.GetName() != executable {
+		t.Errorf("span %q kind %v, want %q CLIENT", s.Span.GetName(), s.Span.GetKind(), executable)
+	}
+	if v, _ := s.Attr("process.executable.name"); v != executable {
+		t.Errorf("process.executable.name %q", v)
+	}
+	if v, ok := s.Attr("process.exit.code"); !ok || v != strconv.Itoa(exitCode) {
+		t.Errorf("process.exit.code %q, want %d", v, exitCode)
+	}
+	if v, ok := s.Attr("process.pid"); !ok || v == "0" {
+		t.Errorf("process.pid %q", v)
+	}
+	if v, ok := s.Attr("error.type"); (exitCode != 0) != ok || ok && v != strconv.Itoa(exitCode) {
+		t.Errorf("error.type %q (set: %v) for exit code %d", v, ok, exitCode)
+	}
+	if v, ok := s.Attr("process.command_args"); ok {
+		t.Errorf("process.command_args recorded by default: %q", v)
+	}
+}
+
+// A failing command: error.type on the run's span; --record-args records
+// the command line, redacted first.
+func TestRunSpanOfAFailingCommandWithItsArguments(t *testing.T) {
+	srv := otlptest.StartHTTP(t)
+	r := runPO(t, []string{"OTEL_LOGS_EXPORTER=none", "OTEL_EXPORTER_OTLP_ENDPOINT=http://" + srv.Addr},
+		"run", "--record-args", "--", "sh", "-c", "exit 3", "--password", "hunter2", "--token=abc123", "plain")
+	if r.code != 3 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var cli *otlptest.ReceivedSpan
+	for _, s := range srv.ReceivedSpans() {
+		if s.Span.GetKind() == tracepb.Span_SPAN_KIND_CLIENT {
+			cli = &s
+		}
+	}
+	if cli == nil {
+		t.Fatal("no CLIENT span")
+	}
+	if v, _ := cli.Attr("error.type"); v != "3" {
+		t.Errorf("error.type %q, want 3", v)
+	}
+	args, _ := cli.Attr("process.command_args")
+	if strings.Contains(args, "hunter2") || strings.Contains(args, "abc123") || !strings.Contains(args, "exit 3") || !strings.Contains(args, "plain") {
+		t.Errorf("process.command_args %q: want the command line with its secrets redacted", args)
 	}
 }
 

@@ -84,3 +84,61 @@ until (-e '`+stop+`') { select(undef, undef, undef, 0.05) }
 		t.Fatalf("the command got %d SIGINTs, want 1", n)
 	}
 }
+
+// Ctrl-C in a terminal stops a tool that runs in a process group of its
+// own (ansible-runner, tofu) as it stops the plain tool: progressotel,
+// which alone gets the terminal's SIGINT, sends it to the tool's whole
+// group once. ansible-playbook exits 99 ("User interrupted execution"),
+// not ansible-runner's 254; tofu stops gracefully (one interrupt) and
+// exits 1.
+func TestCtrlCOnTheTerminalStopsATool(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T) (env []string, dir, started string, argv []string)
+		code  int
+		text  string // in the tool's output; "": none to look for
+	}{
+		{"ansible-playbook", func(t *testing.T) ([]string, string, string, []string) {
+			dir := needAnsible(t)
+			return []string{"ANSIBLE_NOCOLOR=1"}, dir, filepath.Join(dir, "started"), []string{"ansible-playbook", "-i", "inventory", "slow.yml"}
+		}, 99, "User interrupted execution"},
+		{"tofu", func(t *testing.T) ([]string, string, string, []string) {
+			env := tofuEnv(t, tofuDir(t))
+			started := filepath.Join(t.TempDir(), "started")
+			cfg := tofuConfig(t, `
+resource "terraform_data" "slow" {
+  input = "x"
+  provisioner "local-exec" {
+    command = "touch `+started+`; sleep 60"
+  }
+}
+`)
+			return env, "", started, []string{"tofu", "-chdir=" + cfg, "apply", "-auto-approve"}
+		}, 1, ""}, // "Interrupt received" races the provisioner's own death by the SIGINT
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, dir, started, argv := tc.setup(t)
+			master, tty := openPTY(t)
+			p := startWith(t, env, func(c *exec.Cmd) {
+				c.Dir = dir
+				c.Stdin = tty
+				c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+			}, append([]string{"run", "--"}, argv...)...)
+			waitFile(t, started)
+			if _, err := master.Write([]byte{0x03}); err != nil { // ^C
+				t.Fatal(err)
+			}
+			r := p.wait(2 * time.Minute)
+			if r.code != tc.code || r.signal != 0 {
+				t.Fatalf("exit %d signal %v, want %d\n%s\n%s", r.code, r.signal, tc.code, r.stdout, r.stderr)
+			}
+			out := r.stdout + r.stderr
+			if !strings.Contains(out, tc.text) || strings.Contains(out, "Two interrupts") {
+				t.Fatalf("output: want one interrupt (%q)\n%s", tc.text, out)
+			}
+			if last := r.records[len(r.records)-1]; last.str("message") != "common/OperationFailed" {
+				t.Fatalf("last record %s", last.str("message"))
+			}
+		})
+	}
+}

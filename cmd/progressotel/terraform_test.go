@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 )
@@ -143,31 +142,27 @@ func TestRunTofuApplyThatPrompts(t *testing.T) {
 	}
 }
 
-// SIGTERM to progressotel reaches the tool, which stops gracefully: the
-// run ends with the tool's status and reports the failure.
-func TestRunTofuApplyStoppedBySIGTERM(t *testing.T) {
+// A tool whose stream ends without its own final message (tofu killed in
+// the middle of an apply, here by its own provisioner) is a failed
+// operation: progressotel passes the package's OperationFailed through and
+// adds nothing of its own, and ends as the tool did.
+func TestRunTofuStreamCutShort(t *testing.T) {
 	env := tofuEnv(t, tofuDir(t))
-	started := filepath.Join(t.TempDir(), "started")
 	cfg := tofuConfig(t, `
-resource "terraform_data" "slow" {
+resource "terraform_data" "killer" {
   input = "x"
   provisioner "local-exec" {
-    command = "touch `+started+`; sleep 60"
+    command = "kill -KILL $PPID"
   }
 }
 `)
-	p := start(t, env, "run", "--", "tofu", "-chdir="+cfg, "apply", "-auto-approve")
-	waitFile(t, started)
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
+	r := runPO(t, env, "run", "--", "tofu", "-chdir="+cfg, "apply", "-auto-approve")
+	if r.signal != syscall.SIGKILL {
+		t.Fatalf("exit %d signal %v: want tofu's death by SIGKILL\n%s", r.code, r.signal, r.stderr)
 	}
-	r := p.wait(2 * time.Minute)
-	if r.code == 0 || r.signal != 0 {
-		t.Fatalf("exit %d signal %v: want the tool's failure status\n%s", r.code, r.signal, r.stderr)
-	}
-	last := r.records[len(r.records)-1]
-	t.Logf("exit %d; %s %v", r.code, last.str("message"), last.details())
-	if last.str("message") != "common/OperationFailed" {
-		t.Fatalf("last record %v", last)
+	got := types(r.records)
+	if got[0] != "common/OperationStarted" || got[len(got)-1] != "common/OperationFailed" ||
+		slices.Contains(got, "common/OperationCompleted") || strings.Count(strings.Join(got, " "), "common/OperationFailed") != 1 {
+		t.Fatalf("records %v: want one OperationFailed at the end", got)
 	}
 }

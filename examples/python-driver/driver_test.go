@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/progressotel/progressotel/internal/testkit/otlptest"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/propagation"
 )
@@ -101,6 +102,32 @@ func TestPythonDriverRecordsCarryTheRequestsContext(t *testing.T) {
 	}
 	if got[0] != "driver/RequestAccepted" || got[len(got)-1] != "driver/RequestCompleted" {
 		t.Errorf("order: %v", got)
+	}
+}
+
+// With only OTEL_EXPORTER_OTLP_ENDPOINT set, the production setup of the
+// README, the driver's stdout is its result alone: the events go to the
+// collector (a real OTLP/HTTP endpoint here), none to stdout.
+func TestPythonDriverStdoutIsItsResultWithOTLP(t *testing.T) {
+	py := testutil.RequireTool(t, debianPython, "apt-get install python3")
+	testutil.RequireTool(t, "ansible-playbook", "apt-get install ansible-core")
+	testutil.RequireTool(t, "ansible-runner", "apt-get install python3-ansible-runner")
+	bin := buildProgressotel(t)
+	srv := otlptest.StartHTTP(t)
+	cmd := exec.Command(py, "driver.py", "request.json")
+	cmd.Env = append(cleanEnv(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"OTEL_EXPORTER_OTLP_ENDPOINT=http://"+srv.Addr, "ANSIBLE_NOCOLOR=1")
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("driver: %v\n%s", err, stdout)
+	}
+	lines := strings.Split(strings.TrimSpace(string(stdout)), "\n")
+	var result map[string]any
+	if len(lines) != 1 || json.Unmarshal([]byte(lines[0]), &result) != nil || result["status"] != "COMPLETE" {
+		t.Fatalf("stdout %q: want the driver's result alone", stdout)
+	}
+	if got := srv.LogEventNames(); !slices.Contains(got, "driver/RequestAccepted") || !slices.Contains(got, "ansible/PlaybookResult") {
+		t.Fatalf("the collector got %v", got)
 	}
 }
 

@@ -50,6 +50,11 @@ type Config struct {
 	// real streams; it is deliberately not an Option, since raw lines hold
 	// what the redaction removes.
 	RawTee io.Writer
+	// Display, when set, receives the tool's own text while the stream is
+	// read, as the tool would have shown it (see Show): how the
+	// progressotel command shows a tool's output from the one read of its
+	// machine-readable stream.
+	Display io.Writer
 
 	name, scope string
 	recordErrs  int

@@ -1,6 +1,7 @@
 package cmdline
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -27,4 +28,10 @@ func SplitSubcommand(args []string) (global []string, sub string, rest []string,
 		return args, "", nil, false
 	}
 	return args[:i], args[i], args[i+1:], true
+}
+
+// Tool is the name of the tool that arg0 (a command line's first word, a
+// name or a path) runs: its base name, without a Windows ".exe".
+func Tool(arg0 string) string {
+	return strings.TrimSuffix(filepath.Base(arg0), ".exe")
 }

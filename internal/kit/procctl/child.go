@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -33,20 +35,35 @@ type Stop struct {
 	// OnGraceExpired, when set, is told that the grace period ended before
 	// the child exited, just before the SIGKILL.
 	OnGraceExpired func()
+	// Target returns the process groups of the user's own command when
+	// the child wraps it (ansible-playbook, in a session of its own under
+	// ansible-runner), given the child's pid: Deliver sends there. nil or
+	// none yet: Deliver sends to the child.
+	Target func(pid int) []int
+	// InheritGroup keeps the child in the caller's process group instead
+	// of one of its own: a command run in the foreground of a terminal,
+	// which reads the terminal and gets its Ctrl-C from it directly. A stop
+	// and Deliver then signal the child alone, never the group (the
+	// caller's own); what the child started is not reached.
+	InheritGroup bool
 }
 
 // Child is a process started in a process group of its own, its stdout on
-// a pipe. Read Stdout to its end, then call Wait; Stop may be called at
-// any time, from any goroutine.
+// a pipe (unless the command's Stdout was set). Read Stdout to its end,
+// then call Wait; Stop and Deliver may be called at any time, from any
+// goroutine.
 type Child struct {
 	// Cmd is the command; its Stdout is the pipe's write end.
 	Cmd *exec.Cmd
 	// Stdout is the read end of the child's stdout. Once the child has
 	// exited, a read blocked on it fails with os.ErrDeadlineExceeded
 	// after DrainTimeout (a leftover process may hold the pipe open).
+	// nil when the command's Stdout was set before New.
 	Stdout *os.File
 
 	stop      Stop
+	pw        *os.File // the write end of the stdout pipe, closed once started
+	delivered atomic.Int32
 	exited    chan struct{}
 	waitErr   error
 	stopOnce  sync.Once
@@ -54,33 +71,80 @@ type Child struct {
 	signalled bool // written before stopped is closed
 }
 
-// New prepares cmd to run in a process group of its own with its stdout on
-// a pipe; cmd.WaitDelay is DrainTimeout unless set. The error is the
-// pipe's. Close releases the pipe.
+// New prepares cmd to run in a process group of its own (unless
+// stop.InheritGroup) with its stdout on a pipe, unless cmd.Stdout is set
+// (a command whose output goes to the user as it is); cmd.WaitDelay is
+// DrainTimeout unless set. The error is the pipe's. Close releases the
+// pipe.
 func New(cmd *exec.Cmd, stop Stop) (*Child, error) {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return nil, err
+	c := &Child{Cmd: cmd, stop: stop, exited: make(chan struct{}), stopped: make(chan struct{})}
+	if cmd.Stdout == nil {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		cmd.Stdout, c.Stdout, c.pw = pw, pr, pw
 	}
-	ownGroup(cmd)
+	if stop.InheritGroup {
+		c.stop.Group, c.stop.Target = false, nil
+	} else {
+		ownGroup(cmd)
+	}
 	onParentDeath(cmd, stop)
-	cmd.Stdout = pw
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = DrainTimeout
 	}
-	return &Child{Cmd: cmd, Stdout: pr, stop: stop, exited: make(chan struct{}), stopped: make(chan struct{})}, nil
+	return c, nil
 }
 
 // Start starts the child. The error is exec's.
 func (c *Child) Start() error {
-	pw := c.Cmd.Stdout.(*os.File)
 	err := startLocked(c.Cmd.Start, func() {
 		c.waitErr = c.Cmd.Wait()
 		close(c.exited)
-		_ = c.Stdout.SetReadDeadline(time.Now().Add(DrainTimeout))
+		if c.Stdout != nil {
+			_ = c.Stdout.SetReadDeadline(time.Now().Add(DrainTimeout))
+		}
 	})
-	pw.Close() // the child has its own copy; the parent's would keep the pipe open
+	if c.pw != nil {
+		c.pw.Close() // the child has its own copy; the parent's would keep the pipe open
+	}
 	return err
+}
+
+// TerminalSignal is a signal that a terminal sent to its whole foreground
+// job (Ctrl-C's SIGINT, Ctrl-\'s SIGQUIT), as opposed to one sent to a
+// process with kill(2): Deliver sends it to the whole process group.
+type TerminalSignal struct{ Sig syscall.Signal }
+
+// Signal makes TerminalSignal an os.Signal.
+func (t TerminalSignal) Signal() {}
+
+func (t TerminalSignal) String() string { return t.Sig.String() + " from the terminal" }
+
+// Deliver sends sig to the user's command as if it had been sent to it
+// directly: to the groups of Stop.Target when there are any, else to the
+// child. A TerminalSignal goes to each whole group (unless the child
+// shares the caller's group), any other signal to the group's leader
+// alone, as kill(1) sends it. It does nothing once the child has exited.
+func (c *Child) Deliver(sig os.Signal) {
+	select {
+	case <-c.exited:
+		return
+	default:
+	}
+	whole := false
+	if ts, ok := sig.(TerminalSignal); ok {
+		sig, whole = ts.Sig, !c.stop.InheritGroup
+	}
+	if ss, ok := sig.(syscall.Signal); ok {
+		c.delivered.Store(int32(ss))
+	}
+	var targets []int
+	if c.stop.Target != nil {
+		targets = c.stop.Target(c.Cmd.Process.Pid)
+	}
+	deliver(c.Cmd.Process, targets, sig, whole)
 }
 
 // Stop starts stopping the child as its Stop says, once, and returns at
@@ -104,5 +168,13 @@ func (c *Child) Wait() (signalled bool, err error) {
 	return c.signalled, c.waitErr
 }
 
+// Delivered returns the last signal Deliver sent, 0 when none.
+func (c *Child) Delivered() syscall.Signal { return syscall.Signal(c.delivered.Load()) }
+
 // Close closes the read end of stdout.
-func (c *Child) Close() error { return c.Stdout.Close() }
+func (c *Child) Close() error {
+	if c.Stdout == nil {
+		return nil
+	}
+	return c.Stdout.Close()
+}

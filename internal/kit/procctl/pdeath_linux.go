@@ -16,6 +16,9 @@ func onParentDeath(cmd *exec.Cmd, stop Stop) {
 	if !ok || stop.Signal == os.Kill {
 		sig = syscall.SIGKILL
 	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
 	cmd.SysProcAttr.Pdeathsig = sig
 }
 

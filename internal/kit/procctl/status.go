@@ -25,3 +25,32 @@ func ExitCode(ps *os.ProcessState) int {
 	}
 	return ps.ExitCode()
 }
+
+// Exit is how a process ended, as a shell sees it: its exit code, or the
+// signal that killed it.
+type Exit struct {
+	// Code is the exit status when Signal is 0; -1 when the process did
+	// not start.
+	Code int
+	// Signal is the signal that killed the process, 0 when it exited.
+	Signal syscall.Signal
+}
+
+// ExitOf reads how a process ended; a nil ps (not started) is Code -1.
+func ExitOf(ps *os.ProcessState) Exit {
+	if ps == nil {
+		return Exit{Code: -1}
+	}
+	if sig := KilledBy(ps); sig != 0 {
+		return Exit{Signal: sig}
+	}
+	return Exit{Code: ps.ExitCode()}
+}
+
+// ExitCode is the shell's view of e: the code, or 128+n for signal n.
+func (e Exit) ExitCode() int {
+	if e.Signal != 0 {
+		return SignalExitCode(e.Signal)
+	}
+	return e.Code
+}

@@ -48,3 +48,6 @@ func (c *Child) stopRun() bool {
 	}
 	return true
 }
+
+// deliver sends sig to p: there are no process groups here.
+func deliver(p *os.Process, _ []int, sig os.Signal, _ bool) { _ = p.Signal(sig) }

@@ -62,7 +62,7 @@ func (c *Child) stopRun() bool {
 		}
 		groups = append(groups, c.others()...)
 		killGroups(groups)
-		killGroup(pid) // not reaped yet: its group is still its own
+		c.killOwn(pid) // not reaped yet: its group is still its own
 		<-c.exited
 	}
 	deadline := time.Now().Add(min(s.Grace, leftoverWait))
@@ -70,8 +70,43 @@ func (c *Child) stopRun() bool {
 		time.Sleep(50 * time.Millisecond)
 	}
 	killGroups(groups)
-	killGroup(pid)
+	c.killOwn(pid)
 	return true
+}
+
+// killOwn kills the child's group, or the child alone when it shares the
+// caller's group.
+func (c *Child) killOwn(pid int) {
+	if c.stop.InheritGroup {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		return
+	}
+	killGroup(pid)
+}
+
+// deliver sends sig to each of the groups, or to p when there are none:
+// to each whole group when whole is set (as a terminal does), else to the
+// leader alone.
+func deliver(p *os.Process, groups []int, sig os.Signal, whole bool) {
+	ss, ok := sig.(syscall.Signal)
+	if !ok {
+		_ = p.Signal(sig)
+		return
+	}
+	if len(groups) == 0 {
+		groups = []int{p.Pid}
+	}
+	own := syscall.Getpgrp()
+	for _, g := range groups {
+		switch {
+		case g <= 1 || g == own && g != p.Pid:
+			continue
+		case whole:
+			_ = syscall.Kill(-g, ss)
+		default:
+			_ = syscall.Kill(g, ss)
+		}
+	}
 }
 
 // signal sends sig to the child, or to its group.

@@ -4,13 +4,18 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/internal/base/term"
+	"github.com/progressotel/progressotel/internal/kit/adapter"
+	"github.com/progressotel/progressotel/internal/kit/procctl"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -19,11 +24,11 @@ import (
 // whose Match accepts it (or to the one --adapter names), else to the
 // generic command adapter.
 //
-// An adapter owns what the tool's output means; the run owns the process
-// rules: the adapter starts each process with Invocation.Start and waits
-// for it with Invocation.Wait, so that signals are forwarded as for any
-// command, and it returns the status of the command as it ended, never
-// remapped.
+// An adapter owns what the tool's output means, and runs the tool through
+// its package's own launcher (ansible.RunCommandLine,
+// terraform.RunCommandLine; procctl for a plain command), which delivers
+// Invocation.Signals to the command; it returns the status of the command
+// as it ended, never remapped.
 type Adapter interface {
 	// Name names the adapter, for --adapter and messages.
 	Name() string
@@ -40,9 +45,10 @@ type Adapter interface {
 type Invocation struct {
 	// Argv is the command line after "--".
 	Argv []string
-	// Env is the child's environment: progressotel's own, with the run's
-	// trace context (TRACEPARENT, X_TRACECTX_*, ...) and socket.
-	Env []string
+	// Env is the child's environment for the span of ctx: progressotel's
+	// own, with that trace context (TRACEPARENT, X_TRACECTX_*, ...) and the
+	// run's socket.
+	Env func(ctx context.Context) []string
 	// Operation names the operation of the common events (--operation);
 	// empty when not given: each adapter has its default.
 	Operation string
@@ -62,15 +68,27 @@ type Invocation struct {
 	Logger *slog.Logger
 	// Lines makes the generic adapter record output lines (--lines).
 	Lines LinesOptions
+	// Started, when set, is told the pid of the process started.
+	Started func(pid int)
 
 	sup *supervisor
 }
 
-// Start starts cmd under the run's signal rules.
-func (inv *Invocation) Start(cmd *exec.Cmd) error { return inv.sup.start(cmd) }
-
-// Wait waits for cmd, started by Start, and returns how it ended.
-func (inv *Invocation) Wait(cmd *exec.Cmd) Status { return inv.sup.wait(cmd) }
+// command is the procctl.Command of the invocation, its environment in
+// the span of ctx; sharesGroup says whether the command runs in
+// progressotel's process group (see supervisor).
+func (inv *Invocation) command(ctx context.Context, sharesGroup bool) procctl.Command {
+	inv.sup.sharesGroup.Store(sharesGroup)
+	stdin := inv.Stdin
+	if f, ok := stdin.(*os.File); ok && !sharesGroup && term.IsTerminal(f) {
+		// A process group that is not the terminal's foreground one
+		// would be stopped (SIGTTIN) by a read of the terminal: it
+		// reads nothing instead.
+		stdin = nil
+	}
+	return procctl.Command{Argv: inv.Argv, Env: inv.Env(ctx), Stdin: stdin, Stderr: inv.Stderr,
+		Signals: inv.sup.Signals(), Started: inv.Started}
+}
 
 // adapters are the registered adapters, tried in order.
 var adapters = []Adapter{ansibleAdapter{}, terraformAdapter{}}
@@ -130,40 +148,68 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	if operation == "" {
 		operation = name
 	}
-	record(ctx, inv, progress.OperationStarted(operation))
+	cfg := &adapter.Config{}
+	adapter.Configure(cfg, cfg, adapter.Defaults{Name: "progressotel", Scope: ScopeName, GracePeriod: 10 * time.Second, MaxLineBytes: maxLine},
+		[]func(*adapter.Config){func(c *adapter.Config) {
+			c.SetRecorder(inv.Recorder)
+			c.SetTracerProvider(inv.TracerProvider)
+			c.SetEnvelope(inv.Envelope)
+			c.SetLogger(inv.Logger)
+		}})
 	started := time.Now()
+	op := cfg.StartOperation(ctx, operation, operation, started)
+	fail := func(description string) {
+		op.Fail(started, time.Now(), inv.FailureCode, description, nil)
+	}
 
+	// The command's context is the operation's span: what it starts and
+	// emits nests under the operation.
+	c := inv.command(op.Ctx, true)
 	cmd := exec.Command(inv.Argv[0], inv.Argv[1:]...)
-	cmd.Env = inv.Env
+	cmd.Env = c.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inv.Stdin, inv.Stdout, inv.Stderr
 	var lines *lineRecorder
 	if inv.Lines.Enabled {
 		var err error
-		if lines, err = newLineRecorder(ctx, inv, cmd); err != nil {
+		if lines, err = newLineRecorder(op.Ctx, inv, cmd); err != nil {
 			inv.Logger.Warn("--lines: output lines are not recorded", "error", err.Error())
 			lines = nil
 		}
 	}
-	if err := inv.Start(cmd); err != nil {
+	// In progressotel's own process group: the command may read the
+	// terminal, and gets a terminal's Ctrl-C from it as without
+	// progressotel.
+	child, err := procctl.New(cmd, procctl.Stop{Signal: syscall.SIGTERM, Grace: cfg.GracePeriod, InheritGroup: true})
+	if err == nil {
+		err = child.Start()
+	}
+	if err != nil {
 		if lines != nil {
 			lines.abort()
 		}
 		st := startFailure(err)
 		inv.Logger.Warn("cannot run the command", "command", name, "error", err.Error())
-		record(ctx, inv, progress.OperationFailed(operation, inv.FailureCode, startFailureText(name, st)))
+		fail(startFailureText(name, st))
 		return st
+	}
+	defer child.Close()
+	if inv.Started != nil {
+		inv.Started(cmd.Process.Pid)
 	}
 	if lines != nil {
 		lines.started()
 	}
-	st := inv.Wait(cmd)
+	unforward := procctl.Forward(child, c.Signals)
+	_, _ = child.Wait() // the status is in ProcessState; I/O errors are the command's
+	unforward()
 	if lines != nil {
 		lines.wait()
 	}
+	st := statusOf(procctl.ExitOf(cmd.ProcessState))
 	if st.OK() {
-		record(ctx, inv, progress.OperationCompleted(operation, time.Since(started)))
+		op.Complete(started, time.Now())
 	} else {
-		record(ctx, inv, progress.OperationFailed(operation, inv.FailureCode, name+" "+st.String()))
+		fail(name + " " + st.String())
 	}
 	return st
 }

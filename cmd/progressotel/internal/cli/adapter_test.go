@@ -3,8 +3,6 @@ package cli
 import (
 	"strings"
 	"testing"
-
-	"github.com/progressotel/progressotel/internal/kit/cmdline"
 )
 
 // Which adapter runs which command line.
@@ -39,28 +37,5 @@ func TestChooseAdapter(t *testing.T) {
 	}
 	if a, _ := chooseAdapter("terraform", []string{"my-tofu-wrapper", "apply"}); a.Name() != "terraform" {
 		t.Errorf("--adapter terraform: %s", a.Name())
-	}
-}
-
-// -json cannot answer an approval prompt: which applies would prompt.
-func TestTerraformPrompts(t *testing.T) {
-	for _, tc := range []struct {
-		args   string
-		prompt bool
-	}{
-		{"apply", true},
-		{"apply -auto-approve", false},
-		{"apply --auto-approve=true", false},
-		{"apply tfplan", false},
-		{"apply -var=a=b", true},
-		{"destroy", true},
-		{"destroy -auto-approve", false},
-		{"plan", false},
-		{"init", false},
-	} {
-		_, sub, rest, _ := cmdline.SplitSubcommand(strings.Fields(tc.args))
-		if got := prompts(sub, rest); got != tc.prompt {
-			t.Errorf("%s: prompts %v, want %v", tc.args, got, tc.prompt)
-		}
 	}
 }

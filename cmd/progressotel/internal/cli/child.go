@@ -8,33 +8,36 @@ import (
 	"os/signal"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/progressotel/progressotel/internal/kit/procctl"
 )
 
-// supervisor forwards signals to the child of a run and tells how it
-// ended. One supervisor serves a whole run, which may start more than one
-// process in turn (an adapter's init then apply): signals go to the one
-// running.
+// supervisor takes the signals a run forwards to its command and passes
+// them on Signals, which the adapter's launcher delivers to the command as
+// if they had been sent to it directly (procctl.Command.Signals).
 //
-// It takes the signals from the start of the run, so that a SIGTERM that
-// arrives while telemetry is being set up is neither lost nor fatal to
-// progressotel: it is delivered to the child as soon as it has started.
-// Signals that arrive after the child has exited cut the telemetry shutdown
-// short (afterExit) instead: progressotel then exits with the child's
-// status at once.
+// It takes them from the start of the run, so that a SIGTERM that arrives
+// while telemetry is being set up is neither lost nor fatal to
+// progressotel: it waits on Signals until the command has started.
+// Signals that arrive after the command has ended cut the telemetry
+// shutdown short (afterExit) instead: progressotel then exits with the
+// command's status at once.
 type supervisor struct {
-	sigs      chan os.Signal
-	done      chan struct{}
-	fromTerm  func() bool // fromTerminal, replaced in tests
-	afterExit func()
+	sigs     chan os.Signal
+	out      chan os.Signal // Signals
+	done     chan struct{}
+	fromTerm func() bool // fromTerminal, replaced in tests
+	// sharesGroup: the command runs in progressotel's process group (a
+	// plain command), so a terminal's SIGINT and SIGQUIT reached it too.
+	sharesGroup atomic.Bool
 
-	mu      sync.Mutex
-	proc    *os.Process
-	pending []os.Signal // received before the child started
-	exited  bool
-	late    bool // a signal arrived after the exit, before afterExit was set
-	stopped bool
+	mu        sync.Mutex
+	afterExit func()
+	exited    bool
+	late      bool // a signal arrived after the exit, before afterExit was set
+	stopped   bool
 }
 
 // newSupervisor starts taking the forwarded signals, except those that
@@ -44,6 +47,7 @@ type supervisor struct {
 func newSupervisor() *supervisor {
 	s := &supervisor{
 		sigs:     make(chan os.Signal, 32),
+		out:      make(chan os.Signal, 32),
 		done:     make(chan struct{}),
 		fromTerm: fromTerminal,
 	}
@@ -64,57 +68,47 @@ func (s *supervisor) loop() {
 	defer close(s.done)
 	for sig := range s.sigs {
 		if slices.Contains(forwardWithoutTerminal, sig) && s.fromTerm() {
-			// The terminal sent it to the child too. A second one
-			// would be taken as "really stop now" (OpenTofu exits
-			// without cleaning up on a second interrupt).
-			continue
+			if s.sharesGroup.Load() {
+				// The terminal sent it to the command too. A second
+				// one would be taken as "really stop now".
+				continue
+			}
+			// The command runs in a process group of its own, which
+			// the terminal did not reach: it gets the signal as from
+			// the terminal, its whole group.
+			if ss, ok := sig.(syscall.Signal); ok {
+				sig = procctl.TerminalSignal{Sig: ss}
+			}
 		}
 		s.mu.Lock()
-		switch {
-		case s.exited:
+		if s.exited {
 			s.late = true
 			if s.afterExit != nil {
 				s.afterExit()
 			}
-		case s.proc == nil:
-			s.pending = append(s.pending, sig)
-		default:
-			_ = s.proc.Signal(sig)
+			s.mu.Unlock()
+			continue
 		}
 		s.mu.Unlock()
+		select {
+		case s.out <- sig:
+		default: // 32 signals waiting: the command has them already
+		}
 	}
 }
 
-// start starts cmd as the run's current child and delivers the signals
-// that arrived before it.
-func (s *supervisor) start(cmd *exec.Cmd) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	s.proc, s.exited = cmd.Process, false
-	for _, sig := range s.pending {
-		_ = s.proc.Signal(sig)
-	}
-	s.pending = nil
-	return nil
-}
+// Signals are the signals for the command.
+func (s *supervisor) Signals() <-chan os.Signal { return s.out }
 
-// wait waits for cmd, started by start, and returns how it ended.
-func (s *supervisor) wait(cmd *exec.Cmd) Status {
-	_ = cmd.Wait() // the status is in ProcessState; I/O errors are the adapter's
+// ended says that the command has ended.
+func (s *supervisor) ended() {
 	s.mu.Lock()
 	s.exited = true
 	s.mu.Unlock()
-	if cmd.ProcessState == nil {
-		return Status{Code: ExitCannotRun} // not reaped: cannot happen for a started process
-	}
-	return statusOf(cmd.ProcessState)
 }
 
-// onSignalAfterExit sets what a forwarded signal does once the last child
-// has exited; f runs at once if one has arrived since.
+// onSignalAfterExit sets what a forwarded signal does once the command has
+// ended; f runs at once if one has arrived since.
 func (s *supervisor) onSignalAfterExit(f func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -139,13 +133,8 @@ func (s *supervisor) stop() {
 	<-s.done
 }
 
-// statusOf reads how a process ended.
-func statusOf(ps *os.ProcessState) Status {
-	if sig := procctl.KilledBy(ps); sig != 0 {
-		return Status{Signal: sig}
-	}
-	return Status{Code: ps.ExitCode()}
-}
+// statusOf is the Status of how a command ended.
+func statusOf(e procctl.Exit) Status { return Status{Code: e.Code, Signal: e.Signal} }
 
 // startFailure is the status, as a POSIX shell gives it, of a command that
 // could not be started: 127 when it was not found, else 126.

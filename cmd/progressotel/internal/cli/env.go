@@ -8,8 +8,8 @@ type envVar struct{ name, meaning string }
 // exporterEnv are the OpenTelemetry variables every command reads through
 // otelbridge.Setup.
 var exporterEnv = []envVar{
-	{"OTEL_LOGS_EXPORTER", "comma-separated exporters: live (stderr: a tree per operation on a terminal, the command's output above it), pretty (stderr), json (stdout), otlp, console, none. Unset with no OTLP endpoint: nothing is exported, with one warning"},
-	{"OTEL_EXPORTER_OTLP_ENDPOINT", "the collector, e.g. http://127.0.0.1:4318; setting it alone exports OTLP (also OTEL_EXPORTER_OTLP_LOGS_ENDPOINT, _TRACES_ENDPOINT)"},
+	{"OTEL_LOGS_EXPORTER", "comma-separated exporters: live (a tree per operation on a terminal, the command's output above it), pretty, json, console (all on stderr, or --output: never in the command's stdout), otlp, none. Unset: otlp alone when an OTLP endpoint is set, else nothing is exported, with one warning"},
+	{"OTEL_EXPORTER_OTLP_ENDPOINT", "the collector, e.g. http://127.0.0.1:4318; setting it alone exports OTLP and nothing locally (also OTEL_EXPORTER_OTLP_LOGS_ENDPOINT, _TRACES_ENDPOINT)"},
 	{"OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf (default) or grpc"},
 	{"OTEL_EXPORTER_OTLP_HEADERS", "headers of every export, e.g. Authorization=Bearer%20... (also _INSECURE, _CERTIFICATE, _TIMEOUT)"},
 	{"OTEL_SERVICE_NAME", "service.name of the resource (default: --component, else progressotel); OTEL_RESOURCE_ATTRIBUTES adds to it"},

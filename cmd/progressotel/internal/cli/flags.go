@@ -37,7 +37,7 @@ type commonOptions struct {
 func (o *commonOptions) register(fs *flag.FlagSet) {
 	o.envelope.register(fs)
 	fs.Var(&o.tracectx, "tracectx", "add the tracectx `key=value` of the request (repeatable): key without the x-tracectx- prefix, such as transactionid")
-	fs.StringVar(&o.output, "output", os.Getenv(envOutput), "write the live, pretty, json and console exporters' output to `path` (appended) instead of stderr or stdout ("+envOutput+")")
+	fs.StringVar(&o.output, "output", os.Getenv(envOutput), "write the live, pretty, json and console exporters' output to `path` (appended) instead of stderr ("+envOutput+")")
 	timeout := DefaultShutdownTimeout
 	if d, err := time.ParseDuration(os.Getenv(envShutdownTimeout)); err == nil && d > 0 {
 		timeout = d

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/progressotel/progressotel/internal/kit/procctl"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -20,10 +21,6 @@ const DefaultLinesType = "command/OutputLine"
 // maxLine is the longest line recorded as one event; a longer line is
 // recorded in parts of this size. It is written through unchanged.
 const maxLine = 16 << 10
-
-// linesDrain bounds the wait for the end of the output once the command
-// has exited: a process it left in the background can hold the pipes open.
-const linesDrain = 2 * time.Second
 
 // LinesOptions are the --lines settings.
 type LinesOptions struct {
@@ -81,11 +78,12 @@ func (l *lineRecorder) abort() {
 	l.wg.Wait()
 }
 
-// wait waits for the output to end, at most linesDrain after the
-// command's exit.
+// wait waits for the output to end, at most procctl.DrainTimeout after
+// the command's exit: a process it left in the background can hold the
+// pipes open.
 func (l *lineRecorder) wait() {
 	for _, r := range l.readers {
-		_ = r.SetReadDeadline(time.Now().Add(linesDrain))
+		_ = r.SetReadDeadline(time.Now().Add(procctl.DrainTimeout))
 	}
 	l.wg.Wait()
 	for _, r := range l.readers {

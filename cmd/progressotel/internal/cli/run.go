@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	otelprop "go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
@@ -36,6 +38,7 @@ type runOptions struct {
 	adapter     string
 	lines       bool
 	linesType   string
+	recordArgs  bool
 }
 
 func newRunFlags() (*flag.FlagSet, *runOptions) {
@@ -46,19 +49,48 @@ func newRunFlags() (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.adapter, "adapter", "auto", "how the command's run is reported: auto (the adapter that knows the command, else command), command or none (operation events only, and --lines), or an adapter's `name`"+adapterList())
 	fs.BoolVar(&o.lines, "lines", false, "record each line of the command's stdout and stderr as an event (the generic adapter); the lines are still passed through")
 	fs.StringVar(&o.linesType, "lines-type", DefaultLinesType, "the progressEventType of each line with --lines: a `group/Name`")
+	fs.BoolVar(&o.recordArgs, "record-args", false, "record the command line on the run's span (process.command_args), redacted: each argument that looks secret, and the value after a flag with a secret name, is replaced")
 	o.commonOptions.register(fs)
 	return fs, o
 }
+
+// redactArgs is argv as --record-args records it: each argument through
+// the redaction policy (progress's Redactor), and the argument after a
+// flag with a secret name (--password x) or the value of one
+// (--token=x) replaced whole.
+func redactArgs(argv []string) []string {
+	r := progress.DefaultRedactor()
+	out := make([]string, len(argv))
+	secretNext := false
+	for i, a := range argv {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case secretNext:
+			out[i] = redactedArg
+		case strings.HasPrefix(a, "-") && hasValue && r.SecretKey(name):
+			out[i] = a[:len(a)-len(value)] + redactedArg
+		default:
+			out[i] = r.Value(a)
+		}
+		secretNext = strings.HasPrefix(a, "-") && !hasValue && r.SecretKey(name)
+	}
+	return out
+}
+
+// redactedArg replaces a secret argument.
+const redactedArg = "[REDACTED]"
 
 var runCommand = &command{
 	name:     "run",
 	synopsis: "run a command inside a span, as an operation with its progress events",
 	usage:    "progressotel run [flags] -- COMMAND [ARGS...]",
-	description: `Runs COMMAND inside a span named after the operation, framed by
-common/OperationStarted and common/OperationCompleted or
-common/OperationFailed. Commands an adapter knows (see --adapter) have their
-own events and spans, live; any other command gets the operation events
-and, with --lines, one event per output line.
+	description: `Runs COMMAND as an operation, framed by common/OperationStarted and
+common/OperationCompleted or common/OperationFailed, inside a span named
+after the executable (kind CLIENT, with process.* attributes; see
+--record-args). Commands an adapter knows (see --adapter) run through the
+adapter's own launcher, with their own events and spans, live; any other
+command gets the operation events and, with --lines, one event per output
+line. No telemetry is written to stdout.
 
 The command's environment gets the run's trace context: TRACEPARENT,
 TRACESTATE, BAGGAGE and the tracectx values as X_TRACECTX_*, so that what it
@@ -66,14 +98,15 @@ starts joins the trace; and PROGRESSOTEL_SOCKET, through which 'progressotel
 emit' and 'progressotel transition' hand their events to the run (one
 sequence, no exporter per emit).
 
-Exit status: always the command's. When it was killed by a signal,
-progressotel kills itself with the same signal (SIGHUP, SIGINT, SIGTERM,
-SIGKILL) or exits with 128+N (any other). 126 and 127 when it cannot be
-started or is not found, 2 for invalid flags. SIGTERM, SIGHUP, SIGUSR1 and
-SIGUSR2 are forwarded to the command; SIGINT and SIGQUIT only when they
-cannot have come from the terminal, which sent them to the command already.
-A collector that is down or hangs delays the exit by --shutdown-timeout at
-most.`,
+Exit status: the one the command would have had without progressotel.
+When it was killed by a signal, progressotel kills itself with the same
+signal (SIGHUP, SIGINT, SIGTERM, SIGKILL) or exits with 128+N (any other).
+126 and 127 when it cannot be started or is not found, 2 for invalid
+flags. Signals go to the command as if sent to it: SIGTERM, SIGHUP, SIGUSR1
+and SIGUSR2 always, SIGINT and SIGQUIT when they cannot have come from the
+terminal, or when the tool runs in a process group of its own (ansible,
+terraform), which the terminal's Ctrl-C does not reach. A collector that is
+down or hangs delays the exit by --shutdown-timeout at most.`,
 	flags: func() *flag.FlagSet { fs, _ := newRunFlags(); return fs },
 	env:   runEnv,
 }
@@ -104,10 +137,6 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 			return usageError(runCommand, stdio.stderr, fmt.Errorf("--lines-type: %w", err))
 		}
 	}
-	spanName := o.operation
-	if spanName == "" {
-		spanName = filepath.Base(argv[0])
-	}
 	env := o.envelope.envelope()
 	ctx = contextFromEnv(ctx, o.tracectx)
 	setting := exporters()
@@ -137,9 +166,15 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 		tel.handSpansOver()
 		tp = tel.tel.TracerProvider()
 	}
-	ctx, span := tp.Tracer(ScopeName, trace.WithInstrumentationVersion(wire.ScopeVersion)).Start(ctx, spanName,
-		trace.WithAttributes(attribute.String("process.executable.name", filepath.Base(argv[0])),
-			attribute.String("progressotel.adapter", adapter.Name())))
+	// The CLI conventions' span of a command run by another: kind CLIENT,
+	// named after the executable; the adapter's run span is its child.
+	executable := filepath.Base(argv[0])
+	attrs := []attribute.KeyValue{semconv.ProcessExecutableName(executable), attribute.String("progressotel.adapter", adapter.Name())}
+	if o.recordArgs {
+		attrs = append(attrs, semconv.ProcessCommandArgs(redactArgs(argv)...))
+	}
+	ctx, span := tp.Tracer(ScopeName, trace.WithInstrumentationVersion(wire.ScopeVersion)).Start(ctx, executable,
+		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	rec := progress.Default()
 
 	// The socket for the child's emits. Without it they export
@@ -156,12 +191,14 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	}
 
 	inv := &Invocation{
-		Argv: argv, Env: childEnv(ctx, os.Environ(), srv), Operation: o.operation, FailureCode: o.failureCode,
+		Argv: argv, Env: func(ctx context.Context) []string { return childEnv(ctx, os.Environ(), srv) }, Operation: o.operation, FailureCode: o.failureCode,
 		Envelope: env.progress(), Recorder: rec, TracerProvider: tp,
 		Stdin: stdio.stdin, Stdout: out.stdout, Stderr: out.stderr, Logger: logger,
 		Lines: LinesOptions{Enabled: o.lines, Type: o.linesType}, sup: sup,
+		Started: func(pid int) { span.SetAttributes(semconv.ProcessPID(pid)) },
 	}
 	st := adapter.Run(ctx, inv)
+	sup.ended()
 
 	// From here on a signal cuts the telemetry shutdown short.
 	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
@@ -171,12 +208,14 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 		_ = srv.Close()
 		<-srvDone
 	}
-	span.SetAttributes(attribute.Int("process.exit.code", st.ExitCode()))
+	span.SetAttributes(semconv.ProcessExitCode(st.ExitCode()))
 	if st.Signal != 0 {
 		span.SetAttributes(attribute.String("process.exit.signal", signalName(st.Signal)))
 	}
 	if !st.OK() {
-		span.SetStatus(codes.Error, filepath.Base(argv[0])+" "+st.String())
+		// error.type: the exit code, as the CLI conventions say.
+		span.SetAttributes(semconv.ErrorTypeKey.String(strconv.Itoa(st.ExitCode())))
+		span.SetStatus(codes.Error, executable+" "+st.String())
 	}
 	span.End()
 	tel.shutdown(sctx, stdio.stderr)

@@ -1,0 +1,170 @@
+package ansible
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/progressotel/progressotel/internal/kit/cmdline"
+	"github.com/progressotel/progressotel/internal/kit/procctl"
+)
+
+// CommandLine is a command line that RunCommandLine runs as its user gave
+// it: ansible-playbook with its arguments, or ansible-runner run ....
+type CommandLine = procctl.Command
+
+// Exit is how the user's command ended: its exit code, or the signal that
+// killed it.
+type Exit = procctl.Exit
+
+// WithDisplay writes what Ansible would have printed to w while the run is
+// reported: the display text of each job event, and the lines that are not
+// job events (ansible-runner's own start-up errors), cleaned of terminal
+// escapes. When the command line asks ansible-runner for JSON itself
+// (--json), w gets the event lines as they are. RunCommandLine only.
+func WithDisplay(w io.Writer) Option {
+	return func(c *config) { c.Display = w }
+}
+
+// RunCommandLine runs an Ansible command line as a user typed it, and
+// records its events live as Run does, with the same launcher: for
+// ansible-playbook ARGS, ansible-runner in a private directory (mode 0700,
+// removed afterwards) whose args file is exactly that command line, with
+// the current directory as the project directory so that relative paths
+// mean what they meant; for ansible-runner run ..., that command with
+// --json added. It is how `progressotel run -- ansible-playbook ...` runs.
+//
+// Signals from c.Signals go to the user's command as if sent to it
+// directly: to ansible-playbook (not to ansible-runner, whose own handling
+// would turn them into its "canceled" status 254), so that SIGINT makes it
+// exit 99 as it does in a terminal. Cancelling ctx stops the run as Run
+// does.
+//
+// Exit is how the user's command ended: ansible-playbook's status (which
+// ansible-runner passes on), and when ansible-playbook was killed by a
+// signal (ansible-runner then exits 0 with its status "failed" and no rc)
+// the signal that was delivered to it, else SIGKILL. It is -1 when nothing
+// ran. The error is ErrNotInstalled, before anything is recorded, when
+// ansible-runner is not found (the caller may run the command plainly);
+// otherwise as for Run.
+func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result, Exit, error) {
+	if len(c.Argv) == 0 {
+		return Result{}, Exit{Code: -1}, errors.New("ansible: RunCommandLine: no command line")
+	}
+	cfg := newConfig(opts)
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	l := launch{env: env, stdin: c.Stdin, stderr: c.Stderr, sigs: c.Signals, started: c.Started}
+	var privateDir string
+	switch tool := cmdline.Tool(c.Argv[0]); tool {
+	case "ansible-runner":
+		l.runner, l.args = c.Argv[0], slices.Clone(c.Argv[1:])
+		if slices.Contains(l.args, "--json") || slices.Contains(l.args, "-j") {
+			cfg.RawTee, cfg.Display = cfg.Display, nil // the user asked for the JSON itself
+		} else {
+			l.args = append(l.args, "--json")
+		}
+	default: // ansible-playbook
+		runner := cfg.runner
+		if runner == "" {
+			var err error
+			if runner, err = exec.LookPath("ansible-runner"); err != nil {
+				return Result{}, Exit{Code: -1}, fmt.Errorf("%w: %w", ErrNotInstalled, err)
+			}
+		}
+		cwd, err := os.Getwd()
+		if err != nil {
+			return Result{}, Exit{Code: -1}, fmt.Errorf("ansible: %w", err)
+		}
+		dir, err := os.MkdirTemp(cfg.tempDir, "progressotel-ansible-")
+		if err != nil {
+			return Result{}, Exit{Code: -1}, fmt.Errorf("ansible: private directory: %w", err)
+		}
+		// The private directory holds runner's artifacts, which hold the
+		// whole environment and the gathered facts.
+		defer os.RemoveAll(dir)
+		if err := os.WriteFile(filepath.Join(dir, "args"), []byte(cmdline.ShellQuote(c.Argv)), 0o600); err != nil {
+			return Result{}, Exit{Code: -1}, fmt.Errorf("ansible: private directory: %w", err)
+		}
+		privateDir = dir
+		// -p is required by runner's command line and unused: the args
+		// file says what runs.
+		l.runner, l.args = runner, []string{"run", dir, "--json", "--ident", runIdent, "--project-dir", cwd, "-p", "(args)"}
+		// Run's settings, unless the user's environment sets them.
+		own := map[string]string{}
+		for _, kv := range env {
+			if k, v, _ := strings.Cut(kv, "="); k == "ANSIBLE_DISPLAY_ARGS_TO_STDOUT" || k == "ANSIBLE_NOCOLOR" {
+				own[k] = v
+			}
+		}
+		l.env, l.playbook = runEnv(env, own), true
+	}
+
+	d := newDecoder(ctx, cfg)
+	d.pbName = playbookName(c.Argv)
+	started := time.Now().UTC()
+	launched := d.launch(ctx, l)
+	exit := launched.exit
+	if privateDir != "" && launched.err == nil && exit == (Exit{}) && runnerSaysKilled(privateDir) {
+		// ansible-playbook died by a signal: runner says "failed" with no
+		// rc and exits 0.
+		exit = Exit{Signal: launched.delivered}
+		if exit.Signal == 0 {
+			exit.Signal = syscall.SIGKILL
+		}
+		launched.exit = exit
+	}
+	res, err := d.conclude(ctx, "", started, launched)
+	if exit.Signal != 0 && err == nil {
+		err = &ExitError{ExitCode: exit.ExitCode(), FailedHosts: res.FailedHosts, UnreachableHosts: res.UnreachableHosts, Output: launched.output}
+	}
+	return res, exit, err
+}
+
+// runnerSaysKilled reports whether ansible-runner's artifacts say that the
+// playbook ended without an exit status: killed by a signal.
+func runnerSaysKilled(dir string) bool {
+	art := filepath.Join(dir, "artifacts", runIdent)
+	status, err1 := os.ReadFile(filepath.Join(art, "status"))
+	rc, err2 := os.ReadFile(filepath.Join(art, "rc"))
+	return err1 == nil && err2 == nil && strings.TrimSpace(string(status)) == "failed" && strings.TrimSpace(string(rc)) == "None"
+}
+
+// playbookName is the file name of the first playbook on an
+// ansible-playbook command line, "" when none is found.
+func playbookName(argv []string) string {
+	for _, a := range argv[1:] {
+		if strings.HasSuffix(a, ".yml") || strings.HasSuffix(a, ".yaml") {
+			return filepath.Base(a)
+		}
+	}
+	return ""
+}
+
+// Reports reports whether RunCommandLine reports argv: an ansible-playbook
+// run (not its help or version), or ansible-runner run. argv[0] is the
+// command as given, a name or a path.
+func Reports(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	switch cmdline.Tool(argv[0]) {
+	case "ansible-playbook":
+		// Help and version print and exit: nothing to report.
+		return !slices.ContainsFunc(argv[1:], func(a string) bool { return a == "-h" || a == "--help" || a == "--version" })
+	case "ansible-runner":
+		i := slices.IndexFunc(argv[1:], func(a string) bool { return !strings.HasPrefix(a, "-") })
+		return i >= 0 && argv[1+i] == "run"
+	}
+	return false
+}

@@ -1,0 +1,146 @@
+//go:build unix
+
+package ansible
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/progressotel/progressotel/progress"
+)
+
+// slowPlaybook writes a playbook whose only task touches started, then
+// sleeps, and a local inventory; it returns their paths.
+func slowPlaybook(t *testing.T) (playbook, inventory, started string) {
+	t.Helper()
+	dir := t.TempDir()
+	started = filepath.Join(dir, "started")
+	playbook, inventory = filepath.Join(dir, "slow.yml"), filepath.Join(dir, "hosts")
+	pb := `- name: Slow
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Wait
+      ansible.builtin.shell: touch ` + started + `; sleep 60
+`
+	if err := os.WriteFile(playbook, []byte(pb), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(inventory, []byte("localhost ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return playbook, inventory, started
+}
+
+func waitForFile(t *testing.T, path string, done <-chan struct{}) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		select {
+		case <-done:
+			t.Fatal("the run ended before its task started")
+		default:
+		}
+		if time.Now().After(deadline) { // a hang detector, not a timing assertion
+			t.Fatalf("%s never appeared", path)
+		}
+	}
+}
+
+// RunCommandLine, the library path of `progressotel run --
+// ansible-playbook`: a signal for the command reaches ansible-playbook,
+// not ansible-runner (whose "canceled" is 254), so the run ends as plain
+// ansible-playbook does (SIGINT: status 99; SIGTERM: killed by it); and
+// cancelling ctx stops it as Run does. Either way the operation ends when
+// the run ended, after the stop, not at Ansible's last event; the display
+// text goes to WithDisplay.
+func TestRunCommandLineStops(t *testing.T) {
+	requireAnsible(t)
+	for _, tc := range []struct {
+		name   string
+		sig    syscall.Signal // 0: cancel ctx
+		want   Exit
+		cancel bool
+	}{
+		{"SIGINT", syscall.SIGINT, Exit{Code: 99}, false},
+		{"SIGTERM", syscall.SIGTERM, Exit{Signal: syscall.SIGTERM}, false},
+		{"cancel", 0, Exit{Code: 254}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pb, inv, started := slowPlaybook(t)
+			c := newCapture(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			sigs := make(chan os.Signal, 1)
+			var display bytes.Buffer
+			type result struct {
+				exit Exit
+				err  error
+			}
+			done := make(chan result, 1)
+			ended := make(chan struct{})
+			go func() {
+				defer close(ended)
+				_, exit, err := RunCommandLine(ctx, CommandLine{Argv: []string{"ansible-playbook", "-i", inv, pb}, Signals: sigs},
+					append(c.options(t), WithDisplay(&display))...)
+				done <- result{exit, err}
+			}()
+			waitForFile(t, started, ended)
+			stopped := time.Now()
+			if tc.cancel {
+				cancel()
+			} else {
+				sigs <- tc.sig
+			}
+			r := <-done
+			if r.exit != tc.want {
+				t.Fatalf("exit %+v, want %+v (err %v)", r.exit, tc.want, r.err)
+			}
+			if r.err == nil || tc.cancel && !errors.Is(r.err, context.Canceled) {
+				t.Fatalf("err = %v", r.err)
+			}
+			of := c.sink.OfType(progress.TypeOperationFailed)
+			if len(of) != 1 {
+				t.Fatalf("OperationFailed %v", of)
+			}
+			// Ordering, not timing: Ansible's last event (the task's
+			// start) came before the started file.
+			if of[0].Timestamp.Before(stopped) {
+				t.Errorf("OperationFailed at %v, before the stop at %v", of[0].Timestamp, stopped)
+			}
+			if !strings.Contains(display.String(), "TASK [Wait") {
+				t.Errorf("display %q: want Ansible's text", display.String())
+			}
+			if len(c.spans.Started()) != len(c.spans.Ended()) {
+				t.Errorf("%d spans started, %d ended", len(c.spans.Started()), len(c.spans.Ended()))
+			}
+		})
+	}
+}
+
+// Which command lines RunCommandLine reports.
+func TestReports(t *testing.T) {
+	for argv, want := range map[string]bool{
+		"ansible-playbook -i inventory site.yml":          true,
+		"/usr/bin/ansible-playbook site.yml --check":      true,
+		"ansible-playbook --version":                      false,
+		"ansible-playbook -h":                             false,
+		"ansible-runner run /srv/pdd -p site.yml":         true,
+		"ansible-runner --debug run /srv/pdd -p site.yml": true,
+		"ansible-runner stop /srv/pdd":                    false,
+		"ansible all -m ping":                             false,
+	} {
+		if got := Reports(strings.Fields(argv)); got != want {
+			t.Errorf("%s: %v, want %v", argv, got, want)
+		}
+	}
+}
