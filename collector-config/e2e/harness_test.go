@@ -269,6 +269,7 @@ func newCollector(t testing.TB, brokerAddr string, tenants []string, env map[str
 		"PROGRESS_OTLP_GRPC_ENDPOINT": c.grpc,
 		"PROGRESS_OTLP_HTTP_ENDPOINT": c.http,
 		"PROGRESS_METRICS_PORT":       c.metrics,
+		"PROGRESS_HEALTH_ENDPOINT":    "127.0.0.1:" + strconv.Itoa(freePort(t)),
 		"PROGRESS_STORAGE_DIR":        c.storage,
 		"TNCO_KAFKA_BROKERS":          brokerAddr,
 		"PROGRESS_RETRY_MAX_INTERVAL": "1s",

@@ -4,7 +4,9 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/connector/routingconnector"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/loadbalancingexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/healthcheckextension"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/pprofextension"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/filterprocessor"
@@ -51,6 +53,7 @@ func components() (otelcol.Factories, error) {
 		filestorage.NewFactory(),
 		bearertokenauthextension.NewFactory(),
 		pprofextension.NewFactory(),
+		healthcheckextension.NewFactory(),
 	); err != nil {
 		return otelcol.Factories{}, err
 	}
@@ -58,6 +61,7 @@ func components() (otelcol.Factories, error) {
 		filestorage.NewFactory().Type():              cp + "extension/storage/filestorage" + contrib,
 		bearertokenauthextension.NewFactory().Type(): cp + "extension/bearertokenauthextension" + contrib,
 		pprofextension.NewFactory().Type():           cp + "extension/pprofextension" + contrib,
+		healthcheckextension.NewFactory().Type():     cp + "extension/healthcheckextension" + contrib,
 	}
 
 	if f.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
@@ -73,17 +77,19 @@ func components() (otelcol.Factories, error) {
 		debugexporter.NewFactory(),
 		fileexporter.NewFactory(),
 		kafkaexporter.NewFactory(),
+		loadbalancingexporter.NewFactory(),
 		otlpexporter.NewFactory(),
 		otlphttpexporter.NewFactory(),
 	); err != nil {
 		return otelcol.Factories{}, err
 	}
 	f.ExporterModules = map[component.Type]string{
-		debugexporter.NewFactory().Type():    "go.opentelemetry.io/collector/exporter/debugexporter" + core,
-		fileexporter.NewFactory().Type():     cp + "exporter/fileexporter" + contrib,
-		kafkaexporter.NewFactory().Type():    cp + "exporter/kafkaexporter" + contrib,
-		otlpexporter.NewFactory().Type():     "go.opentelemetry.io/collector/exporter/otlpexporter" + core,
-		otlphttpexporter.NewFactory().Type(): "go.opentelemetry.io/collector/exporter/otlphttpexporter" + core,
+		debugexporter.NewFactory().Type():         "go.opentelemetry.io/collector/exporter/debugexporter" + core,
+		fileexporter.NewFactory().Type():          cp + "exporter/fileexporter" + contrib,
+		kafkaexporter.NewFactory().Type():         cp + "exporter/kafkaexporter" + contrib,
+		loadbalancingexporter.NewFactory().Type(): cp + "exporter/loadbalancingexporter" + contrib,
+		otlpexporter.NewFactory().Type():          "go.opentelemetry.io/collector/exporter/otlpexporter" + core,
+		otlphttpexporter.NewFactory().Type():      "go.opentelemetry.io/collector/exporter/otlphttpexporter" + core,
 	}
 
 	if f.Processors, err = otelcol.MakeFactoryMap[processor.Factory](
