@@ -25,7 +25,7 @@ progressotel:
 
 ## test: every test of every module, with the race detector, including the
 ## end-to-end suite against the real collector build (built on first run).
-test: test-core test-allocs test-nested test-collector
+test: test-core test-allocs test-nested test-collector test-scale
 
 # tofu first: the terraform package's tests run the real OpenTofu.
 test-core: tofu

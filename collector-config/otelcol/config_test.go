@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/otelcol"
+	"go.opentelemetry.io/collector/pipeline"
 )
 
 // load resolves the shipped files as `otelcol-progress --config a --config
@@ -65,8 +66,17 @@ func TestShippedConfigsValidate(t *testing.T) {
 		{"progress.yaml", "traces.yaml"},
 		{"progress.yaml", "traces-grpc.yaml"},
 		{"progress.yaml", "tenants.example.yaml", "tls.yaml", "auth.yaml", "local.yaml", "traces.yaml"},
+		{"progress.yaml", "gateway.yaml"},
+		{"progress.yaml", "tenants.example.yaml", "gateway.yaml"},
 	} {
 		cfg := load(t, files...)
+		// Behind agents, a record is in the persistent queue before the
+		// agent hears it was accepted: nothing in memory between them.
+		if files[len(files)-1] == "gateway.yaml" {
+			if p := cfg.Service.Pipelines[pipeline.NewIDWithName(pipeline.SignalLogs, "progress")]; len(p.Processors) != 1 || p.Processors[0].Type().String() != "tnco" {
+				t.Errorf("%v: logs/progress processors %v, want [tnco] only", files, p.Processors)
+			}
+		}
 		kafkas := 0
 		for id, c := range cfg.Exporters {
 			kc, ok := c.(*kafkaexporter.Config)
