@@ -351,13 +351,14 @@ func TestScaleAgentKilledWithFullQueue(t *testing.T) {
 		for _, g := range tr.gateways {
 			g.stop()
 		}
-		deadline := time.Now().Add(30 * time.Second)
-		for queued < 20 && time.Now().Before(deadline) {
+		down := time.Now()
+		deadline := down.Add(30 * time.Second)
+		for (queued < 20 || time.Since(down) < 5*time.Second) && time.Now().Before(deadline) {
 			time.Sleep(200 * time.Millisecond)
 			queued = tr.agents[0].metric("otelcol_exporter_queue_size", map[string]string{"exporter": "loadbalancing"})
 		}
 		kill(t, tr.agents[0])
-		time.Sleep(2 * time.Second)
+		time.Sleep(3 * time.Second)
 		tr.agents[0].start()
 		for _, g := range tr.gateways {
 			g.start()
@@ -379,6 +380,11 @@ func TestScaleKafkaDown(t *testing.T) {
 	f, rep, alerts := faultRun(t, tr, "Kafka down 30 s", 300, func() {
 		tr.b.stop()
 		time.Sleep(30 * time.Second)
+		for i, g := range tr.gateways {
+			t.Logf("gateway %d at the end of the outage: %v failed Kafka records, %v queued requests", i,
+				g.metric("otelcol_kafka_exporter_records", map[string]string{"outcome": "failure"}),
+				g.metric("otelcol_exporter_queue_size", nil))
+		}
 		tr.b.start(t)
 	})
 	if f.missed != 0 || f.inOrder != f.runs {
@@ -566,7 +572,7 @@ func (p *promServer) checkNames(t *testing.T, tr *tiers) {
 	deadline := time.Now().Add(20 * time.Second)
 	want := []string{"up", "otelcol_exporter_queue_size", "otelcol_exporter_queue_capacity",
 		"otelcol_exporter_sent_log_records", "otelcol_kafka_exporter_records",
-		"otelcol_loadbalancer_backend_outcome", "otelcol_processor_tnco_records", "otelcol_receiver_accepted_log_records"}
+		"otelcol_loadbalancer_backend_outcome", "otelcol_kafka_broker_connects", "otelcol_processor_tnco_records", "otelcol_receiver_accepted_log_records"}
 	for {
 		if err := p.get("/api/v1/label/__name__/values", &r); err != nil {
 			t.Fatal(err)
