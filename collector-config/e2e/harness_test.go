@@ -245,6 +245,7 @@ type collector struct {
 	http    string
 	metrics string
 	storage string
+	args    []string // extra run.sh arguments, e.g. --config overlay.yaml
 	cmd     *exec.Cmd
 	out     *testutil.SyncBuffer
 	exited  chan struct{}
@@ -300,7 +301,7 @@ func (c *collector) start() {
 	t := c.t
 	t.Helper()
 	c.out = &testutil.SyncBuffer{}
-	c.cmd = exec.Command(filepath.Join(configDir, "run.sh"))
+	c.cmd = exec.Command(filepath.Join(configDir, "run.sh"), c.args...)
 	c.cmd.Env = c.env
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
 	if err := c.cmd.Start(); err != nil {
