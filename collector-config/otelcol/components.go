@@ -31,6 +31,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 
+	"github.com/progressotel/progressotel/collector-config/admissionextension"
 	"github.com/progressotel/progressotel/collector-config/tncoprocessor"
 )
 
@@ -43,6 +44,8 @@ const (
 	cp      = "github.com/open-telemetry/opentelemetry-collector-contrib/"
 	// This repository's own component, built from its directory.
 	tncoModule = "github.com/progressotel/progressotel/collector-config/tncoprocessor v0.0.0"
+	// The admission middleware of the receivers, from its directory.
+	admissionModule = "github.com/progressotel/progressotel/collector-config/admissionextension v0.0.0"
 )
 
 func components() (otelcol.Factories, error) {
@@ -54,6 +57,7 @@ func components() (otelcol.Factories, error) {
 		bearertokenauthextension.NewFactory(),
 		pprofextension.NewFactory(),
 		healthcheckextension.NewFactory(),
+		admissionextension.NewFactory(),
 	); err != nil {
 		return otelcol.Factories{}, err
 	}
@@ -62,6 +66,7 @@ func components() (otelcol.Factories, error) {
 		bearertokenauthextension.NewFactory().Type(): cp + "extension/bearertokenauthextension" + contrib,
 		pprofextension.NewFactory().Type():           cp + "extension/pprofextension" + contrib,
 		healthcheckextension.NewFactory().Type():     cp + "extension/healthcheckextension" + contrib,
+		admissionextension.NewFactory().Type():       admissionModule,
 	}
 
 	if f.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](

@@ -15,6 +15,7 @@ require (
 	github.com/open-telemetry/opentelemetry-collector-contrib/processor/filterprocessor v0.152.0
 	github.com/open-telemetry/opentelemetry-collector-contrib/processor/redactionprocessor v0.152.0
 	github.com/open-telemetry/opentelemetry-collector-contrib/processor/transformprocessor v0.152.0
+	github.com/progressotel/progressotel/collector-config/admissionextension v0.0.0
 	github.com/progressotel/progressotel/collector-config/tncoprocessor v0.0.0
 	go.opentelemetry.io/collector/component v1.58.0
 	go.opentelemetry.io/collector/confmap v1.58.0
@@ -30,6 +31,7 @@ require (
 	go.opentelemetry.io/collector/extension v1.58.0
 	go.opentelemetry.io/collector/otelcol v0.152.0
 	go.opentelemetry.io/collector/pdata v1.58.0
+	go.opentelemetry.io/collector/pipeline v1.58.0
 	go.opentelemetry.io/collector/processor v1.58.0
 	go.opentelemetry.io/collector/processor/batchprocessor v0.152.0
 	go.opentelemetry.io/collector/processor/memorylimiterprocessor v0.152.0
@@ -221,7 +223,6 @@ require (
 	go.opentelemetry.io/collector/pdata/pprofile v0.152.0 // indirect
 	go.opentelemetry.io/collector/pdata/testdata v0.152.0 // indirect
 	go.opentelemetry.io/collector/pdata/xpdata v0.152.0 // indirect
-	go.opentelemetry.io/collector/pipeline v1.58.0 // indirect
 	go.opentelemetry.io/collector/pipeline/xpipeline v0.152.0 // indirect
 	go.opentelemetry.io/collector/processor/processorhelper v0.152.0 // indirect
 	go.opentelemetry.io/collector/processor/processorhelper/xprocessorhelper v0.152.0 // indirect
@@ -288,3 +289,5 @@ require (
 )
 
 replace github.com/progressotel/progressotel/collector-config/tncoprocessor => ../tncoprocessor
+
+replace github.com/progressotel/progressotel/collector-config/admissionextension => ../admissionextension
