@@ -278,6 +278,12 @@ func TestScaleHealthy(t *testing.T) {
 			t.Errorf("gateway %d received nothing: the agents do not spread the runs", i)
 		}
 	}
+	// The shipped tool says the same, reading the broker itself.
+	cmd := exec.Command("go", "run", "-mod=mod", "./cmd/ordercheck", "-brokers", tr.b.addr(), "-idle", "3s")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "20 runs, 20 in order; 3000 messages, 0 duplicates") {
+		t.Errorf("cmd/ordercheck: %v\n%s", err, out)
+	}
 	tr.prom.checkNames(t, tr)
 	tr.prom.waitEvals(t, 5)
 	if seen := tr.prom.everActive(); len(seen) > 0 {
