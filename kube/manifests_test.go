@@ -8,6 +8,7 @@ package kube_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -22,7 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"sigs.k8s.io/yaml"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
 const collectorConfig = "../collector-config"
@@ -51,8 +52,12 @@ func decodeManifests(t *testing.T) manifests {
 			if strings.TrimSpace(regexp.MustCompile(`(?m)^#.*$`).ReplaceAllString(doc, "")) == "" {
 				continue
 			}
+			js, err := utilyaml.ToJSON([]byte(doc))
+			if err != nil {
+				t.Fatalf("%s document %d: %v", f, i, err)
+			}
 			var tm metav1.TypeMeta
-			if err := yaml.Unmarshal([]byte(doc), &tm); err != nil {
+			if err := json.Unmarshal(js, &tm); err != nil {
 				t.Fatalf("%s document %d: %v", f, i, err)
 			}
 			var obj any
@@ -75,7 +80,9 @@ func decodeManifests(t *testing.T) manifests {
 			default:
 				t.Fatalf("%s document %d: unexpected %s %s", f, i, tm.APIVersion, tm.Kind)
 			}
-			if err := yaml.UnmarshalStrict([]byte(doc), obj); err != nil {
+			dec := json.NewDecoder(bytes.NewReader(js))
+			dec.DisallowUnknownFields() // strict: a misspelt field fails
+			if err := dec.Decode(obj); err != nil {
 				t.Errorf("%s document %d (%s): %v", f, i, tm.Kind, err)
 			}
 		}
