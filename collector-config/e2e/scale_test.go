@@ -51,7 +51,7 @@ type tiers struct {
 	prom     *promServer
 }
 
-func startTiers(t *testing.T, nGateways, nAgents int) *tiers {
+func startTiers(t *testing.T, nGateways, nAgents int, agentEnv ...string) *tiers {
 	t.Helper()
 	tr := &tiers{t: t, b: startBroker(t, kfake.DefaultNumPartitions(scalePartitions))}
 	tr.cons = startConsumer(t, tr.b.addr())
@@ -63,9 +63,11 @@ func startTiers(t *testing.T, nGateways, nAgents int) *tiers {
 		gws = append(gws, g.grpc)
 	}
 	for range nAgents {
-		a := newCollector(t, tr.b.addr(), nil, map[string]string{
-			"PROGRESS_TIER": "agent", "PROGRESS_GATEWAYS": "[" + strings.Join(gws, ", ") + "]",
-		})
+		env := map[string]string{"PROGRESS_TIER": "agent", "PROGRESS_GATEWAYS": "[" + strings.Join(gws, ", ") + "]"}
+		for i := 0; i+1 < len(agentEnv); i += 2 {
+			env[agentEnv[i]] = agentEnv[i+1]
+		}
+		a := newCollector(t, tr.b.addr(), nil, env)
 		a.start()
 		tr.agents = append(tr.agents, a)
 	}
@@ -92,16 +94,21 @@ func (tr *tiers) drive(n, perRun int, pace time.Duration) (wait func() []runStat
 	var shutdownErrs atomic.Int64
 	for r := range n {
 		agent := tr.agents[r%len(tr.agents)]
+		// The exporter retries for up to a minute; what it gives up on,
+		// the library's batch processor counts and reports in the stream
+		// (common/EventsDropped, per trace), as otelbridge.Setup does.
 		exp, err := otlploggrpc.New(context.Background(), otlploggrpc.WithEndpoint(agent.grpc), otlploggrpc.WithInsecure(),
+			otlploggrpc.WithTimeout(time.Minute),
 			otlploggrpc.WithRetry(otlploggrpc.RetryConfig{Enabled: true, InitialInterval: 100 * time.Millisecond,
-				MaxInterval: time.Second, MaxElapsedTime: 3 * time.Minute}))
+				MaxInterval: time.Second, MaxElapsedTime: time.Minute}))
 		if err != nil {
 			t.Fatal(err)
 		}
 		lp := sdklog.NewLoggerProvider(
 			sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(nil)),
-			sdklog.WithProcessor(sdklog.NewBatchProcessor(sdkparts.NewMessageBodyExporter(exp),
-				sdklog.WithExportInterval(50*time.Millisecond), sdklog.WithMaxQueueSize(perRun+64))))
+			sdklog.WithProcessor(sdkparts.NewBatchProcessor(sdkparts.NewMessageBodyExporter(exp),
+				sdkparts.WithExportInterval(50*time.Millisecond), sdkparts.WithMaxQueueSize(perRun+64),
+				sdkparts.WithExportTimeout(time.Minute))))
 		rec := progress.NewRecorder(progress.WithoutRedaction(), progress.WithLoggerProvider(lp))
 		tenant := scaleTenants[r%len(scaleTenants)]
 		wg.Add(1)
@@ -230,6 +237,10 @@ func (tr *tiers) settle(name string, stats []runStat, start time.Time, quiet tim
 		}
 	}
 	t.Log(f)
+	// Nothing lost silently: every event that did not arrive was reported.
+	if int64(f.missed) > f.reportedLost {
+		t.Errorf("%s: %d events lost, %d of them reported", name, f.missed, f.reportedLost)
+	}
 	if !strings.HasSuffix(rep.String(), "0 invalid") || rep.Invalid != 0 {
 		t.Errorf("invalid messages: %s", rep)
 	}
@@ -347,22 +358,25 @@ func TestScaleGatewayTerminated(t *testing.T) {
 	wantAlert(t, alerts, "ProgressCollectorDown")
 }
 
-// An agent killed while its persistent queue holds what the (stopped)
-// gateways could not take, then restarted on the same storage: the queue
-// is sent once the gateways are back.
+// An agent killed while its persistent queue is full (the gateways are
+// stopped, the queue holds agentQueue requests and refuses more, which the
+// drivers retry), then restarted on the same storage: the queue is sent
+// once the gateways are back, and the drivers' retried requests after it.
 func TestScaleAgentKilledWithFullQueue(t *testing.T) {
-	tr := startTiers(t, 3, 2)
-	var queued float64
-	f, rep, alerts := faultRun(t, tr, "agent SIGKILL with a loaded queue, restarted", 300, func() {
+	const agentQueue = 300
+	tr := startTiers(t, 3, 2, "PROGRESS_QUEUE_SIZE", strconv.Itoa(agentQueue))
+	var queued, refused float64
+	f, rep, alerts := faultRun(t, tr, "agent SIGKILL with a full queue, restarted", 300, func() {
 		for _, g := range tr.gateways {
 			g.stop()
 		}
 		down := time.Now()
-		deadline := down.Add(30 * time.Second)
-		for (queued < 20 || time.Since(down) < 5*time.Second) && time.Now().Before(deadline) {
+		deadline := down.Add(60 * time.Second)
+		for (queued < agentQueue || time.Since(down) < 5*time.Second) && time.Now().Before(deadline) {
 			time.Sleep(200 * time.Millisecond)
 			queued = tr.agents[0].metric("otelcol_exporter_queue_size", map[string]string{"exporter": "loadbalancing"})
 		}
+		refused = tr.agents[0].metric("otelcol_exporter_enqueue_failed_log_records", nil)
 		kill(t, tr.agents[0])
 		time.Sleep(3 * time.Second)
 		tr.agents[0].start()
@@ -370,14 +384,16 @@ func TestScaleAgentKilledWithFullQueue(t *testing.T) {
 			g.start()
 		}
 	})
-	t.Logf("agent queue at the kill: %v requests", queued)
-	if queued < 20 {
-		t.Errorf("the agent's queue held %v requests at the kill: the test shows nothing", queued)
+	t.Logf("agent queue at the kill: %v of %d requests; %v records refused by the full queue (retried by the drivers)", queued, agentQueue, refused)
+	if queued < agentQueue {
+		t.Errorf("the agent's queue held %v of %d requests at the kill: not full, the test shows less than it says", queued, agentQueue)
 	}
 	if f.missed != 0 {
 		t.Errorf("%s\n%s", f, rep)
 	}
 	wantAlert(t, alerts, "ProgressCollectorDown")
+	wantAlert(t, alerts, "ProgressEnqueueFailures")
+	wantAlert(t, alerts, "ProgressQueueNearCapacity")
 }
 
 // Kafka down for 30 s: the gateways' persistent queues keep everything.
