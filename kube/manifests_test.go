@@ -120,7 +120,7 @@ func knownVariables(t *testing.T) map[string]bool {
 
 // Margin of RSS over PROGRESS_MEMORY_LIMIT_MIB that docs/collector.md
 // states ("Memory under large requests"), measured in make test-scale.
-const memoryMarginMiB = 160
+const memoryMarginMiB = 192
 
 // checkCollectorPod checks what both tiers' pods need: a known tier, only
 // variables the collector reads, probes on the health_check endpoint, a
