@@ -12,6 +12,15 @@
 #                                PROGRESS_TRACES_PROTOCOL=grpc (spans to a
 #                                tracing backend instead of dropped)
 #   PROGRESS_OTELCOL_BIN         the binary (default: bin/otelcol-progress)
+#   PROGRESS_TIER                single (default): progress.yaml, one tier;
+#                                gateway: progress.yaml and gateway.yaml, the
+#                                second tier, behind agents;
+#                                agent: agent.yaml instead of progress.yaml: the
+#                                first tier, load-balancing to the gateways
+#                                in PROGRESS_GATEWAYS (only the tls.yaml and
+#                                auth.yaml overlays apply to it)
+#   PROGRESS_GATEWAYS_DNS        set (agent): agent-dns.yaml, the gateways
+#                                from DNS (a headless Service) instead
 #
 # The collector replaces this shell (exec), so signals reach it directly.
 set -eu
@@ -48,5 +57,20 @@ elif [ -n "${PROGRESS_TENANTS:-}" ]; then
 	mv -f "$gen.new" "$gen"
 	set -- --config "$gen" "$@"
 fi
-set -- --config "$here/progress.yaml" "$@"
+case "${PROGRESS_TIER:-single}" in
+single) set -- --config "$here/progress.yaml" "$@" ;;
+gateway) set -- --config "$here/progress.yaml" --config "$here/gateway.yaml" "$@" ;;
+agent)
+	if [ -n "${PROGRESS_TENANTS_FILE:-}${PROGRESS_TENANTS:-}${PROGRESS_LOCAL_FILE:-}${PROGRESS_TRACES_ENDPOINT:-}" ]; then
+		echo "$0: PROGRESS_TIER=agent: tenants, the local file and a traces backend are the gateway's (unset PROGRESS_TENANTS*, PROGRESS_LOCAL_FILE, PROGRESS_TRACES_ENDPOINT)" >&2
+		exit 2
+	fi
+	if [ -n "${PROGRESS_GATEWAYS_DNS:-}" ]; then set -- --config "$here/agent-dns.yaml" "$@"; fi
+	set -- --config "$here/agent.yaml" "$@"
+	;;
+*)
+	echo "$0: PROGRESS_TIER=$PROGRESS_TIER: want single, gateway or agent" >&2
+	exit 2
+	;;
+esac
 exec "$bin" "$@"

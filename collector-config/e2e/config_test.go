@@ -185,3 +185,33 @@ func mustAbs(t *testing.T, p string) string {
 	}
 	return a
 }
+
+// run.sh picks the tier: the gateway and agent configurations validate as
+// run.sh assembles them, and it refuses a tier it does not know and the
+// gateway's overlays on an agent.
+func TestRunShTiers(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		fail string // part of the error, or "" for a valid config
+	}{
+		{"gateway", map[string]string{"PROGRESS_TIER": "gateway", "PROGRESS_TENANTS": "tenant-a"}, ""},
+		{"agent", map[string]string{"PROGRESS_TIER": "agent", "PROGRESS_GATEWAYS": "[127.0.0.1:1, 127.0.0.1:2]"}, ""},
+		{"agent with DNS", map[string]string{"PROGRESS_TIER": "agent", "PROGRESS_GATEWAYS_DNS": "gateways.example"}, ""},
+		{"agent with tenants", map[string]string{"PROGRESS_TIER": "agent", "PROGRESS_TENANTS": "tenant-a"}, "gateway's"},
+		{"unknown tier", map[string]string{"PROGRESS_TIER": "edge"}, "want single, gateway or agent"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCollector(t, "127.0.0.1:1", nil, tc.env)
+			cmd := exec.Command(filepath.Join(configDir, "run.sh"), "validate")
+			cmd.Env = c.env
+			out, err := cmd.CombinedOutput()
+			if tc.fail == "" && err != nil {
+				t.Fatalf("validate: %v\n%s", err, out)
+			}
+			if tc.fail != "" && (err == nil || !strings.Contains(string(out), tc.fail)) {
+				t.Errorf("run.sh: err=%v, output %q, want a refusal naming %q", err, out, tc.fail)
+			}
+		})
+	}
+}

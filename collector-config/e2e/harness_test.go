@@ -245,6 +245,7 @@ type collector struct {
 	http    string
 	metrics string
 	storage string
+	args    []string // extra run.sh arguments, e.g. --config overlay.yaml
 	cmd     *exec.Cmd
 	out     *testutil.SyncBuffer
 	exited  chan struct{}
@@ -269,6 +270,7 @@ func newCollector(t testing.TB, brokerAddr string, tenants []string, env map[str
 		"PROGRESS_OTLP_GRPC_ENDPOINT": c.grpc,
 		"PROGRESS_OTLP_HTTP_ENDPOINT": c.http,
 		"PROGRESS_METRICS_PORT":       c.metrics,
+		"PROGRESS_HEALTH_ENDPOINT":    "127.0.0.1:" + strconv.Itoa(freePort(t)),
 		"PROGRESS_STORAGE_DIR":        c.storage,
 		"TNCO_KAFKA_BROKERS":          brokerAddr,
 		"PROGRESS_RETRY_MAX_INTERVAL": "1s",
@@ -299,7 +301,7 @@ func (c *collector) start() {
 	t := c.t
 	t.Helper()
 	c.out = &testutil.SyncBuffer{}
-	c.cmd = exec.Command(filepath.Join(configDir, "run.sh"))
+	c.cmd = exec.Command(filepath.Join(configDir, "run.sh"), c.args...)
 	c.cmd.Env = c.env
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
 	if err := c.cmd.Start(); err != nil {

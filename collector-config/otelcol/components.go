@@ -4,7 +4,9 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/connector/routingconnector"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/loadbalancingexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/healthcheckextension"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/pprofextension"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/filterprocessor"
@@ -29,6 +31,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 
+	"github.com/progressotel/progressotel/collector-config/admissionextension"
 	"github.com/progressotel/progressotel/collector-config/tncoprocessor"
 )
 
@@ -41,6 +44,8 @@ const (
 	cp      = "github.com/open-telemetry/opentelemetry-collector-contrib/"
 	// This repository's own component, built from its directory.
 	tncoModule = "github.com/progressotel/progressotel/collector-config/tncoprocessor v0.0.0"
+	// The admission middleware of the receivers, from its directory.
+	admissionModule = "github.com/progressotel/progressotel/collector-config/admissionextension v0.0.0"
 )
 
 func components() (otelcol.Factories, error) {
@@ -51,6 +56,8 @@ func components() (otelcol.Factories, error) {
 		filestorage.NewFactory(),
 		bearertokenauthextension.NewFactory(),
 		pprofextension.NewFactory(),
+		healthcheckextension.NewFactory(),
+		admissionextension.NewFactory(),
 	); err != nil {
 		return otelcol.Factories{}, err
 	}
@@ -58,6 +65,8 @@ func components() (otelcol.Factories, error) {
 		filestorage.NewFactory().Type():              cp + "extension/storage/filestorage" + contrib,
 		bearertokenauthextension.NewFactory().Type(): cp + "extension/bearertokenauthextension" + contrib,
 		pprofextension.NewFactory().Type():           cp + "extension/pprofextension" + contrib,
+		healthcheckextension.NewFactory().Type():     cp + "extension/healthcheckextension" + contrib,
+		admissionextension.NewFactory().Type():       admissionModule,
 	}
 
 	if f.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
@@ -73,17 +82,19 @@ func components() (otelcol.Factories, error) {
 		debugexporter.NewFactory(),
 		fileexporter.NewFactory(),
 		kafkaexporter.NewFactory(),
+		loadbalancingexporter.NewFactory(),
 		otlpexporter.NewFactory(),
 		otlphttpexporter.NewFactory(),
 	); err != nil {
 		return otelcol.Factories{}, err
 	}
 	f.ExporterModules = map[component.Type]string{
-		debugexporter.NewFactory().Type():    "go.opentelemetry.io/collector/exporter/debugexporter" + core,
-		fileexporter.NewFactory().Type():     cp + "exporter/fileexporter" + contrib,
-		kafkaexporter.NewFactory().Type():    cp + "exporter/kafkaexporter" + contrib,
-		otlpexporter.NewFactory().Type():     "go.opentelemetry.io/collector/exporter/otlpexporter" + core,
-		otlphttpexporter.NewFactory().Type(): "go.opentelemetry.io/collector/exporter/otlphttpexporter" + core,
+		debugexporter.NewFactory().Type():         "go.opentelemetry.io/collector/exporter/debugexporter" + core,
+		fileexporter.NewFactory().Type():          cp + "exporter/fileexporter" + contrib,
+		kafkaexporter.NewFactory().Type():         cp + "exporter/kafkaexporter" + contrib,
+		loadbalancingexporter.NewFactory().Type(): cp + "exporter/loadbalancingexporter" + contrib,
+		otlpexporter.NewFactory().Type():          "go.opentelemetry.io/collector/exporter/otlpexporter" + core,
+		otlphttpexporter.NewFactory().Type():      "go.opentelemetry.io/collector/exporter/otlphttpexporter" + core,
 	}
 
 	if f.Processors, err = otelcol.MakeFactoryMap[processor.Factory](

@@ -6,9 +6,11 @@ import (
 	"testing"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/loadbalancingexporter"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/otelcol"
+	"go.opentelemetry.io/collector/pipeline"
 )
 
 // load resolves the shipped files as `otelcol-progress --config a --config
@@ -64,8 +66,17 @@ func TestShippedConfigsValidate(t *testing.T) {
 		{"progress.yaml", "traces.yaml"},
 		{"progress.yaml", "traces-grpc.yaml"},
 		{"progress.yaml", "tenants.example.yaml", "tls.yaml", "auth.yaml", "local.yaml", "traces.yaml"},
+		{"progress.yaml", "gateway.yaml"},
+		{"progress.yaml", "tenants.example.yaml", "gateway.yaml"},
 	} {
 		cfg := load(t, files...)
+		// Behind agents, a record is in the persistent queue before the
+		// agent hears it was accepted: nothing in memory between them.
+		if files[len(files)-1] == "gateway.yaml" {
+			if p := cfg.Service.Pipelines[pipeline.NewIDWithName(pipeline.SignalLogs, "progress")]; len(p.Processors) != 1 || p.Processors[0].Type().String() != "tnco" {
+				t.Errorf("%v: logs/progress processors %v, want [tnco] only", files, p.Processors)
+			}
+		}
 		kafkas := 0
 		for id, c := range cfg.Exporters {
 			kc, ok := c.(*kafkaexporter.Config)
@@ -84,6 +95,11 @@ func TestShippedConfigsValidate(t *testing.T) {
 			}
 			if !kc.BackOffConfig.Enabled || kc.BackOffConfig.MaxElapsedTime != 0 {
 				t.Errorf("%v %s: retries give up (%+v)", files, id, kc.BackOffConfig)
+			}
+			// All in-sync replicas: the only setting under which the
+			// producer writes idempotently (one copy, in order, per retry).
+			if kc.Producer.RequiredAcks != -1 {
+				t.Errorf("%v %s: required_acks %v, want -1 (idempotent, in order)", files, id, kc.Producer.RequiredAcks)
 			}
 			if !kc.PartitionLogsByTraceID {
 				t.Errorf("%v %s: not keyed by trace id (order per run on several partitions)", files, id)
@@ -123,5 +139,59 @@ func TestBrokersFromEnv(t *testing.T) {
 				t.Errorf("TNCO_KAFKA_BROKERS=%q: brokers %q, want %q", env, got, want)
 			}
 		})
+	}
+}
+
+// The agent tier keeps the promises the two-tier deployment depends on
+// (docs/collector.md, "Scaling out"): records of one trace to one gateway
+// (routing by trace id), a persistent queue with one consumer and retries
+// that never give up, and no queue or retry of the per-gateway exporters
+// (a failure goes back to the persistent queue instead of an in-memory
+// one). The gateways come from PROGRESS_GATEWAYS as a YAML list, or from
+// DNS with agent-dns.yaml (which replaces the static list).
+func TestAgentConfigValidates(t *testing.T) {
+	t.Setenv("PROGRESS_OTLP_BEARER_TOKEN", "token-for-validation")
+	t.Setenv("PROGRESS_OTLP_TLS_CERT_FILE", "/nonexistent/cert.pem")
+	t.Setenv("PROGRESS_OTLP_TLS_KEY_FILE", "/nonexistent/key.pem")
+	t.Setenv("PROGRESS_GATEWAYS", "[gw-0:4317, gw-1:4317, gw-2:4317]")
+	t.Setenv("PROGRESS_GATEWAYS_DNS", "gateway.progress.svc.cluster.local")
+	for _, files := range [][]string{
+		{"agent.yaml"},
+		{"agent.yaml", "tls.yaml", "auth.yaml"},
+		{"agent.yaml", "agent-dns.yaml"},
+	} {
+		cfg := load(t, files...)
+		lb, ok := cfg.Exporters[component.MustNewID("loadbalancing")].(*loadbalancingexporter.Config)
+		if !ok {
+			t.Fatalf("%v: no loadbalancing exporter", files)
+		}
+		if lb.RoutingKey != "traceID" {
+			t.Errorf("%v: routing_key %q, want traceID", files, lb.RoutingKey)
+		}
+		q := lb.QueueSettings
+		if !q.HasValue() || q.Get().StorageID == nil || *q.Get().StorageID != component.MustNewID("file_storage") {
+			t.Errorf("%v: sending_queue is not persistent on file_storage", files)
+		} else if q.Get().NumConsumers != 1 {
+			t.Errorf("%v: %d queue consumers, want 1 (order)", files, q.Get().NumConsumers)
+		}
+		if !lb.BackOffConfig.Enabled || lb.BackOffConfig.MaxElapsedTime != 0 {
+			t.Errorf("%v: retries give up (%+v)", files, lb.BackOffConfig)
+		}
+		if lb.Protocol.OTLP.QueueConfig.HasValue() || lb.Protocol.OTLP.RetryConfig.Enabled {
+			t.Errorf("%v: the per-gateway exporter queues or retries on its own", files)
+		}
+		static, dns := lb.Resolver.Static.HasValue(), lb.Resolver.DNS.HasValue()
+		if len(files) > 1 && files[1] == "agent-dns.yaml" {
+			if static || !dns || lb.Resolver.DNS.Get().Hostname != "gateway.progress.svc.cluster.local" {
+				t.Errorf("%v: resolver static %v, dns %v: want the DNS name only", files, static, dns)
+			}
+		} else if !static || dns || len(lb.Resolver.Static.Get().Hostnames) != 3 {
+			t.Errorf("%v: resolver static %v, dns %v: want the 3 gateways of PROGRESS_GATEWAYS", files, static, dns)
+		}
+		for _, p := range cfg.Service.Pipelines {
+			if len(p.Exporters) != 1 || p.Exporters[0] != component.MustNewID("loadbalancing") {
+				t.Errorf("%v: a pipeline exports to %v, want loadbalancing only", files, p.Exporters)
+			}
+		}
 	}
 }
