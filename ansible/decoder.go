@@ -69,6 +69,7 @@ type taskState struct {
 	superseded bool // a later task of the play has started
 	ended      bool
 	failed     int // hosts failed (not ignored) or unreachable
+	tally      tally
 }
 
 type hostKey struct{ task, host string }
@@ -214,7 +215,8 @@ func (d *decoder) startPlaybook(t time.Time, name string) {
 	if d.pbName != "" {
 		attrs = append(attrs, attribute.String("ansible.playbook", d.pbName))
 	}
-	d.pb = d.cfg.StartOperation(d.parent, d.operation(), "playbook "+d.operationName(), t, attrs...)
+	d.pb = d.cfg.StartRun(d.parent, adapter.Run{Operation: d.operation(), Pipeline: d.operationName(),
+		OldSpan: "playbook " + d.operationName(), Old: attrs}, t)
 }
 
 func (d *decoder) operationName() string {
@@ -333,7 +335,6 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 		// A repeated task uuid (serial batches, the free strategy) whose
 		// span has ended gets a new span.
 		attrs := []attribute.KeyValue{
-			attribute.String("ansible.task.name", name),
 			attribute.String("ansible.task.id", id),
 			attribute.String("ansible.task.action", e.Data.TaskAction),
 		}
@@ -344,8 +345,8 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 			attrs = append(attrs, attribute.Bool("ansible.task.handler", true))
 		}
 		task = &taskState{name: name, play: p, start: t, lastSeen: t}
-		task.ctx, task.span = d.cfg.Tracer.Start(p.ctx, "task "+startedName, trace.WithTimestamp(t),
-			trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+		task.ctx, task.span = d.pb.StartTask(p.ctx, t, adapter.Task{Name: name, ID: id, OldSpan: "task " + startedName,
+			Old: []attribute.KeyValue{attribute.String("ansible.task.name", name)}}, attrs...)
 		d.tasks[id] = task
 		p.open = append(p.open, task)
 	} else {
@@ -388,11 +389,10 @@ func (d *decoder) task(t time.Time, e *jobEvent) *taskState {
 	}
 	p := d.currentPlay(t, e)
 	task := &taskState{name: taskName(e), play: p, start: t, lastSeen: t}
-	task.ctx, task.span = d.cfg.Tracer.Start(p.ctx, "task "+task.name, trace.WithTimestamp(t),
-		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
-			attribute.String("ansible.task.name", task.name),
-			attribute.String("ansible.task.id", id),
-			attribute.String("ansible.task.action", e.Data.TaskAction)))
+	task.ctx, task.span = d.pb.StartTask(p.ctx, t, adapter.Task{Name: task.name, ID: id, OldSpan: "task " + task.name,
+		Old: []attribute.KeyValue{attribute.String("ansible.task.name", task.name)}},
+		attribute.String("ansible.task.id", id),
+		attribute.String("ansible.task.action", e.Data.TaskAction))
 	d.tasks[id] = task
 	p.open = append(p.open, task)
 	return task
@@ -403,15 +403,16 @@ func (d *decoder) endTask(task *taskState) {
 		return
 	}
 	task.ended = true
+	status := ""
 	if task.failed > 0 {
 		host := "hosts"
 		if task.failed == 1 {
 			host = "host"
 		}
-		task.span.SetStatus(codes.Error, fmt.Sprintf("failed on %d %s", task.failed, host))
+		status = fmt.Sprintf("failed on %d %s", task.failed, host)
 		task.play.failed = true
 	}
-	task.span.End(trace.WithTimestamp(adapter.Later(task.lastSeen, task.start)))
+	d.pb.EndTask(task.span, adapter.Later(task.lastSeen, task.start), task.tally.outcome(), status)
 }
 
 func (d *decoder) startHost(t time.Time, e *jobEvent) {
@@ -553,6 +554,7 @@ func (d *decoder) hostResult(t time.Time, e *jobEvent) {
 		})
 	}
 	h.span.SetAttributes(attribute.String("ansible.host.status", status))
+	h.task.tally.add(status)
 	if dh, ok := res.delegatedHost().(string); ok {
 		h.span.SetAttributes(attribute.String("ansible.delegated_host", dh))
 	}
@@ -728,7 +730,7 @@ func (d *decoder) finish(o outcome) Result {
 		d.pb.Span.SetAttributes(attribute.Int("ansible.rc", o.rc))
 	}
 	if code != "" {
-		d.pb.Fail(d.first, end, code, reason, nil)
+		d.pb.FailAs(runResult(o), d.first, end, code, reason, nil)
 	} else {
 		d.pb.Complete(d.first, end)
 	}

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/log"
 	"go.opentelemetry.io/otel/trace"
 
+	spanoutcome "github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/kit/adapter"
 	"github.com/progressotel/progressotel/progress"
 )
@@ -65,6 +66,7 @@ type span struct {
 	span         trace.Span
 	end          time.Time // when it errored
 	diagnosed    bool      // an error diagnostic set its status
+	task         bool      // a task's span: a resource operation or refresh
 }
 
 func newDecoder(ctx context.Context, cfg *config, operation, spanName string, attrs ...attribute.KeyValue) *decoder {
@@ -90,8 +92,8 @@ func (d *decoder) begin(t time.Time) {
 	}
 	d.started = true
 	d.res.Start = t
-	attrs := append([]attribute.KeyValue{attribute.String("terraform.operation", d.operation)}, d.spanAttrs...)
-	d.op = d.cfg.StartOperation(d.base, d.operation, d.spanName, t, attrs...)
+	d.op = d.cfg.StartRun(d.base, adapter.Run{Operation: d.operation, Pipeline: d.operation, OldSpan: d.spanName,
+		Old: []attribute.KeyValue{attribute.String("terraform.operation", d.operation)}}, t, d.spanAttrs...)
 	d.cmdCtx = d.op.Ctx
 }
 
@@ -289,10 +291,9 @@ func (d *decoder) hook(typ string, h *hookMsg, t time.Time) {
 		if prev := d.ops[addr]; prev != nil {
 			// The tool reports one operation per address at a time; a
 			// second start means the end of the first was never written.
-			prev.span.SetStatus(codes.Error, noEnd)
-			prev.span.End(trace.WithTimestamp(t))
+			d.endSpan(prev, t, spanoutcome.Failed, noEnd)
 		}
-		op := d.startSpan(d.cmdCtx, h.Action+" "+addr, t,
+		op := d.startTask(d.cmdCtx, h.Action, addr, t,
 			attribute.String("terraform.resource.address", addr),
 			attribute.String("terraform.resource.type", rf.ResourceType),
 			attribute.String("terraform.action", h.Action))
@@ -311,7 +312,7 @@ func (d *decoder) hook(typ string, h *hookMsg, t time.Time) {
 			if h.IDKey != "" {
 				op.span.SetAttributes(attribute.String("terraform.resource.id", idValue))
 			}
-			op.span.End(trace.WithTimestamp(t))
+			d.endSpan(op, t, applyOutcome(h.Action), "")
 			delete(d.ops, addr)
 		}
 		if counted(h.Action) {
@@ -378,9 +379,9 @@ func (d *decoder) hook(typ string, h *hookMsg, t time.Time) {
 		d.scrub.endStream(key)
 	case "refresh_start":
 		if prev := d.refresh[addr]; prev != nil {
-			prev.span.End(trace.WithTimestamp(t))
+			d.endSpan(prev, t, spanoutcome.OK, "")
 		}
-		r := d.startSpan(d.cmdCtx, "refresh "+addr, t,
+		r := d.startTask(d.cmdCtx, "refresh", addr, t,
 			attribute.String("terraform.resource.address", addr),
 			attribute.String("terraform.resource.type", rf.ResourceType),
 			attribute.String("terraform.action", "refresh"))
@@ -390,7 +391,7 @@ func (d *decoder) hook(typ string, h *hookMsg, t time.Time) {
 		r := d.refresh[addr]
 		d.emit(d.ctxOf(r), TypeRefreshCompleted, 0, t, refreshDetails{resourceFields: rf, IDKey: h.IDKey, IDValue: idValue})
 		if r != nil {
-			r.span.End(trace.WithTimestamp(t))
+			d.endSpan(r, t, spanoutcome.OK, "")
 			delete(d.refresh, addr)
 		}
 	}
@@ -510,15 +511,16 @@ func (d *decoder) finish(o outcome) (Result, error) {
 	// Spans the tool never ended: it failed or was stopped on the way.
 	for _, open := range []map[string]*span{d.provs, d.ops, d.refresh} {
 		for key, s := range open {
-			if !s.diagnosed {
-				s.span.SetStatus(codes.Error, noEnd)
+			status := noEnd
+			if s.diagnosed {
+				status = ""
 			}
-			s.span.End(trace.WithTimestamp(d.last))
+			d.endSpan(s, d.last, spanoutcome.Failed, status)
 			delete(open, key)
 		}
 	}
 	for _, f := range d.failed {
-		f.span.End(trace.WithTimestamp(f.end))
+		d.endSpan(f, f.end, spanoutcome.Failed, "")
 	}
 	d.failed = nil
 
@@ -569,7 +571,7 @@ func (d *decoder) finish(o outcome) (Result, error) {
 	if len(res.ErroredResources) > 0 {
 		extra["erroredResources"] = res.ErroredResources
 	}
-	d.op.Fail(res.Start, end, code, d.describeFailure(opErr), extra)
+	d.op.FailAs(runResult(o), res.Start, end, code, d.describeFailure(opErr), extra)
 	return res, opErr
 }
 

@@ -293,10 +293,15 @@ func TaskResult(out string) (attribute.KeyValue, bool) {
 	return kv, ok
 }
 
+// failing are the outcomes of a failure that counts: error.type is the
+// outcome on their task spans.
+var failing = map[string]bool{outcome.Failed: true, outcome.Unreachable: true, outcome.TimedOut: true, outcome.Cancelled: true}
+
 // EndTask ends a task's span at t with its outcome (package outcome's
 // values: progress.outcome, and cicd.pipeline.task.run.result with the
-// conventions). A failure that counts gives a non-empty status: the span's
-// status becomes Error with it, and error.type is the outcome.
+// conventions; error.type is the outcome of a failure that counts). A
+// non-empty status sets the span's status to Error with it (an adapter
+// that set the status before passes "").
 func (o *Operation) EndTask(span trace.Span, t time.Time, out, status string) {
 	if out != "" {
 		setOutcome(span, out)
@@ -306,9 +311,9 @@ func (o *Operation) EndTask(span trace.Span, t time.Time, out, status string) {
 	}
 	if status != "" {
 		span.SetStatus(codes.Error, status)
-		if o.cfg.cicd() && out != "" {
-			span.SetAttributes(semconv.ErrorTypeKey.String(out))
-		}
+	}
+	if o.cfg.cicd() && failing[out] {
+		span.SetAttributes(semconv.ErrorTypeKey.String(out))
 	}
 	span.End(trace.WithTimestamp(t))
 }
