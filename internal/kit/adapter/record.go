@@ -6,6 +6,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/log"
 	"go.opentelemetry.io/otel/semconv/v1.43.0/cicdconv"
 	"go.opentelemetry.io/otel/trace"
 
@@ -16,8 +17,16 @@ import (
 // that cannot be recorded (the adapters' events are built to be valid, so
 // this is a bug or a stream's own invalid type) is counted and the first
 // one logged: it never stops the stream.
+//
+// A failure that counts (severity ERROR or above: an ignored failure is a
+// warning) carries error.type: the event's own ErrorType, else its type
+// ("ansible/HostUnreachable", "terraform/ApplyErrored"), a class of error
+// as low-cardinality as the conventions ask.
 func (c *Config) Record(ctx context.Context, evt progress.Event) {
 	evt.Envelope = c.Envelope
+	if evt.ErrorType == "" && evt.Severity >= log.SeverityError {
+		evt.ErrorType = evt.Type
+	}
 	if err := c.Recorder.Record(ctx, evt); err != nil {
 		c.recordErrs++
 		if c.recordErrs == 1 {
