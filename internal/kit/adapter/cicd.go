@@ -53,6 +53,18 @@ const (
 	SemconvNew
 )
 
+// String is the mode's SemconvEnv token ("cicd/old" for SemconvOld,
+// which is no token: the default).
+func (s Semconv) String() string {
+	switch s {
+	case SemconvDup:
+		return semconvTokenDup
+	case SemconvNew:
+		return semconvTokenNew
+	}
+	return "cicd/old"
+}
+
 // ParseSemconv reads a SemconvEnv value; "cicd/dup" wins over "cicd", as
 // "http/dup" does over "http".
 func ParseSemconv(v string) Semconv {

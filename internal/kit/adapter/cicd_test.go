@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/log"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -17,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/internal/base/outcome"
+	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
 )
 
@@ -242,5 +244,30 @@ func TestRunMetrics(t *testing.T) {
 	active, ok := got["cicd.pipeline.run.active"].(metricdata.Sum[int64])
 	if !ok || len(active.DataPoints) != 1 || active.DataPoints[0].Value != 0 {
 		t.Errorf("active: %#v, want 0 after the runs", got["cicd.pipeline.run.active"])
+	}
+}
+
+// TestFailureEventsCarryErrorType: a failure that counts carries
+// error.type (its failure code, or its type); a warning does not.
+func TestFailureEventsCarryErrorType(t *testing.T) {
+	sink := progresstest.NewSink()
+	c := &own{}
+	Configure(c, &c.Config, defaults, []ownOption{func(c *own) { c.SetRecorder(sink.Recorder()) }})
+	c.Record(context.Background(), progress.Event{Type: "tool/HostUnreachable", Severity: log.SeverityError})
+	c.Record(context.Background(), progress.Event{Type: "tool/TaskFailedOnHost", Severity: log.SeverityWarn})
+	op := c.StartRun(context.Background(), Run{Operation: "Deploy", Pipeline: "site.yml"}, t0)
+	op.Fail(t0, t0, "RESOURCE_NOT_FOUND", "unreachable hosts: web", nil)
+	got := map[string]string{}
+	for _, r := range sink.Records() {
+		r.WalkAttributes(func(kv attribute.KeyValue) bool {
+			if kv.Key == "error.type" {
+				got[r.EventName()] = kv.Value.AsString()
+			}
+			return true
+		})
+	}
+	want := map[string]string{"tool/HostUnreachable": "tool/HostUnreachable", progress.TypeOperationFailed: "RESOURCE_NOT_FOUND"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("error.type by event: %v, want %v", got, want)
 	}
 }
