@@ -515,7 +515,7 @@ func (d *decoder) finish(o outcome) (Result, error) {
 			if s.diagnosed {
 				status = ""
 			}
-			d.endSpan(s, d.last, spanoutcome.Failed, status)
+			d.endSpan(s, d.last, unendedOutcome(o), status)
 			delete(open, key)
 		}
 	}

@@ -49,6 +49,18 @@ func applyOutcome(action string) string {
 	return spanoutcome.OK
 }
 
+// unendedOutcome is the outcome of an operation the tool never ended:
+// cancelled or timed out with the run, else failed.
+func unendedOutcome(o outcome) string {
+	switch adapter.ResultOf(o.cause) {
+	case cicdconv.PipelineResultCancellation:
+		return spanoutcome.Cancelled
+	case cicdconv.PipelineResultTimeout:
+		return spanoutcome.TimedOut
+	}
+	return spanoutcome.Failed
+}
+
 // runResult is cicd.pipeline.result of a failed run (docs/conventions.md
 // has the table): timeout or cancellation when the context said so; an
 // error when the tool never ran or its output could not be read (exit -1

@@ -75,6 +75,13 @@ const playbook = `
 
 func ansibleRun(t *testing.T, playbookText string, opts ...ansible.Option) ([]sdktrace.ReadOnlySpan, error) {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	return ansibleRunCtx(t, ctx, playbookText, opts...)
+}
+
+func ansibleRunCtx(t *testing.T, ctx context.Context, playbookText string, opts ...ansible.Option) ([]sdktrace.ReadOnlySpan, error) {
+	t.Helper()
 	for _, tool := range []string{"ansible-runner", "ansible-playbook"} {
 		testutil.RequireTool(t, tool, "apt-get install --no-install-recommends ansible-core python3-ansible-runner")
 	}
@@ -82,8 +89,6 @@ func ansibleRun(t *testing.T, playbookText string, opts ...ansible.Option) ([]sd
 	dir := t.TempDir()
 	write(t, dir, "site.yml", playbookText)
 	write(t, dir, "hosts", "[web]\nweb-1 ansible_connection=local ansible_python_interpreter=/usr/bin/python3\nweb-2 ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	_, err := ansible.Run(ctx, ansible.Playbook{ProjectDir: dir, Playbook: "site.yml", Inventory: filepath.Join(dir, "hosts")},
 		append([]ansible.Option{ansible.WithRecorder(progresstest.NewSink().Recorder()), ansible.WithTracerProvider(tp)}, opts...)...)
 	return sr.Ended(), err
@@ -233,5 +238,44 @@ func TestTofuFailedApplyConforms(t *testing.T) {
 	if s := m["create terraform_data.broken"]; s == nil || value(s, "cicd.pipeline.task.run.result") != "failure" ||
 		value(s, "error.type") != "failed" {
 		t.Errorf("the errored task: %v", s)
+	}
+}
+
+// TestAnsibleStoppedRunConforms: a run whose context is cancelled ends
+// with cancellation; one whose deadline passes, with timeout.
+func TestAnsibleStoppedRunConforms(t *testing.T) {
+	const sleep = `
+- hosts: web-1
+  gather_facts: false
+  tasks:
+    - name: Wait
+      ansible.builtin.command: sleep 60
+`
+	for _, tc := range []struct {
+		result, outcome string
+		ctx             func() (context.Context, context.CancelFunc)
+	}{
+		{"cancellation", "cancelled", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(2*time.Second, cancel)
+			return ctx, cancel
+		}},
+		{"timeout", "timeout", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 2*time.Second)
+		}},
+	} {
+		t.Run(tc.result, func(t *testing.T) {
+			ctx, cancel := tc.ctx()
+			defer cancel()
+			spans, err := ansibleRunCtx(t, ctx, sleep)
+			if err == nil {
+				t.Fatal("Run: no error, want the run stopped")
+			}
+			progresstest.CheckCICDSpans(t, spans)
+			run := byName(spans)["RUN site.yml"]
+			if run == nil || value(run, "cicd.pipeline.result") != tc.result || value(run, "progress.outcome") != tc.outcome {
+				t.Errorf("run: result %q outcome %q, want %s %s", value(run, "cicd.pipeline.result"), value(run, "progress.outcome"), tc.result, tc.outcome)
+			}
+		})
 	}
 }
