@@ -108,8 +108,8 @@ func CICDViolations(spans []sdktrace.ReadOnlySpan, opts ...CICDOption) []string 
 		}
 		for k, v := range a {
 			if strings.HasSuffix(string(k), ".url.full") {
-				if u, err := url.Parse(v.Emit()); err != nil || !u.IsAbs() || u.Host == "" {
-					bad(s, "%s %q is not an absolute URL", k, v.Emit())
+				if u, err := url.Parse(v.String()); err != nil || !u.IsAbs() || u.Host == "" {
+					bad(s, "%s %q is not an absolute URL", k, v.String())
 				}
 			}
 		}

@@ -60,7 +60,7 @@ func TestCICDViolations(t *testing.T) {
 						a = append(a, o)
 					}
 				}
-				if n.Value.Type() != attribute.INVALID {
+				if n.Value.Type() != attribute.EMPTY {
 					a = append(a, n)
 				}
 				s[i].Attributes = a
