@@ -54,7 +54,7 @@ type cicdCheck struct{ allowArgs bool }
 // cicd.pipeline.task.run.id, unique among the task spans of its run; it
 // has a run span above it in spans; its name is low-cardinality: it holds
 // no id (the span's own, the run's, a UUID, 16 or more hex digits) and no
-// instance key in brackets.
+// instance key in brackets ([0], ["eu"]).
 //
 // A CLI span (process.executable.name, process.exit.code or process.pid)
 // has kind CLIENT, is named after process.executable.name, carries all
@@ -213,8 +213,10 @@ func (c *cicdCheck) run(s sdktrace.ReadOnlySpan, a attrs, bad func(sdktrace.Read
 }
 
 // idLike matches what makes a span name high-cardinality: a UUID, a run
-// of 16 or more hex digits, an instance key in brackets.
-var idLike = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{16,}|\[[^\]]*\]`)
+// of 16 or more hex digits, an instance key in brackets (a number or a
+// quoted string, as in null_resource.a[0] or aws_instance.web["eu"]; a
+// bracketed word such as "[web]" is a name's own).
+var idLike = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{16,}|\[(\d+|"[^"]*")\]`)
 
 func (c *cicdCheck) task(s sdktrace.ReadOnlySpan, a attrs, run sdktrace.ReadOnlySpan, bad func(sdktrace.ReadOnlySpan, string, ...any)) {
 	if s.SpanKind() != trace.SpanKindInternal {

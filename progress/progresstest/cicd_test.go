@@ -46,6 +46,9 @@ func task(id, result string) []attribute.KeyValue {
 
 func TestCICDViolationsConforming(t *testing.T) {
 	progresstest.CheckCICDSpans(t, tree().Snapshots())
+	spans := tree()
+	spans[2].Name = "task Configure [web] servers" // brackets of a name's own
+	progresstest.CheckCICDSpans(t, spans.Snapshots())
 }
 
 // TestCICDViolations: each broken rule is reported, naming the span and
@@ -90,6 +93,7 @@ func TestCICDViolations(t *testing.T) {
 		{"task type", `cicd.pipeline.task.type ""`, set(2, drop("cicd.pipeline.task.type")), nil},
 		{"task name key", `holds "[0]": not low-cardinality`, func(s tracetest.SpanStubs) { s[2].Name = "create null_resource.a[0]" }, nil},
 		{"task name id", `holds the id "t1"`, func(s tracetest.SpanStubs) { s[2].Name = "task t1" }, nil},
+		{"task name string key", `holds "[\"eu\"]"`, func(s tracetest.SpanStubs) { s[2].Name = `create aws_instance.web["eu"]` }, nil},
 		{"task name uuid", `not low-cardinality`, func(s tracetest.SpanStubs) { s[2].Name = "task 02fc0000-0001-a76b-c916-000000000010" }, nil},
 		{"task without run", "without a run span above it", func(s tracetest.SpanStubs) { s[2].Parent = sc(9) }, nil},
 		{"cli kind", "want CLIENT", func(s tracetest.SpanStubs) { s[0].SpanKind = trace.SpanKindInternal }, nil},
