@@ -84,8 +84,8 @@ func ParseSemconv(v string) Semconv {
 func (c *Config) SetSemconv(s Semconv) { c.Semconv, c.semconvSet = s, true }
 
 // SetTaskURLTemplate sets the template of cicd.pipeline.task.run.url.full
-// in place of TaskURLTemplateEnv (see ExpandURL); "" leaves the attribute
-// out.
+// in place of TaskURLTemplateEnv (see the Place* placeholders); "" leaves
+// the attribute out.
 func (c *Config) SetTaskURLTemplate(t string) { c.TaskURLTemplate, c.taskURLSet = t, true }
 
 // SetRunURLTemplate sets the template of cicd.pipeline.run.url.full in
@@ -107,31 +107,56 @@ const (
 	PlaceTaskRunID = "{task.run.id}"   // cicd.pipeline.task.run.id
 )
 
-// ExpandURL fills tmpl's placeholders from pairs (placeholder, value) and
-// returns the URL, or "" when tmpl is empty or the result is not an
-// absolute URL (url.full must be one): a bad template never yields a
-// wrong link.
-func ExpandURL(tmpl string, pairs ...string) string {
+// expandURL fills tmpl's placeholders from pairs (placeholder, value),
+// each value escaped; "" for no template. The template was checked by
+// checkURLTemplate.
+func expandURL(tmpl string, pairs ...string) string {
 	if tmpl == "" {
 		return ""
 	}
-	for i := 1; i < len(pairs); i += 2 {
-		pairs[i] = escapeAll(pairs[i])
+	var b strings.Builder
+	b.Grow(len(tmpl) + 64)
+	for i := 0; i < len(tmpl); {
+		j := strings.IndexByte(tmpl[i:], '{')
+		if j < 0 {
+			b.WriteString(tmpl[i:])
+			break
+		}
+		b.WriteString(tmpl[i : i+j])
+		i += j
+		n := 0
+		for k := 0; k+1 < len(pairs); k += 2 {
+			if strings.HasPrefix(tmpl[i:], pairs[k]) {
+				escapeAll(&b, pairs[k+1])
+				n = len(pairs[k])
+				break
+			}
+		}
+		if n == 0 { // an unknown {name}: as written
+			b.WriteByte('{')
+			n = 1
+		}
+		i += n
 	}
-	s := strings.NewReplacer(pairs...).Replace(tmpl)
-	if u, err := url.Parse(s); err != nil || !u.IsAbs() || u.Host == "" {
-		return ""
-	}
-	return s
+	return b.String()
 }
 
-// escapeAll percent-encodes every byte but RFC 3986's unreserved ones, so
-// that a value is safe in a path segment, a query value and a fragment
-// alike (url.PathEscape leaves "&" and "=", url.QueryEscape writes "+"
-// for a space).
-func escapeAll(s string) string {
+// checkURLTemplate reports whether tmpl, its placeholders filled, is an
+// absolute URL (url.full must be one): a template that is not gives no
+// attribute, since a wrong link is worse than none.
+func checkURLTemplate(tmpl string) bool {
+	s := expandURL(tmpl, PlaceTraceID, "x", PlaceRunID, "x", PlacePipeline, "x",
+		PlaceTaskName, "x", PlaceTaskID, "x", PlaceTaskRunID, "x")
+	u, err := url.Parse(s)
+	return err == nil && u.IsAbs() && u.Host != ""
+}
+
+// escapeAll writes s to b percent-encoded but for RFC 3986's unreserved
+// bytes, so that a value is safe in a path segment, a query value and a
+// fragment alike (url.PathEscape leaves "&" and "=", url.QueryEscape
+// writes "+" for a space).
+func escapeAll(b *strings.Builder, s string) {
 	const hex = "0123456789ABCDEF"
-	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
@@ -142,7 +167,6 @@ func escapeAll(s string) string {
 		b.WriteByte(hex[c>>4])
 		b.WriteByte(hex[c&15])
 	}
-	return b.String()
 }
 
 // Run describes a run for its span: a playbook run, a tofu command.
@@ -204,7 +228,7 @@ func (c *Config) StartRun(parent context.Context, r Run, t time.Time, attrs ...a
 		sc := span.SpanContext()
 		op.runID = sc.SpanID().String()
 		span.SetAttributes(semconv.CICDPipelineRunID(op.runID))
-		if u := ExpandURL(c.RunURLTemplate, PlaceTraceID, sc.TraceID().String(), PlaceRunID, op.runID,
+		if u := expandURL(c.RunURLTemplate, PlaceTraceID, sc.TraceID().String(), PlaceRunID, op.runID,
 			PlacePipeline, r.Pipeline); u != "" {
 			span.SetAttributes(semconv.CICDPipelineRunURLFull(u))
 		}
@@ -274,10 +298,11 @@ func (o *Operation) StartTask(parent context.Context, t time.Time, task Task, at
 	if c.cicd() {
 		sc := span.SpanContext()
 		id := sc.SpanID().String()
-		span.SetAttributes(semconv.CICDPipelineTaskRunID(id))
-		if u := ExpandURL(c.TaskURLTemplate, PlaceTraceID, sc.TraceID().String(), PlaceRunID, o.runID,
+		if u := expandURL(c.TaskURLTemplate, PlaceTraceID, sc.TraceID().String(), PlaceRunID, o.runID,
 			PlacePipeline, o.pipeline, PlaceTaskName, task.Name, PlaceTaskID, task.ID, PlaceTaskRunID, id); u != "" {
-			span.SetAttributes(semconv.CICDPipelineTaskRunURLFull(u))
+			span.SetAttributes(semconv.CICDPipelineTaskRunID(id), semconv.CICDPipelineTaskRunURLFull(u))
+		} else {
+			span.SetAttributes(semconv.CICDPipelineTaskRunID(id))
 		}
 	}
 	return ctx, span

@@ -197,7 +197,7 @@ func TestURLTemplate(t *testing.T) {
 	if got, ok := attrOf(k.spans.Ended()[0], "cicd.pipeline.task.run.url.full"); ok {
 		t.Errorf("a template without scheme and host gave %q", got.AsString())
 	}
-	if got := ExpandURL(""); got != "" {
+	if got := expandURL(""); got != "" {
 		t.Errorf("no template: %q", got)
 	}
 }
@@ -269,5 +269,38 @@ func TestFailureEventsCarryErrorType(t *testing.T) {
 	want := map[string]string{"tool/HostUnreachable": "tool/HostUnreachable", progress.TypeOperationFailed: "RESOURCE_NOT_FOUND"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("error.type by event: %v, want %v", got, want)
+	}
+}
+
+// BenchmarkTaskSpan: a task span's start and end without the
+// conventions, with them, and with a URL template (compare them in one
+// run: go test -bench TaskSpan -benchmem).
+func BenchmarkTaskSpan(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		mode Semconv
+		tmpl string
+	}{
+		{"old", SemconvOld, ""},
+		{"dup", SemconvDup, ""},
+		{"dup+url", SemconvDup, "https://ui.example/{run.id}/{task.id}"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			c := &own{}
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(tracetest.NewSpanRecorder()))
+			Configure(c, &c.Config, defaults, []ownOption{
+				func(c *own) { c.SetRecorder(progresstest.NewSink().Recorder()) },
+				func(c *own) { c.SetTracerProvider(tp) },
+				func(c *own) { c.SetSemconv(tc.mode) },
+				func(c *own) { c.SetTaskURLTemplate(tc.tmpl) },
+			})
+			op := c.StartRun(context.Background(), Run{Operation: "Deploy", Pipeline: "site.yml", OldSpan: "playbook site.yml"}, t0)
+			b.ReportAllocs()
+			for b.Loop() {
+				_, span := op.StartTask(op.Ctx, t0, Task{Name: "Install nginx", ID: "uuid-1", OldSpan: "task Install nginx"},
+					attribute.String("tool.task.action", "apt"))
+				op.EndTask(span, t0, outcome.Changed, "")
+			}
+		})
 	}
 }

@@ -99,6 +99,12 @@ func Configure[C any, O ~func(*C)](c *C, common *Config, d Defaults, opts []O) {
 	if !common.runURLSet {
 		common.RunURLTemplate = os.Getenv(RunURLTemplateEnv)
 	}
+	for _, t := range []*string{&common.TaskURLTemplate, &common.RunURLTemplate} {
+		if *t != "" && !checkURLTemplate(*t) {
+			common.Logger.Warn(common.name+": a URL template that does not make an absolute URL is ignored", "template", *t)
+			*t = ""
+		}
+	}
 	if common.meterProvider == nil {
 		common.meterProvider = otel.GetMeterProvider()
 	}
