@@ -698,6 +698,7 @@ func (d *decoder) finish(o outcome) Result {
 	if end.IsZero() {
 		end = d.first
 	}
+	d.markStopped(o)
 	d.endAll(end)
 	if !d.statsSeen {
 		stats := map[string]HostStats{}

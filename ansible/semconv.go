@@ -11,7 +11,10 @@ import (
 
 // tally counts a task's host results by outcome, for the task span's
 // outcome.
-type tally struct{ ok, changed, skipped, failed, ignored, unreachable int }
+type tally struct {
+	ok, changed, skipped, failed, ignored, unreachable int
+	stopped                                            string // cancelled or timeout: the run stopped while a host ran it
+}
 
 // add counts one host result; status is the host span's
 // ansible.host.status, whose words are package outcome's.
@@ -33,12 +36,15 @@ func (t *tally) add(status string) {
 }
 
 // outcome is the task's outcome over its hosts, the worst first: failed,
-// unreachable (every failure was), ignored, changed, skipped (every host
+// cancelled or timeout (the run stopped in it), unreachable (every
+// failure was), ignored, changed, skipped (every host
 // was), else ok.
 func (t *tally) outcome() string {
 	switch {
 	case t.failed > 0:
 		return spanoutcome.Failed
+	case t.stopped != "":
+		return t.stopped
 	case t.unreachable > 0:
 		return spanoutcome.Unreachable
 	case t.ignored > 0:
@@ -49,6 +55,26 @@ func (t *tally) outcome() string {
 		return spanoutcome.Skipped
 	}
 	return spanoutcome.OK
+}
+
+// markStopped marks the tasks that a host was still running when a
+// cancelled or timed-out run stopped: they end cancelled or timeout.
+func (d *decoder) markStopped(o outcome) {
+	if o.err == nil {
+		return
+	}
+	var out string
+	switch runResult(o) {
+	case cicdconv.PipelineResultCancellation:
+		out = spanoutcome.Cancelled
+	case cicdconv.PipelineResultTimeout:
+		out = spanoutcome.TimedOut
+	default:
+		return
+	}
+	for _, h := range d.hosts {
+		h.task.tally.stopped = out
+	}
 }
 
 // runResult is cicd.pipeline.result of a run that failed (docs/conventions.md

@@ -21,10 +21,14 @@ import (
 // CI/CD conventions (OTEL_SEMCONV_STABILITY_OPT_IN=cicd/dup) and check
 // their spans with CheckCICDSpans: what a driver author's test does.
 
-func record(t *testing.T) (*tracetest.SpanRecorder, *sdktrace.TracerProvider) {
+func record(t *testing.T, more ...sdktrace.SpanProcessor) (*tracetest.SpanRecorder, *sdktrace.TracerProvider) {
 	t.Setenv("OTEL_SEMCONV_STABILITY_OPT_IN", "cicd/dup")
 	sr := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	opts := []sdktrace.TracerProviderOption{sdktrace.WithSpanProcessor(sr)}
+	for _, p := range more {
+		opts = append(opts, sdktrace.WithSpanProcessor(p))
+	}
+	tp := sdktrace.NewTracerProvider(opts...)
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 	return sr, tp
 }
@@ -82,10 +86,16 @@ func ansibleRun(t *testing.T, playbookText string, opts ...ansible.Option) ([]sd
 
 func ansibleRunCtx(t *testing.T, ctx context.Context, playbookText string, opts ...ansible.Option) ([]sdktrace.ReadOnlySpan, error) {
 	t.Helper()
+	return ansibleRunWith(t, ctx, nil, playbookText, opts...)
+}
+
+// ansibleRunWith runs the playbook with more span processors.
+func ansibleRunWith(t *testing.T, ctx context.Context, more []sdktrace.SpanProcessor, playbookText string, opts ...ansible.Option) ([]sdktrace.ReadOnlySpan, error) {
+	t.Helper()
 	for _, tool := range []string{"ansible-runner", "ansible-playbook"} {
 		testutil.RequireTool(t, tool, "apt-get install --no-install-recommends ansible-core python3-ansible-runner")
 	}
-	sr, tp := record(t)
+	sr, tp := record(t, more...)
 	dir := t.TempDir()
 	write(t, dir, "site.yml", playbookText)
 	write(t, dir, "hosts", "[web]\nweb-1 ansible_connection=local ansible_python_interpreter=/usr/bin/python3\nweb-2 ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n")
@@ -253,21 +263,23 @@ func TestAnsibleStoppedRunConforms(t *testing.T) {
 `
 	for _, tc := range []struct {
 		result, outcome string
-		ctx             func() (context.Context, context.CancelFunc)
+		ctx             func() (context.Context, context.CancelFunc, []sdktrace.SpanProcessor)
 	}{
-		{"cancellation", "cancelled", func() (context.Context, context.CancelFunc) {
+		{"cancellation", "cancelled", func() (context.Context, context.CancelFunc, []sdktrace.SpanProcessor) {
+			// Cancelled once the host runs the task.
 			ctx, cancel := context.WithCancel(context.Background())
-			time.AfterFunc(2*time.Second, cancel)
-			return ctx, cancel
+			return ctx, cancel, []sdktrace.SpanProcessor{onStart{"host web-1", cancel}}
 		}},
-		{"timeout", "timeout", func() (context.Context, context.CancelFunc) {
-			return context.WithTimeout(context.Background(), 2*time.Second)
+		{"timeout", "timeout", func() (context.Context, context.CancelFunc, []sdktrace.SpanProcessor) {
+			// Long enough for the task to start on a loaded machine.
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			return ctx, cancel, nil
 		}},
 	} {
 		t.Run(tc.result, func(t *testing.T) {
-			ctx, cancel := tc.ctx()
+			ctx, cancel, more := tc.ctx()
 			defer cancel()
-			spans, err := ansibleRunCtx(t, ctx, sleep)
+			spans, err := ansibleRunWith(t, ctx, more, sleep)
 			if err == nil {
 				t.Fatal("Run: no error, want the run stopped")
 			}
@@ -276,6 +288,26 @@ func TestAnsibleStoppedRunConforms(t *testing.T) {
 			if run == nil || value(run, "cicd.pipeline.result") != tc.result || value(run, "progress.outcome") != tc.outcome {
 				t.Errorf("run: result %q outcome %q, want %s %s", value(run, "cicd.pipeline.result"), value(run, "progress.outcome"), tc.result, tc.outcome)
 			}
+			// The task the host was running when the run stopped.
+			if task := byName(spans)["task Wait"]; task == nil || value(task, "cicd.pipeline.task.run.result") != tc.result ||
+				value(task, "progress.outcome") != tc.outcome || value(task, "error.type") != tc.outcome {
+				t.Errorf("task Wait: result %q outcome %q", value(task, "cicd.pipeline.task.run.result"), value(task, "progress.outcome"))
+			}
 		})
 	}
 }
+
+// onStart calls do when a span of the name starts.
+type onStart struct {
+	name string
+	do   func()
+}
+
+func (p onStart) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) {
+	if s.Name() == p.name {
+		p.do()
+	}
+}
+func (onStart) OnEnd(sdktrace.ReadOnlySpan)      {}
+func (onStart) Shutdown(context.Context) error   { return nil }
+func (onStart) ForceFlush(context.Context) error { return nil }
