@@ -214,6 +214,7 @@ func ResultOf(err error) cicdconv.PipelineResultAttr {
 // for every run), and the run counts in cicd.pipeline.run.active.
 func (c *Config) StartRun(parent context.Context, r Run, t time.Time, attrs ...attribute.KeyValue) *Operation {
 	name, kind := r.OldSpan, trace.SpanKindInternal
+	attrs = attrs[:len(attrs):len(attrs)] // appends never write to the caller's array
 	if c.Semconv != SemconvNew {
 		attrs = append(attrs, r.Old...)
 	}
@@ -223,7 +224,7 @@ func (c *Config) StartRun(parent context.Context, r Run, t time.Time, attrs ...a
 	}
 	ctx, span := c.Tracer.Start(parent, name, trace.WithTimestamp(t),
 		trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
-	op := &Operation{Name: r.Operation, Ctx: ctx, Span: span, cfg: c, pipeline: r.Pipeline, start: t}
+	op := &Operation{Name: r.Operation, Ctx: ctx, Span: span, cfg: c, pipeline: r.Pipeline}
 	if c.cicd() {
 		sc := span.SpanContext()
 		op.runID = sc.SpanID().String()
@@ -284,6 +285,7 @@ type Task struct {
 func (o *Operation) StartTask(parent context.Context, t time.Time, task Task, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
 	c := o.cfg
 	name := task.OldSpan
+	attrs = attrs[:len(attrs):len(attrs)]
 	if c.Semconv != SemconvNew {
 		attrs = append(attrs, task.Old...)
 	}

@@ -49,7 +49,6 @@ type Operation struct {
 	cfg      *Config
 	pipeline string // cicd.pipeline.name
 	runID    string // cicd.pipeline.run.id, with the conventions
-	start    time.Time
 	ended    bool
 }
 
