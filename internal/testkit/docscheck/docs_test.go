@@ -14,7 +14,7 @@ import (
 )
 
 // named is a Go test, fuzz target, benchmark or example named in prose.
-var named = regexp.MustCompile("\\b(Test|Fuzz|Benchmark|Example)[A-Z][A-Za-z0-9_]*")
+var named = regexp.MustCompile(`\b(Test|Fuzz|Benchmark|Example)[A-Z][A-Za-z0-9_]*`)
 
 // declared is a test function's declaration.
 var declared = regexp.MustCompile(`(?m)^func ((?:Test|Fuzz|Benchmark|Example)[A-Za-z0-9_]*)\(`)
