@@ -49,7 +49,7 @@ type decoder struct {
 	output      tail // lines that were not job events, for errors
 
 	cutHow    string    // the outcome of spans Ansible reported no end for
-	stoppedAt time.Time // when the run was stopped (cancelled), else zero
+	stoppedAt time.Time // when the run was stopped (cancelled or timed out), else zero
 
 	pid       atomic.Int64 // ansible-playbook's pid, from the events
 	varPrompt string
@@ -200,7 +200,8 @@ func (d *decoder) startPlaybook(t time.Time, name string) {
 	if d.pbName != "" {
 		attrs = append(attrs, attribute.String("ansible.playbook", d.pbName))
 	}
-	d.pb = d.cfg.StartOperation(d.parent, d.operation(), "playbook "+d.operationName(), t, attrs...)
+	d.pb = d.cfg.StartRun(d.parent, adapter.Run{Operation: d.operation(), Pipeline: d.operationName(),
+		OldSpan: "playbook " + d.operationName(), Old: attrs}, t)
 }
 
 func (d *decoder) operationName() string {
@@ -703,7 +704,11 @@ func (d *decoder) finish(o runEnd) Result {
 	if end.IsZero() {
 		end = d.first
 	}
-	d.endAll(end, o.cancelled)
+	stop := ""
+	if o.cancelled {
+		stop = stopOutcome(o)
+	}
+	d.endAll(end, stop)
 	if !d.statsSeen {
 		stats := map[string]HostStats{}
 		for h, s := range d.counted {
@@ -738,16 +743,16 @@ func (d *decoder) finish(o runEnd) Result {
 	}
 	how := outcome.OK
 	switch {
-	case o.cancelled:
-		how = outcome.Cancelled
 	case code != "":
-		how = outcome.Failed
+		// failed, or cancelled or timeout: the run span's result says
+		// which (runResult).
+		how = adapter.RunOutcome(runResult(o))
 	case slices.ContainsFunc(slices.Collect(maps.Values(d.stats)), func(s HostStats) bool { return s.Changed > 0 }):
 		how = outcome.Changed
 	}
 	d.pb.Span.SetAttributes(attribute.String(outcome.Key, how))
 	if code != "" {
-		d.pb.Fail(d.first, end, code, reason, nil)
+		d.pb.FailAs(runResult(o), d.first, end, code, reason, nil)
 	} else {
 		d.pb.Complete(d.first, end)
 	}
@@ -771,10 +776,11 @@ func noRecapReason(d *decoder) string {
 // of the play in progress, the plays held for a pending failure (which
 // now stands: Ansible reported no rescue), and any that events after the
 // recap opened. The host spans Ansible never reported an end for end
-// cancelled when the run was stopped, else failed with "no end reported".
-func (d *decoder) endAll(t time.Time, cancelled bool) {
-	if cancelled {
-		d.cutHow, d.stoppedAt = outcome.Cancelled, t
+// with stop (cancelled or timeout) when the run was stopped, else failed
+// with "no end reported".
+func (d *decoder) endAll(t time.Time, stop string) {
+	if stop != "" {
+		d.cutHow, d.stoppedAt = stop, t
 	}
 	d.endPlay(t)
 	for _, h := range d.openHosts(nil) {

@@ -123,17 +123,25 @@
 // internal/base/outcome): a host span ok, changed, skipped, failed,
 // ignored, rescued or unreachable as Ansible reported it; a task span the
 // worst of its hosts', failures that count first; a play span failed,
-// cancelled, changed or ok; the playbook span ok, changed, failed or
-// cancelled. Only a
+// cancelled, timeout, changed or ok; the playbook span ok, changed,
+// failed, cancelled or timeout (its deadline passed, or a vars_prompt
+// that nothing answers: TestAnsiblePromptIsTimeout). Only a
 // failure that counts (not ignored, not rescued) or an unreachable host
 // sets an error status: on its host span, its task, its play and the
 // playbook. When the run is cancelled, every span still open ends with it,
-// cancelled with an error status "cancelled" (TestRunCancel); when a
-// stream ends without Ansible's end for a host, its span is failed with
-// "Ansible reported no end". Attributes: ansible.playbook,
+// cancelled with an error status "cancelled" (TestRunCancel), or timeout
+// with "timeout" when its deadline passed (TestAnsibleStoppedRunConforms);
+// when a stream ends without Ansible's end for a host, its span is failed
+// with "Ansible reported no end". Attributes: ansible.playbook,
 // ansible.play.{name,id,pattern}, ansible.task.{name,id,action,role,handler},
 // ansible.host.{name,status}, ansible.task.attempts and ansible.task.items,
 // ansible.delegated_host, ansible.rc.
+//
+// With OTEL_SEMCONV_STABILITY_OPT_IN=cicd or cicd/dup the playbook span
+// is the run's of OpenTelemetry's CI/CD conventions, "RUN site.yml" (kind
+// SERVER, cicd.pipeline.*), and each task span a task whose
+// cicd.pipeline.task.run.result follows its outcome (docs/conventions.md,
+// TestAnsibleRunConforms).
 //
 // # Robustness
 //

@@ -42,6 +42,12 @@ func newConfig(opts []Option) *config {
 	return c
 }
 
+// WithTaskURLTemplate sets the link of each task span
+// (cicd.pipeline.task.run.url.full, with the CI/CD conventions) in place
+// of PROGRESSOTEL_TASK_URL_TEMPLATE: a URL with placeholders such as
+// {run.id} and {task.id} (docs/conventions.md); "" leaves it out.
+func WithTaskURLTemplate(tmpl string) Option { return func(c *config) { c.SetTaskURLTemplate(tmpl) } }
+
 // WithRecorder records the events through r instead of progress.Default().
 func WithRecorder(r *progress.Recorder) Option {
 	return func(c *config) { c.SetRecorder(r) }

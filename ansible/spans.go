@@ -35,7 +35,7 @@ type playState struct {
 	ended    bool                  // its span ended
 	gone     map[string]bool       // hosts Ansible dropped from the play: failed or unreachable
 
-	failed, cancelled, changed int // over its tasks' hosts
+	failed, stopped, changed int // over its tasks' hosts (stopped: cancelled or timeout)
 }
 
 func (p *playState) add(task *taskState) {
@@ -99,14 +99,14 @@ func (d *decoder) startPlaySpan(t time.Time, name, id, pattern string) *playStat
 }
 
 // endPlaySpan ends a play's span at p.endAt: failed when a host's failure
-// counts in it, cancelled when the run was stopped in it.
+// counts in it, cancelled (or timeout) when the run was stopped in it.
 func (d *decoder) endPlaySpan(p *playState) {
 	p.ended = true
 	how := outcome.OK
 	switch {
-	case p.cancelled > 0:
-		how = outcome.Cancelled
-		p.span.SetStatus(codes.Error, "cancelled")
+	case p.stopped > 0:
+		how = d.cutHow
+		p.span.SetStatus(codes.Error, how)
 	case p.failed > 0:
 		how = outcome.Failed
 		p.span.SetStatus(codes.Error, "a task failed")
@@ -117,9 +117,11 @@ func (d *decoder) endPlaySpan(p *playState) {
 	p.span.End(trace.WithTimestamp(p.endAt))
 }
 
+// startTaskSpan starts a task's span through the kit's StartTask: a task
+// of the run (cicd.pipeline.task.*, with the CI/CD conventions, whose
+// cicd.pipeline.task.name replaces ansible.task.name).
 func (d *decoder) startTaskSpan(task *taskState, spanName string) {
 	attrs := []attribute.KeyValue{
-		attribute.String("ansible.task.name", task.name),
 		attribute.String("ansible.task.id", task.id),
 		attribute.String("ansible.task.action", task.action),
 	}
@@ -130,28 +132,29 @@ func (d *decoder) startTaskSpan(task *taskState, spanName string) {
 		attrs = append(attrs, attribute.Bool("ansible.task.handler", true))
 	}
 	task.n = map[string]int{}
-	task.ctx, task.span = d.cfg.Tracer.Start(task.play.ctx, "task "+spanName, trace.WithTimestamp(task.start),
-		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	task.ctx, task.span = d.pb.StartTask(task.play.ctx, task.start, adapter.Task{Name: task.name, ID: task.id,
+		OldSpan: "task " + spanName, Old: []attribute.KeyValue{attribute.String("ansible.task.name", task.name)}}, attrs...)
 }
 
 // endTaskSpan ends a task's span at its last host's end, with the outcome
-// of its hosts: the worst that counts first.
+// of its hosts: the worst that counts first. The kit's EndTask maps the
+// outcome to the task's result (cicd.pipeline.task.run.result).
 func (d *decoder) endTaskSpan(task *taskState) {
 	n := task.n
 	failed := n[outcome.Failed] + n[outcome.Unreachable]
-	how := outcome.OK
+	how, status := outcome.OK, ""
 	switch {
 	case n[outcome.Failed] > 0:
 		how = outcome.Failed
 	case n[outcome.Unreachable] > 0:
 		how = outcome.Unreachable
-	case n[outcome.Cancelled] > 0 || !d.stoppedAt.IsZero():
+	case !d.stoppedAt.IsZero():
 		// A task still open when the run was stopped was cut short too,
-		// even if its hosts so far were done: it ends with the run.
-		how = outcome.Cancelled
-		task.span.SetStatus(codes.Error, "cancelled")
+		// even if its hosts so far were done: it ends with the run,
+		// cancelled or timeout (d.cutHow, as its cut hosts).
+		how, status = d.cutHow, d.cutHow
 		task.lastSeen = adapter.Later(d.stoppedAt, task.lastSeen)
-		n[outcome.Cancelled] = max(n[outcome.Cancelled], 1)
+		n[how] = max(n[how], 1)
 	case n[outcome.Rescued] > 0:
 		how = outcome.Rescued
 	case n[outcome.Ignored] > 0:
@@ -166,14 +169,14 @@ func (d *decoder) endTaskSpan(task *taskState) {
 		if failed == 1 {
 			host = "host"
 		}
-		task.span.SetStatus(codes.Error, fmt.Sprintf("failed on %d %s", failed, host))
+		status = fmt.Sprintf("failed on %d %s", failed, host)
 	}
 	p := task.play
 	p.failed += failed
-	p.cancelled += n[outcome.Cancelled]
+	p.stopped += n[outcome.Cancelled] + n[outcome.TimedOut]
 	p.changed += n[outcome.Changed]
 	task.span.SetAttributes(attribute.String(outcome.Key, how))
-	task.span.End(trace.WithTimestamp(adapter.Later(task.lastSeen, task.start)))
+	d.pb.EndTask(task.span, adapter.Later(task.lastSeen, task.start), how, status)
 }
 
 func (d *decoder) startHostSpan(h *hostState) {
@@ -190,8 +193,8 @@ func (d *decoder) endHostSpan(h *hostState, end time.Time, how string) {
 	switch how {
 	case hostCut:
 		how, desc = d.cutHow, "Ansible reported no end"
-		if how == outcome.Cancelled {
-			desc = "cancelled"
+		if how != outcome.Failed {
+			desc = how // cancelled or timeout: the run was stopped
 		}
 	case outcome.Failed, outcome.Unreachable:
 		desc = how

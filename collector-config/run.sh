@@ -11,6 +11,8 @@
 #   PROGRESS_TRACES_ENDPOINT     set: traces.yaml, or traces-grpc.yaml with
 #                                PROGRESS_TRACES_PROTOCOL=grpc (spans to a
 #                                tracing backend instead of dropped)
+#   PROGRESS_METRICS_BACKEND_ENDPOINT  set: metrics.yaml (the drivers'
+#                                metrics to an OTLP/HTTP backend)
 #   PROGRESS_OTELCOL_BIN         the binary (default: bin/otelcol-progress)
 #   PROGRESS_TIER                single (default): progress.yaml, one tier;
 #                                gateway: progress.yaml and gateway.yaml, the
@@ -37,6 +39,7 @@ if [ -n "${PROGRESS_TRACES_ENDPOINT:-}" ]; then
 		;;
 	esac
 fi
+if [ -n "${PROGRESS_METRICS_BACKEND_ENDPOINT:-}" ]; then set -- --config "$here/metrics.yaml" "$@"; fi
 if [ -n "${PROGRESS_LOCAL_FILE:-}" ]; then set -- --config "$here/local.yaml" "$@"; fi
 if [ -n "${PROGRESS_OTLP_BEARER_TOKEN:-}" ]; then set -- --config "$here/auth.yaml" "$@"; fi
 if [ -n "${PROGRESS_OTLP_TLS_CERT_FILE:-}" ]; then set -- --config "$here/tls.yaml" "$@"; fi

@@ -14,7 +14,7 @@
 //
 // Setup reads the standard environment (OTEL_SERVICE_NAME,
 // OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_*, OTEL_LOGS_EXPORTER,
-// OTEL_BLRP_*); the environment wins over the code's defaults, and most
+// OTEL_METRICS_EXPORTER, OTEL_BLRP_*); the environment wins over the code's defaults, and most
 // settings also have an Option, so tests configure them without the
 // environment.
 //

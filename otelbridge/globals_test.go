@@ -13,6 +13,7 @@ import (
 func restoreGlobals(t *testing.T) {
 	t.Helper()
 	lp, tp, prop, rec := otel.GetLoggerProvider(), otel.GetTracerProvider(), otel.GetTextMapPropagator(), progress.Default()
+	mp := otel.GetMeterProvider()
 	t.Cleanup(func() {
 		// Only what changed: setting a global to its current value makes
 		// the API complain.
@@ -24,6 +25,9 @@ func restoreGlobals(t *testing.T) {
 		}
 		if !same(otel.GetTextMapPropagator(), prop) {
 			otel.SetTextMapPropagator(prop)
+		}
+		if !same(otel.GetMeterProvider(), mp) {
+			otel.SetMeterProvider(mp)
 		}
 		progress.SetDefault(rec)
 	})

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 
 	"github.com/progressotel/progressotel/progress"
@@ -31,6 +32,8 @@ type config struct {
 	noPropagator   bool
 	noTracer       bool
 	noMessageBody  bool
+	noMeter        bool
+	metricReaders  []sdkmetric.Reader
 	red            *progress.Redactor
 	recorderOpts   []progress.Option
 	getenv         func(string) string

@@ -28,8 +28,10 @@ const localExportInterval = 100 * time.Millisecond
 
 // Setup builds the SDK LoggerProvider, installs it as the global provider,
 // installs the default progress Recorder bound to it, and (unless turned
-// off) an SDK TracerProvider and the default propagator. It returns the
-// Telemetry handle whose Shutdown the driver defers.
+// off) an SDK TracerProvider and the default propagator, and an SDK
+// MeterProvider when it has a metric reader (OTEL_METRICS_EXPORTER, see
+// WithoutMeterProvider). It returns the Telemetry handle whose Shutdown
+// the driver defers.
 //
 // Exporters come from WithExporters, else OTEL_LOGS_EXPORTER (a
 // comma-separated list), else the default: otlp alone when
@@ -134,12 +136,22 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	}
 	t := &Telemetry{lp: sdklog.NewLoggerProvider(popts...), batches: batches, output: output, local: liveSpans, direct: direct}
 
+	if err := c.meterProvider(ctx, t, res); err != nil {
+		_ = t.lp.Shutdown(context.Background())
+		return nil, err
+	}
 	if !c.noTracer {
 		if err := c.tracerProvider(ctx, t, res, liveSpans); err != nil {
 			_ = t.lp.Shutdown(context.Background())
+			if t.mp != nil {
+				_ = t.mp.Shutdown(context.Background())
+			}
 			return nil, err
 		}
 		otel.SetTracerProvider(t.tp)
+	}
+	if t.mp != nil {
+		otel.SetMeterProvider(t.mp)
 	}
 	otel.SetLoggerProvider(t.lp)
 	progress.SetDefault(progress.NewRecorder(append([]progress.Option{

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
@@ -22,6 +23,7 @@ import (
 type Telemetry struct {
 	lp      *sdklog.LoggerProvider
 	tp      *sdktrace.TracerProvider // nil with WithoutTracerProvider
+	mp      *sdkmetric.MeterProvider // nil without a metric reader
 	spans   *boundedSpanExporter     // nil when spans are not exported
 	batches []*sdkparts.BatchProcessor
 	output  io.Writer
@@ -58,6 +60,10 @@ func (t *Telemetry) shutdown(ctx context.Context) error {
 	if t.tp != nil {
 		wg.Go(func() { spanErr = t.shutdownSpans(ctx) })
 	}
+	var metricErr error
+	if t.mp != nil {
+		wg.Go(func() { metricErr = t.mp.Shutdown(ctx) })
+	}
 	var errs []error
 	if err := t.lp.Shutdown(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("otelbridge: log shutdown: %w", err))
@@ -77,6 +83,9 @@ func (t *Telemetry) shutdown(ctx context.Context) error {
 	wg.Wait()
 	if spanErr != nil {
 		errs = append(errs, spanErr)
+	}
+	if metricErr != nil {
+		errs = append(errs, fmt.Errorf("otelbridge: metric shutdown: %w", metricErr))
 	}
 	return errors.Join(errs...)
 }
@@ -116,6 +125,11 @@ func (t *Telemetry) ForceFlush(ctx context.Context) error {
 	if t.tp != nil {
 		if err := t.tp.ForceFlush(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("otelbridge: trace flush: %w", err))
+		}
+	}
+	if t.mp != nil {
+		if err := t.mp.ForceFlush(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("otelbridge: metric flush: %w", err))
 		}
 	}
 	if err := t.lp.ForceFlush(ctx); err != nil {

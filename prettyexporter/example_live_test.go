@@ -95,7 +95,7 @@ func ExampleLiveExporter_SpanProcessor() {
 	// Output:
 	// ▸ Deploy  trace 4bf92f35
 	// INF common/OperationStarted  operation=Deploy
-	// ERR common/OperationFailed  description="boot failed" failureCode=INTERNAL_ERROR operation=Deploy
+	// ERR common/OperationFailed  description="boot failed" failureCode=INTERNAL_ERROR operation=Deploy error.type=INTERNAL_ERROR
 	// ✗ Deploy failed: 1 failure
 	//     INTERNAL_ERROR: boot failed
 	//   ✗ boot the VM › attach the volume  failed

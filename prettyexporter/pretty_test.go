@@ -57,7 +57,7 @@ func TestPrettyProgressEvent(t *testing.T) {
 	want := []string{
 		`INF ansible/TaskStarted  Play/site.yml  ` + short + `  tx=tx-1  args.name=nginx argsHidden=false empty="" hosts=[web-1, "web 2"] quote="say \"hi\"" taskName="Install nginx"`,
 		`WRN ansible/TaskRetryOnHost  Play/site.yml  ` + short + `  tx=tx-1  hostName=web-1`,
-		`ERR common/OperationFailed  ` + short + `  tx=tx-1  description="playbook failed" failureCode=INTERNAL_ERROR operation=Install`,
+		`ERR common/OperationFailed  ` + short + `  tx=tx-1  description="playbook failed" failureCode=INTERNAL_ERROR operation=Install error.type=INTERNAL_ERROR`,
 	}
 	got := lines(buf.String())
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

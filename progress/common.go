@@ -57,12 +57,13 @@ func OperationCompleted(operation string, duration time.Duration) Event {
 // OperationFailed reports a failed end at severity ERROR. Details:
 // operation, failureCode (Ignition's failureDetails.failureCode, e.g.
 // "INTERNAL_ERROR", "RESOURCE_NOT_FOUND") and description, which must be
-// user-safe text.
+// user-safe text. The failure code is also its ErrorType (error.type).
 func OperationFailed(operation, failureCode, description string) Event {
 	return Event{
-		Type:     TypeOperationFailed,
-		Severity: log.SeverityError,
-		Details:  map[string]any{"operation": operation, "failureCode": failureCode, "description": description},
+		Type:      TypeOperationFailed,
+		Severity:  log.SeverityError,
+		Details:   map[string]any{"operation": operation, "failureCode": failureCode, "description": description},
+		ErrorType: failureCode,
 	}
 }
 

@@ -23,6 +23,12 @@ type Event struct {
 	Severity log.Severity
 	// Time is the event's timestamp; the SDK's observed time when zero.
 	Time time.Time
+	// ErrorType is the class of error of a failure event, written as the
+	// record attribute error.type of OpenTelemetry's semantic conventions
+	// (never in Details, so the TNCO message is unchanged): a failure
+	// code, an event type; low-cardinality. OperationFailed sets it to
+	// the failure code.
+	ErrorType string
 
 	Envelope
 }

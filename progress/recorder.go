@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/log"
 	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/progressotel/progressotel/internal/base/wireformat"
 	"github.com/progressotel/progressotel/progress/internal/encode"
@@ -107,6 +108,9 @@ func (r *Recorder) Record(ctx context.Context, evt Event) error {
 	e.Attrs = append(e.Attrs, attribute.String(wireformat.AttrEventType, wireformat.EventType))
 	r.envelope(ctx, e, &evt.Envelope)
 	e.Details(evt.Details)
+	if evt.ErrorType != "" {
+		e.Attrs = append(e.Attrs, attribute.KeyValue{Key: semconv.ErrorTypeKey, Value: e.String(evt.ErrorType)})
+	}
 	r.emit(ctx, e, &evt.Envelope, evt.Type, sev, evt.Time, attribute.Value{})
 	return nil
 }

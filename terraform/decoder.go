@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/log"
+	"go.opentelemetry.io/otel/semconv/v1.43.0/cicdconv"
 	"go.opentelemetry.io/otel/trace"
 
 	outcomes "github.com/progressotel/progressotel/internal/base/outcome"
@@ -101,6 +102,7 @@ type span struct {
 	diagnosed    bool      // an error diagnostic set its status
 	heard        time.Time // the wall clock when a message about it was last read (the heartbeat's)
 	opened       time.Time // the wall clock when its start was read
+	task         bool      // a task's span (startTask): a resource operation or refresh
 }
 
 func newDecoder(ctx context.Context, cfg *config, operation, spanName string, attrs ...attribute.KeyValue) *decoder {
@@ -132,24 +134,26 @@ func (d *decoder) begin(t time.Time) {
 	d.startCommandSpan(t)
 }
 
-// startCommandSpan starts the command span, the parent of every other,
-// and records common/OperationStarted in it; endCommandSpan ends it.
+// startCommandSpan starts the command span, the parent of every other
+// (the run's span of the CI/CD conventions: "RUN <command>"), and records
+// common/OperationStarted in it; endCommandSpan ends it.
 func (d *decoder) startCommandSpan(t time.Time) {
-	attrs := append([]attribute.KeyValue{attribute.String("terraform.operation", d.operation)}, d.spanAttrs...)
-	d.op = d.cfg.StartOperation(d.base, d.operation, d.spanName, t, attrs...)
+	d.op = d.cfg.StartRun(d.base, adapter.Run{Operation: d.operation, Pipeline: d.operation, OldSpan: d.spanName,
+		Old: []attribute.KeyValue{attribute.String("terraform.operation", d.operation)}}, t, d.spanAttrs...)
 	d.cmdCtx = d.op.Ctx
 }
 
 // endCommandSpan ends the command span at end with its outcome, and
 // records common/OperationCompleted, or common/OperationFailed with the
-// failure code, description and extra details when failureCode is set.
-func (d *decoder) endCommandSpan(start, end time.Time, oc, failureCode, description string, extra map[string]any) {
+// failure code, description and extra details when failureCode is set;
+// result is then the run's cicd.pipeline.result (runResult).
+func (d *decoder) endCommandSpan(start, end time.Time, oc string, result cicdconv.PipelineResultAttr, failureCode, description string, extra map[string]any) {
 	d.op.Span.SetAttributes(attribute.String(outcomes.Key, oc))
 	if failureCode == "" {
 		d.op.Complete(start, end)
 		return
 	}
-	d.op.Fail(start, end, failureCode, description, extra)
+	d.op.FailAs(result, start, end, failureCode, description, extra)
 }
 
 // handle decodes one line and records what it means.
@@ -567,12 +571,10 @@ func (d *decoder) hook(typ string, h *hookMsg, t time.Time) {
 }
 
 // startResourceSpan starts the span of a resource operation, "<action>
-// <address>", under the command span; endResourceSpan ends it.
+// <address>", a task of the run under the command span (startTask);
+// endResourceSpan ends it.
 func (d *decoder) startResourceSpan(addr, action string, rf resourceFields, t time.Time) *span {
-	op := d.startSpan(d.cmdCtx, action+" "+addr, t,
-		attribute.String("terraform.resource.address", addr),
-		attribute.String("terraform.resource.type", rf.ResourceType),
-		attribute.String("terraform.action", action))
+	op := d.startTask(addr, action, rf, t)
 	op.addr, op.action, op.rf = addr, action, rf
 	d.ops[addr] = op
 	return op
@@ -585,7 +587,7 @@ func (d *decoder) endResourceSpan(op *span, oc, status string, t time.Time) {
 	if d.ops[op.addr] == op {
 		delete(d.ops, op.addr)
 	}
-	endSpan(op, oc, status, t)
+	d.endSpan(op, oc, status, t)
 }
 
 // startProvisionSpan starts the span of a provisioner run, "provision
@@ -606,16 +608,14 @@ func (d *decoder) endProvisionSpan(key string, p *span, oc, status string, t tim
 	if d.provs[key] == p {
 		delete(d.provs, key)
 	}
-	endSpan(p, oc, status, t)
+	d.endSpan(p, oc, status, t)
 }
 
-// startRefreshSpan starts the span of a refresh, "refresh <address>",
-// under the command span; endRefreshSpan ends it.
+// startRefreshSpan starts the span of a refresh, "refresh <address>", a
+// task of the run under the command span (startTask); endRefreshSpan ends
+// it.
 func (d *decoder) startRefreshSpan(addr string, rf resourceFields, t time.Time) *span {
-	r := d.startSpan(d.cmdCtx, "refresh "+addr, t,
-		attribute.String("terraform.resource.address", addr),
-		attribute.String("terraform.resource.type", rf.ResourceType),
-		attribute.String("terraform.action", "refresh"))
+	r := d.startTask(addr, "refresh", rf, t)
 	r.addr = addr
 	d.refresh[addr] = r
 	return r
@@ -626,17 +626,26 @@ func (d *decoder) endRefreshSpan(r *span, oc, status string, t time.Time) {
 	if d.refresh[r.addr] == r {
 		delete(d.refresh, r.addr)
 	}
-	endSpan(r, oc, status, t)
+	d.endSpan(r, oc, status, t)
 }
 
 // endSpan is what the end functions of the three span kinds share: the
 // outcome, an Error status with its description (unless a diagnostic has
-// set one), and the end at t.
-func endSpan(s *span, oc, status string, t time.Time) {
-	if status != "" && !s.diagnosed {
-		s.span.SetStatus(codes.Error, status)
+// set one), and the end at t; a task's span (a resource operation, a
+// refresh) ends through the kit's EndTask, which maps the outcome to the
+// task's result.
+func (d *decoder) endSpan(s *span, oc, status string, t time.Time) {
+	if s.diagnosed {
+		status = ""
 	}
 	s.span.SetAttributes(attribute.String(outcomes.Key, oc))
+	if s.task {
+		d.op.EndTask(s.span, t, oc, status)
+		return
+	}
+	if status != "" {
+		s.span.SetStatus(codes.Error, status)
+	}
 	s.span.End(trace.WithTimestamp(t))
 }
 
@@ -854,7 +863,7 @@ func (d *decoder) finish(o outcome) (Result, error) {
 		if res.Completed > 0 {
 			oc = outcomes.Changed
 		}
-		d.endCommandSpan(res.Start, end, oc, "", "", nil)
+		d.endCommandSpan(res.Start, end, oc, cicdconv.PipelineResultSuccess, "", "", nil)
 		return res, nil
 	}
 
@@ -885,7 +894,7 @@ func (d *decoder) finish(o outcome) (Result, error) {
 	if stopped {
 		oc = d.stopOutcome()
 	}
-	d.endCommandSpan(res.Start, end, oc, code, d.describeFailure(opErr), extra)
+	d.endCommandSpan(res.Start, end, oc, d.runResult(o, stopped), code, d.describeFailure(opErr), extra)
 	return res, opErr
 }
 

@@ -119,6 +119,13 @@
 // ok, failed or cancelled; the command span changed (an operation
 // completed), ok, failed, cancelled, or timeout (the context's deadline).
 //
+// With OTEL_SEMCONV_STABILITY_OPT_IN=cicd or cicd/dup the spans follow
+// OpenTelemetry's CI/CD conventions (docs/conventions.md): the command
+// span is the run's, "RUN apply" (kind SERVER, cicd.pipeline.*), and each
+// resource operation and refresh a task, named without instance keys
+// ("create null_resource.a"), whose cicd.pipeline.task.run.result follows
+// its outcome (TestStoppedRunConforms, TestTofuApplyConforms).
+//
 // When the driver exports traces over OTLP, Run passes the command span's
 // context and the OTLP settings to the tool, so that OpenTofu's own spans
 // join the trace under the command span: see WithToolTraces.

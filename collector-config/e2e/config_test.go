@@ -34,8 +34,9 @@ func TestShippedConfigs(t *testing.T) {
 		{name: "local.yaml", tenants: []string{"tenant-a"}, local: true},
 		{name: "traces.yaml", env: map[string]string{"PROGRESS_TRACES_ENDPOINT": "http://127.0.0.1:1"}},
 		{name: "traces-grpc.yaml", env: map[string]string{"PROGRESS_TRACES_ENDPOINT": "127.0.0.1:1", "PROGRESS_TRACES_PROTOCOL": "grpc"}},
+		{name: "metrics.yaml", env: map[string]string{"PROGRESS_METRICS_BACKEND_ENDPOINT": "http://127.0.0.1:1"}},
 		{name: "all overlays", tenants: []string{"tenant-a"}, tls: true, token: "tok-abc", local: true,
-			env: map[string]string{"PROGRESS_TRACES_ENDPOINT": "http://127.0.0.1:1"}},
+			env: map[string]string{"PROGRESS_TRACES_ENDPOINT": "http://127.0.0.1:1", "PROGRESS_METRICS_BACKEND_ENDPOINT": "http://127.0.0.1:1"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

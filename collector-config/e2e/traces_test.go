@@ -52,6 +52,7 @@ service:
     metrics: {level: none}
   pipelines:
     traces: {receivers: [otlp], exporters: [file]}
+    metrics: {receivers: [otlp], exporters: [file]}
 `, tb.grpc, tb.http, tb.file)
 	cfgFile := filepath.Join(dir, "backend.yaml")
 	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {

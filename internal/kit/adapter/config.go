@@ -3,9 +3,11 @@ package adapter
 import (
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/progress"
@@ -56,8 +58,18 @@ type Config struct {
 	// machine-readable stream.
 	Display io.Writer
 
-	name, scope string
-	recordErrs  int
+	// Semconv chooses the span conventions (SemconvEnv unless set).
+	Semconv Semconv
+	// TaskURLTemplate and RunURLTemplate are the templates of
+	// cicd.pipeline.task.run.url.full and cicd.pipeline.run.url.full
+	// (TaskURLTemplateEnv, RunURLTemplateEnv unless set); "": none.
+	TaskURLTemplate, RunURLTemplate string
+
+	name, scope                       string
+	recordErrs                        int
+	semconvSet, taskURLSet, runURLSet bool
+	meterProvider                     metric.MeterProvider
+	metrics                           *runMetrics
 }
 
 // Configure fills c, the adapter's own config whose common part is
@@ -83,7 +95,34 @@ func Configure[C any, O ~func(*C)](c *C, common *Config, d Defaults, opts []O) {
 	if common.Logger == nil {
 		common.Logger = slog.Default()
 	}
+	if !common.semconvSet {
+		common.Semconv = ParseSemconv(os.Getenv(SemconvEnv))
+	}
+	if !common.taskURLSet {
+		common.TaskURLTemplate = os.Getenv(TaskURLTemplateEnv)
+	}
+	if !common.runURLSet {
+		common.RunURLTemplate = os.Getenv(RunURLTemplateEnv)
+	}
+	for _, t := range []*string{&common.TaskURLTemplate, &common.RunURLTemplate} {
+		if *t != "" && !checkURLTemplate(*t) {
+			common.Logger.Warn(common.name+": a URL template that does not make an absolute URL is ignored", "template", *t)
+			*t = ""
+		}
+	}
+	if common.meterProvider == nil {
+		common.meterProvider = otel.GetMeterProvider()
+	}
+	m, err := newRunMetrics(common.meterProvider, common.scope)
+	if err != nil {
+		common.Logger.Warn(common.name+": the run metrics are off", "error", err.Error())
+	}
+	common.metrics = m
 }
+
+// SetMeterProvider records the run metrics with mp; nil: the global
+// MeterProvider (otelbridge.Setup installs one).
+func (c *Config) SetMeterProvider(mp metric.MeterProvider) { c.meterProvider = mp }
 
 // SetRecorder records the events through r; nil: progress.Default().
 func (c *Config) SetRecorder(r *progress.Recorder) { c.Recorder = r }

@@ -3,7 +3,9 @@
 // With* options, the reading of a tool's output line by line with a byte
 // limit, and the recording of events with the run's envelope, framed by
 // common/OperationStarted and common/OperationCompleted or
-// common/OperationFailed in the operation's span.
+// common/OperationFailed in the operation's span, and the spans of the run
+// and its tasks with OpenTelemetry's CI/CD conventions and run metrics
+// (cicd.go, metrics.go; docs/conventions.md).
 //
 // Each adapter keeps its public Option type and With* functions (their
 // godoc is where users look); each With* is a one-line wrapper over a

@@ -6,6 +6,8 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/log"
+	"go.opentelemetry.io/otel/semconv/v1.43.0/cicdconv"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/progress"
@@ -15,8 +17,16 @@ import (
 // that cannot be recorded (the adapters' events are built to be valid, so
 // this is a bug or a stream's own invalid type) is counted and the first
 // one logged: it never stops the stream.
+//
+// A failure that counts (severity ERROR or above: an ignored failure is a
+// warning) carries error.type: the event's own ErrorType, else its type
+// ("ansible/HostUnreachable", "terraform/ApplyErrored"), a class of error
+// as low-cardinality as the conventions ask.
 func (c *Config) Record(ctx context.Context, evt progress.Event) {
 	evt.Envelope = c.Envelope
+	if evt.ErrorType == "" && evt.Severity >= log.SeverityError {
+		evt.ErrorType = evt.Type
+	}
 	if err := c.Recorder.Record(ctx, evt); err != nil {
 		c.recordErrs++
 		if c.recordErrs == 1 {
@@ -36,35 +46,46 @@ type Operation struct {
 	// Span is the operation's span.
 	Span trace.Span
 
-	cfg *Config
+	cfg      *Config
+	pipeline string // cicd.pipeline.name
+	runID    string // cicd.pipeline.run.id, with the conventions
+	ended    bool
 }
 
-// StartOperation starts the operation's span at t, a child of parent's
-// span, and records common/OperationStarted in it.
+// StartOperation is StartRun for a run whose pipeline is named by the
+// operation, with spanName its name under SemconvOld.
 func (c *Config) StartOperation(parent context.Context, name, spanName string, t time.Time, attrs ...attribute.KeyValue) *Operation {
-	ctx, span := c.Tracer.Start(parent, spanName, trace.WithTimestamp(t),
-		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
-	op := &Operation{Name: name, Ctx: ctx, Span: span, cfg: c}
+	return c.StartRun(parent, Run{Operation: name, Pipeline: name, OldSpan: spanName}, t, attrs...)
+}
+
+func startedEvent(name string, t time.Time) progress.Event {
 	evt := progress.OperationStarted(name)
 	evt.Time = t
-	c.Record(ctx, evt)
-	return op
+	return evt
 }
 
 // Complete records common/OperationCompleted at end, with the duration
-// since start, and ends the span at end (never before start).
+// since start, and ends the span at end (never before start) with the
+// result success.
 func (o *Operation) Complete(start, end time.Time) {
 	evt := progress.OperationCompleted(o.Name, end.Sub(start))
 	evt.Time = end
 	o.cfg.Record(o.Ctx, evt)
-	o.Span.End(trace.WithTimestamp(Later(end, start)))
+	o.end(start, end, cicdconv.PipelineResultSuccess, "")
 }
 
-// Fail records common/OperationFailed at end, with more details when
-// extra is set, sets the span's status to the error with the
-// description, and ends the span at end (never before start).
-// description must be user-safe.
+// Fail is FailAs with the result failure: the tool ran and did not
+// succeed.
 func (o *Operation) Fail(start, end time.Time, failureCode, description string, extra map[string]any) {
+	o.FailAs(cicdconv.PipelineResultFailure, start, end, failureCode, description, extra)
+}
+
+// FailAs records common/OperationFailed at end, with more details when
+// extra is set, sets the span's status to the error with the
+// description, its result and error.type (the failure code, also the
+// event's), and ends the span at end (never before start). description
+// must be user-safe.
+func (o *Operation) FailAs(result cicdconv.PipelineResultAttr, start, end time.Time, failureCode, description string, extra map[string]any) {
 	evt := progress.OperationFailed(o.Name, failureCode, description)
 	if len(extra) > 0 {
 		details := evt.Details.(map[string]any)
@@ -75,7 +96,7 @@ func (o *Operation) Fail(start, end time.Time, failureCode, description string, 
 	evt.Time = end
 	o.cfg.Record(o.Ctx, evt)
 	o.Span.SetStatus(codes.Error, description)
-	o.Span.End(trace.WithTimestamp(Later(end, start)))
+	o.end(start, end, result, failureCode)
 }
 
 // Later returns t, or min when t is before it: a span never ends before

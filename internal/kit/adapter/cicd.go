@@ -1,0 +1,377 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/semconv/v1.43.0/cicdconv"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/progressotel/progressotel/internal/base/outcome"
+)
+
+// SemconvEnv is the variable that chooses the span conventions, as it does
+// for the HTTP migration of OpenTelemetry's semantic conventions: a
+// comma-separated list in which "cicd" asks for the CI/CD conventions
+// only and "cicd/dup" for them beside the adapters' own names; without
+// either, the adapters keep their own names (SemconvOld).
+const SemconvEnv = "OTEL_SEMCONV_STABILITY_OPT_IN"
+
+// The tokens of SemconvEnv the adapters read.
+const (
+	semconvTokenNew = "cicd"
+	semconvTokenDup = "cicd/dup"
+)
+
+// The variables of the URL templates, read when no option set one.
+const (
+	TaskURLTemplateEnv = "PROGRESSOTEL_TASK_URL_TEMPLATE"
+	RunURLTemplateEnv  = "PROGRESSOTEL_RUN_URL_TEMPLATE"
+)
+
+// Semconv says which names the adapters' spans carry.
+type Semconv int
+
+const (
+	// SemconvOld: the adapters' own span names and attributes only, kind
+	// INTERNAL everywhere, as before the CI/CD conventions (the default:
+	// cicd.* is a Release Candidate, and span names are what saved
+	// queries and the live view read).
+	SemconvOld Semconv = iota
+	// SemconvDup: the CI/CD conventions (span kinds, run and task span
+	// names, cicd.* attributes) and the adapters' own attributes beside
+	// them.
+	SemconvDup
+	// SemconvNew: the CI/CD conventions, without the adapters' own
+	// attributes that a convention replaces.
+	SemconvNew
+)
+
+// String is the mode's SemconvEnv token ("cicd/old" for SemconvOld,
+// which is no token: the default).
+func (s Semconv) String() string {
+	switch s {
+	case SemconvDup:
+		return semconvTokenDup
+	case SemconvNew:
+		return semconvTokenNew
+	}
+	return "cicd/old"
+}
+
+// ParseSemconv reads a SemconvEnv value; "cicd/dup" wins over "cicd", as
+// "http/dup" does over "http".
+func ParseSemconv(v string) Semconv {
+	s := SemconvOld
+	for tok := range strings.SplitSeq(v, ",") {
+		switch strings.ToLower(strings.TrimSpace(tok)) {
+		case semconvTokenDup:
+			return SemconvDup
+		case semconvTokenNew:
+			s = SemconvNew
+		}
+	}
+	return s
+}
+
+// SetSemconv chooses the span conventions in place of SemconvEnv.
+func (c *Config) SetSemconv(s Semconv) { c.Semconv, c.semconvSet = s, true }
+
+// SetTaskURLTemplate sets the template of cicd.pipeline.task.run.url.full
+// in place of TaskURLTemplateEnv (see the Place* placeholders); "" leaves
+// the attribute out.
+func (c *Config) SetTaskURLTemplate(t string) { c.TaskURLTemplate, c.taskURLSet = t, true }
+
+// SetRunURLTemplate sets the template of cicd.pipeline.run.url.full in
+// place of RunURLTemplateEnv.
+func (c *Config) SetRunURLTemplate(t string) { c.RunURLTemplate, c.runURLSet = t, true }
+
+// cicd reports whether the spans carry the CI/CD conventions.
+func (c *Config) cicd() bool { return c.Semconv != SemconvOld }
+
+// The placeholders of the URL templates. Each is replaced by its value,
+// escaped for any part of a URL (only unreserved characters stay as they
+// are); an unknown {name} stays as written.
+const (
+	PlaceTraceID   = "{trace.id}"      // the run's trace id, 32 hex digits
+	PlaceRunID     = "{run.id}"        // cicd.pipeline.run.id
+	PlacePipeline  = "{pipeline.name}" // cicd.pipeline.name
+	PlaceTaskName  = "{task.name}"     // cicd.pipeline.task.name
+	PlaceTaskID    = "{task.id}"       // the tool's own id of the task (Ansible's task uuid, tofu's address)
+	PlaceTaskRunID = "{task.run.id}"   // cicd.pipeline.task.run.id
+)
+
+// expandURL fills tmpl's placeholders from pairs (placeholder, value),
+// each value escaped; "" for no template. The template was checked by
+// checkURLTemplate.
+func expandURL(tmpl string, pairs ...string) string {
+	if tmpl == "" {
+		return ""
+	}
+	var b strings.Builder
+	b.Grow(len(tmpl) + 64)
+	for i := 0; i < len(tmpl); {
+		j := strings.IndexByte(tmpl[i:], '{')
+		if j < 0 {
+			b.WriteString(tmpl[i:])
+			break
+		}
+		b.WriteString(tmpl[i : i+j])
+		i += j
+		n := 0
+		for k := 0; k+1 < len(pairs); k += 2 {
+			if strings.HasPrefix(tmpl[i:], pairs[k]) {
+				escapeAll(&b, pairs[k+1])
+				n = len(pairs[k])
+				break
+			}
+		}
+		if n == 0 { // an unknown {name}: as written
+			b.WriteByte('{')
+			n = 1
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// checkURLTemplate reports whether tmpl, its placeholders filled, is an
+// absolute URL (url.full must be one): a template that is not gives no
+// attribute, since a wrong link is worse than none.
+func checkURLTemplate(tmpl string) bool {
+	s := expandURL(tmpl, PlaceTraceID, "x", PlaceRunID, "x", PlacePipeline, "x",
+		PlaceTaskName, "x", PlaceTaskID, "x", PlaceTaskRunID, "x")
+	u, err := url.Parse(s)
+	return err == nil && u.IsAbs() && u.Host != ""
+}
+
+// escapeAll writes s to b percent-encoded but for RFC 3986's unreserved
+// bytes, so that a value is safe in a path segment, a query value and a
+// fragment alike (url.PathEscape leaves "&" and "=", url.QueryEscape
+// writes "+" for a space).
+func escapeAll(b *strings.Builder, s string) {
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+}
+
+// Run describes a run for its span: a playbook run, a tofu command.
+type Run struct {
+	// Operation names the operation of the common events.
+	Operation string
+	// Pipeline is cicd.pipeline.name: the playbook's file name, the tofu
+	// command. The span is named "RUN <Pipeline>".
+	Pipeline string
+	// OldSpan is the span's name under SemconvOld ("playbook site.yml").
+	OldSpan string
+	// Old are the adapter's attributes that a convention replaces
+	// (ansible.playbook by cicd.pipeline.name): left out under SemconvNew.
+	Old []attribute.KeyValue
+}
+
+// runResultOutcome is the progress.outcome of a run span by its result.
+var runResultOutcome = map[cicdconv.PipelineResultAttr]string{
+	cicdconv.PipelineResultSuccess:      outcome.OK,
+	cicdconv.PipelineResultFailure:      outcome.Failed,
+	cicdconv.PipelineResultError:        outcome.Failed,
+	cicdconv.PipelineResultTimeout:      outcome.TimedOut,
+	cicdconv.PipelineResultCancellation: outcome.Cancelled,
+	cicdconv.PipelineResultSkip:         outcome.Skipped,
+}
+
+// RunOutcome is the progress.outcome of a run span by its result, the
+// one Complete and FailAs set where the status cannot say it: for an
+// adapter that sets the outcome on its own spans (a play, a host) by the
+// run's.
+func RunOutcome(r cicdconv.PipelineResultAttr) string { return runResultOutcome[r] }
+
+// ResultOf is the result of a run that failed with err: timeout when a
+// deadline ended it, cancellation when its context was cancelled, else
+// failure. A run whose own machinery broke (the tool could not start, its
+// output broke off) is PipelineResultError: the adapter says so itself.
+func ResultOf(err error) cicdconv.PipelineResultAttr {
+	switch {
+	case isDeadline(err):
+		return cicdconv.PipelineResultTimeout
+	case isCancel(err):
+		return cicdconv.PipelineResultCancellation
+	}
+	return cicdconv.PipelineResultFailure
+}
+
+// StartRun starts the run's span at t, a child of parent's span, and
+// records common/OperationStarted in it. With the CI/CD conventions the
+// span has kind SERVER, is named "RUN <pipeline>" and carries
+// cicd.pipeline.name, .action.name and .run.id (the span's own id: unique
+// for every run), and the run counts in cicd.pipeline.run.active.
+func (c *Config) StartRun(parent context.Context, r Run, t time.Time, attrs ...attribute.KeyValue) *Operation {
+	name, kind := r.OldSpan, trace.SpanKindInternal
+	attrs = attrs[:len(attrs):len(attrs)] // appends never write to the caller's array
+	if c.Semconv != SemconvNew {
+		attrs = append(attrs, r.Old...)
+	}
+	if c.cicd() {
+		name, kind = semconv.CICDPipelineActionNameRun.Value.AsString()+" "+r.Pipeline, trace.SpanKindServer
+		attrs = append(attrs, semconv.CICDPipelineName(r.Pipeline), semconv.CICDPipelineActionNameRun)
+	}
+	ctx, span := c.Tracer.Start(parent, name, trace.WithTimestamp(t),
+		trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
+	op := &Operation{Name: r.Operation, Ctx: ctx, Span: span, cfg: c, pipeline: r.Pipeline}
+	if c.cicd() {
+		sc := span.SpanContext()
+		op.runID = sc.SpanID().String()
+		span.SetAttributes(semconv.CICDPipelineRunID(op.runID))
+		if u := expandURL(c.RunURLTemplate, PlaceTraceID, sc.TraceID().String(), PlaceRunID, op.runID,
+			PlacePipeline, r.Pipeline); u != "" {
+			span.SetAttributes(semconv.CICDPipelineRunURLFull(u))
+		}
+	}
+	c.metrics.start(ctx, r.Pipeline)
+	c.Record(ctx, startedEvent(r.Operation, t))
+	return op
+}
+
+// end sets the run span's result and ends it at end (never before start),
+// and records the run's metrics.
+func (o *Operation) end(start, end time.Time, result cicdconv.PipelineResultAttr, errType string) {
+	if o.ended {
+		return
+	}
+	o.ended = true
+	setOutcome(o.Span, runResultOutcome[result])
+	if o.cfg.cicd() {
+		o.Span.SetAttributes(semconv.CICDPipelineResultKey.String(string(result)))
+		if errType != "" {
+			o.Span.SetAttributes(semconv.ErrorTypeKey.String(errType))
+		}
+	}
+	end = Later(end, start)
+	o.cfg.metrics.end(o.Ctx, o.pipeline, end.Sub(start), result, errType)
+	o.Span.End(trace.WithTimestamp(end))
+}
+
+// Task describes a task for its span: an Ansible task, a resource
+// operation.
+type Task struct {
+	// Name is cicd.pipeline.task.name: the task's name as the tool shows
+	// it ("Install nginx", "create null_resource.a[0]").
+	Name string
+	// ID is the tool's own id of the task, for the URL template's
+	// {task.id}: Ansible's task uuid, tofu's resource address.
+	ID string
+	// Span is the span's name under the conventions: low-cardinality
+	// (no instance key, no id). "": OldSpan.
+	Span string
+	// OldSpan is the span's name under SemconvOld.
+	OldSpan string
+	// Old are the adapter's attributes a convention replaces
+	// (ansible.task.name by cicd.pipeline.task.name).
+	Old []attribute.KeyValue
+}
+
+// StartTask starts a task's span at t, a child of parent's span (the run's
+// or one below it). With the CI/CD conventions it carries
+// cicd.pipeline.task.name, .task.type (deploy: the adapters' tools change
+// infrastructure), .task.run.id (the span's own id: unique within the
+// run) and, when a task URL template is set, .task.run.url.full.
+func (o *Operation) StartTask(parent context.Context, t time.Time, task Task, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+	c := o.cfg
+	name := task.OldSpan
+	attrs = attrs[:len(attrs):len(attrs)]
+	if c.Semconv != SemconvNew {
+		attrs = append(attrs, task.Old...)
+	}
+	if c.cicd() {
+		if task.Span != "" {
+			name = task.Span
+		}
+		attrs = append(attrs, semconv.CICDPipelineTaskName(task.Name), semconv.CICDPipelineTaskTypeDeploy)
+	}
+	ctx, span := c.Tracer.Start(parent, name, trace.WithTimestamp(t),
+		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	if c.cicd() {
+		sc := span.SpanContext()
+		id := sc.SpanID().String()
+		if u := expandURL(c.TaskURLTemplate, PlaceTraceID, sc.TraceID().String(), PlaceRunID, o.runID,
+			PlacePipeline, o.pipeline, PlaceTaskName, task.Name, PlaceTaskID, task.ID, PlaceTaskRunID, id); u != "" {
+			span.SetAttributes(semconv.CICDPipelineTaskRunID(id), semconv.CICDPipelineTaskRunURLFull(u))
+		} else {
+			span.SetAttributes(semconv.CICDPipelineTaskRunID(id))
+		}
+	}
+	return ctx, span
+}
+
+// taskResult is cicd.pipeline.task.run.result by progress.outcome. An
+// ignored or rescued failure is still the task's failure (the run goes
+// on, which its own result says); an unreachable target fails the task.
+var taskResult = map[string]attribute.KeyValue{
+	outcome.OK:          semconv.CICDPipelineTaskRunResultSuccess,
+	outcome.Changed:     semconv.CICDPipelineTaskRunResultSuccess,
+	outcome.Skipped:     semconv.CICDPipelineTaskRunResultSkip,
+	outcome.Failed:      semconv.CICDPipelineTaskRunResultFailure,
+	outcome.Ignored:     semconv.CICDPipelineTaskRunResultFailure,
+	outcome.Rescued:     semconv.CICDPipelineTaskRunResultFailure,
+	outcome.Cancelled:   semconv.CICDPipelineTaskRunResultCancellation,
+	outcome.TimedOut:    semconv.CICDPipelineTaskRunResultTimeout,
+	outcome.Unreachable: semconv.CICDPipelineTaskRunResultFailure,
+}
+
+// TaskResult is cicd.pipeline.task.run.result for a progress.outcome
+// (one of package outcome's), and false for another value.
+func TaskResult(out string) (attribute.KeyValue, bool) {
+	kv, ok := taskResult[out]
+	return kv, ok
+}
+
+// failing are the outcomes of a failure that counts: error.type is the
+// outcome on their task spans.
+var failing = map[string]bool{outcome.Failed: true, outcome.Unreachable: true, outcome.TimedOut: true, outcome.Cancelled: true}
+
+// EndTask ends a task's span at t with its outcome (package outcome's
+// values: progress.outcome, and cicd.pipeline.task.run.result with the
+// conventions; error.type is the outcome of a failure that counts). A
+// non-empty status sets the span's status to Error with it (an adapter
+// that set the status before passes "").
+func (o *Operation) EndTask(span trace.Span, t time.Time, out, status string) {
+	if out != "" {
+		setOutcome(span, out)
+		if kv, ok := taskResult[out]; ok && o.cfg.cicd() {
+			span.SetAttributes(kv)
+		}
+	}
+	if status != "" {
+		span.SetStatus(codes.Error, status)
+	}
+	if o.cfg.cicd() && failing[out] {
+		span.SetAttributes(semconv.ErrorTypeKey.String(out))
+	}
+	span.End(trace.WithTimestamp(t))
+}
+
+func isDeadline(err error) bool { return errors.Is(err, context.DeadlineExceeded) }
+
+func isCancel(err error) bool { return errors.Is(err, context.Canceled) }
+
+// setOutcome sets progress.outcome where the span's status alone cannot
+// say it (contract of package outcome): not for ok and failed, which a
+// reader takes from the status.
+func setOutcome(span trace.Span, out string) {
+	if out != outcome.OK && out != outcome.Failed && out != "" {
+		span.SetAttributes(attribute.String(outcome.Key, out))
+	}
+}
