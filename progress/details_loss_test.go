@@ -175,4 +175,3 @@ func countLeaves(d map[string]any) int {
 	}
 	return n
 }
-
