@@ -164,6 +164,9 @@ func (sc *scanner) pair(j, n int) int {
 	if v == len(s) {
 		return -1
 	}
+	if strings.HasPrefix(s[v:], wireformat.Redacted) {
+		return v + len(wireformat.Redacted) // redacted already: text redacted twice reads the same
+	}
 	var e int
 	switch {
 	case isQuote(s[v]) || s[v] == '\\' && v+1 < len(s) && isQuote(s[v+1]):
