@@ -36,6 +36,9 @@ const (
 	// maxSpaces is the most blanks read back between a key and its
 	// separator, and between "Bearer" or "Basic" and the credentials.
 	maxSpaces = 4
+	// maxEscapes is the most backslashes read before a quote: JSON text
+	// inside a JSON string, escaped that many times over.
+	maxEscapes = 8
 	// maxBasic is how much of a Basic credential is decoded to look for
 	// the user:password colon.
 	maxBasic = 512
@@ -124,12 +127,14 @@ func (sc *scanner) pair(j, n int) int {
 			k--
 		}
 	}
-	// A quoted key: "key": or \"key\": (JSON text inside a string).
+	// A quoted key: "key": or \"key\": (JSON text inside a string,
+	// escaped once or more).
 	var keyQuote byte
 	if n == 1 && k > sc.last && isQuote(s[k-1]) {
 		keyQuote = s[k-1]
 		k--
-		if k > sc.last && s[k-1] == '\\' {
+		for b := 0; b < maxEscapes && k > sc.last && s[k-1] == '\\'; b++ {
+			sc.steps++
 			k--
 		}
 	}
@@ -167,15 +172,19 @@ func (sc *scanner) pair(j, n int) int {
 	if strings.HasPrefix(s[v:], wireformat.Redacted) {
 		return v + len(wireformat.Redacted) // redacted already: text redacted twice reads the same
 	}
+	esc := 0 // backslashes before an escaped opening quote
+	for esc < maxEscapes && v+esc < len(s) && s[v+esc] == '\\' {
+		sc.steps++
+		esc++
+	}
 	var e int
 	switch {
-	case isQuote(s[v]) || s[v] == '\\' && v+1 < len(s) && isQuote(s[v+1]):
-		if s[v] == '\\' {
-			v++
-		}
+	case v+esc < len(s) && isQuote(s[v+esc]) && (esc == 0 || keyQuote != 0):
+		v += esc
 		e = sc.until(v+1, s[v], 0)
 		v++
-		if e > v && s[e-1] == '\\' {
+		for e > v && s[e-1] == '\\' {
+			sc.steps++
 			e-- // an escaped closing quote
 		}
 	case context != 0:
@@ -190,8 +199,24 @@ func (sc *scanner) pair(j, n int) int {
 	if e <= v {
 		return -1
 	}
+	if notSecret(s[v:e]) {
+		return e // "no_log: true", "password_set=false": a flag, not a secret
+	}
 	sc.replace(v, e)
 	return e
+}
+
+// notSecret reports a value no secret ever is: a boolean or a null, as
+// YAML, JSON and Python write them.
+func notSecret(v string) bool {
+	if len(v) > 5 {
+		return false
+	}
+	switch strings.ToLower(v) {
+	case "true", "false", "yes", "no", "on", "off", "null", "none", "nil":
+		return true
+	}
+	return false
 }
 
 // until returns the first position from i that holds q or ends a line

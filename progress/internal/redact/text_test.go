@@ -128,6 +128,8 @@ func TestShapes(t *testing.T) {
 		{"(AKIAREDACTCORPUS0123)", "(" + R + ")"},
 		{"the token is x1", "the token is " + R},
 		{"this is fine", "this is fine"},
+		{"hidden: 'no_log: true' was specified", "hidden: 'no_log: true' was specified"},
+		{`{"password_set": false, "token": null}`, `{"password_set": false, "token": null}`},
 	} {
 		if got, _ := r.Shapes(tc.in); got != tc.want {
 			t.Errorf("Shapes(%q)\n got %q\nwant %q", tc.in, got, tc.want)
