@@ -38,8 +38,10 @@ type Config struct {
 	// the fast path leaves to them.
 	Transform transformprocessor.Config `mapstructure:"transform"`
 	// Redaction is the stock redaction processor's configuration. The
-	// stock path runs it after Transform; the fast path applies the same
-	// rules, when they are ones it implements (see fastPathFor).
+	// stock path runs it before Transform, whose size guard then measures
+	// the redacted message; the fast path applies the same rules, when
+	// they are ones it implements (see fastPathFor), and measures its
+	// message after them.
 	Redaction redactionprocessor.Config `mapstructure:"redaction"`
 }
 

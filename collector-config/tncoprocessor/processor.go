@@ -20,19 +20,27 @@ import (
 )
 
 // tnco is the processor: per record, the fast path (the driver's message,
-// checked and redacted), or the stock processors of tnco.transform and
-// tnco.redaction.
+// checked and redacted), or the stock processors of tnco.redaction and
+// tnco.transform, in that order: the transform's last statements are the
+// size guard, so that it measures the message after the last change to it
+// (redaction can make a message larger: "" becomes "****").
 type tnco struct {
 	cfg    *Config
 	logger *zap.Logger
 	rules  *rules // nil: every record takes the stock processors
 
-	transform processor.Logs // -> redaction -> stockResult
-	redaction processor.Logs
+	redaction processor.Logs // -> transform -> stockResult
+	transform processor.Logs
 
 	records          metric.Int64Counter
 	fastSet, slowSet metric.MeasurementOption
 	fastRecords      atomic.Int64 // the same count, for tests
+
+	// oversize counts the records the size guard cut (outcome cut) or
+	// replaced by a common/EventsDropped report (outcome report), which
+	// it marks with the attribute SizeGuardAttribute.
+	oversize          metric.Int64Counter
+	cutSet, reportSet metric.MeasurementOption
 
 	keepAll bool
 	keep    map[string]bool
@@ -98,34 +106,41 @@ func newTNCO(ctx context.Context, set processor.Settings, cfg *Config) (*tnco, e
 		s.ID = component.NewIDWithName(t, set.ID.String())
 		return s
 	}
-	if p.redaction, err = redactionFactory.CreateLogs(ctx, sub(redactionFactory.Type()), &cfg.Redaction, last); err != nil {
-		return nil, fmt.Errorf("tnco.redaction: %w", err)
-	}
-	if p.transform, err = transformFactory.CreateLogs(ctx, sub(transformFactory.Type()), &cfg.Transform, p.redaction); err != nil {
+	if p.transform, err = transformFactory.CreateLogs(ctx, sub(transformFactory.Type()), &cfg.Transform, last); err != nil {
 		return nil, fmt.Errorf("tnco.transform: %w", err)
+	}
+	if p.redaction, err = redactionFactory.CreateLogs(ctx, sub(redactionFactory.Type()), &cfg.Redaction, p.transform); err != nil {
+		return nil, fmt.Errorf("tnco.redaction: %w", err)
 	}
 	meter := set.MeterProvider.Meter("github.com/progressotel/progressotel/collector-config/tncoprocessor")
 	if p.records, err = meter.Int64Counter("otelcol_processor_tnco_records",
-		metric.WithDescription("Progress records by path: fast (the driver's message, checked and redacted) or stock (built by tnco.transform, redacted by tnco.redaction)."),
+		metric.WithDescription("Progress records by path: fast (the driver's message, checked and redacted) or stock (redacted by tnco.redaction, built by tnco.transform)."),
 		metric.WithUnit("{record}")); err != nil {
 		return nil, err
 	}
 	id := attribute.String("processor", set.ID.String())
 	p.fastSet = metric.WithAttributeSet(attribute.NewSet(id, attribute.String("path", "fast")))
 	p.slowSet = metric.WithAttributeSet(attribute.NewSet(id, attribute.String("path", "stock")))
+	if p.oversize, err = meter.Int64Counter("otelcol_processor_tnco_oversize_records",
+		metric.WithDescription("Progress records whose message was over max_message_bytes after redaction: cut by the size guard (outcome cut) or replaced by a common/EventsDropped report in the stream (outcome report)."),
+		metric.WithUnit("{record}")); err != nil {
+		return nil, err
+	}
+	p.cutSet = metric.WithAttributeSet(attribute.NewSet(id, attribute.String("outcome", "cut")))
+	p.reportSet = metric.WithAttributeSet(attribute.NewSet(id, attribute.String("outcome", "report")))
 	return p, nil
 }
 
 func (p *tnco) start(ctx context.Context, host component.Host) error {
-	if err := p.redaction.Start(ctx, host); err != nil {
+	if err := p.transform.Start(ctx, host); err != nil {
 		return err
 	}
-	return p.transform.Start(ctx, host)
+	return p.redaction.Start(ctx, host)
 }
 
 func (p *tnco) shutdown(ctx context.Context) error {
-	err := p.transform.Shutdown(ctx)
-	if e := p.redaction.Shutdown(ctx); err == nil {
+	err := p.redaction.Shutdown(ctx)
+	if e := p.transform.Shutdown(ctx); err == nil {
 		err = e
 	}
 	return err
@@ -236,11 +251,42 @@ func (p *tnco) dropAttributes(ld plog.Logs) plog.Logs {
 	return ld
 }
 
-// stock runs tnco.transform and tnco.redaction on ld.
+// SizeGuardAttribute is the record attribute by which the size guard's
+// statements say what they did to a record: "cut" (details cut or
+// emptied, marked truncated) or "report" (replaced by a
+// common/EventsDropped report). The processor counts it
+// (otelcol_processor_tnco_oversize_records) and removes it.
+const SizeGuardAttribute = "tnco.size_guard"
+
+// stock runs tnco.redaction and tnco.transform on ld, and counts what the
+// size guard did.
 func (p *tnco) stock(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	out := ld
-	if err := p.transform.ConsumeLogs(context.WithValue(ctx, stockResultKey{}, &out), ld); err != nil {
+	if err := p.redaction.ConsumeLogs(context.WithValue(ctx, stockResultKey{}, &out), ld); err != nil {
 		return ld, err
+	}
+	var cut, report int64
+	for _, rl := range out.ResourceLogs().All() {
+		for _, sl := range rl.ScopeLogs().All() {
+			for _, lr := range sl.LogRecords().All() {
+				v, ok := lr.Attributes().Get(SizeGuardAttribute)
+				if !ok {
+					continue
+				}
+				if v.Str() == "report" {
+					report++
+				} else {
+					cut++
+				}
+				lr.Attributes().Remove(SizeGuardAttribute)
+			}
+		}
+	}
+	if cut > 0 {
+		p.oversize.Add(ctx, cut, p.cutSet)
+	}
+	if report > 0 {
+		p.oversize.Add(ctx, report, p.reportSet)
 	}
 	return out, nil
 }
