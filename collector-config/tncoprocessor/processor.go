@@ -20,17 +20,18 @@ import (
 )
 
 // tnco is the processor: per record, the fast path (the driver's message,
-// checked and redacted), or the stock processors of tnco.redaction and
-// tnco.transform, in that order: the transform's last statements are the
-// size guard, so that it measures the message after the last change to it
-// (redaction can make a message larger: "" becomes "****").
+// checked and redacted), or the stock processors of tnco.transform,
+// tnco.redaction and tnco.size_guard, in that order: the size guard
+// measures the message after the last change to it (redaction can make a
+// message larger: "" becomes "****").
 type tnco struct {
 	cfg    *Config
 	logger *zap.Logger
 	rules  *rules // nil: every record takes the stock processors
 
-	redaction processor.Logs // -> transform -> stockResult
-	transform processor.Logs
+	transform processor.Logs // -> redaction -> sizeGuard -> stockResult
+	redaction processor.Logs
+	sizeGuard processor.Logs // nil without size_guard statements
 
 	records          metric.Int64Counter
 	fastSet, slowSet metric.MeasurementOption
@@ -106,15 +107,24 @@ func newTNCO(ctx context.Context, set processor.Settings, cfg *Config) (*tnco, e
 		s.ID = component.NewIDWithName(t, set.ID.String())
 		return s
 	}
-	if p.transform, err = transformFactory.CreateLogs(ctx, sub(transformFactory.Type()), &cfg.Transform, last); err != nil {
-		return nil, fmt.Errorf("tnco.transform: %w", err)
+	afterRedaction := last
+	if len(cfg.SizeGuard.LogStatements) > 0 {
+		guard := set
+		guard.ID = component.NewIDWithName(transformFactory.Type(), set.ID.String()+"/size_guard")
+		if p.sizeGuard, err = transformFactory.CreateLogs(ctx, guard, &cfg.SizeGuard, last); err != nil {
+			return nil, fmt.Errorf("tnco.size_guard: %w", err)
+		}
+		afterRedaction = p.sizeGuard
 	}
-	if p.redaction, err = redactionFactory.CreateLogs(ctx, sub(redactionFactory.Type()), &cfg.Redaction, p.transform); err != nil {
+	if p.redaction, err = redactionFactory.CreateLogs(ctx, sub(redactionFactory.Type()), &cfg.Redaction, afterRedaction); err != nil {
 		return nil, fmt.Errorf("tnco.redaction: %w", err)
+	}
+	if p.transform, err = transformFactory.CreateLogs(ctx, sub(transformFactory.Type()), &cfg.Transform, p.redaction); err != nil {
+		return nil, fmt.Errorf("tnco.transform: %w", err)
 	}
 	meter := set.MeterProvider.Meter("github.com/progressotel/progressotel/collector-config/tncoprocessor")
 	if p.records, err = meter.Int64Counter("otelcol_processor_tnco_records",
-		metric.WithDescription("Progress records by path: fast (the driver's message, checked and redacted) or stock (redacted by tnco.redaction, built by tnco.transform)."),
+		metric.WithDescription("Progress records by path: fast (the driver's message, checked and redacted) or stock (built by tnco.transform, redacted by tnco.redaction)."),
 		metric.WithUnit("{record}")); err != nil {
 		return nil, err
 	}
@@ -132,16 +142,26 @@ func newTNCO(ctx context.Context, set processor.Settings, cfg *Config) (*tnco, e
 }
 
 func (p *tnco) start(ctx context.Context, host component.Host) error {
-	if err := p.transform.Start(ctx, host); err != nil {
+	if p.sizeGuard != nil {
+		if err := p.sizeGuard.Start(ctx, host); err != nil {
+			return err
+		}
+	}
+	if err := p.redaction.Start(ctx, host); err != nil {
 		return err
 	}
-	return p.redaction.Start(ctx, host)
+	return p.transform.Start(ctx, host)
 }
 
 func (p *tnco) shutdown(ctx context.Context) error {
-	err := p.redaction.Shutdown(ctx)
-	if e := p.transform.Shutdown(ctx); err == nil {
+	err := p.transform.Shutdown(ctx)
+	if e := p.redaction.Shutdown(ctx); err == nil {
 		err = e
+	}
+	if p.sizeGuard != nil {
+		if e := p.sizeGuard.Shutdown(ctx); err == nil {
+			err = e
+		}
 	}
 	return err
 }
@@ -258,11 +278,11 @@ func (p *tnco) dropAttributes(ld plog.Logs) plog.Logs {
 // (otelcol_processor_tnco_oversize_records) and removes it.
 const SizeGuardAttribute = "tnco.size_guard"
 
-// stock runs tnco.redaction and tnco.transform on ld, and counts what the
-// size guard did.
+// stock runs tnco.transform, tnco.redaction and tnco.size_guard on ld,
+// and counts what the size guard did.
 func (p *tnco) stock(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	out := ld
-	if err := p.redaction.ConsumeLogs(context.WithValue(ctx, stockResultKey{}, &out), ld); err != nil {
+	if err := p.transform.ConsumeLogs(context.WithValue(ctx, stockResultKey{}, &out), ld); err != nil {
 		return ld, err
 	}
 	var cut, report int64
