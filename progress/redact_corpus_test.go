@@ -33,7 +33,7 @@ func recordText(t *testing.T, text string) string {
 	for _, r := range sink.Records() {
 		b.WriteString(r.Body().String())
 		r.WalkAttributes(func(kv attribute.KeyValue) bool {
-			b.WriteString(kv.Value.Emit())
+			b.WriteString(kv.Value.String())
 			b.WriteByte('\n')
 			return true
 		})

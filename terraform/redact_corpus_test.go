@@ -55,7 +55,7 @@ func TestRedactionCorpusThroughStream(t *testing.T) {
 	var out strings.Builder
 	for _, r := range sink.Records() {
 		r.WalkAttributes(func(kv attribute.KeyValue) bool {
-			out.WriteString(string(kv.Key) + "=" + kv.Value.Emit() + "\n")
+			out.WriteString(string(kv.Key) + "=" + kv.Value.String() + "\n")
 			return true
 		})
 	}
