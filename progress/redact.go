@@ -53,13 +53,16 @@ type Redactor struct {
 }
 
 // NewRedactor returns a Redactor for the given key fragments that also
-// redacts private-key material in values. Fragments are matched
-// case-insensitively, ignoring '_', '-', '.' and ' '.
+// redacts private-key material in values and the secrets free text shows
+// by their shape (pairs whose key holds a fragment, URL passwords,
+// credentials, tokens). Fragments are matched case-insensitively,
+// ignoring '_', '-', '.' and ' '.
 func NewRedactor(keys ...string) *Redactor {
 	return &Redactor{rules: redact.New(true, keys...)}
 }
 
-// DefaultRedactor redacts DefaultSecretKeys and private-key material.
+// DefaultRedactor redacts DefaultSecretKeys, private-key material and the
+// secrets of free text (see Redactor).
 func DefaultRedactor() *Redactor { return NewRedactor(DefaultSecretKeys...) }
 
 // With returns a copy of r that also redacts the given key fragments.
