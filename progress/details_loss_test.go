@@ -175,3 +175,75 @@ func countLeaves(d map[string]any) int {
 	}
 	return n
 }
+
+// TestErrorPlacementProperty: an error built at random (errors.New,
+// fmt.Errorf with %w, errors.Join, *os.PathError, nested in each other)
+// and placed at a random path of nested maps, slices and struct fields is
+// its Error() text at that path, and the details are not marked truncated.
+func TestErrorPlacementProperty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 4))
+	var build func(depth int) error
+	build = func(depth int) error {
+		switch k := rng.IntN(5); {
+		case depth > 3 || k == 0:
+			return errors.New("leaf " + strconv.Itoa(rng.IntN(1000)))
+		case k == 1:
+			return fmt.Errorf("wrapped %d: %w", rng.IntN(100), build(depth+1))
+		case k == 2:
+			return errors.Join(build(depth+1), build(depth+1))
+		case k == 3:
+			return &os.PathError{Op: "open", Path: "/p/" + strconv.Itoa(rng.IntN(100)), Err: build(depth + 1)}
+		default:
+			return fmt.Errorf("two: %w and %w", build(depth+1), build(depth+1))
+		}
+	}
+	type holder struct {
+		Err  error
+		Errs []error
+	}
+	for i := range 300 {
+		err := build(0)
+		want := err.Error()
+		// A random container path down to the error, and how to read it back.
+		var v any = err
+		var read []func(any) any
+		for range rng.IntN(4) {
+			switch rng.IntN(3) {
+			case 0:
+				v = map[string]any{"e": v, "other": 1}
+				read = append(read, func(x any) any { return x.(map[string]any)["e"] })
+			case 1:
+				v = []any{"x", v}
+				read = append(read, func(x any) any { return x.([]any)[1] })
+			default:
+				if e, ok := v.(error); ok && rng.IntN(2) == 0 {
+					v = holder{Errs: []error{e}}
+					read = append(read, func(x any) any { return x.(map[string]any)["Errs"].([]any)[0] })
+				} else {
+					v = map[string]any{"h": v}
+					read = append(read, func(x any) any { return x.(map[string]any)["h"] })
+				}
+			}
+		}
+		_, ev, _ := recordOne(t, v)
+		var got any = map[string]any(ev.Details)
+		switch v.(type) {
+		case map[string]any, holder:
+		default: // an error or a slice at the root is kept under "value"
+			got = ev.Details["value"]
+		}
+		for j := len(read) - 1; j >= 0; j-- {
+			func() {
+				defer func() {
+					if recover() != nil {
+						t.Fatalf("case %d: details %#v do not have the shape of %#v", i, ev.Details, v)
+					}
+				}()
+				got = read[j](got)
+			}()
+		}
+		if got != want || ev.Truncated {
+			t.Fatalf("case %d: got %#v (truncated %v), want %q, in %#v", i, got, ev.Truncated, want, ev.Details)
+		}
+	}
+}
