@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"sync"
-	"time"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -40,9 +39,11 @@ type Telemetry struct {
 // running: when ctx ends first, the exports in progress are cancelled,
 // every record still queued or in flight is counted as lost, and Shutdown
 // returns an error wrapping a *sdkparts.LostRecordsError per exporter that
-// lost records, which says how many. The one exception is an exporter that
-// ignores cancellation: Shutdown waits for it at most sdkparts.CancelGrace,
-// then leaves it behind, its records counted as lost.
+// lost records, which says how many. Exports are cancelled
+// sdkparts.CancelGrace before the deadline, so that they return by it; an
+// exporter that ignores cancellation is left behind at the deadline, its
+// records counted as lost. Shutdown returns by its deadline, however many
+// exporters are stuck.
 func (t *Telemetry) Shutdown(ctx context.Context) error {
 	if t == nil {
 		return nil
@@ -92,21 +93,21 @@ func (t *Telemetry) shutdown(ctx context.Context) error {
 
 func (t *Telemetry) shutdownSpans(ctx context.Context) error {
 	if t.spans != nil {
-		stop := context.AfterFunc(ctx, func() { t.spans.cutSpan(errSpansCut) })
+		cut, cancel := sdkparts.CutContext(ctx)
+		defer cancel()
+		stop := context.AfterFunc(cut, func() { t.spans.cutSpan(errSpansCut) })
 		defer stop()
 	}
 	err := t.tp.Shutdown(ctx)
 	if t.spans != nil && ctx.Err() != nil {
-		// The batcher returned at the deadline; its goroutine is still
-		// draining, now on cut exports. Wait for it to shut the exporter
-		// down.
+		// The batcher returned at the deadline; its exports were cut a
+		// grace before it. One still running ignores cancellation: it is
+		// left behind, the deadline is the deadline.
 		t.spans.cutSpan(errSpansCut)
-		grace := time.NewTimer(sdkparts.CancelGrace)
-		defer grace.Stop()
 		select {
 		case <-t.spans.done:
-		case <-grace.C:
-			err = errors.Join(err, fmt.Errorf("otelbridge: the span export did not return within %v of its cancellation", sdkparts.CancelGrace))
+		default:
+			err = errors.Join(err, fmt.Errorf("otelbridge: the span export did not return by the shutdown deadline, %v after its cancellation", sdkparts.CancelGrace))
 		}
 	}
 	if err != nil {

@@ -44,7 +44,9 @@ type Limits struct {
 	// It bounds the work of one call too: Record visits at most about
 	// 2 × MaxDetailsBytes bytes' worth of map entries, slice elements and
 	// string bytes, whatever the input; a map too wide to visit within
-	// that bound is written as the marker "[truncated: map of N entries]".
+	// that bound (its entries, or the bytes of its keys to sort) is
+	// written as the marker "[truncated: map of N entries]", and the
+	// details go on after it.
 	MaxDetailsBytes int
 }
 

@@ -16,7 +16,10 @@ var DefaultSecretKeys = []string{
 
 // Redactor decides which details never leave the process. The zero value
 // redacts nothing; use NewRedactor or DefaultRedactor. A Redactor is
-// immutable and safe for concurrent use.
+// immutable and safe for concurrent use. Record applies it to every
+// string value of an event (details at any depth, a transition's status,
+// reason and message), so adapters and drivers need no redaction of
+// their own.
 //
 // What it redacts, before anything leaves the process:
 //   - the value of every key (at any depth, in maps, structs and maps
@@ -31,19 +34,35 @@ var DefaultSecretKeys = []string{
 //     a PuTTY key file; the base64 encoding of such a PEM text (as in a
 //     Kubernetes Secret's data);
 //   - in a slice of strings (a key file's lines, Ansible's stdout_lines),
-//     every line from a private key's header to its end line.
+//     every line from a private key's header to its end line;
+//   - in every other string, the secrets free text shows by their shape,
+//     and only them, so that the rest of the text still reads: the value
+//     of "key=value", "key: value", "key is value" and a JSON pair
+//     ("key": "value", also escaped inside a JSON string) whose key is
+//     secret by the same fragments; the password of a URL's user info;
+//     the credentials after "Bearer" and "Basic"; JSON Web Tokens; tokens
+//     with a well-known prefix (GitHub ghp_, gho_, ghu_, ghs_, ghr_,
+//     github_pat_; GitLab glpat- and its kin; Slack xox?-; AWS access key
+//     ids AKIA, ASIA and kin; Google AIza; Stripe, npm, PyPI, Docker Hub,
+//     Hugging Face, Shopify, SendGrid, Vault and others).
+//
+// docs/reliability.md lists what is found and what is not. The scan of a
+// string is linear in its length whatever it holds.
 type Redactor struct {
 	rules redact.Rules
 }
 
 // NewRedactor returns a Redactor for the given key fragments that also
-// redacts private-key material in values. Fragments are matched
-// case-insensitively, ignoring '_', '-', '.' and ' '.
+// redacts private-key material in values and the secrets free text shows
+// by their shape (pairs whose key holds a fragment, URL passwords,
+// credentials, tokens). Fragments are matched case-insensitively,
+// ignoring '_', '-', '.' and ' '.
 func NewRedactor(keys ...string) *Redactor {
 	return &Redactor{rules: redact.New(true, keys...)}
 }
 
-// DefaultRedactor redacts DefaultSecretKeys and private-key material.
+// DefaultRedactor redacts DefaultSecretKeys, private-key material and the
+// secrets of free text (see Redactor).
 func DefaultRedactor() *Redactor { return NewRedactor(DefaultSecretKeys...) }
 
 // With returns a copy of r that also redacts the given key fragments.
@@ -64,11 +83,32 @@ func (r *Redactor) SecretValue(v string) bool {
 	return r != nil && r.rules.SecretValue(v)
 }
 
-// Value returns the redaction marker "[REDACTED]" when v is secret by its
-// shape, else v.
+// Value returns v with its secrets replaced by the redaction marker
+// "[REDACTED]": the whole of v when it holds private-key material, else
+// each secret its shape shows (see Redactor). It is what Record does to
+// every string value of an event.
 func (r *Redactor) Value(v string) string {
-	if r.SecretValue(v) {
+	if r == nil {
+		return v
+	}
+	if r.rules.SecretValue(v) {
 		return wireformat.Redacted
 	}
-	return v
+	out, _ := r.rules.Shapes(v)
+	return out
+}
+
+// Line is Value for one line of a sequence (a provisioner's output, one
+// line per event): in carries "inside a private key" from one line to the
+// next, so that every line from a key's header to its end line is
+// redacted whole.
+func (r *Redactor) Line(in *bool, v string) string {
+	if r == nil {
+		return v
+	}
+	if r.rules.SecretLine(in, v) {
+		return wireformat.Redacted
+	}
+	out, _ := r.rules.Shapes(v)
+	return out
 }

@@ -181,7 +181,7 @@ func (d *decoder) handle(line []byte) {
 			d.interrupt(t)
 		}
 		d.emit(d.cmdCtx, TypeLog, levelSeverity(m.Level), t,
-			logDetails{Level: m.Level, Message: oneLine(d.scrub.text(m.Message))})
+			logDetails{Level: m.Level, Message: oneLine(d.scrub.value(m.Message))})
 	case "diagnostic":
 		if m.Diag == nil {
 			d.generic(m, t)
@@ -675,7 +675,7 @@ func (d *decoder) progress(t time.Time) {
 }
 
 func (d *decoder) generic(m *message, t time.Time) {
-	det := genericDetails{Type: m.Type, Level: m.Level, Message: oneLine(d.scrub.text(m.Message))}
+	det := genericDetails{Type: m.Type, Level: m.Level, Message: oneLine(d.scrub.value(m.Message))}
 	if m.Hook != nil {
 		det.Address, det.Action = m.Hook.Resource.Addr, m.Hook.Action
 	}

@@ -81,7 +81,7 @@ func components() (otelcol.Factories, error) {
 	if f.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](
 		debugexporter.NewFactory(),
 		fileexporter.NewFactory(),
-		kafkaexporter.NewFactory(),
+		withSASLProbe(kafkaexporter.NewFactory()), // kafkasasl.go: a refused SASL login is named in the log
 		loadbalancingexporter.NewFactory(),
 		otlpexporter.NewFactory(),
 		otlphttpexporter.NewFactory(),

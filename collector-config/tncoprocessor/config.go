@@ -39,8 +39,16 @@ type Config struct {
 	Transform transformprocessor.Config `mapstructure:"transform"`
 	// Redaction is the stock redaction processor's configuration. The
 	// stock path runs it after Transform; the fast path applies the same
-	// rules, when they are ones it implements (see fastPathFor).
+	// rules, when they are ones it implements (see fastPathFor), and
+	// measures its message after them.
 	Redaction redactionprocessor.Config `mapstructure:"redaction"`
+	// SizeGuard is a transform processor's configuration that the stock
+	// path runs last, after Redaction: the statements that keep a message
+	// within Kafka's limit (docs/collector.md, "Message size"), so that
+	// they measure it after its last change. A statement that sets the
+	// record attribute SizeGuardAttribute says what it did, and the
+	// processor counts it. Optional.
+	SizeGuard transformprocessor.Config `mapstructure:"size_guard"`
 }
 
 // Validate checks the processor's own fields; the collector validates the

@@ -32,6 +32,7 @@ func createDefaultConfig() component.Config {
 		KeepAttributes:  []string{"*"},
 		Transform:       *transformFactory.CreateDefaultConfig().(*transformprocessor.Config),
 		Redaction:       *redactionFactory.CreateDefaultConfig().(*redactionprocessor.Config),
+		SizeGuard:       *transformFactory.CreateDefaultConfig().(*transformprocessor.Config),
 	}
 }
 

@@ -20,19 +20,28 @@ import (
 )
 
 // tnco is the processor: per record, the fast path (the driver's message,
-// checked and redacted), or the stock processors of tnco.transform and
-// tnco.redaction.
+// checked and redacted), or the stock processors of tnco.transform,
+// tnco.redaction and tnco.size_guard, in that order: the size guard
+// measures the message after the last change to it (redaction can make a
+// message larger: "" becomes "****").
 type tnco struct {
 	cfg    *Config
 	logger *zap.Logger
 	rules  *rules // nil: every record takes the stock processors
 
-	transform processor.Logs // -> redaction -> stockResult
+	transform processor.Logs // -> redaction -> sizeGuard -> stockResult
 	redaction processor.Logs
+	sizeGuard processor.Logs // nil without size_guard statements
 
 	records          metric.Int64Counter
 	fastSet, slowSet metric.MeasurementOption
 	fastRecords      atomic.Int64 // the same count, for tests
+
+	// oversize counts the records the size guard cut (outcome cut) or
+	// replaced by a common/EventsDropped report (outcome report), which
+	// it marks with the attribute SizeGuardAttribute.
+	oversize          metric.Int64Counter
+	cutSet, reportSet metric.MeasurementOption
 
 	keepAll bool
 	keep    map[string]bool
@@ -98,7 +107,16 @@ func newTNCO(ctx context.Context, set processor.Settings, cfg *Config) (*tnco, e
 		s.ID = component.NewIDWithName(t, set.ID.String())
 		return s
 	}
-	if p.redaction, err = redactionFactory.CreateLogs(ctx, sub(redactionFactory.Type()), &cfg.Redaction, last); err != nil {
+	afterRedaction := last
+	if len(cfg.SizeGuard.LogStatements) > 0 {
+		guard := set
+		guard.ID = component.NewIDWithName(transformFactory.Type(), set.ID.String()+"/size_guard")
+		if p.sizeGuard, err = transformFactory.CreateLogs(ctx, guard, &cfg.SizeGuard, last); err != nil {
+			return nil, fmt.Errorf("tnco.size_guard: %w", err)
+		}
+		afterRedaction = p.sizeGuard
+	}
+	if p.redaction, err = redactionFactory.CreateLogs(ctx, sub(redactionFactory.Type()), &cfg.Redaction, afterRedaction); err != nil {
 		return nil, fmt.Errorf("tnco.redaction: %w", err)
 	}
 	if p.transform, err = transformFactory.CreateLogs(ctx, sub(transformFactory.Type()), &cfg.Transform, p.redaction); err != nil {
@@ -113,10 +131,22 @@ func newTNCO(ctx context.Context, set processor.Settings, cfg *Config) (*tnco, e
 	id := attribute.String("processor", set.ID.String())
 	p.fastSet = metric.WithAttributeSet(attribute.NewSet(id, attribute.String("path", "fast")))
 	p.slowSet = metric.WithAttributeSet(attribute.NewSet(id, attribute.String("path", "stock")))
+	if p.oversize, err = meter.Int64Counter("otelcol_processor_tnco_oversize_records",
+		metric.WithDescription("Progress records whose message was over max_message_bytes after redaction: cut by the size guard (outcome cut) or replaced by a common/EventsDropped report in the stream (outcome report)."),
+		metric.WithUnit("{record}")); err != nil {
+		return nil, err
+	}
+	p.cutSet = metric.WithAttributeSet(attribute.NewSet(id, attribute.String("outcome", "cut")))
+	p.reportSet = metric.WithAttributeSet(attribute.NewSet(id, attribute.String("outcome", "report")))
 	return p, nil
 }
 
 func (p *tnco) start(ctx context.Context, host component.Host) error {
+	if p.sizeGuard != nil {
+		if err := p.sizeGuard.Start(ctx, host); err != nil {
+			return err
+		}
+	}
 	if err := p.redaction.Start(ctx, host); err != nil {
 		return err
 	}
@@ -127,6 +157,11 @@ func (p *tnco) shutdown(ctx context.Context) error {
 	err := p.transform.Shutdown(ctx)
 	if e := p.redaction.Shutdown(ctx); err == nil {
 		err = e
+	}
+	if p.sizeGuard != nil {
+		if e := p.sizeGuard.Shutdown(ctx); err == nil {
+			err = e
+		}
 	}
 	return err
 }
@@ -234,11 +269,42 @@ func (p *tnco) dropAttributes(ld plog.Logs) plog.Logs {
 	return ld
 }
 
-// stock runs tnco.transform and tnco.redaction on ld.
+// SizeGuardAttribute is the record attribute by which the size guard's
+// statements say what they did to a record: "cut" (details cut or
+// emptied, marked truncated) or "report" (replaced by a
+// common/EventsDropped report). The processor counts it
+// (otelcol_processor_tnco_oversize_records) and removes it.
+const SizeGuardAttribute = "tnco.size_guard"
+
+// stock runs tnco.transform, tnco.redaction and tnco.size_guard on ld,
+// and counts what the size guard did.
 func (p *tnco) stock(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	out := ld
 	if err := p.transform.ConsumeLogs(context.WithValue(ctx, stockResultKey{}, &out), ld); err != nil {
 		return ld, err
+	}
+	var cut, report int64
+	for _, rl := range out.ResourceLogs().All() {
+		for _, sl := range rl.ScopeLogs().All() {
+			for _, lr := range sl.LogRecords().All() {
+				v, ok := lr.Attributes().Get(SizeGuardAttribute)
+				if !ok {
+					continue
+				}
+				if v.Str() == "report" {
+					report++
+				} else {
+					cut++
+				}
+				lr.Attributes().Remove(SizeGuardAttribute)
+			}
+		}
+	}
+	if cut > 0 {
+		p.oversize.Add(ctx, cut, p.cutSet)
+	}
+	if report > 0 {
+		p.oversize.Add(ctx, report, p.reportSet)
 	}
 	return out, nil
 }

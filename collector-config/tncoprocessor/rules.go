@@ -21,6 +21,47 @@ type rules struct {
 	keys   []*matcher // blocked_key_patterns
 	values []*matcher // blocked_values
 	all    *regexp.Regexp
+	// anyValue holds the literals of every blocked value by first byte:
+	// one pass over a string tells whether any matcher may match, which
+	// is the common answer (no), instead of a search per literal.
+	anyValue literalIndex
+}
+
+// literalIndex finds, in one pass over a text, whether it contains any of
+// a set of literals: the literals by their first byte, the exact ones
+// and the ones to find in the folded text apart.
+type literalIndex struct {
+	exact, folded [256][]string
+	hasFolded     bool
+}
+
+func (x *literalIndex) add(l literal) {
+	if l.fold {
+		x.folded[l.s[0]] = append(x.folded[l.s[0]], l.s)
+		x.hasFolded = true
+		return
+	}
+	x.exact[l.s[0]] = append(x.exact[l.s[0]], l.s)
+}
+
+// any reports whether s (or, for the folded literals, s folded) contains
+// one of the literals.
+func (x *literalIndex) any(s string, fold *folder) bool {
+	if containsAny(s, &x.exact) {
+		return true
+	}
+	return x.hasFolded && containsAny(fold.of(s), &x.folded)
+}
+
+func containsAny(s string, by *[256][]string) bool {
+	for i := 0; i < len(s); i++ {
+		for _, l := range by[s[i]] {
+			if strings.HasPrefix(s[i:], l) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // fastPathFor returns the rules of cfg, or why the fast path cannot apply
@@ -63,6 +104,9 @@ func fastPathFor(cfg *redactionprocessor.Config) (*rules, error) {
 			// Scalars in a body are tested through their text (AsString):
 			// without a literal that text cannot be ruled out cheaply.
 			return nil, fmt.Errorf("blocked value %q has no literal every match contains", p)
+		}
+		for _, l := range m.lits {
+			r.anyValue.add(l)
 		}
 		r.values = append(r.values, m)
 	}
@@ -130,6 +174,9 @@ func (r *rules) mask(s string) string {
 // maskValues replaces the matches of every blocked value in s by "****".
 func (r *rules) maskValues(s string, fold *folder) string {
 	fold.reset()
+	if !r.anyValue.any(s, fold) {
+		return s // no matcher's literal: none can match
+	}
 	for _, m := range r.values {
 		if m.mayMatch(s, fold) && m.re.MatchString(s) {
 			s = m.re.ReplaceAllString(s, "****")

@@ -53,11 +53,25 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 )
 
-// CancelGrace is how long Shutdown waits, after its context has ended and
-// it has cancelled the export in progress, for that export to return: long
-// enough for any exporter that honours its context, short enough that a
-// driver's exit is never held up by one that does not.
+// CancelGrace is how long before its deadline Shutdown cancels the export
+// in progress (at most a quarter of the time it was given), so that an
+// exporter that honours its context returns before the deadline: long
+// enough for any such exporter. Shutdown itself returns at its deadline
+// whatever the export does, so that any number of exporters that ignore
+// cancellation hold a driver's exit up by nothing past it.
 const CancelGrace = 500 * time.Millisecond
+
+// CutContext returns the context Shutdown cuts the exports with: ctx,
+// ending CancelGrace (at most a quarter of the time left) before ctx's
+// deadline when it has one.
+func CutContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	grace := min(CancelGrace, time.Until(d)/4)
+	return context.WithDeadline(ctx, d.Add(-grace))
+}
 
 // errShutdownDeadline cancels the exports in progress when Shutdown's
 // context ends.
@@ -367,13 +381,14 @@ func (b *BatchProcessor) ForceFlush(ctx context.Context) error {
 // Shutdown exports what it can within ctx's deadline, then shuts the
 // exporter down. Later calls return nil.
 //
-// When ctx ends first, Shutdown cancels the export in progress, counts
-// every record still queued or in flight as lost (DropShutdown), and waits
-// at most CancelGrace for the cancelled export to return. So when it
-// returns, Stats is final and, for an exporter that honours its context,
-// no export of this processor is running; an exporter that ignores
-// cancellation is left to finish on its own, and its outcome no longer
-// counts (its records stay counted as lost).
+// The export in progress is cancelled CancelGrace before ctx's deadline
+// (see CutContext). When ctx ends first, Shutdown counts every record
+// still queued or in flight as lost (DropShutdown) and returns at once.
+// So when it returns, Stats is final and, for an exporter that honours its
+// context, no export of this processor is running; an exporter that
+// ignores cancellation is left to finish on its own, and its outcome no
+// longer counts (its records stay counted as lost). Shutdown never
+// returns later than its deadline, however many processors share it.
 //
 // When records could not be flushed, or were lost earlier and their loss
 // could not be reported in the stream, the error includes a
@@ -386,7 +401,9 @@ func (b *BatchProcessor) Shutdown(ctx context.Context) error {
 	}
 	b.q.close()
 
-	stop := context.AfterFunc(ctx, func() { b.cutExport(errShutdownDeadline) })
+	cut, cancelCut := CutContext(ctx)
+	defer cancelCut()
+	stop := context.AfterFunc(cut, func() { b.cutExport(errShutdownDeadline) })
 	defer stop()
 	resp := make(chan error, 1)
 	b.shutReq <- request{ctx, resp}
@@ -394,18 +411,15 @@ func (b *BatchProcessor) Shutdown(ctx context.Context) error {
 	select {
 	case err = <-resp:
 	case <-ctx.Done():
-		// Settle what is left now, so that Stats is final on return, then
-		// give the cancelled export a moment to return.
-		if left := b.q.finish(); left > 0 {
-			b.ledger.observe(DropShutdown, left)
-		}
-		grace := time.NewTimer(CancelGrace)
 		select {
-		case err = <-resp:
-		case <-grace.C:
-			err = fmt.Errorf("sdkparts: %s: the export did not return within %v of its cancellation", b.label(), CancelGrace)
+		case err = <-resp: // it returned in the same instant
+		default:
+			// Settle what is left now, so that Stats is final on return.
+			if left := b.q.finish(); left > 0 {
+				b.ledger.observe(DropShutdown, left)
+			}
+			err = fmt.Errorf("sdkparts: %s: the export did not return by the shutdown deadline, %v after its cancellation", b.label(), CancelGrace)
 		}
-		grace.Stop()
 	}
 	b.cutExport(errShutdownDeadline)
 
@@ -414,8 +428,10 @@ func (b *BatchProcessor) Shutdown(ctx context.Context) error {
 	// Records lost in this shutdown's drain are unflushed, and pending a
 	// report that can no longer be made: count them once.
 	unreported := max(0, b.ledger.unreported()-failed)
+	// The cut ends with ctx, or a grace before its deadline: either way
+	// it is the deadline that cut the exports.
 	if unflushed > 0 || unreported > 0 {
-		cause := ctx.Err()
+		cause := cut.Err()
 		if cause == nil {
 			cause = err
 		} else if err != nil {
@@ -423,8 +439,8 @@ func (b *BatchProcessor) Shutdown(ctx context.Context) error {
 		}
 		return &LostRecordsError{Exporter: b.name, Unflushed: unflushed, Unreported: unreported, Cause: cause}
 	}
-	if ctx.Err() != nil {
-		return errors.Join(ctx.Err(), err)
+	if cut.Err() != nil {
+		return errors.Join(cut.Err(), err)
 	}
 	return err
 }

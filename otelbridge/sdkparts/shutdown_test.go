@@ -188,3 +188,41 @@ func TestShutdownDeadlineWithAnExporterThatIgnoresCancellation(t *testing.T) {
 		t.Errorf("the late export changed Stats: %+v, then %+v", s, after)
 	}
 }
+
+// TestShutdownDeadlineWithManyStuckExporters: however many exporters
+// ignore cancellation, one LoggerProvider's Shutdown returns at its
+// deadline, not a grace per exporter past it (it took 2.5 s for three
+// stuck exporters and a 1 s deadline). The measure is the overrun past
+// the deadline, against one CancelGrace: the overrun of the old code for
+// a single exporter.
+func TestShutdownDeadlineWithManyStuckExporters(t *testing.T) {
+	for _, n := range []int{1, 3, 8} {
+		var procs []sdklog.LoggerProviderOption
+		var exps []*blockingExporter
+		for range n {
+			exp := newBlockingExporter(true)
+			exps = append(exps, exp)
+			bp := sdkparts.NewBatchProcessor(exp, sdkparts.WithExportMaxBatchSize(2), sdkparts.WithExportInterval(time.Hour))
+			procs = append(procs, sdklog.WithProcessor(bp))
+		}
+		lp := sdklog.NewLoggerProvider(procs...)
+		emit(t, lp, 4)
+		for _, e := range exps {
+			<-e.started
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+		deadline, _ := ctx.Deadline()
+		err := lp.Shutdown(ctx)
+		returned := time.Now()
+		cancel()
+		for _, e := range exps {
+			close(e.release)
+		}
+		if err == nil || !strings.Contains(err.Error(), "did not return") {
+			t.Errorf("%d stuck exporters: Shutdown = %v, want the stuck exports named", n, err)
+		}
+		if over := returned.Sub(deadline); over >= sdkparts.CancelGrace {
+			t.Errorf("%d stuck exporters: Shutdown returned %v after its deadline, want well under %v", n, over, sdkparts.CancelGrace)
+		}
+	}
+}

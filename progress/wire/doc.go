@@ -52,9 +52,12 @@
 //     value nested too deep (or a cycle) becomes TruncatedDepth, a slice
 //     keeps its first elements, and past MaxAttributes or the encoded-size
 //     cap MaxDetailsBytes the rest of the details is cut. A map too wide
-//     to visit within the work bound becomes "[truncated: map of N
-//     entries]".
+//     to visit within the work bound (its entries, or its keys' bytes)
+//     becomes "[truncated: map of N entries]", and the details go on
+//     after it.
 //
-// Redaction (progress.Redactor) writes Redacted for secret keys and for
-// values holding private-key material; it is not counted as a cut.
+// Redaction (progress.Redactor) writes Redacted for secret keys, for
+// values holding private-key material, and in place of each secret that
+// free text shows by its shape (the rest of the string stays); it is not
+// counted as a cut.
 package wire

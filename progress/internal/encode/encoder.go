@@ -104,8 +104,8 @@ func (e *Encoder) Cut() { e.truncated++ }
 
 // String returns a payload string outside the details (a transition's
 // status, reason or message) under the same rules as a detail string:
-// cut at MaxStringLen, redacted when it holds a private key, and counted
-// against the size cap.
+// cut at MaxStringLen, redacted (private keys, secrets by shape), and
+// counted against the size cap.
 func (e *Encoder) String(s string) attribute.Value {
 	return e.str(s, false)
 }
@@ -259,7 +259,8 @@ func (e *Encoder) put(s slot, v attribute.Value) {
 
 // str applies the string rules: MaxStringLen, redaction of private keys
 // (line by line inside a slice, where a key file's lines may follow one
-// another), and the size cap.
+// another) and of the secrets free text shows by their shape (the scan
+// is charged as work), and the size cap.
 func (e *Encoder) str(s string, elem bool) attribute.Value {
 	if len(s) > e.lim.MaxStringLen {
 		e.truncated++
@@ -276,6 +277,8 @@ func (e *Encoder) str(s string, elem bool) attribute.Value {
 	}
 	if secret {
 		s = wireformat.Redacted
+	} else {
+		s, _ = e.red.Shapes(s)
 	}
 	return e.fit(s)
 }

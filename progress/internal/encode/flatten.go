@@ -85,6 +85,19 @@ func (e *Encoder) details(v any) {
 			e.mapString(root, d)
 		}
 		return
+	case error:
+		// An error is its message, wherever it is: at the root too,
+		// where a pointer to a struct would otherwise be flattened (an
+		// *errors.errorString has no exported field, so nothing). A
+		// typed nil is no details, as a nil pointer is.
+		if isNil(reflect.ValueOf(d)) {
+			return
+		}
+		if s, ok := e.admit(root, wireformat.ValueKey); ok {
+			s.mode = wholeMode
+			e.value(s, d)
+		}
+		return
 	}
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Interface {
@@ -251,15 +264,33 @@ func (e *Encoder) scan(s slot, n int) bool {
 		e.work += n * valueCost
 		return true
 	}
+	e.wideMap(s, n)
+	return false
+}
+
+// keysFit charges the key bytes of a map about to be sorted. A map whose
+// keys do not fit in the work left is too wide as well: it is written as
+// the same marker, and the details go on after it (its siblings are not
+// lost to it).
+func (e *Encoder) keysFit(s slot, n, keyBytes int) bool {
+	if e.work+keyBytes <= e.workLimit {
+		e.work += keyBytes
+		return true
+	}
+	e.wideMap(s, n)
+	return false
+}
+
+// wideMap writes the marker of a map of n entries too wide to visit in s.
+func (e *Encoder) wideMap(s slot, n int) {
 	e.truncated++
 	if s.node == &e.keys.root {
 		var ok bool
 		if s, ok = e.admit(s, wireformat.ValueKey); !ok {
-			return false
+			return
 		}
 	}
 	e.put(s, e.fit("[truncated: map of "+strconv.Itoa(n)+" entries]"))
-	return false
 }
 
 func cmpEntries(a, b mapEntry) int { return strings.Compare(a.k, b.k) }
@@ -290,7 +321,6 @@ func (e *Encoder) mapAny(s slot, m map[string]any) {
 		e.leave()
 		return
 	}
-	nested, kvStart, attrStart := e.begin(s)
 	start := len(e.pairs)
 	if cap(e.pairs)-len(e.pairs) < len(m) {
 		e.pairs = slices.Grow(e.pairs, len(m)) // one allocation, not log n
@@ -304,7 +334,14 @@ func (e *Encoder) mapAny(s slot, m map[string]any) {
 		e.pairs = append(e.pairs, mapEntry{k: k, v: v})
 		keyBytes += len(k)
 	}
-	if e.spend(keyBytes) {
+	if !e.keysFit(s, len(m), keyBytes) {
+		clear(e.pairs[start:])
+		e.pairs = e.pairs[:start]
+		e.leave()
+		return
+	}
+	nested, kvStart, attrStart := e.begin(s)
+	{
 		n := len(e.pairs) - start
 		p := e.pairs[start:]
 		if n <= 12 {
@@ -341,7 +378,6 @@ func (e *Encoder) mapString(s slot, m map[string]string) {
 		e.leave()
 		return
 	}
-	nested, kvStart, attrStart := e.begin(s)
 	start := len(e.sortBuf)
 	e.sortBuf = slices.Grow(e.sortBuf, len(m))
 	keyBytes := 0
@@ -353,7 +389,14 @@ func (e *Encoder) mapString(s slot, m map[string]string) {
 		e.sortBuf = append(e.sortBuf, k)
 		keyBytes += len(k)
 	}
-	if e.spend(keyBytes) {
+	if !e.keysFit(s, len(m), keyBytes) {
+		clear(e.sortBuf[start:])
+		e.sortBuf = e.sortBuf[:start]
+		e.leave()
+		return
+	}
+	nested, kvStart, attrStart := e.begin(s)
+	{
 		n := len(e.sortBuf) - start
 		keys := sortFirst(e.sortBuf[start:], e.writable(s), strings.Compare)
 		for _, k := range keys {
@@ -467,8 +510,12 @@ func (e *Encoder) reflectMap(s slot, rv reflect.Value, info *typeInfo) {
 	for _, k := range all {
 		keyBytes += len(k.s)
 	}
+	if !e.keysFit(s, rv.Len(), keyBytes) {
+		e.leave()
+		return
+	}
 	nested, kvStart, attrStart := e.begin(s)
-	if e.spend(keyBytes) {
+	{
 		keys := sortFirst(all, e.writable(s), cmpMapKeys)
 		for _, k := range keys {
 			c, ok := e.admit(s, k.s)
@@ -510,8 +557,14 @@ func (e *Encoder) stringKeyMap(s slot, rv reflect.Value, info *typeInfo) {
 		e.rkeys = append(e.rkeys, reflectKey{s: key.String(), i: i})
 		keyBytes += key.Len()
 	}
+	if !e.keysFit(s, n, keyBytes) {
+		clear(e.rkeys[start:])
+		e.rkeys = e.rkeys[:start]
+		e.leave()
+		return
+	}
 	nested, kvStart, attrStart := e.begin(s)
-	if e.spend(keyBytes) {
+	{
 		all := e.rkeys[start:]
 		keys := sortFirst(all, e.writable(s), cmpReflectKeys)
 		for _, k := range keys {
@@ -693,8 +746,10 @@ func (e *Encoder) reflectValue(s slot, rv reflect.Value) {
 			e.put(s, attribute.Value{})
 			return
 		}
-		if rv.Kind() == reflect.Pointer && typeInfoOf(rv.Type()).marshaler {
-			break // a method with a pointer receiver
+		if rv.Kind() == reflect.Pointer {
+			if info := typeInfoOf(rv.Type()); info.marshaler || info.isError {
+				break // a method with a pointer receiver: *os.PathError is its message
+			}
 		}
 		rv = rv.Elem()
 	}

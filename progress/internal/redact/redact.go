@@ -15,6 +15,8 @@ import (
 // Rules are immutable once built.
 type Rules struct {
 	keys        []string
+	byFirst     *[256][]string // keys by their first byte
+	minKey      int            // the shortest fragment: a shorter key holds none
 	keyMaterial bool
 }
 
@@ -33,6 +35,13 @@ func (r Rules) With(fragments ...string) Rules {
 			out.keys = append(out.keys, n)
 		}
 	}
+	out.byFirst = new([256][]string)
+	for i, k := range out.keys {
+		if i == 0 || len(k) < out.minKey {
+			out.minKey = len(k)
+		}
+		out.byFirst[k[0]] = append(out.byFirst[k[0]], k)
+	}
 	return out
 }
 
@@ -43,14 +52,19 @@ func (r *Rules) Active() bool { return r.keyMaterial || len(r.keys) > 0 }
 // lower-cased form without '_', '-', '.' and ' ' contains a fragment. It
 // allocates nothing for keys of up to 128 bytes.
 func (r *Rules) SecretKey(key string) bool {
-	if len(r.keys) == 0 {
-		return false
+	if len(r.keys) == 0 || len(key) < r.minKey {
+		return false // normalising only shortens a key
 	}
 	var buf [128]byte
 	n := normaliseInto(buf[:0], key)
-	for _, k := range r.keys {
-		if strings.Contains(n, k) {
-			return true
+	// One pass over the key, trying at each byte the fragments that
+	// start with it: cheaper than one search per fragment, and the scan of
+	// free text asks this of every word before a '=' or ':'.
+	for i := 0; i+r.minKey <= len(n); i++ {
+		for _, k := range r.byFirst[n[i]] {
+			if strings.HasPrefix(n[i:], k) {
+				return true
+			}
 		}
 	}
 	return false

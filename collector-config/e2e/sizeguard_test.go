@@ -1,0 +1,134 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/progressotel/progressotel/progress"
+)
+
+// secretKeys is details of n secret-named keys with empty values: each
+// "" becomes "****" in redaction, so the message grows by 4 bytes a key.
+func secretKeys(n int) attribute.Value {
+	kvs := make([]attribute.KeyValue, n)
+	for i := range kvs {
+		kvs[i] = attribute.String(fmt.Sprintf("token%05d", i), "")
+	}
+	return attribute.MapValue(kvs...)
+}
+
+// oversizeCounted waits for the tnco processor to have counted want
+// records of the outcome, and fails when it counts another number.
+func oversizeCounted(t *testing.T, col *collector, outcome string, want float64) {
+	t.Helper()
+	labels := map[string]string{"outcome": outcome}
+	deadline := time.Now().Add(20 * time.Second)
+	got := col.metric("otelcol_processor_tnco_oversize_records", labels)
+	for got < want && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		got = col.metric("otelcol_processor_tnco_oversize_records", labels)
+	}
+	if got != want {
+		t.Errorf("otelcol_processor_tnco_oversize_records{outcome=%q} = %v, want %v\n%s", outcome, got, want,
+			grepLines(col.metricsText(t), "otelcol_processor_tnco_oversize_records"))
+	}
+}
+
+// The size guard measures the message after redaction, its last change:
+// a record from a driver not built on the library whose details are 55,000
+// secret-named keys with empty values is 880 kB, under the 900 kB guard,
+// and redaction makes it 1.1 MB. It reaches the tenant's topic cut and
+// marked truncated, counted, instead of being refused by Kafka
+// (MESSAGE_TOO_LARGE) and lost without a word in the stream.
+func TestSizeGuardMeasuresAfterRedaction(t *testing.T) {
+	const topic = "progress_events_tenant-a"
+	b := startBroker(t)
+	cons := startConsumer(t, b.addr())
+	col := newCollector(t, b.addr(), []string{"tenant-a"}, nil)
+	col.start()
+	d := newDriver(t, col.grpc, driverOpt{noMessageBody: true})
+	ctx := context.Background()
+	d.rawEvent(ctx, "ansible/TaskCompletedOnHost", 1, attribute.MapValue(attribute.String("taskName", "before")))
+	d.rawEvent(ctx, "ansible/TaskCompletedOnHost", 2, secretKeys(55_000))
+	d.flush(t)
+	d.rawEvent(ctx, "ansible/TaskCompletedOnHost", 3, attribute.MapValue(attribute.String("taskName", "after")))
+	d.flush(t)
+
+	msgs := cons.waitFor(t, 60*time.Second, "3 messages", func(m []message) bool { return len(onTopic(m, topic)) >= 3 })
+	for _, m := range msgs {
+		if len(m.Value) > 900_000 {
+			t.Errorf("a message of %d bytes reached Kafka, over the 900000 limit", len(m.Value))
+		}
+	}
+	got := bySequence(t, msgs, topic)
+	if got[2]["truncated"] != true || got[2]["progressEventType"] != "ansible/TaskCompletedOnHost" {
+		t.Errorf("the record redaction made too large: truncated=%v type=%v, want it cut and marked", got[2]["truncated"], got[2]["progressEventType"])
+	}
+	if det, _ := got[3]["details"].(map[string]any); det["taskName"] != "after" {
+		t.Errorf("the record after it: %v", got[3])
+	}
+	oversizeCounted(t, col, "cut", 1)
+	if n := col.metric("otelcol_kafka_exporter_records", map[string]string{"outcome": "failure"}); n != 0 {
+		t.Errorf("Kafka refused %v records", n)
+	}
+}
+
+// With a small limit (2000 bytes), every message that reaches Kafka is
+// within it, on both paths, whatever redaction did: records over it are
+// cut and marked truncated, or replaced by a common/EventsDropped report,
+// and counted. Sizes step across the limit, with text that JSON escapes
+// differently from one encoder to another (<, >, &, quotes, control
+// characters) and secret-named keys that redaction enlarges.
+func TestSizeGuardSmallLimit(t *testing.T) {
+	const limit = 2000
+	const topic = "progress_events_tenant-a"
+	for _, path := range []string{"fast", "stock"} {
+		t.Run(path, func(t *testing.T) {
+			b := startBroker(t)
+			cons := startConsumer(t, b.addr())
+			col := newCollector(t, b.addr(), []string{"tenant-a"}, map[string]string{"PROGRESS_MAX_MESSAGE_BYTES": strconv.Itoa(limit)})
+			col.start()
+			d := newDriver(t, col.grpc, driverOpt{noMessageBody: path == "stock"})
+			env := progress.Envelope{Scope: map[string]string{"tenant": "tenant-a"}}
+			n := 0
+			for size := 1500; size <= 2600; size += 50 {
+				for _, fill := range []string{"x", "<&>", "\"\\\t"} {
+					text := strings.Repeat(fill, size/len(fill)/2)
+					details := map[string]any{"n": n, "text": text[:min(len(text), 4000)]}
+					for i := range (size - len(text)) / 20 {
+						details[fmt.Sprintf("token%05d", i)] = ""
+					}
+					if err := d.rec.Record(context.Background(), progress.Event{Type: "demo/Sized", Envelope: env, Details: details}); err != nil {
+						t.Fatal(err)
+					}
+					n++
+				}
+			}
+			d.flush(t)
+			msgs := cons.waitFor(t, 60*time.Second, strconv.Itoa(n)+" messages", func(m []message) bool { return len(onTopic(m, topic)) >= n })
+			cut := 0
+			for _, m := range onTopic(msgs, topic) {
+				if len(m.Value) > limit {
+					t.Errorf("a message of %d bytes reached Kafka, over the %d limit: %.200s", len(m.Value), limit, m.Value)
+				}
+				body := m.body(t)
+				if body["truncated"] == true || body["progressEventType"] == progress.TypeEventsDropped {
+					cut++
+				}
+			}
+			if cut == 0 || cut == n {
+				t.Fatalf("%d of %d records cut: the sizes do not straddle the limit", cut, n)
+			}
+			total := col.metric("otelcol_processor_tnco_oversize_records", nil)
+			if total != float64(cut) {
+				t.Errorf("otelcol_processor_tnco_oversize_records = %v, want the %d records cut or reported", total, cut)
+			}
+		})
+	}
+}

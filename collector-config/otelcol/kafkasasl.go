@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/kafka/configkafka"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/exporter"
+	"go.uber.org/zap"
+)
+
+// A wrong SASL username or password must be named in the collector's log.
+// The kafka exporter's client (franz-go) logs a failed SASL exchange only
+// when the broker answers with an error code; a broker that ends the
+// connection instead (as some do, and the kfake test broker does) leaves
+// only "EOF" and "context deadline exceeded" in the exporter's retries,
+// and the events wait in the queue with no word of why.
+//
+// So each kafka logs exporter of this distribution also probes its
+// brokers with the same client settings (brokers, TLS, SASL): a client of
+// its own that watches the SASL exchange. When an exchange began and the
+// connection failed before the broker accepted it, the probe logs, at
+// error level, that Kafka refused the SASL authentication, with the
+// mechanism and the username (never the password). It probes at start and
+// then every saslProbeInterval until one exchange succeeds, and stops with
+// the exporter.
+
+// saslProbeInterval is the time between two probes while they fail.
+const saslProbeInterval = 30 * time.Second
+
+// saslProbeTimeout bounds one probe.
+const saslProbeTimeout = 5 * time.Second
+
+// saslRefused is the log message of a refused authentication; the
+// end-to-end tests look for it.
+const saslRefused = "Kafka refused the SASL authentication: check the mechanism, username and password (TNCO_KAFKA_SASL)"
+
+// withSASLProbe returns the kafka exporter factory f with the probe added
+// to its logs exporters.
+func withSASLProbe(f exporter.Factory) exporter.Factory {
+	return exporter.NewFactory(f.Type(), f.CreateDefaultConfig,
+		exporter.WithLogs(func(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
+			e, err := f.CreateLogs(ctx, set, cfg)
+			if err != nil {
+				return nil, err
+			}
+			kc, ok := cfg.(*kafkaexporter.Config)
+			if !ok {
+				return e, nil
+			}
+			mech := saslMechanism(&kc.Authentication)
+			if mech == nil {
+				return e, nil
+			}
+			return &probedLogs{Logs: e, probe: &saslProbe{logger: set.Logger, cfg: kc.ClientConfig, mech: mech}}, nil
+		}, f.LogsStability()),
+		exporter.WithTraces(f.CreateTraces, f.TracesStability()),
+		exporter.WithMetrics(f.CreateMetrics, f.MetricsStability()),
+	)
+}
+
+// saslMechanism builds the mechanism the exporter's client uses, for the
+// mechanisms whose failure a probe can tell (PLAIN and SCRAM); nil for
+// none or another.
+func saslMechanism(a *configkafka.AuthenticationConfig) func() sasl.Mechanism {
+	if p := a.PlainText; p != nil {
+		return func() sasl.Mechanism { return plain.Auth{User: p.Username, Pass: p.Password}.AsMechanism() }
+	}
+	s := a.SASL
+	if s == nil {
+		return nil
+	}
+	switch strings.ToUpper(s.Mechanism) {
+	case "PLAIN":
+		return func() sasl.Mechanism { return plain.Auth{User: s.Username, Pass: s.Password}.AsMechanism() }
+	case "SCRAM-SHA-256":
+		return func() sasl.Mechanism { return scram.Auth{User: s.Username, Pass: s.Password}.AsSha256Mechanism() }
+	case "SCRAM-SHA-512":
+		return func() sasl.Mechanism { return scram.Auth{User: s.Username, Pass: s.Password}.AsSha512Mechanism() }
+	}
+	return nil
+}
+
+// probedLogs is a kafka logs exporter with its probe.
+type probedLogs struct {
+	exporter.Logs
+	probe *saslProbe
+}
+
+func (p *probedLogs) Start(ctx context.Context, host component.Host) error {
+	if err := p.Logs.Start(ctx, host); err != nil {
+		return err
+	}
+	p.probe.start()
+	return nil
+}
+
+func (p *probedLogs) Shutdown(ctx context.Context) error {
+	p.probe.stop()
+	return p.Logs.Shutdown(ctx)
+}
+
+// saslProbe checks the brokers' SASL authentication in the background.
+type saslProbe struct {
+	logger *zap.Logger
+	cfg    configkafka.ClientConfig
+	mech   func() sasl.Mechanism
+
+	once   sync.Once
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func (p *saslProbe) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	p.cancel, p.done = cancel, make(chan struct{})
+	go func() {
+		defer close(p.done)
+		for {
+			if p.try(ctx) {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(saslProbeInterval):
+			}
+		}
+	}()
+}
+
+func (p *saslProbe) stop() {
+	p.once.Do(func() {
+		if p.cancel != nil {
+			p.cancel()
+			<-p.done
+		}
+	})
+}
+
+// try probes once; true when an exchange succeeded, or when probing
+// cannot tell anything (the TLS settings do not load: the exporter
+// reports that itself).
+func (p *saslProbe) try(ctx context.Context) bool {
+	m := &watchedMechanism{Mechanism: p.mech()}
+	opts := []kgo.Opt{kgo.SeedBrokers(p.cfg.Brokers...), kgo.SASL(m), kgo.DisableClientMetrics(),
+		kgo.RequestRetries(0), kgo.DialTimeout(saslProbeTimeout)}
+	tlsCfg := p.cfg.TLS
+	if tlsCfg == nil {
+		tlsCfg = p.cfg.Authentication.TLS
+	}
+	if tlsCfg != nil {
+		c, err := tlsCfg.LoadTLSConfig(ctx)
+		if err != nil {
+			return true
+		}
+		if c != nil {
+			opts = append(opts, kgo.DialTLSConfig(c.Clone()))
+		}
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return true
+	}
+	defer cl.Close()
+	pctx, cancel := context.WithTimeout(ctx, saslProbeTimeout)
+	defer cancel()
+	err = cl.Ping(pctx)
+	if err == nil || m.accepted.Load() {
+		return true
+	}
+	if err != nil && m.began.Load() && ctx.Err() == nil {
+		p.logger.Error(saslRefused, zap.String("mechanism", m.Name()), zap.String("username", username(&p.cfg.Authentication)),
+			zap.Strings("brokers", p.cfg.Brokers), zap.Error(err))
+	}
+	return false
+}
+
+func username(a *configkafka.AuthenticationConfig) string {
+	if a.PlainText != nil {
+		return a.PlainText.Username
+	}
+	if a.SASL != nil {
+		return a.SASL.Username
+	}
+	return ""
+}
+
+// watchedMechanism is a SASL mechanism that records whether an exchange
+// began and whether the broker accepted one.
+type watchedMechanism struct {
+	sasl.Mechanism
+	began, accepted atomic.Bool
+}
+
+func (m *watchedMechanism) Authenticate(ctx context.Context, host string) (sasl.Session, []byte, error) {
+	s, first, err := m.Mechanism.Authenticate(ctx, host)
+	if err != nil {
+		return s, first, err
+	}
+	m.began.Store(true)
+	return &watchedSession{Session: s, m: m}, first, nil
+}
+
+type watchedSession struct {
+	sasl.Session
+	m *watchedMechanism
+}
+
+// Challenge passes the broker's message on; for SCRAM, done without error
+// means the client verified the broker's final message, so the broker
+// accepted the credentials. PLAIN has no such message: the probe's
+// request succeeding is its proof.
+func (s *watchedSession) Challenge(resp []byte) (bool, []byte, error) {
+	done, out, err := s.Session.Challenge(resp)
+	if done && err == nil && strings.HasPrefix(s.m.Name(), "SCRAM") {
+		s.m.accepted.Store(true)
+	}
+	return done, out, err
+}
