@@ -172,6 +172,7 @@ func (e *LiveExporter) Export(ctx context.Context, records []sdklog.Record) erro
 		return nil
 	}
 	e.mu.Lock()
+	e.model.batched = true
 	wall := e.now()
 	for i := range records {
 		e.model.apply(&records[i], wall)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -36,12 +37,14 @@ func bigModel(b *testing.B, kind string) (*liveModel, time.Time) {
 	tracer := p.tp.Tracer("bench")
 	switch kind {
 	case "terraform":
-		// 1,000 resources as spans under the run: 992 created (changed:
-		// their rows stay), 8 running.
+		// 1,000 resources as spans under the run: 992 failed (their
+		// rows stay until the operation ends; created ones would
+		// collapse), 8 running.
 		for i := range 1000 {
 			_, s := tracer.Start(ctx, fmt.Sprintf("create aws_instance.web[%d]", i), trace.WithTimestamp(at))
 			if i >= 8 {
-				s.SetAttributes(attribute.String(outcome.Key, outcome.Changed))
+				s.SetAttributes(attribute.String(outcome.Key, outcome.Failed))
+				s.SetStatus(codes.Error, "quota exceeded")
 				s.End(trace.WithTimestamp(at.Add(time.Second)))
 			}
 		}

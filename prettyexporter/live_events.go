@@ -122,6 +122,9 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts,
 	}
 	switch v.Name {
 	case typeOperationStarted:
+		if node != nil {
+			node.op = true // its parts are the operation's: see maxCollapsedLeaves
+		}
 		if op, ok := detailString(v, "operation"); ok && op != "" && (head || t.op == "") {
 			t.op = safeText(op, maxLabelBytes)
 			if head {

@@ -34,8 +34,10 @@ const (
 	numStatus
 )
 
-// success reports whether a finished part collapses: nothing to look at.
-func (s liveStatus) success() bool { return s == stOK || s == stSkipped }
+// success reports whether a finished part went as planned: ok,
+// skipped or changed. A change is what a run is for, not something to
+// look at.
+func (s liveStatus) success() bool { return s == stOK || s == stSkipped || s == stChanged }
 
 func (s liveStatus) finished() bool { return s >= stSkipped }
 
@@ -62,10 +64,11 @@ type liveNode struct {
 	start, end time.Time
 	counts     [numStatus]int32 // finished children by status, folded ones included
 
-	headerOut bool  // its row was printed above as a header of collapsed lines
-	told      bool  // msg came from a record (a warning's or a failure's text), not the span's status
-	running   int32 // children not finished yet
-	collapsed int32 // children printed above as collapsed lines
+	headerOut bool     // its row was printed above as a header of collapsed lines
+	told      bool     // msg came from a record (a warning's or a failure's text), not the span's status
+	op        bool     // its span recorded common/OperationStarted: an operation under a driver's or the CLI's span
+	running   int32    // children not finished yet
+	collapsed [2]int32 // children without children of their own printed above as lines: unchanged, changed
 
 	span        trace.SpanID // the span it shows (kindSpan, and the root of a tree with a head span)
 	parent      *liveNode
@@ -176,6 +179,11 @@ type liveModel struct {
 	ended    [64]liveKey // recently ended operations: late records print as lines
 	endedAt  int
 	endedSet map[liveKey]struct{}
+
+	// How records come: direct through LogProcessor, batched through
+	// Export. A tree waits headGrace after its head span's end unless
+	// every record came direct.
+	direct, batched bool
 
 	plain      bool // plain lines instead of the live area
 	flat       bool // one pretty line per record, nothing else (OTEL_LOGS_EXPORTER=pretty)
@@ -367,10 +375,17 @@ func (m *liveModel) closeDue(wall time.Time) {
 	}
 }
 
+// quiet reports whether a finished part has nothing left to show: it
+// succeeded (ok, skipped or changed), with no message and no part of its
+// own still shown. Its parent's counts say the rest.
+func (n *liveNode) quiet() bool {
+	return n.status.success() && n.msg == "" && n.first == nil
+}
+
 // finish gives n its final status, folds into its counts the children
-// that say nothing its row does not (successes), counts it in its parent,
-// and collapses it to one line above the live area when it succeeded
-// with nothing left to show.
+// that say nothing its row does not, counts it in its parent, and
+// collapses it to one line above the live area when it has nothing left
+// to show.
 func (m *liveModel) finish(n *liveNode, st liveStatus, end time.Time) {
 	if n.status.finished() {
 		return
@@ -379,7 +394,7 @@ func (m *liveModel) finish(n *liveNode, st liveStatus, end time.Time) {
 	m.gen++
 	for k := n.first; k != nil; {
 		next := k.next
-		if k.status.success() && k.first == nil || k.status == st && st == stChanged && k.msg == "" && k.first == nil {
+		if k.quiet() {
 			m.remove(k) // the row's counts say it
 		}
 		k = next
@@ -390,25 +405,38 @@ func (m *liveModel) finish(n *liveNode, st liveStatus, end time.Time) {
 	}
 	p.counts[st]++
 	p.running--
-	if st.success() && n.first == nil {
+	if n.quiet() {
 		m.collapse(n)
 	}
 }
 
-// maxCollapsedLeaves bounds the lines printed above for the top rows
-// without children of one operation (the resources of a destroy): past
-// it they are only counted, in the final header's counts. Rows without
-// children further down (the hosts of a task) print no line of their
-// own: their parent's row counts them when it collapses.
+// maxCollapsedLeaves bounds the lines printed above for the parts
+// without children of an operation (the resources of a destroy): the
+// rows under the tree's head, or under a row whose span recorded
+// common/OperationStarted (a tool's operation span under a driver's or
+// the CLI's span). Past it they are only counted, in their parent's
+// counts. The bound holds for unchanged rows (ok, skipped) and for
+// changed ones apart, so that a plan's refreshes do not use up the lines
+// of the changes after them. Rows without children further down (an
+// Ansible task's hosts, a resource's provisioners) print no line of
+// their own: their parent's row counts them when it collapses.
 const maxCollapsedLeaves = 10
 
-// collapse prints a finished, successful node as one line above the live
-// area (under the headers of its ancestors, printed once) and removes it.
+// collapse prints a finished node with nothing left to show as one line
+// above the live area (under the headers of its ancestors, printed once)
+// and removes it.
 func (m *liveModel) collapse(n *liveNode) {
 	p := n.parent
-	if !m.plain && (n.grouped() || p.kind == kindRoot && p.collapsed < maxCollapsedLeaves) {
-		p.collapsed++
-		m.printCollapsed(n)
+	if !m.plain {
+		top := p.kind == kindRoot || p.op
+		c := &p.collapsed[0]
+		if n.status == stChanged {
+			c = &p.collapsed[1]
+		}
+		if n.grouped() || top && *c < maxCollapsedLeaves {
+			*c++
+			m.printCollapsed(n)
+		}
 	}
 	m.remove(n)
 }

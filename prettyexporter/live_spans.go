@@ -44,6 +44,7 @@ func (l liveLogs) OnEmit(_ context.Context, r *sdklog.Record) error {
 		return nil
 	}
 	e.mu.Lock()
+	e.model.direct = true
 	e.model.apply(r, e.now())
 	e.mu.Unlock()
 	e.signal()
@@ -98,8 +99,9 @@ func (liveSpans) ForceFlush(context.Context) error { return nil }
 
 // headGrace is how long a tree stays after its head span ended, for the
 // records recorded before the end that a batching processor still holds
-// (OperationCompleted, the last failure): a tree fed by LogProcessor has
-// them already.
+// (OperationCompleted, the last failure). A model fed only by
+// LogProcessor has them already: its tree ends with its head span, so
+// that its final state comes before the next operation's lines.
 const headGrace = 500 * time.Millisecond
 
 // spanStart adds a span's row: under its parent's row when the view
@@ -148,7 +150,8 @@ func (m *liveModel) spanStart(sc trace.SpanContext, parent trace.SpanContext, na
 }
 
 // spanEnd finishes a span's row with the status its span ended with. The
-// head's end ends the tree, after headGrace.
+// head's end ends the tree: at once when every record came through
+// LogProcessor, else after headGrace.
 func (m *liveModel) spanEnd(sc trace.SpanContext, end time.Time, code codes.Code, desc, out string, wall time.Time) {
 	k := spanKey{sc.TraceID(), sc.SpanID()}
 	n := m.spans[k]
@@ -171,6 +174,10 @@ func (m *liveModel) spanEnd(sc trace.SpanContext, end time.Time, code codes.Code
 					t.msg = safeText(failureText(st, desc), maxMsgBytes)
 				}
 			}
+		}
+		if m.direct && !m.batched {
+			m.endTree(t, wall)
+			return
 		}
 		t.closing = wall.Add(headGrace)
 		return

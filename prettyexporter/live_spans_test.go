@@ -9,9 +9,12 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/log"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/internal/base/outcome"
+	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -253,23 +256,106 @@ func TestLiveSpansCancelled(t *testing.T) {
 	mustNotContain(t, out, "▸", "running")
 }
 
-// TestLiveSpansWideDestroy: a destroy of 50 resources at 120 columns: a
-// few collapsed lines, then only counts, and no line wider than the
-// terminal.
+// TestLiveSpansWideDestroy: a destroy of 50 resources at 120 columns, as
+// the adapter reports it (refreshes ok, deletes changed): a few collapsed
+// lines for each, the refreshes not using up the deletes' lines, then
+// only counts, no row left for the final block, and no line wider than
+// the terminal.
 func TestLiveSpansWideDestroy(t *testing.T) {
 	k := newSpanKit(t)
 	ctx, run := k.start(k.p.ctx, "tofu destroy", 0)
 	k.record(ctx, progress.OperationStarted("Destroy"), 0)
+	name := func(i int) string {
+		return "module.cluster.aws_instance.worker_node_with_a_long_name[" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + "]"
+	}
 	for i := range 50 {
-		_, s := k.start(ctx, "delete module.cluster.aws_instance.worker_node_with_a_long_name["+strings.Repeat("x", i%7)+string(rune('a'+i%26))+"]", float64(i)/10)
-		end(s, float64(i)/10+0.05, outcome.OK, "")
-		k.record(ctx, progress.Progress(int64(i+1), 50, "resources"), float64(i)/10+0.05)
+		_, s := k.start(ctx, "refresh "+name(i), float64(i)/100)
+		end(s, float64(i)/100+0.005, outcome.OK, "")
 	}
-	k.record(ctx, progress.OperationCompleted("Destroy", 5*time.Second), 5)
-	end(run, 5, "", "")
+	for i := range 50 {
+		_, s := k.start(ctx, "delete "+name(i), 1+float64(i)/10)
+		end(s, 1+float64(i)/10+0.05, outcome.Changed, "")
+		k.record(ctx, progress.Progress(int64(i+1), 50, "resources"), 1+float64(i)/10+0.05)
+	}
+	k.record(ctx, progress.OperationCompleted("Destroy", 6*time.Second), 6)
+	end(run, 6, "", "")
 	out := k.final(120)
-	if n := strings.Count(out, "✓ delete "); n != maxCollapsedLeaves {
-		t.Errorf("%d collapsed lines, want %d:\n%s", n, maxCollapsedLeaves, out)
+	for _, what := range []string{"✓ refresh ", "✓ delete "} {
+		if n := strings.Count(out, what); n != maxCollapsedLeaves {
+			t.Errorf("%d collapsed lines %q, want %d:\n%s", n, what, maxCollapsedLeaves, out)
+		}
 	}
-	mustContain(t, out, "in all:  50 ok", "50/50 resources")
+	mustContain(t, out, "in all:  50 changed · 50 ok", "50/50 resources")
+	if n := len(splitLines([]byte(out))); n > 2*maxCollapsedLeaves+3 {
+		t.Errorf("%d lines:\n%s", n, out)
+	}
+}
+
+// TestLiveSpansWrappedOperation: a tool's operation span under a driver's
+// (or the CLI's) span, the operation recorded in it: its parts print
+// their collapsed lines as the head's would, their own parts (a
+// resource's provisioner) none; the operation's row collapses with its
+// counts.
+func TestLiveSpansWrappedOperation(t *testing.T) {
+	k := newSpanKit(t)
+	ctx, drv := k.start(k.p.ctx, "Install", 0)
+	octx, op := k.start(ctx, "tofu apply", 0)
+	k.record(octx, progress.OperationStarted("Install"), 0)
+	rctx, r := k.start(octx, "create terraform_data.network", 0.1)
+	_, prov := k.start(rctx, "provision local-exec", 0.1)
+	end(prov, 0.2, outcome.OK, "")
+	end(r, 0.3, outcome.Changed, "")
+	_, db := k.start(octx, "create terraform_data.database", 0.3)
+	end(db, 0.4, outcome.Changed, "")
+	k.record(octx, progress.OperationCompleted("Install", 500*time.Millisecond), 0.5)
+	end(op, 0.5, outcome.Changed, "")
+	end(drv, 0.5, "", "")
+	out := k.final(100)
+	mustContain(t, out, "  ✓ create terraform_data.network  1 ok", "  ✓ create terraform_data.database  changed",
+		"✓ tofu apply  2 changed", "✓ Install")
+	mustNotContain(t, out, "provision local-exec", "▸")
+	if n := strings.Count(out, "create terraform_data.network"); n != 1 {
+		t.Errorf("the resource printed %d times:\n%s", n, out)
+	}
+}
+
+// TestLiveSpansHeadEndsTree: with records fed by LogProcessor, an
+// operation's tree ends with its head span (a driver's span around a
+// tool's operation span, which records the operation's end): its final
+// state is in the scrollback before the next operation's lines, at the
+// width it had, whatever the terminal does next.
+func TestLiveSpansHeadEndsTree(t *testing.T) {
+	const width, height = 100, 20
+	out := &vtWriter{t: t, vt: newVT(width, height), w: width, h: height}
+	e, _ := NewLive(WithWriter(out), WithLiveMode(LiveTerminal), WithTerminalSize(out.size), WithColor(ColorNever))
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(progress.DefaultRedactor())),
+		sdklog.WithProcessor(e.LogProcessor()))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(e.SpanProcessor()))
+	rec := progress.NewRecorder(progress.WithLoggerProvider(lp))
+	tr := tp.Tracer("driver")
+	for _, op := range []string{"Install", "Uninstall"} {
+		ctx, drv := tr.Start(context.Background(), op)
+		octx, span := tr.Start(ctx, "tofu "+op)
+		if err := rec.Record(octx, progress.OperationStarted(op)); err != nil {
+			t.Fatal(err)
+		}
+		_, r := tr.Start(octx, op+" terraform_data.network")
+		r.SetAttributes(attribute.String(outcome.Key, outcome.Changed))
+		r.End()
+		if err := rec.Record(octx, progress.OperationCompleted(op, time.Millisecond)); err != nil {
+			t.Fatal(err)
+		}
+		span.SetAttributes(attribute.String(outcome.Key, outcome.Changed))
+		span.End()
+		drv.End()
+	}
+	_ = tp.Shutdown(context.Background())
+	if err := lp.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	hist := strings.Join(out.history(), "\n")
+	final, next := strings.Index(hist, "✓ Install  trace"), strings.Index(hist, "Uninstall terraform_data.network")
+	if final < 0 || next < 0 || final > next {
+		t.Errorf("the first operation's final state is not before the second's lines:\n%s", hist)
+	}
 }

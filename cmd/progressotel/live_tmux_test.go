@@ -75,10 +75,14 @@ func checkFinished(t *testing.T, history []string, header string) {
 }
 
 // TestRunNestedInTmux: a run whose command runs another progressotel run
-// (a script calling the CLI again): the nested run's span, handed over
-// the socket, is a row of the outer live tree while it runs, and its
-// failure is in the outer run's final screen and failure summary, with
-// the nested command's status. Rows never reach the pane's width.
+// (a script calling the CLI again): the nested run's spans, handed over
+// the socket, are rows of the outer live tree while it runs, where the
+// CLI's spans put them: the outer operation (Deploy), the nested run's
+// span named after its executable (sh), the nested operation (migrate).
+// Its failure is in the outer run's final screen and failure summary,
+// with the nested command's status. The nested runs, which inherit
+// OTEL_LOGS_EXPORTER=live, print nothing of their own through the outer
+// view. Rows never reach the pane's width.
 func TestRunNestedInTmux(t *testing.T) {
 	bin := filepath.Join(binDir, "progressotel")
 	script := fmt.Sprintf(`%[1]s run --operation migrate -- sh -c "sleep 1.5; exit 3"; `+
@@ -89,8 +93,9 @@ func TestRunNestedInTmux(t *testing.T) {
 	sawNested := false
 	last := pane.Wait(2*time.Minute, func(lines []string) {
 		area := pane.CheckLiveArea(t, lines)
-		for i, l := range area {
-			if i > 0 && strings.HasPrefix(l, "  ▸ migrate") {
+		for i := 3; i < len(area); i++ {
+			if strings.HasPrefix(area[i-2], "  ▸ Deploy") && strings.HasPrefix(area[i-1], "    ▸ sh") &&
+				strings.HasPrefix(area[i], "      ▸ migrate") {
 				sawNested = true
 			}
 		}
@@ -103,9 +108,15 @@ func TestRunNestedInTmux(t *testing.T) {
 	}
 	history := pane.History()
 	joined := strings.Join(history, "\n")
-	for _, want := range []string{"✓ Deploy  ", "  ✗ migrate  failed", "✗ Deploy finished with failures: 1 failure"} {
+	for _, want := range []string{"✓ Deploy  ", "      ✗ migrate  failed  sh exited with status 3",
+		"✗ Deploy finished with failures: 1 failure", "  ✗ Deploy › sh › migrate  failed"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("missing %q:\n%s", want, joined)
+		}
+	}
+	for _, own := range []string{"operation=seed", "operation=migrate", "migrate failed:", "seed  trace"} {
+		if strings.Contains(joined, own) {
+			t.Errorf("a nested run printed %q of its own:\n%s", own, joined)
 		}
 	}
 	checkFinished(t, history, "✓ Deploy")

@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/progressotel/progressotel/cmd/progressotel/internal/handoff"
+	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/wire"
 	"github.com/progressotel/progressotel/propagation"
@@ -143,7 +144,11 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	if setting == exportersUnset {
 		warnf(stdio.stderr, "%s", noExporterWarning)
 	}
-	tel, err := setupTelemetry(ctx, &o.commonOptions, setting == exportersSet, true, stdio.stderr)
+	var extra []otelbridge.Option
+	if names, ok := nestedExporters(&o.commonOptions); ok && setting == exportersSet {
+		extra = append(extra, otelbridge.WithExporters(names...))
+	}
+	tel, err := setupTelemetry(ctx, &o.commonOptions, setting == exportersSet, true, stdio.stderr, extra...)
 	if err != nil {
 		warnf(stdio.stderr, "telemetry: %v: the command runs without it", err)
 	}
