@@ -71,8 +71,22 @@ func (c *Child) stopRun() bool {
 	}
 	killGroups(groups)
 	c.killOwn(pid)
+	// A SIGKILL takes effect asynchronously: wait, briefly, until the
+	// killed groups have no member left, so that no process of the run is
+	// still there when the caller is told the run is over.
+	killed := groups
+	if !c.stop.InheritGroup {
+		killed = append(killed, pid)
+	}
+	for end := time.Now().Add(killWait); anyAlive(killed) && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	return true
 }
+
+// killWait bounds the wait for SIGKILLed groups to empty (a zombie that
+// nothing reaps keeps its group alive).
+const killWait = 2 * time.Second
 
 // killOwn kills the child's group, or the child alone when it shares the
 // caller's group.
