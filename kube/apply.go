@@ -74,7 +74,7 @@ type conditionStream struct {
 // DefaultConditionStreams returns which conditions of an object become
 // transitions on which stream by default: provisioning carries Available,
 // or Ready for an object without Available; lifecycle carries Active (the
-// seed's streams).
+// provisioninglog's streams).
 func DefaultConditionStreams() map[string][]string {
 	return map[string][]string{
 		progress.StreamProvisioning: {"Available", "Ready"},

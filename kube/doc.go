@@ -7,7 +7,7 @@
 // depends on Kubernetes. Its command progressotel-kube (cmd/progressotel-kube)
 // is the Applier for drivers in other languages.
 //
-// # The seed's call
+// # provisioninglog's call
 //
 // Emit has the signature of unikorn-cloud's provisioninglog.Emit, so a
 // controller switches by changing its import:
@@ -32,7 +32,7 @@
 //
 // # Edge-triggering
 //
-// Emit, like the seed's, emits every time it is called. Reconcilers run on
+// Emit, like provisioninglog's, emits every time it is called. Reconcilers run on
 // every poll, so use EmitIfChanged with the condition read from the object
 // before this reconcile changed it, after the status update succeeded:
 //

@@ -16,7 +16,7 @@ import (
 	"github.com/progressotel/progressotel/progress"
 )
 
-// The labels of the seed's tenant scope.
+// The labels of provisioninglog's tenant scope.
 const (
 	LabelOrganization = "unikorn-cloud.org/organization"
 	LabelProject      = "unikorn-cloud.org/project"
@@ -93,7 +93,7 @@ func scopeLabels(m map[string]string) []scopeLabel {
 var defaultEmitter = NewEmitter()
 
 // Emit writes one condition transition of object on stream through the
-// default Emitter, with the seed's signature. It returns nothing: a
+// default Emitter, with provisioninglog's signature. It returns nothing: a
 // transition rejected by validation (a bad stream name, an empty status)
 // is counted by the Recorder (progress.Stats, progress.events.invalid) and
 // logged through the logr logger of ctx, if ctx has one.

@@ -38,7 +38,7 @@
 //	14:03:07.412 INF ansible/TaskStarted  Play/site.yml  4bf92f35  tx=tx-1  taskName="Install nginx" argsHidden=false
 //	14:03:09.020 INF provisioning  Cluster/foo  False (Provisioning) → True (Provisioned) "Cluster is ready"
 //
-// The JSON format is the seed schema (eventType, progressEventType, nested
+// The JSON format is Ignition's schema (eventType, progressEventType, nested
 // details) plus @timestamp, level, traceId, spanId and every tracectx.*
 // attribute as a top-level field; docs/formats.md has the exact shape.
 //

@@ -15,7 +15,7 @@ import (
 )
 
 // JSONExporter writes one JSON object per record and line, in the shape of
-// docs/formats.md: the seed schema (eventType, progressEventType, nested
+// docs/formats.md: Ignition's schema (eventType, progressEventType, nested
 // details) with @timestamp, level, traceId, spanId and every tracectx.*
 // attribute as a top-level field, as Ignition's logstash lines had them.
 //

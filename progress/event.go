@@ -94,7 +94,7 @@ type Transition struct {
 	Envelope
 }
 
-// Streams of seed 004.
+// Streams of provisioninglog (unikorn-cloud).
 const (
 	// StreamProvisioning carries Available-condition transitions.
 	StreamProvisioning = "provisioning"

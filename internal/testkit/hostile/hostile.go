@@ -1,6 +1,6 @@
 // Package hostile builds the hostile and careless details that the
 // limits, the redactor and the no-panic guarantee are tested and
-// benchmarked against: the classes of issue 12, as named shapes and as a
+// benchmarked against: the classes of input that once broke the hard limits, as named shapes and as a
 // generator driven by fuzz input.
 package hostile
 
@@ -153,7 +153,7 @@ type Shape struct {
 	Cut bool
 }
 
-// Shapes returns the worst inputs of issue 12, each built at the given
+// Shapes returns the worst inputs, each built at the given
 // scale (1 is the issue's size; 10 is ten times larger, for showing that
 // the cost of Record no longer grows with the input).
 func Shapes(scale int) []Shape {

@@ -41,7 +41,7 @@ const (
 // basicCredential is base64("deploy:basic-corpus-pw").
 var basicCredential = base64.StdEncoding.EncodeToString([]byte("deploy:basic-corpus-pw"))
 
-// Cases are the corpus. The first ones are issue 23's, as seen in real
+// Cases are the corpus. The first ones are those seen in real
 // runs; the others are the remaining shapes the redaction finds.
 var Cases = []Case{
 	{Name: "ghp token in a command line (args._raw_params)",

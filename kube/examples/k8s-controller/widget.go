@@ -12,7 +12,7 @@ import (
 
 var groupVersion = schema.GroupVersion{Group: "demo.progressotel.io", Version: "v1alpha1"}
 
-// Condition types of seed 004: Available carries provisioning, Active the
+// Condition types of provisioninglog: Available carries provisioning, Active the
 // lifecycle (power) state.
 const (
 	conditionAvailable = "Available"
