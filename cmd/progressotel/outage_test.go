@@ -16,7 +16,7 @@ import (
 )
 
 // A real OTLP/HTTP endpoint gets the run's events, the emits' among them,
-// and its span.
+// its span and its metrics.
 func TestRunExportsEventsAndSpanOverOTLP(t *testing.T) {
 	srv := otlptest.StartHTTP(t)
 	r := runPO(t, []string{"OTEL_LOGS_EXPORTER=", "OTEL_EXPORTER_OTLP_ENDPOINT=http://" + srv.Addr},
@@ -43,6 +43,10 @@ func TestRunExportsEventsAndSpanOverOTLP(t *testing.T) {
 		t.Fatalf("the operation's span %q is not a child of the run's %q", op.Span.GetName(), cli.Span.GetName())
 	}
 	assertCLISpan(t, cli, "sh", 0)
+	// The run's metrics go to the same endpoint, as to a collector.
+	if names := srv.MetricNames(); !slices.Contains(names, "cicd.pipeline.run.duration") {
+		t.Errorf("collector got metrics %v, want cicd.pipeline.run.duration", names)
+	}
 }
 
 // assertCLISpan checks the span of `progressotel run` against the CLI

@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	collogspb "go.opentelemetry.io/proto/otlp/collector/logs/v1"
+	colmetricspb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 )
 
 // HTTPServer is a real OTLP/HTTP endpoint (http/protobuf) on 127.0.0.1,
-// serving /v1/logs and /v1/traces over HTTP/1.1 like a collector's
+// serving /v1/logs, /v1/traces and /v1/metrics over HTTP/1.1 like a collector's
 // OTLP/HTTP port.
 type HTTPServer struct {
 	// Addr is the address the server listens on, on 127.0.0.1.
@@ -26,6 +27,7 @@ type HTTPServer struct {
 	spans int
 	held  gate
 	spanStore
+	metricStore
 }
 
 // Hold makes requests wait, as a collector that accepts the connection and
@@ -81,6 +83,14 @@ func startHTTP(t testing.TB, cert *tls.Certificate) *HTTPServer {
 		s.mu.Unlock()
 		s.keep(req)
 		reply(w, &coltracepb.ExportTraceServiceResponse{})
+	})
+	mux.HandleFunc("POST /v1/metrics", func(w http.ResponseWriter, r *http.Request) {
+		req := &colmetricspb.ExportMetricsServiceRequest{}
+		if !s.wait(r) || !decode(w, r, req) {
+			return
+		}
+		s.keepMetrics(req)
+		reply(w, &colmetricspb.ExportMetricsServiceResponse{})
 	})
 	srv := &http.Server{Handler: mux}
 	if cert != nil {

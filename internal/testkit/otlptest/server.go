@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploggrpc"
 	collogspb "go.opentelemetry.io/proto/otlp/collector/logs/v1"
+	colmetricspb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
@@ -27,7 +28,7 @@ import (
 	"github.com/progressotel/progressotel/progress/wire"
 )
 
-// Server is a real OTLP/gRPC logs (and traces) endpoint on 127.0.0.1 that a test
+// Server is a real OTLP/gRPC logs (and traces, metrics) endpoint on 127.0.0.1 that a test
 // stops and restarts on the same port, to play a collector that goes away
 // and comes back. It keeps every request it accepted, and their wire bytes.
 type Server struct {
@@ -52,6 +53,7 @@ type Server struct {
 	fail int           // reject the next fail requests
 	got  chan struct{} // one signal per accepted request
 	spanStore
+	metricStore
 }
 
 // traceService is the server's OTLP trace service: it keeps every span
@@ -110,6 +112,7 @@ func (s *Server) Start(t testing.TB) {
 	srv := grpc.NewServer(opts...)
 	collogspb.RegisterLogsServiceServer(srv, s)
 	coltracepb.RegisterTraceServiceServer(srv, traceService{s: s})
+	colmetricspb.RegisterMetricsServiceServer(srv, metricsService{s: s})
 	s.mu.Lock()
 	s.srv = srv
 	s.mu.Unlock()
