@@ -85,6 +85,7 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 		res, err := d.finish(outcome{end: time.Now(), exitCode: -1, cause: errors.New("terraform: no subcommand (such as \"apply\")")})
 		return res, Exit{Code: -1}, err
 	}
+	env = d.toolTraceEnv(env, tool) // the tool's own spans in the run's trace (tooltrace.go)
 	p := d.runProcess(ctx, c.Argv[0], argv, "", env, procIO{stdin: c.Stdin, stderr: c.Stderr, sigs: c.Signals, started: c.Started})
 	failed := p.code != 0 && !(p.code == 2 && cmdline.HasFlag(rest, "detailed-exitcode"))
 	res, err := d.finish(outcome{end: time.Now(), exitCode: p.code, failed: failed, cause: p.cause, stderr: p.stderr})

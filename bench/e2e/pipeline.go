@@ -181,11 +181,11 @@ func tryStartPipeline(root, name string, extraEnv []string) (*pipeline, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("collector binary: %w (build it with `make collector`)", err)
 	}
-	ports, err := freePorts(6)
+	ports, err := freePorts(7)
 	if err != nil {
 		return nil, err
 	}
-	kafka, count, grpcPort, httpPort, metrics, pprofPort := ports[0], ports[1], ports[2], ports[3], ports[4], ports[5]
+	kafka, count, grpcPort, httpPort, metrics, pprofPort, health := ports[0], ports[1], ports[2], ports[3], ports[4], ports[5], ports[6]
 	dir, err := os.MkdirTemp("", "e2e-collector-")
 	if err != nil {
 		return nil, err
@@ -221,6 +221,7 @@ func tryStartPipeline(root, name string, extraEnv []string) (*pipeline, error) {
 		"PROGRESS_OTLP_GRPC_ENDPOINT=" + p.endpoint,
 		"PROGRESS_OTLP_HTTP_ENDPOINT=127.0.0.1:" + strconv.Itoa(httpPort),
 		"PROGRESS_METRICS_PORT=" + strconv.Itoa(metrics),
+		"PROGRESS_HEALTH_ENDPOINT=127.0.0.1:" + strconv.Itoa(health),
 		"PROGRESS_STORAGE_DIR=" + storage,
 		"TNCO_KAFKA_BROKERS=127.0.0.1:" + strconv.Itoa(kafka),
 		"PROGRESS_RETRY_MAX_INTERVAL=1s",
@@ -232,12 +233,19 @@ func tryStartPipeline(root, name string, extraEnv []string) (*pipeline, error) {
 	}
 	env = append(env, extraEnv...)
 	// The pprof extension, as an overlay on either configuration, when the
-	// binary has it (builds before it was added do not).
+	// binary has it (builds before it was added do not). The overlay's
+	// list of extensions replaces the configuration's: it is that list
+	// and pprof.
 	var overlay []string
+	exts, err := serviceExtensions(filepath.Join(root, "collector-config", "progress.yaml"))
+	if err != nil {
+		p.stop()
+		return nil, err
+	}
 	if out, err := exec.Command(bin, "components").Output(); err == nil && strings.Contains(string(out), "name: pprof") {
 		pprofYAML := filepath.Join(dir, "pprof.yaml")
 		if err := os.WriteFile(pprofYAML, []byte("extensions:\n  pprof:\n    endpoint: 127.0.0.1:"+strconv.Itoa(pprofPort)+
-			"\nservice:\n  extensions: [file_storage, pprof]\n"), 0o600); err != nil {
+			"\nservice:\n  extensions: ["+strings.Join(append(exts, "pprof"), ", ")+"]\n"), 0o600); err != nil {
 			p.stop()
 			return nil, err
 		}
@@ -313,9 +321,17 @@ func passThroughConfig(progressYAML string) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("%s: no %s.%s to copy into the pass-through pipeline", progressYAML, section, key)
 	}
-	storage, err := pick("extensions", "file_storage")
+	// The extensions progress.yaml runs (the persistent queue's storage,
+	// and those its receiver refers to, such as its admission middleware).
+	names, err := serviceExtensions(progressYAML)
 	if err != nil {
 		return nil, err
+	}
+	extensions := map[string]any{}
+	for _, n := range names {
+		if extensions[n], err = pick("extensions", n); err != nil {
+			return nil, err
+		}
 	}
 	otlp, err := pick("receivers", "otlp")
 	if err != nil {
@@ -334,12 +350,12 @@ func passThroughConfig(progressYAML string) ([]byte, error) {
 		return nil, err
 	}
 	cfg := map[string]any{
-		"extensions": map[string]any{"file_storage": storage},
+		"extensions": extensions,
 		"receivers":  map[string]any{"otlp": otlp},
 		"processors": map[string]any{"batch": batch},
 		"exporters":  map[string]any{"kafka": kafka},
 		"service": map[string]any{
-			"extensions": []string{"file_storage"},
+			"extensions": names,
 			"telemetry":  telemetry,
 			"pipelines": map[string]any{
 				"logs": map[string]any{"receivers": []string{"otlp"}, "processors": []string{"batch"}, "exporters": []string{"kafka"}},
@@ -347,6 +363,24 @@ func passThroughConfig(progressYAML string) ([]byte, error) {
 		},
 	}
 	return yaml.Marshal(cfg)
+}
+
+// serviceExtensions returns the extensions a configuration file runs
+// (service.extensions).
+func serviceExtensions(file string) ([]string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var cfg struct {
+		Service struct {
+			Extensions []string `yaml:"extensions"`
+		} `yaml:"service"`
+	}
+	if err := yaml.Unmarshal(b, &cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return cfg.Service.Extensions, nil
 }
 
 func waitFor(timeout time.Duration, cond func() bool) error {

@@ -1,6 +1,8 @@
 package main_test
 
 import (
+	"bytes"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/progressotel/progressotel/internal/testkit/otlptest"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 )
 
@@ -164,5 +167,47 @@ resource "terraform_data" "killer" {
 	if got[0] != "common/OperationStarted" || got[len(got)-1] != "common/OperationFailed" ||
 		slices.Contains(got, "common/OperationCompleted") || strings.Count(strings.Join(got, " "), "common/OperationFailed") != 1 {
 		t.Fatalf("records %v: want one OperationFailed at the end", got)
+	}
+}
+
+// `progressotel run -- tofu apply` exporting over OTLP gives OpenTofu the
+// run's context and the OTLP settings (terraform.RunCommandLine, as
+// terraform.Run does): the tool's own spans land in the run's trace, under
+// one of the run's spans.
+func TestRunTofuSpansInTheRunsTrace(t *testing.T) {
+	srv := otlptest.StartHTTP(t)
+	env := append(tofuEnv(t, tofuDir(t)), "OTEL_LOGS_EXPORTER=", "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+srv.Addr)
+	cfg := tofuConfig(t, "")
+	r := runPO(t, env, "run", "--operation", "Install", "--", "tofu", "-chdir="+cfg, "apply", "-auto-approve")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	ours := map[string]bool{}
+	var trace []byte
+	var tools []otlptest.ReceivedSpan
+	for _, s := range srv.ReceivedSpans() {
+		if s.Service == "tofu" {
+			tools = append(tools, s)
+			continue
+		}
+		ours[hex.EncodeToString(s.Span.GetSpanId())] = true
+		if len(s.Span.GetParentSpanId()) == 0 {
+			trace = s.Span.GetTraceId()
+		}
+	}
+	if len(tools) == 0 || trace == nil {
+		t.Fatalf("%d spans of the tool's, root span of the run found: %v", len(tools), trace != nil)
+	}
+	under := 0
+	for _, s := range tools {
+		if !bytes.Equal(s.Span.GetTraceId(), trace) {
+			t.Fatalf("tool span %q in trace %x, the run's is %x", s.Span.GetName(), s.Span.GetTraceId(), trace)
+		}
+		if ours[hex.EncodeToString(s.Span.GetParentSpanId())] {
+			under++
+		}
+	}
+	if under == 0 {
+		t.Errorf("none of the tool's %d spans has one of the run's spans as its parent", len(tools))
 	}
 }

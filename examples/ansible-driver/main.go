@@ -139,17 +139,19 @@ func run(ctx context.Context, o options, opts ...otelbridge.Option) (err error) 
 	}
 	// Flushed first, so that the recap comes after the run's last lines.
 	_ = tel.ForceFlush(ctx)
-	fmt.Fprintf(o.notice, "ansible-driver: done: %d Ansible events;%s\n", res.Events, recap(res.Stats))
+	fmt.Fprintf(o.notice, "ansible-driver: done: %d Ansible events\n%s", res.Events, recap(res.Stats))
 	span.SetStatus(codes.Ok, "")
 	return nil
 }
 
 // recap is Ansible's recap in one line.
+// recap is Ansible's recap, a line per host, so that no line is wider
+// than a terminal's for any number of hosts.
 func recap(stats map[string]ansible.HostStats) string {
 	var b strings.Builder
 	for _, h := range slices.Sorted(maps.Keys(stats)) {
 		s := stats[h]
-		fmt.Fprintf(&b, " %s ok=%d changed=%d failed=%d skipped=%d unreachable=%d ignored=%d",
+		fmt.Fprintf(&b, "  %s ok=%d changed=%d failed=%d skipped=%d unreachable=%d ignored=%d\n",
 			h, s.OK, s.Changed, s.Failures, s.Skipped, s.Unreachable, s.Ignored)
 	}
 	return b.String()

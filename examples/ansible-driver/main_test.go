@@ -34,8 +34,15 @@ func checkDemo(t *testing.T, o options, notice string) {
 	if err := run(context.Background(), o, otelbridge.WithExporters("json"), otelbridge.WithWriter(&out)); err != nil {
 		t.Fatalf("%v\n%s", err, note.String())
 	}
-	if lines := strings.Split(strings.TrimSpace(note.String()), "\n"); !strings.Contains(lines[0], notice) || len(lines) != 2 {
-		t.Errorf("notice %q, want one line saying %q, then the recap", note.String(), notice)
+	lines := strings.Split(strings.TrimSpace(note.String()), "\n")
+	if !strings.Contains(lines[0], notice) || len(lines) < 3 || !strings.HasPrefix(lines[1], "ansible-driver: done: ") {
+		t.Errorf("notice %q, want one line saying %q, the done line, then the recap", note.String(), notice)
+	}
+	for _, l := range lines[2:] {
+		// The recap: a line per host, short enough for any terminal.
+		if !strings.HasPrefix(l, "  ") || !strings.Contains(l, " ok=") || len(l) > 100 {
+			t.Errorf("recap line %q, want a host's counts within 100 columns", l)
+		}
 	}
 	types := map[string]int{}
 	spans := map[string]map[string]bool{} // type → span ids
