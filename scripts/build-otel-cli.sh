@@ -14,6 +14,7 @@
 # reports OTEL_CLI_VERSION, nothing
 # happens. Only the Go module proxy is used.
 set -euo pipefail
+. "$(dirname "$0")/lib/gomodule.sh"
 
 OTEL_CLI_VERSION=${OTEL_CLI_VERSION:-v0.4.5}
 GO=${GO:-go}
@@ -28,36 +29,21 @@ built_version() {
 	cat "$out.version"
 }
 
-if [ "$(built_version)" = "$OTEL_CLI_VERSION" ]; then
+current() { [ "$(built_version)" = "$OTEL_CLI_VERSION" ]; }
+if current; then
 	exit 0
 fi
 
-mkdir -p "$(dirname "$out")"
-exec 9>"$out.lock"
-if command -v flock >/dev/null; then
-	flock 9
-	if [ "$(built_version)" = "$OTEL_CLI_VERSION" ]; then
-		exit 0
-	fi
-fi
+build_lock "$out" current
 
 echo "build-otel-cli: building otel-cli $OTEL_CLI_VERSION into $out (once)" >&2
-work=$(mktemp -d)
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+work_dir
 # `go install pkg@version` asks the proxy for the module's version list
-# (for deprecations), which it refuses; so, as scripts/build-tofu.sh does:
-# download the module outside any module and workspace (the repo's go.mod
-# is never touched), copy it to a writable directory and build it there.
-dir=$(cd "$work" && GOWORK=off GOFLAGS=-mod=mod "$GO" mod download -json "github.com/equinix-labs/otel-cli@$OTEL_CLI_VERSION" |
-	sed -n 's/^[[:space:]]*"Dir": *"\([^"]*\)".*/\1/p')
-if [ -z "$dir" ] || [ ! -f "$dir/go.mod" ]; then
-	echo "build-otel-cli: go mod download gave no module directory for github.com/equinix-labs/otel-cli@$OTEL_CLI_VERSION" >&2
-	exit 1
-fi
-cp -R "$dir" "$work/src"
-chmod -R u+w "$work/src"
+# (for deprecations), which it refuses; so the module is downloaded and
+# built in a copy of its own.
+src=$(module_source build-otel-cli "github.com/equinix-labs/otel-cli@$OTEL_CLI_VERSION")
 (
-	cd "$work/src"
+	cd "$src"
 	GOWORK=off GOFLAGS= CGO_ENABLED=0 "$GO" build -mod=readonly -trimpath \
 		-ldflags "-X main.version=${OTEL_CLI_VERSION#v}" -o "$out.tmp" .
 )

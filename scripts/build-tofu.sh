@@ -17,6 +17,7 @@
 # happens. A cold build takes about 2 minutes on 2 cores and about 1 GB of
 # module and build cache. Only the Go module proxy is used.
 set -euo pipefail
+. "$(dirname "$0")/lib/gomodule.sh"
 
 TOFU_VERSION=${TOFU_VERSION:-v1.10.10}
 GO=${GO:-go}
@@ -35,37 +36,19 @@ installed_version() {
 	rm -f "$empty"
 }
 
-if [ "$(installed_version)" = "$want" ]; then
+current() { [ "$(installed_version)" = "$want" ]; }
+if current; then
 	exit 0
 fi
 
-mkdir -p "$(dirname "$out")"
 # One build at a time: `make test` and `make demo-terraform` may start together.
-exec 9>"$out.lock"
-if command -v flock >/dev/null; then
-	flock 9
-	if [ "$(installed_version)" = "$want" ]; then
-		exit 0
-	fi
-fi
+build_lock "$out" current
 
-work=$(mktemp -d)
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-
+work_dir
 echo "build-tofu: building OpenTofu $TOFU_VERSION into $out (about 2 minutes, once)" >&2
-# Outside any module and workspace, so the repo's go.mod is never touched.
-dir=$(cd "$work" && GOWORK=off GOFLAGS=-mod=mod "$GO" mod download -json "github.com/opentofu/opentofu@$TOFU_VERSION" |
-	sed -n 's/^[[:space:]]*"Dir": *"\([^"]*\)".*/\1/p')
-if [ -z "$dir" ] || [ ! -f "$dir/go.mod" ]; then
-	echo "build-tofu: go mod download gave no module directory for github.com/opentofu/opentofu@$TOFU_VERSION" >&2
-	exit 1
-fi
-
-# The module cache is read-only; go build wants to be able to write go.sum.
-cp -R "$dir" "$work/src"
-chmod -R u+w "$work/src"
+src=$(module_source build-tofu "github.com/opentofu/opentofu@$TOFU_VERSION")
 (
-	cd "$work/src"
+	cd "$src"
 	GOWORK=off GOFLAGS= CGO_ENABLED=0 "$GO" build -mod=readonly -trimpath \
 		-ldflags "-s -w -X 'github.com/opentofu/opentofu/version.dev=no'" \
 		-o "$out.tmp" ./cmd/tofu
