@@ -12,11 +12,9 @@ import (
 	"github.com/progressotel/progressotel/internal/base/wireformat"
 )
 
-// The common events the live view reads, with the detail keys it reads.
-// They are package progress's wire names (the common catalogue), which
-// this package does not import: the live view's tests check each against
-// its constant. No adapter's event is named here: the tree comes from
-// spans (live_spans.go).
+// The common events the live view reads, with the detail keys it reads: package progress's wire
+// names, which this package does not import (a test checks each against its constant). No
+// adapter's event is named here: the tree comes from spans (live_spans.go).
 const (
 	typeOperationStarted   = "common/OperationStarted"   // operation
 	typeProgress           = "common/Progress"           // completed, total, unit
@@ -25,9 +23,8 @@ const (
 	typeEventsDropped      = "common/EventsDropped"      // count, reason
 )
 
-// apply updates the model with one record that arrived at wall time
-// wall. Its cost does not grow with the model: a few map lookups and a
-// pass over the record's attributes.
+// apply updates the model with one record that arrived at wall time wall. Its cost does not
+// grow with the model: a few map lookups and a pass over the record's attributes.
 func (m *liveModel) apply(r *sdklog.Record, wall time.Time) {
 	v := wireformat.GetView()
 	defer wireformat.PutView(v)
@@ -49,10 +46,7 @@ func (m *liveModel) apply(r *sdklog.Record, wall time.Time) {
 		return
 	}
 	t := m.tree(key, wall)
-	m.tick++
-	t.touched = m.tick
-	m.gen++
-	t.see(ts, wall)
+	m.touch(t, ts, wall)
 	if t.start.IsZero() {
 		t.start = ts
 	}
@@ -70,7 +64,7 @@ func (m *liveModel) apply(r *sdklog.Record, wall time.Time) {
 	if v.Kind == wireformat.KindTransition {
 		m.transition(t, v, ts)
 	} else {
-		ended = m.event(t, r, v, ts, wall)
+		ended = m.event(t, r, v, ts)
 	}
 	if m.plain {
 		m.printPlain(t, r, v, wall)
@@ -81,8 +75,8 @@ func (m *liveModel) apply(r *sdklog.Record, wall time.Time) {
 	}
 }
 
-// keyOf is the operation a record belongs to: its trace, else its
-// resource, else its transaction.
+// keyOf is the operation a record belongs to: its trace, else its resource, else its
+// transaction.
 func keyOf(r *sdklog.Record, v *wireformat.View) liveKey {
 	if tid := r.TraceID(); tid.IsValid() {
 		return liveKey{trace: tid}
@@ -106,9 +100,9 @@ func resourceText(v *wireformat.View) string {
 	return v.ResourceType + "/" + v.ResourceID
 }
 
-// event applies a progress event; it reports whether the operation ended.
-// The record's span, when the view has its row, says where it belongs.
-func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts, wall time.Time) (ended bool) {
+// event applies a progress event; it reports whether the operation ended. The record's span,
+// when the view has its row, says where it belongs.
+func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts time.Time) (ended bool) {
 	var node *liveNode // the record's span's row, nil for the head or none
 	head := true
 	if sid := r.SpanID(); sid.IsValid() {
@@ -116,7 +110,7 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts,
 			if n != &t.root {
 				node, head = n, false
 			}
-		} else if t.hasHead && t.root.span != sid {
+		} else if t.root.span.IsValid() && t.root.span != sid {
 			head = false // a span the view has no row for (past the cap, ended)
 		}
 	}
@@ -125,7 +119,7 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts,
 		if node != nil {
 			node.op = true // its parts are the operation's: see maxCollapsedLeaves
 		}
-		if op, ok := detailString(v, "operation"); ok && op != "" && (head || t.op == "") {
+		if op := detailString(v, "operation"); op != "" && (head || t.op == "") {
 			t.op = safeText(op, maxLabelBytes)
 			if head {
 				t.start = ts
@@ -136,18 +130,15 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts,
 		failed := v.Name == typeOperationFailed
 		text := ""
 		if failed {
-			code, _ := detailString(v, "failureCode")
-			desc, _ := detailString(v, "description")
-			switch {
-			case code != "" && desc != "":
-				text = safeText(code+": "+desc, maxMsgBytes)
-			default:
-				text = safeText(code+desc, maxMsgBytes)
+			code, desc, sep := detailString(v, "failureCode"), detailString(v, "description"), ""
+			if code != "" && desc != "" {
+				sep = ": "
 			}
+			text = safeText(code+sep+desc, maxMsgBytes)
 		}
 		if !head {
-			// A nested operation (a run inside the run): its span's
-			// end says how it ended; the row keeps the text.
+			// A nested operation (a run inside the run): its span's end says how it ended; the
+			// row keeps the text.
 			if node != nil && failed {
 				node.msg, node.told = text, true
 			}
@@ -159,10 +150,8 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts,
 		}
 		return true
 	case typeProgress:
-		done, _ := detailInt(v, "completed")
-		total, _ := detailInt(v, "total")
-		unit, _ := detailString(v, "unit")
-		t.bar.done, t.bar.total, t.bar.ok = done, total, true
+		unit := detailString(v, "unit")
+		t.bar.done, t.bar.total, t.bar.ok = detailInt(v, "completed"), detailInt(v, "total"), true
 		if t.bar.unit == "" || unit != "" && !strings.EqualFold(unit, t.bar.unit) {
 			t.bar.unit = safeText(unit, 40)
 		}
@@ -171,16 +160,15 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts,
 	warn := r.Severity() >= log.SeverityWarn
 	switch {
 	case node != nil:
-		// An event in a span's row: a warning or an error gives the
-		// row its text; the rest the row already shows.
+		// An event in a span's row: a warning or an error gives the row its text; the rest
+		// the row already shows.
 		if warn {
 			if text := eventText(v); text != "" {
 				node.msg, node.told = safeText(text, maxMsgBytes), true
 			}
 		}
 	case head && t.spanRows == 0:
-		// A driver without spans of its own under the operation: its
-		// last event is a row.
+		// A driver without spans of its own under the operation: its last event is a row.
 		m.lastEvent(t, r, v, ts)
 	case warn:
 		m.p.record(r, v, false)
@@ -188,13 +176,13 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts,
 	return false
 }
 
-// textKeys are the detail keys, in order of preference, whose value is
-// an event's text for a person: the last segment of the detail's path
-// (taskResult.msg is "msg"). They are words, not any tool's names.
+// textKeys are the detail keys, in order of preference, whose value is an event's text for a
+// person: the last segment of the detail's path (taskResult.msg is "msg"). They are words, not
+// any tool's names.
 var textKeys = [...]string{"description", "message", "msg", "summary", "error", "reason", "output"}
 
-// eventText is the text of an event: its first detail named by textKeys,
-// with a "detail" detail after a summary.
+// eventText is the text of an event: its first detail named by textKeys, with a "detail"
+// detail after a summary.
 func eventText(v *wireformat.View) string {
 	best, text, extra := len(textKeys), "", ""
 	for i := range v.Details {
@@ -202,10 +190,7 @@ func eventText(v *wireformat.View) string {
 		if d.Value.Type() != attribute.STRING || d.Value.AsString() == "" {
 			continue
 		}
-		key := d.Path
-		if j := strings.LastIndexByte(key, '.'); j >= 0 {
-			key = key[j+1:]
-		}
+		key := d.Path[strings.LastIndexByte(d.Path, '.')+1:]
 		if key == "detail" {
 			extra = d.Value.AsString()
 			continue
@@ -226,12 +211,11 @@ func eventText(v *wireformat.View) string {
 	return text
 }
 
-// lastEvent shows the latest event of a driver the view has no mapping
-// for as one row of its tree; warnings and errors are also printed above.
+// lastEvent shows the latest event of a driver the view has no mapping for as one row of its
+// tree; warnings and errors are also printed above.
 func (m *liveModel) lastEvent(t *liveTree, r *sdklog.Record, v *wireformat.View, ts time.Time) {
 	if t.last == nil {
-		t.last = m.newNode(t, &t.root, kindEvent, "", "", ts)
-		if t.last == nil {
+		if t.last = m.newNode(t, &t.root, kindEvent, "", ts); t.last == nil {
 			return
 		}
 	}
@@ -251,10 +235,8 @@ func (m *liveModel) lastEvent(t *liveTree, r *sdklog.Record, v *wireformat.View,
 		if i > 0 {
 			b = append(b, ' ')
 		}
-		b = appendText(b, d.Path, false)
-		b = append(b, '=')
-		b = appendPrettyValue(b, d.Value, false)
-		if len(b) > maxMsgBytes {
+		b = append(appendText(b, d.Path, false), '=')
+		if b = appendPrettyValue(b, d.Value, false); len(b) > maxMsgBytes {
 			break
 		}
 	}
@@ -266,24 +248,27 @@ func (m *liveModel) lastEvent(t *liveTree, r *sdklog.Record, v *wireformat.View,
 
 // transition shows a condition stream with its last transition.
 func (m *liveModel) transition(t *liveTree, v *wireformat.View, ts time.Time) {
-	key := clipKey(v.Name)
-	n := t.root.byName[key]
+	// The map key is the name clipped, so that a huge name costs no more than a short one; the
+	// lookup does not allocate, the key stored is a copy.
+	key := v.Name[:min(len(v.Name), maxLabelBytes)]
+	n := t.streams[key]
 	if n == nil {
-		n = m.newNode(t, &t.root, kindStream, key, safeText(v.Name, maxLabelBytes), ts)
-		if n == nil {
+		if n = m.newNode(t, &t.root, kindStream, safeText(v.Name, maxLabelBytes), ts); n == nil {
 			return
 		}
+		if t.streams == nil {
+			t.streams = map[string]*liveNode{}
+		}
+		t.streams[strings.Clone(key)] = n
 	}
 	n.start = ts
 	var b []byte
 	if v.HasPrevious {
-		b = appendCondition(b, v.Previous.Status, v.Previous.Reason)
-		b = append(b, " → "...)
+		b = append(appendCondition(b, v.Previous.Status, v.Previous.Reason), " → "...)
 	}
 	b = appendCondition(b, v.Transition.Status, v.Transition.Reason)
 	if v.Transition.Message != "" {
-		b = append(b, ' ')
-		b = strconv.AppendQuote(b, v.Transition.Message)
+		b = strconv.AppendQuote(append(b, ' '), v.Transition.Message)
 	}
 	n.msg = safeText(string(b), maxMsgBytes)
 	reason := strings.ToLower(v.Transition.Reason)
@@ -299,57 +284,37 @@ func (m *liveModel) transition(t *liveTree, v *wireformat.View, ts time.Time) {
 	}
 }
 
-// clipKey is the map key of a name: the name clipped, so that a huge name
-// costs no more than a short one. Lookups do not allocate; the key stored
-// by newNode is a copy.
-func clipKey(s string) string {
-	if len(s) > maxLabelBytes {
-		return s[:maxLabelBytes]
-	}
-	return s
-}
-
-func detail(v *wireformat.View, path string) (attribute.Value, bool) {
+// detail is the value of a detail, empty when absent.
+func detail(v *wireformat.View, path string) attribute.Value {
 	for i := range v.Details {
 		if v.Details[i].Path == path {
-			return v.Details[i].Value, true
+			return v.Details[i].Value
 		}
 	}
-	return attribute.Value{}, false
+	return attribute.Value{}
 }
 
-// detailString returns a detail as text; null (an empty value) is absent.
-func detailString(v *wireformat.View, path string) (string, bool) {
-	val, ok := detail(v, path)
-	if !ok {
-		return "", false
-	}
-	switch val.Type() {
+// detailString returns a detail as text; null (an empty value) and absent are "".
+func detailString(v *wireformat.View, path string) string {
+	switch val := detail(v, path); val.Type() {
 	case attribute.STRING:
-		return val.AsString(), true
+		return val.AsString()
 	case attribute.EMPTY:
-		return "", false
+		return ""
+	default:
+		return val.String()
 	}
-	return val.String(), true
 }
 
-func detailInt(v *wireformat.View, path string) (int64, bool) {
-	val, ok := detail(v, path)
-	if !ok {
-		return 0, false
-	}
-	return intValue(val)
-}
-
-func intValue(val attribute.Value) (int64, bool) {
-	switch val.Type() {
+func detailInt(v *wireformat.View, path string) int64 {
+	switch val := detail(v, path); val.Type() {
 	case attribute.INT64:
-		return val.AsInt64(), true
+		return val.AsInt64()
 	case attribute.FLOAT64:
-		return int64(val.AsFloat64()), true
+		return int64(val.AsFloat64())
 	case attribute.STRING:
-		n, err := strconv.ParseInt(val.AsString(), 10, 64)
-		return n, err == nil
+		n, _ := strconv.ParseInt(val.AsString(), 10, 64)
+		return n
 	}
-	return 0, false
+	return 0
 }

@@ -29,7 +29,11 @@ func (f *liveFrame) Row(i int) []byte {
 	return f.b[start:f.ends[i]]
 }
 
-func (f *liveFrame) end() { f.ends = append(f.ends, len(f.b)) }
+// add appends r as a row, cut to width.
+func (f *liveFrame) add(r *liveRow, width int) {
+	f.b = r.appendTo(f.b, width, true)
+	f.ends = append(f.ends, len(f.b))
+}
 
 func (f *liveFrame) equal(o *liveFrame) bool {
 	return bytes.Equal(f.b, o.b) && slices.Equal(f.ends, o.ends)
@@ -50,24 +54,20 @@ type candidate struct {
 type frameScratch struct {
 	row     liveRow
 	cands   []candidate
-	need    []int
 	grant   []int
 	frameNo uint64
 }
 
-// frame renders the live area at wall time now for a terminal of width
-// columns and height rows: at most height-1 rows (the cursor keeps the row
-// below them), each narrower than width. It is a pure function of the
-// model: the golden tests call it directly.
+// frame renders the live area at wall time now for a terminal of width columns and height rows:
+// at most height-1 rows (the cursor keeps the row below them), each narrower than width. It is
+// a pure function of the model: the golden tests call it directly.
 //
-// When the trees do not fit, each keeps its header and the most recent
-// ones get the rows left; inside a tree, running parts (with their
-// ancestors) come first, then failures, changes and pending parts, and
-// what is left out is counted in a "… N more" row.
+// When the trees do not fit, each keeps its header and the most recent ones get the rows left;
+// inside a tree, running parts (with their ancestors) come first, then failures, changes and
+// pending parts, and what is left out is counted in a "… N more" row.
 func (m *liveModel) frame(f *liveFrame, now time.Time, width, height int, color bool) {
 	f.reset()
-	budget := height - 1
-	n := len(m.list)
+	budget, n := height-1, len(m.list)
 	if budget < 1 || width < 8 || n == 0 {
 		return
 	}
@@ -78,28 +78,23 @@ func (m *liveModel) frame(f *liveFrame, now time.Time, width, height int, color 
 		m.moreRow(f, n-shown, "operations", 0, width, color)
 		for _, t := range m.list[n-shown:] {
 			m.headerRow(&s.row, t, now, false, color)
-			f.b = s.row.appendTo(f.b, width, true)
-			f.end()
+			f.add(&s.row, width)
 		}
 		return
 	}
-	s.need, s.grant = s.need[:0], s.grant[:0]
-	for _, t := range m.list {
-		need := 1 + countRows(&t.root)
+	s.grant = slices.Grow(s.grant[:0], n)[:n]
+	left := budget - n
+	for i := n - 1; i >= 0; i-- {
+		t := m.list[i]
+		want := countRows(&t.root)
 		if t.bar.ok {
-			need++
+			want++
 		}
 		if t.hidden > 0 {
-			need++
+			want++
 		}
-		s.need = append(s.need, need)
-		s.grant = append(s.grant, 1)
-	}
-	left := budget - n
-	for i := n - 1; i >= 0 && left > 0; i-- {
-		g := min(s.need[i]-s.grant[i], left)
-		s.grant[i] += g
-		left -= g
+		g := min(want, left)
+		s.grant[i], left = 1+g, left-g
 	}
 	for i, t := range m.list {
 		m.treeRows(f, t, now, width, s.grant[i], color)
@@ -119,13 +114,11 @@ func countRows(n *liveNode) int {
 func (m *liveModel) treeRows(f *liveFrame, t *liveTree, now time.Time, width, limit int, color bool) {
 	s := &m.scratch
 	m.headerRow(&s.row, t, now, false, color)
-	f.b = s.row.appendTo(f.b, width, true)
-	f.end()
+	f.add(&s.row, width)
 	used := 1
 	if t.bar.ok && used < limit {
 		m.barRow(&s.row, t, width, color)
-		f.b = s.row.appendTo(f.b, width, true)
-		f.end()
+		f.add(&s.row, width)
 		used++
 	}
 	avail := limit - used
@@ -134,46 +127,39 @@ func (m *liveModel) treeRows(f *liveFrame, t *liveTree, now time.Time, width, li
 	}
 	s.cands = collect(s.cands[:0], &t.root, 1)
 	c := s.cands
-	if len(c) <= avail && (t.hidden == 0 || len(c) < avail) {
-		for _, cd := range c {
-			m.nodeRow(&s.row, cd.n, cd.depth, now, color)
-			f.b = s.row.appendTo(f.b, width, true)
-			f.end()
-		}
-		if t.hidden > 0 {
-			m.moreRow(f, t.hidden, "", 1, width, color)
-		}
-		return
-	}
-	capacity := avail - 1 // the "… N more" row
-	selected := 0
-	for rank := 0; rank <= maxRank && selected < capacity; rank++ {
-		for _, cd := range c {
-			if cd.n.mark == s.frameNo || rankOf(cd.n) != rank {
-				continue
+	fits := len(c) <= avail && (t.hidden == 0 || len(c) < avail)
+	selected := len(c)
+	if !fits {
+		selected = 0
+		capacity := avail - 1 // the "… N more" row
+		for rank := 0; rank <= maxRank && selected < capacity; rank++ {
+			for _, cd := range c {
+				if cd.n.mark == s.frameNo || ranks[cd.n.status] != rank {
+					continue
+				}
+				k := 1
+				for a := cd.n.parent; a != nil && a.kind != kindRoot && a.mark != s.frameNo; a = a.parent {
+					k++
+				}
+				if selected+k > capacity {
+					continue
+				}
+				for a := cd.n; a != nil && a.kind != kindRoot && a.mark != s.frameNo; a = a.parent {
+					a.mark = s.frameNo
+				}
+				selected += k
 			}
-			k := 1
-			for a := cd.n.parent; a != nil && a.kind != kindRoot && a.mark != s.frameNo; a = a.parent {
-				k++
-			}
-			if selected+k > capacity {
-				continue
-			}
-			cd.n.mark = s.frameNo
-			for a := cd.n.parent; a != nil && a.kind != kindRoot && a.mark != s.frameNo; a = a.parent {
-				a.mark = s.frameNo
-			}
-			selected += k
 		}
 	}
 	for _, cd := range c {
-		if cd.n.mark == s.frameNo {
-			m.nodeRow(&s.row, cd.n, cd.depth, now, color)
-			f.b = s.row.appendTo(f.b, width, true)
-			f.end()
+		if fits || cd.n.mark == s.frameNo {
+			m.nodeRow(&s.row, cd.n, cd.depth, now, color, false)
+			f.add(&s.row, width)
 		}
 	}
-	m.moreRow(f, len(c)-selected+t.hidden, "", 1, width, color)
+	if more := len(c) - selected + t.hidden; more > 0 {
+		m.moreRow(f, more, "", 1, width, color)
+	}
 }
 
 // collect appends the nodes below n in display order.
@@ -185,25 +171,14 @@ func collect(c []candidate, n *liveNode, depth int) []candidate {
 	return c
 }
 
-const maxRank = 5
-
-// rankOf orders what a short terminal shows first: what runs now, then
-// what failed, what changed, what is still to come.
-func rankOf(n *liveNode) int {
-	switch n.status {
-	case stRunning:
-		return 0
-	case stFailed, stUnreachable, stCancelled:
-		return 1
-	case stIgnored, stRescued:
-		return 2
-	case stChanged:
-		return 3
-	case stPending:
-		return 4
-	}
-	return 5
+// ranks order what a short terminal shows first: what runs now, then what failed, what
+// changed, what is still to come.
+var ranks = [numStatus]int{
+	stRunning: 0, stFailed: 1, stUnreachable: 1, stCancelled: 1, stIgnored: 2, stRescued: 2,
+	stChanged: 3, stPending: 4, stSkipped: maxRank, stOK: maxRank,
 }
+
+const maxRank = 5
 
 func (m *liveModel) moreRow(f *liveFrame, n int, what string, depth, width int, color bool) {
 	r := &m.scratch.row
@@ -214,48 +189,51 @@ func (m *liveModel) moreRow(f *liveFrame, n int, what string, depth, width int, 
 		text += " " + what
 	}
 	r.add(sgrDim, text)
-	f.b = r.appendTo(f.b, width, true)
-	f.end()
+	f.add(r, width)
 }
 
-// headerRow is a tree's header: operation, resource, trace id,
-// transaction id, status and elapsed time. final adds the progress
-// reached, for the block printed when the operation ends.
+// headerRow is a tree's header: status glyph, operation, resource, trace id, transaction id,
+// then status and elapsed time. final adds the progress reached, for the block printed when the
+// operation ends.
 func (m *liveModel) headerRow(r *liveRow, t *liveTree, now time.Time, final bool, color bool) {
-	r.reset(color)
-	glyph, code, _ := statusLook(t.shownStatus())
-	r.add(code, glyph)
-	r.space(1)
-	m.headerText(r, t)
-	m.headerRight(r, t, now, final, code)
-}
-
-// contextRow is a tree's header as the line that heads collapsed lines
-// above the live area: no status, which would be stale in the
-// scrollback, and no time.
-func (m *liveModel) contextRow(r *liveRow, t *liveTree, color bool) {
-	r.reset(color)
-	m.headerText(r, t)
-}
-
-// headerText is the header's operation, resource, trace id and
-// transaction id.
-func (m *liveModel) headerText(r *liveRow, t *liveTree) {
-	title, resource := t.op, t.resource
-	if title == "" {
-		title, resource = t.resource, ""
-	}
-	if title == "" {
-		title = t.title
-	}
-	r.add(sgrBold, title)
-	if resource != "" {
+	code := m.headerText(r, t, color, true)
+	if final && t.bar.ok {
 		r.space(2)
-		r.add("", resource)
+		r.add("", barText(t))
 	}
-	if t.trace.IsValid() {
+	var b []byte
+	switch t.status {
+	case stRunning:
+		if t.op != "" {
+			b = append(b, "running "...)
+		}
+		b = appendDuration(b, t.clock(now).Sub(t.start), true)
+	case stFailed:
+		b = appendDuration(append(b, "failed "...), t.end.Sub(t.start), false)
+	default:
+		b = appendDuration(append(b, "done "...), t.end.Sub(t.start), false)
+	}
+	r.setRight(code, string(b))
+}
+
+// headerText starts a tree's header row: its status glyph (not on the line heading collapsed
+// lines above the live area, where it would go stale), operation, resource, trace id and
+// transaction id. It returns the status's colour.
+func (m *liveModel) headerText(r *liveRow, t *liveTree, color, glyph bool) string {
+	r.reset(color)
+	l := looks[t.shownStatus()]
+	if glyph {
+		r.add(l.code, l.glyph)
+		r.space(1)
+	}
+	r.add(sgrBold, t.name())
+	if t.op != "" && t.resource != "" {
+		r.space(2)
+		r.add("", t.resource)
+	}
+	if tid := t.key.trace; tid.IsValid() {
 		var buf [8]byte
-		hex.Encode(buf[:], t.trace[:4])
+		hex.Encode(buf[:], tid[:4])
 		r.space(2)
 		r.add(sgrDim, "trace ")
 		r.add("", string(buf[:]))
@@ -265,36 +243,12 @@ func (m *liveModel) headerText(r *liveRow, t *liveTree) {
 		r.add(sgrDim, "tx=")
 		r.add("", t.tx)
 	}
+	return l.code
 }
 
-// headerRight is the header's progress (final) and its status and time.
-func (m *liveModel) headerRight(r *liveRow, t *liveTree, now time.Time, final bool, code string) {
-	if final && t.bar.ok {
-		r.space(2)
-		r.add("", barText(t))
-	}
-	var b []byte
-	var elapsed time.Duration
-	switch t.status {
-	case stRunning:
-		if t.op != "" {
-			b = append(b, "running "...)
-		}
-		elapsed = t.clock(now).Sub(t.start)
-		b = appendDuration(b, elapsed, true)
-	case stFailed:
-		b = append(b, "failed "...)
-		b = appendDuration(b, t.end.Sub(t.start), false)
-	default:
-		b = append(b, "done "...)
-		b = appendDuration(b, t.end.Sub(t.start), false)
-	}
-	r.setRight(code, string(b))
-}
-
-// shownStatus is the status of a tree's glyph: an operation's own, or,
-// for a tree without common/OperationStarted (a controller's condition
-// streams), the worst of its parts when all have settled.
+// shownStatus is the status of a tree's glyph: an operation's own, or, for a tree without
+// common/OperationStarted (a controller's condition streams), the worst of its parts when all
+// have settled.
 func (t *liveTree) shownStatus() liveStatus {
 	if t.status != stRunning || t.op != "" || t.root.first == nil {
 		return t.status
@@ -314,12 +268,10 @@ func (t *liveTree) shownStatus() liveStatus {
 func barText(t *liveTree) string {
 	b := strconv.AppendInt(nil, t.bar.done, 10)
 	if t.bar.total > 0 {
-		b = append(b, '/')
-		b = strconv.AppendInt(b, t.bar.total, 10)
+		b = strconv.AppendInt(append(b, '/'), t.bar.total, 10)
 	}
 	if t.bar.unit != "" {
-		b = append(b, ' ')
-		b = append(b, t.bar.unit...)
+		b = append(append(b, ' '), t.bar.unit...)
 	}
 	return string(b)
 }
@@ -329,8 +281,7 @@ func (m *liveModel) barRow(r *liveRow, t *liveTree, width int, color bool) {
 	r.reset(color)
 	r.space(2)
 	if t.bar.total > 0 {
-		cells := min(24, (width-30)/2)
-		if cells >= 4 {
+		if cells := min(24, (width-30)/2); cells >= 4 {
 			done := int(min(t.bar.done, t.bar.total) * int64(cells) / t.bar.total)
 			for range done {
 				r.add(sgrGreen, barDone)
@@ -349,19 +300,14 @@ func (m *liveModel) barRow(r *liveRow, t *liveTree, width int, color bool) {
 	}
 }
 
-// nodeRow is one part: glyph, name, what happened, message, duration.
-func (m *liveModel) nodeRow(r *liveRow, n *liveNode, depth int, now time.Time, color bool) {
-	m.partRow(r, n, depth, now, color, false)
-}
-
-// partRow is nodeRow; header keeps only the glyph and the name, for the
-// line that heads collapsed lines printed above the live area.
-func (m *liveModel) partRow(r *liveRow, n *liveNode, depth int, now time.Time, color, header bool) {
+// nodeRow is one part: glyph, name, what happened, message, duration. header keeps only the
+// name, for the line that heads collapsed lines above the live area (a status would go stale).
+func (m *liveModel) nodeRow(r *liveRow, n *liveNode, depth int, now time.Time, color, header bool) {
 	r.reset(color)
 	r.space(2 * depth)
-	glyph, code, word := statusLook(n.status)
-	if !header { // a header of collapsed lines: no status, stale in the scrollback
-		r.add(code, glyph)
+	l := looks[n.status]
+	if !header {
+		r.add(l.code, l.glyph)
 		r.space(1)
 	}
 	switch {
@@ -375,13 +321,14 @@ func (m *liveModel) partRow(r *liveRow, n *liveNode, depth int, now time.Time, c
 	if header {
 		return
 	}
+	event := n.kind == kindStream || n.kind == kindEvent
 	switch {
-	case n.kind == kindStream || n.kind == kindEvent:
+	case event:
 	case n.grouped():
 		m.appendCounts(r, n)
-	case word != "":
+	case l.word != "":
 		r.space(2)
-		r.add(code, word)
+		r.add(l.code, l.word)
 	}
 	if n.msg != "" {
 		r.space(2)
@@ -394,10 +341,9 @@ func (m *liveModel) partRow(r *liveRow, n *liveNode, depth int, now time.Time, c
 	var b []byte
 	switch {
 	case n.status == stPending:
-	case n.kind == kindStream || n.kind == kindEvent:
+	case event:
 		if n.tree.status == stRunning {
-			b = appendDuration(b, n.tree.clock(now).Sub(n.start), true)
-			b = append(b, " ago"...)
+			b = append(appendDuration(b, n.tree.clock(now).Sub(n.start), true), " ago"...)
 		}
 	case n.status == stRunning:
 		b = appendDuration(b, n.tree.clock(now).Sub(n.start), true)
@@ -407,85 +353,72 @@ func (m *liveModel) partRow(r *liveRow, n *liveNode, depth int, now time.Time, c
 	r.setRight(sgrDim, string(b))
 }
 
-// appendCounts writes a task's or play's finished children by status,
-// most alarming first: "1 failed · 1 ok".
+// appendCounts writes a row's finished children by status, most alarming first:
+// "1 failed · 1 ok".
 func (m *liveModel) appendCounts(r *liveRow, n *liveNode) {
-	first := true
+	sep := false
 	for s := numStatus - 1; s >= stSkipped; s-- {
-		c := n.counts[s]
-		if c == 0 {
-			continue
+		if c := n.counts[s]; c > 0 {
+			if sep {
+				r.add(sgrDim, " · ")
+			} else {
+				r.space(2)
+			}
+			sep = true
+			r.add(looks[s].code, strconv.Itoa(int(c))+" "+looks[s].count)
 		}
-		_, code, word := statusLook(s)
-		if word == "" {
-			word = "ok"
-		}
-		switch s {
-		case stIgnored:
-			word = "ignored"
-		case stRescued:
-			word = "rescued"
-		}
-		if first {
-			r.space(2)
-			first = false
-		} else {
-			r.add(sgrDim, " · ")
-		}
-		r.add(code, strconv.Itoa(int(c))+" "+word)
 	}
 }
 
-// printCollapsed prints a finished, successful part as one line above the
-// live area, after the headers of its tree and ancestors (each printed
-// once, and again when lines of another operation came in between).
+// ancestry fills buf with n and its ancestors below the root, nearest first, as many as fit.
+func ancestry(n *liveNode, buf *[8]*liveNode) []*liveNode {
+	chain := buf[:0]
+	for a := n; a != nil && a.kind != kindRoot && len(chain) < len(buf); a = a.parent {
+		chain = append(chain, a)
+	}
+	return chain
+}
+
+// printCollapsed prints a finished, successful part as one line above the live area, after the
+// headers of its tree and ancestors (each printed once, and again when lines of another
+// operation came in between).
 func (m *liveModel) printCollapsed(n *liveNode) {
 	t := n.tree
 	if m.lastHeader != t {
-		t.headerOut = false
 		for a := n.parent; a != nil; a = a.parent {
 			a.headerOut = false
 		}
 	}
 	r := &m.scratch.row
 	now := t.seenWall
-	if !t.headerOut {
-		m.contextRow(r, t, m.p.color)
+	if !t.root.headerOut {
+		m.headerText(r, t, m.p.color, false)
 		m.printRow(r)
-		t.headerOut = true
-		m.lastHeader = t
+		t.root.headerOut, m.lastHeader = true, t
 	}
-	var chain [8]*liveNode
-	depth := 0
-	for a := n.parent; a != nil && a.kind != kindRoot && depth < len(chain); a = a.parent {
-		chain[depth] = a
-		depth++
-	}
-	for i := depth - 1; i >= 0; i-- {
-		a := chain[i]
-		if a.headerOut {
-			continue
+	var buf [8]*liveNode
+	chain := ancestry(n.parent, &buf)
+	for i := len(chain) - 1; i >= 0; i-- {
+		if a := chain[i]; !a.headerOut {
+			m.nodeRow(r, a, len(chain)-i, now, m.p.color, true)
+			m.printRow(r)
+			a.headerOut = true
 		}
-		m.partRow(r, a, depth-i, now, m.p.color, true)
-		m.printRow(r)
-		a.headerOut = true
 	}
-	m.nodeRow(r, n, depth+1, now, m.p.color)
+	m.nodeRow(r, n, len(chain)+1, now, m.p.color, false)
 	m.printRow(r)
 }
 
-// printFinal prints a tree as it ends: its header with the final status
-// and the counts of its top rows, the parts that stayed (failed, changed,
-// unreachable, with their messages), then the failure summary. In plain
-// mode, where the lines so far were the records, only the summary.
+// printFinal prints a tree as it ends: its header with the final status and the counts of its
+// top rows, the parts that stayed (failed, changed, unreachable, with their messages), then the
+// failure summary. In plain mode, where the lines so far were the records, only the summary.
 func (m *liveModel) printFinal(t *liveTree, wall time.Time) {
-	r := &m.scratch.row
-	s := &m.scratch
 	if !m.plain {
+		r := &m.scratch.row
 		m.headerRow(r, t, wall, true, m.p.color)
 		m.printRow(r)
 		m.lastHeader = t
-		if t.root.counted() {
+		if t.root.done() > 1 {
 			// What the top rows came to, the collapsed ones included.
 			r.reset(m.p.color)
 			r.space(2)
@@ -494,50 +427,41 @@ func (m *liveModel) printFinal(t *liveTree, wall time.Time) {
 			m.printRow(r)
 		}
 		if t.msg != "" {
-			r.reset(m.p.color)
-			r.space(2)
-			_, code, _ := statusLook(t.status)
-			r.add(code, t.msg)
-			m.printRow(r)
+			m.printLine(2, looks[t.status].code, t.msg)
 		}
-		s.cands = collect(s.cands[:0], &t.root, 1)
-		for _, cd := range s.cands {
+		m.scratch.cands = collect(m.scratch.cands[:0], &t.root, 1)
+		for _, cd := range m.scratch.cands {
 			if cd.n.kind == kindEvent && t.status == stOK {
 				continue // the last event of a finished operation says nothing more
 			}
-			m.nodeRow(r, cd.n, cd.depth, wall, m.p.color)
+			m.nodeRow(r, cd.n, cd.depth, wall, m.p.color, false)
 			m.printRow(r)
 		}
 		if t.hidden > 0 {
-			r.reset(m.p.color)
-			r.space(2)
-			r.add(sgrDim, "… "+strconv.Itoa(t.hidden)+" more not kept (node limit)")
-			m.printRow(r)
+			m.printLine(2, sgrDim, "… "+strconv.Itoa(t.hidden)+" more not kept (node limit)")
 		}
 	}
 	m.printFailures(t)
 }
 
-// maxSummaryLines bounds the lines of one failure's message in the
-// summary; maxSummaryFailures the failures listed.
+// maxSummaryLines bounds the lines of one failure's message in the summary;
+// maxSummaryFailures the failures listed.
 const (
 	maxSummaryLines    = 6
 	maxSummaryFailures = 20
 )
 
-// printFailures prints what failed, where and why, as BuildKit does at
-// the end of a build: one entry per failed part, its path in the tree
-// (play › task › host, or the resource) and its message below it,
-// wrapped to the terminal's width (in plain mode, one line each, whole).
-// A successful operation prints nothing.
+// printFailures prints what failed, where and why, as BuildKit does at the end of a build: one
+// entry per failed part, its path in the tree (play › task › host, or the resource) and its
+// message below it, wrapped to the terminal's width (in plain mode, one line each, whole). A
+// successful operation prints nothing.
 func (m *liveModel) printFailures(t *liveTree) {
 	s := &m.scratch
 	s.cands = collect(s.cands[:0], &t.root, 1)
 	var failed []*liveNode
 	for _, cd := range s.cands {
-		// Where it failed: the deepest failures, and a failed part above
-		// them whose records said why (a resource's diagnostic above its
-		// provisioner's failure).
+		// Where it failed: the deepest failures, and a failed part above them whose records
+		// said why (a resource's diagnostic above its provisioner's failure).
 		if n := cd.n; n.status.failure() && n.kind != kindEvent && (!failedBelow(n) || n.told) {
 			failed = append(failed, n)
 		}
@@ -548,22 +472,17 @@ func (m *liveModel) printFailures(t *liveTree) {
 	if m.plain {
 		m.plainHeader(t)
 	}
-	r := &m.scratch.row
-	r.reset(m.p.color)
-	title := t.op
-	if title == "" {
-		title = t.resource
-	}
-	if title == "" {
-		title = t.title
-	}
-	word := "failed"
+	word := " failed"
 	if t.status != stFailed {
-		word = "finished with failures"
+		word = " finished with failures"
 	}
-	r.add(sgrRed+sgrBold, glyphFailed+" "+title+" "+word)
-	if len(failed) > 0 {
-		r.add("", ": "+plural(len(failed), "failure"))
+	r := &s.row
+	r.reset(m.p.color)
+	r.add(sgrRed+sgrBold, glyphFailed+" "+t.name()+word)
+	if len(failed) == 1 {
+		r.add("", ": 1 failure")
+	} else if len(failed) > 1 {
+		r.add("", ": "+strconv.Itoa(len(failed))+" failures")
 	}
 	m.printRow(r)
 	if t.msg != "" {
@@ -571,46 +490,29 @@ func (m *liveModel) printFailures(t *liveTree) {
 	}
 	for i, n := range failed {
 		if i == maxSummaryFailures {
-			r.reset(m.p.color)
-			r.space(2)
-			r.add(sgrDim, "… "+strconv.Itoa(len(failed)-i)+" more")
-			m.printRow(r)
+			m.printLine(2, sgrDim, "… "+strconv.Itoa(len(failed)-i)+" more")
 			break
 		}
-		_, code, word := statusLook(n.status)
+		l := looks[n.status]
 		r.reset(m.p.color)
 		r.space(2)
-		r.add(code, glyphFailed)
+		r.add(l.code, glyphFailed)
 		r.space(1)
-		var chain [8]*liveNode
-		depth := 0
-		for a := n; a != nil && a.kind != kindRoot && depth < len(chain); a = a.parent {
-			chain[depth] = a
-			depth++
-		}
-		for j := depth - 1; j >= 0; j-- {
+		var buf [8]*liveNode
+		chain := ancestry(n, &buf)
+		for j := len(chain) - 1; j >= 0; j-- {
 			r.add("", chain[j].label)
 			if j > 0 {
 				r.add(sgrDim, " › ")
 			}
 		}
 		r.space(2)
-		r.add(code, word)
+		r.add(l.code, l.word)
 		m.printRow(r)
 		if n.msg != "" {
-			m.printWrapped(n.msg, 6, code)
+			m.printWrapped(n.msg, 6, l.code)
 		}
 	}
-}
-
-// counted reports whether n has more than one finished child to count:
-// one says no more than its own row.
-func (n *liveNode) counted() bool {
-	c := int32(0)
-	for s := stSkipped; s < numStatus; s++ {
-		c += n.counts[s]
-	}
-	return c > 1
 }
 
 // failedBelow reports whether a child of n failed: n failed because of it.
@@ -623,16 +525,12 @@ func failedBelow(n *liveNode) bool {
 	return false
 }
 
-// printWrapped prints text indented, in lines that fit the terminal (at
-// most maxSummaryLines of them); in plain mode one line, whole.
+// printWrapped prints text indented, in lines that fit the terminal (at most maxSummaryLines of
+// them); in plain mode one line, whole.
 func (m *liveModel) printWrapped(text string, indent int, code string) {
-	r := &m.scratch.row
 	avail := m.width - 1 - indent
 	if m.plain || avail < 20 {
-		r.reset(m.p.color)
-		r.space(indent)
-		r.add(code, text)
-		m.printRow(r)
+		m.printLine(indent, code, text)
 		return
 	}
 	for i := 0; text != "" && i < maxSummaryLines; i++ {
@@ -647,25 +545,22 @@ func (m *liveModel) printWrapped(text string, indent int, code string) {
 				line = string(cutWidth(nil, []byte(text), avail, false))
 			}
 		}
-		r.reset(m.p.color)
-		r.space(indent)
-		r.add(code, line)
-		m.printRow(r)
+		m.printLine(indent, code, line)
 		text = strings.TrimLeft(text[min(len(line), len(text)):], " ")
 	}
 }
 
-func plural(n int, what string) string {
-	s := strconv.Itoa(n) + " " + what
-	if n != 1 {
-		s += "s"
-	}
-	return s
+// printLine prints text indented, in colour code, as a line above the live area.
+func (m *liveModel) printLine(indent int, code, text string) {
+	r := &m.scratch.row
+	r.reset(m.p.color)
+	r.space(indent)
+	r.add(code, text)
+	m.printRow(r)
 }
 
-// printRow queues a row as a line above the live area, its right part
-// aligned to the terminal's width, and cut to it: a line above never
-// wraps. In plain mode (no width) it is whole.
+// printRow queues a row as a line above the live area, its right part aligned to the terminal's
+// width, and cut to it: a line above never wraps. In plain mode (no width) it is whole.
 func (m *liveModel) printRow(r *liveRow) {
 	m.p.buf = r.appendTo(m.p.buf[:0], m.width, !m.plain)
 	m.p.line(m.p.buf)

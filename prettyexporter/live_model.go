@@ -1,6 +1,8 @@
 package prettyexporter
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -9,15 +11,13 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// This file holds the live view's model: one tree per operation, bounded
-// in nodes and trees. It is guarded by the LiveExporter's mutex; Export
-// updates it (live_events.go), the terminal goroutine renders it
-// (live_frame.go). Nothing in it refers to a record after Export returns:
-// every string kept is clipped, escaped and copied.
+// The live view's model: one tree per operation, bounded in nodes and trees, guarded by the
+// LiveExporter's mutex. Export and the span processor update it (live_events.go,
+// live_spans.go), the terminal goroutine renders it (live_frame.go). Every string it keeps is
+// clipped, escaped and copied: nothing refers to a record after Export returns.
 
-// liveStatus is a node's or a tree's state. The finished states are in
-// increasing order of attention, so that the worst of a node's children
-// is the greatest.
+// liveStatus is a node's or a tree's state. The finished states are in increasing order of
+// attention, so that the worst of a node's children is the greatest.
 type liveStatus uint8
 
 const (
@@ -34,9 +34,8 @@ const (
 	numStatus
 )
 
-// success reports whether a finished part went as planned: ok,
-// skipped or changed. A change is what a run is for, not something to
-// look at.
+// success reports whether a finished part went as planned: ok, skipped or changed (a change is
+// what a run is for, not something to look at).
 func (s liveStatus) success() bool { return s == stOK || s == stSkipped || s == stChanged }
 
 func (s liveStatus) finished() bool { return s >= stSkipped }
@@ -53,9 +52,8 @@ const (
 	kindEvent           // the last event of a driver that makes no spans
 )
 
-// liveNode is a span, a condition stream or a driver's last event.
-// Children form a doubly linked list, so that a finished part leaves its
-// parent in O(1).
+// liveNode is a span, a condition stream or a driver's last event, or a tree's root. Children
+// form a doubly linked list, so that a finished part leaves its parent in O(1).
 type liveNode struct {
 	kind       nodeKind
 	status     liveStatus
@@ -64,35 +62,35 @@ type liveNode struct {
 	start, end time.Time
 	counts     [numStatus]int32 // finished children by status, folded ones included
 
-	headerOut bool     // its row was printed above as a header of collapsed lines
-	told      bool     // msg came from a record (a warning's or a failure's text), not the span's status
-	op        bool     // its span recorded common/OperationStarted: an operation under a driver's or the CLI's span
+	headerOut bool     // its row (the root's: the tree's header) was printed above as a header
+	told      bool     // msg came from a record (a warning's or a failure's text), not the span
+	op        bool     // its span recorded common/OperationStarted: an operation under a span
 	running   int32    // children not finished yet
-	collapsed [2]int32 // children without children of their own printed above as lines: unchanged, changed
+	collapsed [2]int32 // leaf children printed above as lines: unchanged, changed
 
-	span        trace.SpanID // the span it shows (kindSpan, and the root of a tree with a head span)
+	span        trace.SpanID // the span it shows (kindSpan, and the root of a tree with a head)
 	parent      *liveNode
 	first, last *liveNode
 	prev, next  *liveNode
-	byName      map[string]*liveNode // condition streams of a tree
-	nameKey     string               // its key in parent.byName
 	tree        *liveTree
 	mark        uint64 // the frame that selected it (live_frame.go)
 }
 
-// grouped reports whether n has or had children: its row shows their
-// counts rather than a status word.
-func (n *liveNode) grouped() bool {
-	if n.first != nil {
-		return true
+// done is the number of n's finished children, folded ones included.
+func (n *liveNode) done() (c int32) {
+	for _, k := range n.counts {
+		c += k
 	}
-	for _, c := range n.counts {
-		if c > 0 {
-			return true
-		}
-	}
-	return false
+	return c
 }
+
+// grouped reports whether n has or had children: its row shows their counts rather than a
+// status word.
+func (n *liveNode) grouped() bool { return n.first != nil || n.done() > 0 }
+
+// quiet reports whether a finished part has nothing left to show: it succeeded, with no message
+// and no part of its own still shown. Its parent's counts say the rest.
+func (n *liveNode) quiet() bool { return n.status.success() && n.msg == "" && n.first == nil }
 
 // spanKey identifies a span: span ids are unique only within a trace.
 type spanKey struct {
@@ -100,31 +98,28 @@ type spanKey struct {
 	span  trace.SpanID
 }
 
-// liveKey identifies an operation's tree: its trace id, else (no span) its
-// resource, else its transaction id.
+// liveKey identifies an operation's tree: its trace id, else its resource, else its
+// transaction id.
 type liveKey struct {
 	trace trace.TraceID
 	other string
 }
 
-// liveTree is one operation: a trace. Its head is the first span of the
-// trace whose parent the view does not know (the driver's own span, the
-// run's, the adapter's operation span); the head's children are the
-// tree's top rows.
+// liveTree is one operation: a trace. Its head is the first span of the trace whose parent the
+// view does not know (the driver's own span, the run's, the adapter's operation span); the
+// head's children are the tree's top rows.
 type liveTree struct {
 	key      liveKey
 	op       string // the operation (common/OperationStarted), safe
-	title    string // what names it when neither op nor resource is known: the head span, else the first event's group, safe
+	title    string // names it without op and resource: the head span, else the first event's group
 	resource string // Type/id, safe
-	trace    trace.TraceID
 	tx       string // safe
 	status   liveStatus
 	msg      string // the failure, safe
 	start    time.Time
 	end      time.Time
-	// The clock of the operation: the last record's time and the wall
-	// time it arrived, so that a replayed run shows elapsed times as it
-	// unfolds, not the time since the recording.
+	// The operation's clock: the last record's time and the wall time it arrived, so that a
+	// replayed run shows elapsed times as it unfolds, not the time since the recording.
 	seen, seenWall time.Time
 	touched        uint64
 
@@ -134,14 +129,12 @@ type liveTree struct {
 		ok          bool
 	}
 
-	root      liveNode // the head span's node when there is one
-	hasHead   bool
-	spanRows  int       // spans that got a row
-	closing   time.Time // wall time at which the tree ends: its head span ended
-	last      *liveNode // the generic last event
-	hidden    int       // nodes refused by the cap
-	headerOut bool      // the header was printed above the live area
-	index     int       // in liveModel.list
+	root     liveNode             // the head span's node when there is one (root.span set)
+	streams  map[string]*liveNode // condition streams, by clipped name
+	spanRows int                  // spans that got a row
+	closing  time.Time            // wall time at which the tree ends: its head span ended
+	last     *liveNode            // the generic last event
+	hidden   int                  // nodes refused by the cap
 
 	plain plainState
 }
@@ -151,11 +144,7 @@ func (t *liveTree) clock(now time.Time) time.Time {
 	if t.seen.IsZero() {
 		return now
 	}
-	d := now.Sub(t.seenWall)
-	if d < 0 {
-		d = 0
-	}
-	return t.seen.Add(d)
+	return t.seen.Add(max(now.Sub(t.seenWall), 0))
 }
 
 // see moves the operation's clock to ts, which arrived at wall.
@@ -163,6 +152,17 @@ func (t *liveTree) see(ts, wall time.Time) {
 	if t.seen.IsZero() || !ts.Before(t.seen) {
 		t.seen, t.seenWall = ts, wall
 	}
+}
+
+// name is what names a tree: its operation, else its resource, else its title.
+func (t *liveTree) name() string {
+	switch {
+	case t.op != "":
+		return t.op
+	case t.resource != "":
+		return t.resource
+	}
+	return t.title
 }
 
 // liveModel holds every operation being watched.
@@ -180,9 +180,8 @@ type liveModel struct {
 	endedAt  int
 	endedSet map[liveKey]struct{}
 
-	// How records come: direct through LogProcessor, batched through
-	// Export. A tree waits headGrace after its head span's end unless
-	// every record came direct.
+	// How records come: direct through LogProcessor, batched through Export. A tree waits
+	// headGrace after its head span's end unless every record came direct.
 	direct, batched bool
 
 	plain      bool // plain lines instead of the live area
@@ -201,7 +200,7 @@ func newLiveModel(maxNodes, maxTrees int, plain bool, p *printer) *liveModel {
 }
 
 // newNode makes a child of parent, or returns nil at the node cap.
-func (m *liveModel) newNode(t *liveTree, parent *liveNode, kind nodeKind, name, label string, start time.Time) *liveNode {
+func (m *liveModel) newNode(t *liveTree, parent *liveNode, kind nodeKind, label string, start time.Time) *liveNode {
 	if m.nodes >= m.maxNodes {
 		t.hidden++
 		return nil
@@ -216,13 +215,6 @@ func (m *liveModel) newNode(t *liveTree, parent *liveNode, kind nodeKind, name, 
 	}
 	parent.last = n
 	parent.running++
-	if name != "" {
-		if parent.byName == nil {
-			parent.byName = map[string]*liveNode{}
-		}
-		n.nameKey = strings.Clone(name)
-		parent.byName[n.nameKey] = n
-	}
 	return n
 }
 
@@ -242,14 +234,8 @@ func (m *liveModel) remove(n *liveNode) {
 	} else {
 		p.last = n.prev
 	}
-	if n.nameKey != "" && p.byName[n.nameKey] == n {
-		delete(p.byName, n.nameKey)
-	}
 	if !n.status.finished() {
 		p.running--
-	}
-	if t := n.tree; t.last == n {
-		t.last = nil
 	}
 	m.nodes -= m.forget(n)
 	n.parent, n.prev, n.next = nil, nil, nil
@@ -267,31 +253,32 @@ func (m *liveModel) forget(n *liveNode) int {
 	return c
 }
 
-// tree returns the tree of key, creating it (and evicting the least
-// recently updated tree past the cap).
+// tree returns the tree of key, creating it (and evicting the least recently updated tree past
+// the cap).
 func (m *liveModel) tree(key liveKey, wall time.Time) *liveTree {
 	if t := m.trees[key]; t != nil {
 		return t
 	}
 	if len(m.list) >= m.maxTrees {
-		lru := m.list[0]
-		for _, t := range m.list[1:] {
-			if t.touched < lru.touched {
-				lru = t
-			}
-		}
-		m.endTree(lru, wall)
+		m.endTree(slices.MinFunc(m.list, func(a, b *liveTree) int { return cmp.Compare(a.touched, b.touched) }), wall)
 	}
-	t := &liveTree{key: key, status: stRunning, trace: key.trace, index: len(m.list)}
-	t.root.kind = kindRoot
+	t := &liveTree{key: key, status: stRunning}
 	t.root.tree = t
 	m.trees[key] = t
 	m.list = append(m.list, t)
 	return t
 }
 
-// endTree settles what is still open, prints the tree's final state above
-// the live area (with its failure summary) and forgets it.
+// touch records a change to tree t, which its record or span moved to ts at wall.
+func (m *liveModel) touch(t *liveTree, ts, wall time.Time) {
+	m.tick++
+	t.touched = m.tick
+	m.gen++
+	t.see(ts, wall)
+}
+
+// endTree settles what is still open, prints the tree's final state above the live area (with
+// its failure summary) and forgets it.
 func (m *liveModel) endTree(t *liveTree, wall time.Time) {
 	if t.status == stRunning && t.op != "" {
 		t.status = stFailed
@@ -304,8 +291,7 @@ func (m *liveModel) endTree(t *liveTree, wall time.Time) {
 	}
 	m.settle(&t.root, t)
 	if t.status == stRunning {
-		// No operation: condition streams, a driver's events. Its
-		// status is its parts'.
+		// No operation (condition streams, a driver's events): its status is its parts'.
 		if t.status = t.shownStatus(); t.status == stRunning {
 			t.status = stOK
 		}
@@ -316,12 +302,8 @@ func (m *liveModel) endTree(t *liveTree, wall time.Time) {
 	if m.lastHeader == t {
 		m.lastHeader = nil
 	}
-	copy(m.list[t.index:], m.list[t.index+1:])
-	m.list[len(m.list)-1] = nil
-	m.list = m.list[:len(m.list)-1]
-	for i := t.index; i < len(m.list); i++ {
-		m.list[i].index = i
-	}
+	i := slices.Index(m.list, t)
+	m.list = slices.Delete(m.list, i, i+1)
 	if old := m.ended[m.endedAt]; old != (liveKey{}) {
 		delete(m.endedSet, old)
 	}
@@ -331,20 +313,17 @@ func (m *liveModel) endTree(t *liveTree, wall time.Time) {
 	m.gen++
 }
 
-// settle ends every part of n's subtree still open when its operation
-// ended: nothing shows "running" under a finished operation. A span that
-// did not end is cancelled when the operation failed, else done with it.
+// settle ends every part of n's subtree still open when its operation ended: nothing shows
+// "running" under a finished operation. A span that did not end is cancelled when the
+// operation failed, else done with it; a condition stream keeps its last condition.
 func (m *liveModel) settle(n *liveNode, t *liveTree) {
 	for k := n.first; k != nil; k = k.next {
 		m.settle(k, t)
-		if k.status.finished() {
+		if k.status.finished() || k.kind == kindStream {
 			continue
 		}
 		st := stOK
-		switch {
-		case k.kind == kindStream:
-			continue // a condition stream keeps its last condition
-		case k.kind == kindSpan && t.status == stFailed:
+		if k.kind == kindSpan && t.status == stFailed {
 			st = stCancelled
 		}
 		k.status, k.end = st, t.end
@@ -362,12 +341,11 @@ func (m *liveModel) endAll(wall time.Time) {
 	}
 }
 
-// closeDue ends the trees whose head span ended a while ago, time for
-// their last records (batched behind the span) to arrive.
+// closeDue ends the trees whose head span ended a while ago, time for their last records
+// (batched behind the span) to arrive.
 func (m *liveModel) closeDue(wall time.Time) {
 	for i := 0; i < len(m.list); {
-		t := m.list[i]
-		if !t.closing.IsZero() && !wall.Before(t.closing) {
+		if t := m.list[i]; !t.closing.IsZero() && !wall.Before(t.closing) {
 			m.endTree(t, wall)
 			continue
 		}
@@ -375,17 +353,9 @@ func (m *liveModel) closeDue(wall time.Time) {
 	}
 }
 
-// quiet reports whether a finished part has nothing left to show: it
-// succeeded (ok, skipped or changed), with no message and no part of its
-// own still shown. Its parent's counts say the rest.
-func (n *liveNode) quiet() bool {
-	return n.status.success() && n.msg == "" && n.first == nil
-}
-
-// finish gives n its final status, folds into its counts the children
-// that say nothing its row does not, counts it in its parent, and
-// collapses it to one line above the live area when it has nothing left
-// to show.
+// finish gives n its final status, folds into its counts the children that say nothing its row
+// does not, counts it in its parent, and collapses it to one line above the live area when it
+// has nothing left to show.
 func (m *liveModel) finish(n *liveNode, st liveStatus, end time.Time) {
 	if n.status.finished() {
 		return
@@ -410,21 +380,16 @@ func (m *liveModel) finish(n *liveNode, st liveStatus, end time.Time) {
 	}
 }
 
-// maxCollapsedLeaves bounds the lines printed above for the parts
-// without children of an operation (the resources of a destroy): the
-// rows under the tree's head, or under a row whose span recorded
-// common/OperationStarted (a tool's operation span under a driver's or
-// the CLI's span). Past it they are only counted, in their parent's
-// counts. The bound holds for unchanged rows (ok, skipped) and for
-// changed ones apart, so that a plan's refreshes do not use up the lines
-// of the changes after them. Rows without children further down (an
-// Ansible task's hosts, a resource's provisioners) print no line of
-// their own: their parent's row counts them when it collapses.
+// maxCollapsedLeaves bounds the lines printed above for the parts without children of an
+// operation (the resources of a destroy): the rows under the tree's head, or under a row whose
+// span recorded common/OperationStarted. Past it they are only counted in their parent's
+// counts. Unchanged rows (ok, skipped) and changed ones have a bound each, so that a plan's
+// refreshes do not use up the lines of the changes after them. Leaves further down (an Ansible
+// task's hosts, a resource's provisioners) print no line: their parent's row counts them.
 const maxCollapsedLeaves = 10
 
-// collapse prints a finished node with nothing left to show as one line
-// above the live area (under the headers of its ancestors, printed once)
-// and removes it.
+// collapse prints a finished node with nothing left to show as one line above the live area
+// (under the headers of its ancestors, printed once) and removes it.
 func (m *liveModel) collapse(n *liveNode) {
 	p := n.parent
 	if !m.plain {
@@ -447,10 +412,9 @@ const (
 	maxMsgBytes   = 400
 )
 
-// safeText returns s clipped to max bytes (at a rune boundary, marked
-// with …) and escaped for a terminal: as it is when printable, else
-// Go-quoted, as the pretty format writes a message. The result never
-// shares memory with s, so that a record's strings are not kept alive.
+// safeText returns s clipped to max bytes (at a rune boundary, marked with …) and escaped for a
+// terminal: as it is when printable, else Go-quoted, as the pretty format writes a message. The
+// result never shares memory with s, so that a record's strings are not kept alive.
 func safeText(s string, max int) string {
 	cut := false
 	if len(s) > max {

@@ -8,20 +8,18 @@ import (
 	"github.com/progressotel/progressotel/internal/base/wireformat"
 )
 
-// Plain mode, for output that is not a terminal (CI logs, pipes,
-// TERM=dumb): the pretty format's lines, with the resource, trace and
-// transaction moved into a header line per operation, progress lines
-// throttled, and a heartbeat for long steps.
+// Plain mode, for output that is not a terminal (CI logs, pipes, TERM=dumb): the pretty
+// format's lines, with the resource, trace and transaction moved into a header line per
+// operation, progress lines throttled, and a heartbeat for long steps.
 
 const (
-	// plainProgressStep and plainProgressEvery throttle common/Progress
-	// lines: one is printed when it moved this many percent since the
-	// last one printed, or this long after it (the latest value held
-	// back, so it is never lost); the first and the last always are.
+	// plainProgressStep and plainProgressEvery throttle common/Progress lines: one is printed
+	// when it moved this many percent since the last one printed, or this long after it (the
+	// latest value held back, so it is never lost); the first and the last always are.
 	plainProgressStep  = 5
 	plainProgressEvery = 5 * time.Second
-	// plainHeartbeat is how long an operation may print nothing before
-	// a "still running" line says what it is waiting for.
+	// plainHeartbeat is how long an operation may print nothing before a "still running" line
+	// says what it is waiting for.
 	plainHeartbeat = 30 * time.Second
 )
 
@@ -35,8 +33,8 @@ type plainState struct {
 	pendingPct int64
 }
 
-// printPlain prints one record of tree t as a plain line, under the
-// tree's header when the previous line belonged to another operation.
+// printPlain prints one record of tree t as a plain line, under the tree's header when the
+// previous line belonged to another operation.
 func (m *liveModel) printPlain(t *liveTree, r *sdklog.Record, v *wireformat.View, wall time.Time) {
 	ps := &t.plain
 	if v.Kind == wireformat.KindEvent && v.Name == typeProgress {
@@ -45,7 +43,7 @@ func (m *liveModel) printPlain(t *liveTree, r *sdklog.Record, v *wireformat.View
 			pct = min(t.bar.done, t.bar.total) * 100 / t.bar.total
 		}
 		last := t.bar.total > 0 && t.bar.done >= t.bar.total
-		if ps.printed && !last && wall.Sub(ps.progAt) < plainProgressEvery && (pct < 0 || abs64(pct-ps.pct) < plainProgressStep) {
+		if ps.printed && !last && wall.Sub(ps.progAt) < plainProgressEvery && (pct < 0 || abs(pct-ps.pct) < plainProgressStep) {
 			ps.pending = m.p.appendRecord(ps.pending[:0], r, v, true)
 			ps.pendingPct = pct
 			return
@@ -71,20 +69,17 @@ func (m *liveModel) flushProgress(t *liveTree, wall time.Time) {
 	ps.pct, ps.progAt, ps.last, ps.pending = ps.pendingPct, wall, wall, ps.pending[:0]
 }
 
-// plainHeader prints t's header line unless the last line was t's.
+// plainHeader prints t's header line (no status and time) unless the last line was t's.
 func (m *liveModel) plainHeader(t *liveTree) {
-	if m.lastHeader == t {
-		return
+	if m.lastHeader != t {
+		m.headerText(&m.scratch.row, t, m.p.color, true)
+		m.printRow(&m.scratch.row)
+		m.lastHeader = t
 	}
-	r := &m.scratch.row
-	m.headerRow(r, t, t.seenWall, false, m.p.color)
-	r.setRight("", "")
-	m.printRow(r)
-	m.lastHeader = t
 }
 
-// plainTick runs about once a second in plain mode: it prints the
-// progress lines that are due and the heartbeats.
+// plainTick runs about once a second in plain mode: it prints the progress lines that are due
+// and the heartbeats.
 func (m *liveModel) plainTick(wall time.Time) {
 	for _, t := range m.list {
 		ps := &t.plain
@@ -98,9 +93,8 @@ func (m *liveModel) plainTick(wall time.Time) {
 	}
 }
 
-// heartbeat prints "still running [45s]" for what t is waiting for: the
-// part that started last among those still running, else the operation
-// itself.
+// heartbeat prints "still running [45s]" for what t is waiting for: the part that started last
+// among those still running, else the operation itself.
 func (m *liveModel) heartbeat(t *liveTree, wall time.Time) {
 	label, start := t.op, t.start
 	if label == "" {
@@ -111,19 +105,13 @@ func (m *liveModel) heartbeat(t *liveTree, wall time.Time) {
 	}
 	now := t.clock(wall)
 	m.plainHeader(t)
-	b := m.p.buf[:0]
-	if !m.p.bare.noTime {
-		b = m.p.bare.sgr(b, sgrDim)
-		b = now.Local().AppendFormat(b, m.p.bare.layout)
-		b = m.p.bare.reset(b)
-		b = append(b, ' ')
+	e, b := m.p.bare, m.p.buf[:0]
+	if !e.noTime {
+		b = append(e.marked(b, sgrDim, now.Local().Format(e.layout)), ' ')
 	}
-	b = m.p.bare.marked(b, sgrGreen, "INF")
-	b = append(b, ' ')
-	b = append(b, label...)
-	b = append(b, ": still running ["...)
-	b = appendDuration(b, now.Sub(start), true)
-	b = append(b, ']')
+	b = append(e.marked(b, sgrGreen, "INF"), ' ')
+	b = append(append(b, label...), ": still running ["...)
+	b = append(appendDuration(b, now.Sub(start), true), ']')
 	m.p.buf = b
 	m.p.line(b)
 }
@@ -139,7 +127,7 @@ func latestRunning(n, best *liveNode) *liveNode {
 	return best
 }
 
-func abs64(n int64) int64 {
+func abs(n int64) int64 {
 	if n < 0 {
 		return -n
 	}

@@ -7,11 +7,9 @@ import (
 	"github.com/rivo/uniseg"
 )
 
-// liveRow builds one row of the live view: text in display columns
-// (measured with Unicode's grapheme clusters and East Asian widths, so
-// that CJK and emoji count two), with an optional right-aligned part
-// (a duration), cut to the width when it does not fit. All text given
-// to it is already safe (escaped by safeText or fixed by this package).
+// liveRow builds one row of the live view: text measured in display columns (grapheme clusters
+// and East Asian widths: CJK and emoji count two), with an optional right-aligned part (a
+// duration), cut to the width when it does not fit. All text given to it is already safe.
 type liveRow struct {
 	b      []byte
 	w      int
@@ -24,24 +22,32 @@ func (r *liveRow) reset(color bool) {
 	r.b, r.w, r.color, r.right, r.rightW = r.b[:0], 0, color, r.right[:0], 0
 }
 
-// add appends s in colour code ("" for none).
-func (r *liveRow) add(code, s string) {
-	if s == "" {
-		return
-	}
+// paint appends s to dst in colour code ("" for none).
+func (r *liveRow) paint(dst []byte, code, s string) []byte {
 	if r.color && code != "" {
-		r.b = append(r.b, code...)
-		r.b = append(r.b, s...)
-		r.b = append(r.b, sgrReset...)
-	} else {
-		r.b = append(r.b, s...)
+		dst = append(dst, code...)
+		dst = append(dst, s...)
+		return append(dst, sgrReset...)
 	}
-	r.w += textWidth(s)
+	return append(dst, s...)
 }
 
-// textWidth is the display width of s: its length when it is ASCII (the
-// common case, and printable: the text given to a row is safe), else
-// Unicode's measure.
+// add appends s in colour code ("" for none).
+func (r *liveRow) add(code, s string) {
+	if s != "" {
+		r.b = r.paint(r.b, code, s)
+		r.w += textWidth(s)
+	}
+}
+
+// setRight sets the right-aligned part.
+func (r *liveRow) setRight(code, s string) {
+	r.right = r.paint(r.right[:0], code, s)
+	r.rightW = textWidth(s)
+}
+
+// textWidth is the display width of s: its length when it is ASCII (the common case, and
+// printable: the text given to a row is safe), else Unicode's measure.
 func textWidth(s string) int {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
@@ -58,24 +64,9 @@ func (r *liveRow) space(n int) {
 	}
 }
 
-// setRight sets the right-aligned part.
-func (r *liveRow) setRight(code, s string) {
-	r.right = r.right[:0]
-	if r.color && code != "" {
-		r.right = append(r.right, code...)
-		r.right = append(r.right, s...)
-		r.right = append(r.right, sgrReset...)
-	} else {
-		r.right = append(r.right, s...)
-	}
-	r.rightW = textWidth(s)
-}
-
-// appendTo appends the row to dst. A row of the live area (cut) is
-// narrower than width: never as wide as the terminal, so that the
-// terminal never wraps it, whatever it does with the last column. A line
-// printed above the live area (not cut) is whole, its right part aligned
-// to width when it fits.
+// appendTo appends the row to dst. A row of the live area (cut) is narrower than width, so that
+// the terminal never wraps it, whatever it does with the last column. A line printed above the
+// live area (not cut) is whole, its right part aligned to width when it fits.
 func (r *liveRow) appendTo(dst []byte, width int, cut bool) []byte {
 	avail := width - 1
 	if r.rightW == 0 {
@@ -102,9 +93,8 @@ func (r *liveRow) appendTo(dst []byte, width int, cut bool) []byte {
 	return append(dst, r.right...)
 }
 
-// cutWidth appends the first columns of b (SGR sequences kept, not
-// counted) so that the result is at most max columns wide, ending in "…"
-// when something was cut.
+// cutWidth appends the first columns of b (SGR sequences kept, not counted) so that the result
+// is at most max columns wide, ending in "…" when something was cut.
 func cutWidth(dst, b []byte, max int, color bool) []byte {
 	if max <= 0 {
 		return dst
@@ -140,8 +130,7 @@ func cutWidth(dst, b []byte, max int, color bool) []byte {
 	return dst
 }
 
-// displayWidth is the columns b takes on a terminal, its SGR sequences
-// not counted.
+// displayWidth is the columns b takes on a terminal, its SGR sequences not counted.
 func displayWidth(b []byte) int {
 	w := 0
 	for i := 0; i < len(b); {
@@ -159,8 +148,8 @@ func displayWidth(b []byte) int {
 	return w
 }
 
-// sgrEnd returns the index just after the SGR sequence (ESC [ ... m) that
-// starts at b[i]: the view's own colours, the only escapes in its rows.
+// sgrEnd returns the index just after the SGR sequence (ESC [ ... m) that starts at b[i]: the
+// view's own colours, the only escapes in its rows.
 func sgrEnd(b []byte, i int) int {
 	for i < len(b) && b[i] != 'm' {
 		i++
@@ -168,8 +157,8 @@ func sgrEnd(b []byte, i int) int {
 	return min(i+1, len(b))
 }
 
-// The glyphs of the live view: each one column wide and of neutral East
-// Asian width, so that no terminal setting makes it two (a test checks).
+// The glyphs of the live view: each one column wide and of neutral East Asian width, so that no
+// terminal setting makes it two (a test checks).
 const (
 	glyphPending     = "◌"
 	glyphRunning     = "▸"
@@ -182,56 +171,35 @@ const (
 	barLeft          = "▱"
 )
 
-// statusLook is a status's glyph, colour and word (the word says it
-// without colour; ok and running need none).
-func statusLook(s liveStatus) (glyph, code, word string) {
-	switch s {
-	case stPending:
-		return glyphPending, sgrDim, ""
-	case stRunning:
-		return glyphRunning, sgrCyan, ""
-	case stSkipped:
-		return glyphSkipped, sgrDim, "skipped"
-	case stOK:
-		return glyphOK, sgrGreen, ""
-	case stChanged:
-		return glyphOK, sgrYellow, "changed"
-	case stRescued:
-		return glyphFailed, sgrYellow, "failed, rescued"
-	case stIgnored:
-		return glyphFailed, sgrYellow, "failed, ignored"
-	case stCancelled:
-		return glyphCancelled, sgrRed, "cancelled"
-	case stFailed:
-		return glyphFailed, sgrRed, "failed"
-	case stUnreachable:
-		return glyphUnreachable, sgrRed, "unreachable"
-	}
-	return "?", "", ""
+// looks are each status's glyph, colour, word (what says it without colour; ok and running
+// need none) and word in a row's counts of its children.
+var looks = [numStatus]struct{ glyph, code, word, count string }{
+	stPending:     {glyphPending, sgrDim, "", "ok"},
+	stRunning:     {glyphRunning, sgrCyan, "", "ok"},
+	stSkipped:     {glyphSkipped, sgrDim, "skipped", "skipped"},
+	stOK:          {glyphOK, sgrGreen, "", "ok"},
+	stChanged:     {glyphOK, sgrYellow, "changed", "changed"},
+	stRescued:     {glyphFailed, sgrYellow, "failed, rescued", "rescued"},
+	stIgnored:     {glyphFailed, sgrYellow, "failed, ignored", "ignored"},
+	stCancelled:   {glyphCancelled, sgrRed, "cancelled", "cancelled"},
+	stFailed:      {glyphFailed, sgrRed, "failed", "failed"},
+	stUnreachable: {glyphUnreachable, sgrRed, "unreachable", "unreachable"},
 }
 
-// appendDuration writes d for a person: 0.4s, 12.3s, 1m05s, 2h03m; a
-// running part in whole seconds, so that a frame changes once a second.
+// appendDuration writes d for a person: 0.4s, 12.3s, 1m05s, 2h03m; a running part in whole
+// seconds, so that a frame changes once a second.
 func appendDuration(b []byte, d time.Duration, running bool) []byte {
-	if d < 0 {
-		d = 0
-	}
+	d = max(d, 0)
 	switch {
-	case d < time.Minute && running:
-		b = strconv.AppendInt(b, int64(d/time.Second), 10)
-		return append(b, 's')
-	case d < 10*time.Second:
+	case d < 10*time.Second && !running:
 		return append(strconv.AppendFloat(b, d.Seconds(), 'f', 1, 64), 's')
 	case d < time.Minute:
-		b = strconv.AppendInt(b, int64(d/time.Second), 10)
-		return append(b, 's')
+		return append(strconv.AppendInt(b, int64(d/time.Second), 10), 's')
 	case d < time.Hour:
-		b = strconv.AppendInt(b, int64(d/time.Minute), 10)
-		b = append(b, 'm')
+		b = append(strconv.AppendInt(b, int64(d/time.Minute), 10), 'm')
 		return appendTwo(b, int64(d%time.Minute/time.Second), 's')
 	}
-	b = strconv.AppendInt(b, int64(d/time.Hour), 10)
-	b = append(b, 'h')
+	b = append(strconv.AppendInt(b, int64(d/time.Hour), 10), 'h')
 	return appendTwo(b, int64(d%time.Hour/time.Minute), 'm')
 }
 
@@ -239,6 +207,5 @@ func appendTwo(b []byte, n int64, unit byte) []byte {
 	if n < 10 {
 		b = append(b, '0')
 	}
-	b = strconv.AppendInt(b, n, 10)
-	return append(b, unit)
+	return append(strconv.AppendInt(b, n, 10), unit)
 }

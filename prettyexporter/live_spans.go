@@ -13,41 +13,42 @@ import (
 	"github.com/progressotel/progressotel/internal/base/outcome"
 )
 
-// The live view's tree is the spans' tree: a span is a row, its parent
-// span the row above it, its status and its progress.outcome attribute
-// (package internal/base/outcome) how the row ends. It knows no adapter:
-// whatever makes spans (Ansible's plays, tasks and hosts, OpenTofu's
-// resources, a Go driver's own steps, a nested progressotel run) gets its
-// rows from them. Records add what spans do not carry: the operation's
-// name and end, common/Progress's bar, and a failure's text.
+// The live view's tree is the spans' tree: a span is a row under its parent span's row, ended
+// as its status and its progress.outcome attribute (internal/base/outcome) say. It knows no
+// adapter. Records add what spans do not carry: the operation's name and end, the bar of
+// common/Progress, and a failure's text.
 
-// SpanProcessor returns the span processor that feeds the live view's
-// tree: register it with the TracerProvider whose spans the view shows
-// (otelbridge.Setup does it when the live view is an exporter). Each
-// start and end updates the model under a mutex, never waiting for the
-// terminal: the cost a driver pays per span is a map update. Its
-// Shutdown and ForceFlush do nothing: the exporter's own do it.
+// SpanProcessor returns the span processor that feeds the live view's tree: register it with
+// the TracerProvider whose spans the view shows (otelbridge.Setup does it when the live view is
+// an exporter). Each start and end updates the model under a mutex, never waiting for the
+// terminal. Its Shutdown and ForceFlush do nothing: the exporter's own do it.
 func (e *LiveExporter) SpanProcessor() sdktrace.SpanProcessor { return liveSpans{e} }
 
-// LogProcessor returns a log processor that hands each record to the
-// view as it is emitted, instead of in batches: the view then shows
-// records, spans and Output's lines in the order they happened. It costs
-// the emitting goroutine what Export costs (a mutex and a model update,
+// LogProcessor returns a log processor that hands each record to the view as it is emitted,
+// instead of in batches: the view then shows records, spans and Output's lines in the order
+// they happened. It costs the emitting goroutine what Export costs (a mutex and a model update,
 // never I/O). Its Shutdown and ForceFlush are the exporter's.
 func (e *LiveExporter) LogProcessor() sdklog.Processor { return liveLogs{e} }
+
+// update runs f on the model under the lock, unless the exporter is not running, and wakes the
+// goroutine.
+func (e *LiveExporter) update(f func(m *liveModel, wall time.Time)) {
+	if e == nil || e.model == nil || e.stopped.Load() {
+		return
+	}
+	e.mu.Lock()
+	f(e.model, e.now())
+	e.mu.Unlock()
+	e.signal()
+}
 
 type liveLogs struct{ e *LiveExporter }
 
 func (l liveLogs) OnEmit(_ context.Context, r *sdklog.Record) error {
-	e := l.e
-	if e == nil || e.model == nil || e.stopped.Load() {
-		return nil
-	}
-	e.mu.Lock()
-	e.model.direct = true
-	e.model.apply(r, e.now())
-	e.mu.Unlock()
-	e.signal()
+	l.e.update(func(m *liveModel, wall time.Time) {
+		m.direct = true
+		m.apply(r, wall)
+	})
 	return nil
 }
 
@@ -58,25 +59,14 @@ func (l liveLogs) ForceFlush(ctx context.Context) error                 { return
 type liveSpans struct{ e *LiveExporter }
 
 func (s liveSpans) OnStart(_ context.Context, span sdktrace.ReadWriteSpan) {
-	e := s.e
-	if e == nil || e.model == nil || e.stopped.Load() {
-		return
+	if sc := span.SpanContext(); sc.IsValid() {
+		s.e.update(func(m *liveModel, wall time.Time) {
+			m.spanStart(sc, span.Parent(), span.Name(), span.StartTime(), wall)
+		})
 	}
-	sc := span.SpanContext()
-	if !sc.IsValid() {
-		return
-	}
-	e.mu.Lock()
-	e.model.spanStart(sc, span.Parent(), span.Name(), span.StartTime(), e.now())
-	e.mu.Unlock()
-	e.signal()
 }
 
 func (s liveSpans) OnEnd(span sdktrace.ReadOnlySpan) {
-	e := s.e
-	if e == nil || e.model == nil || e.stopped.Load() {
-		return
-	}
 	sc := span.SpanContext()
 	if !sc.IsValid() {
 		return
@@ -88,25 +78,22 @@ func (s liveSpans) OnEnd(span sdktrace.ReadOnlySpan) {
 		}
 	}
 	st := span.Status()
-	e.mu.Lock()
-	e.model.spanEnd(sc, span.EndTime(), st.Code, st.Description, out, e.now())
-	e.mu.Unlock()
-	e.signal()
+	s.e.update(func(m *liveModel, wall time.Time) {
+		m.spanEnd(sc, span.EndTime(), st.Code, st.Description, out, wall)
+	})
 }
 
 func (liveSpans) Shutdown(context.Context) error   { return nil }
 func (liveSpans) ForceFlush(context.Context) error { return nil }
 
-// headGrace is how long a tree stays after its head span ended, for the
-// records recorded before the end that a batching processor still holds
-// (OperationCompleted, the last failure). A model fed only by
-// LogProcessor has them already: its tree ends with its head span, so
-// that its final state comes before the next operation's lines.
+// headGrace is how long a tree stays after its head span ended, for the records recorded before
+// the end that a batching processor still holds (OperationCompleted, the last failure). A model
+// fed only by LogProcessor has them already: its tree ends with its head span, so that its
+// final state comes before the next operation's lines.
 const headGrace = 500 * time.Millisecond
 
-// spanStart adds a span's row: under its parent's row when the view
-// knows the parent, else it is the head of its trace's tree, or (a
-// second span without a known parent) a top row of that tree.
+// spanStart adds a span's row: under its parent's row when the view knows the parent, else it
+// is the head of its trace's tree, or (a second span without a known parent) a top row of it.
 func (m *liveModel) spanStart(sc trace.SpanContext, parent trace.SpanContext, name string, start, wall time.Time) {
 	key := liveKey{trace: sc.TraceID()}
 	if _, ok := m.endedSet[key]; ok || m.flat {
@@ -117,12 +104,8 @@ func (m *liveModel) spanStart(sc trace.SpanContext, parent trace.SpanContext, na
 	}
 	pn := m.spans[spanKey{sc.TraceID(), parent.SpanID()}]
 	t := m.tree(key, wall)
-	m.tick++
-	t.touched = m.tick
-	m.gen++
-	t.see(start, wall)
-	if pn == nil && !t.hasHead {
-		t.hasHead = true
+	m.touch(t, start, wall)
+	if pn == nil && !t.root.span.IsValid() {
 		t.root.span = sc.SpanID()
 		m.spans[spanKey{sc.TraceID(), sc.SpanID()}] = &t.root
 		if t.start.IsZero() || t.op == "" {
@@ -136,7 +119,7 @@ func (m *liveModel) spanStart(sc trace.SpanContext, parent trace.SpanContext, na
 	if pn == nil {
 		pn = &t.root
 	}
-	n := m.newNode(t, pn, kindSpan, "", safeText(name, maxLabelBytes), start)
+	n := m.newNode(t, pn, kindSpan, safeText(name, maxLabelBytes), start)
 	if n == nil {
 		return
 	}
@@ -144,14 +127,13 @@ func (m *liveModel) spanStart(sc trace.SpanContext, parent trace.SpanContext, na
 	m.spans[spanKey{sc.TraceID(), n.span}] = n
 	t.spanRows++
 	if t.last != nil && !t.last.status.finished() {
-		// The driver's last event gives way to the spans' rows.
-		m.remove(t.last)
+		m.remove(t.last) // the driver's last event gives way to the spans' rows
+		t.last = nil
 	}
 }
 
-// spanEnd finishes a span's row with the status its span ended with. The
-// head's end ends the tree: at once when every record came through
-// LogProcessor, else after headGrace.
+// spanEnd finishes a span's row with the status its span ended with. The head's end ends the
+// tree: at once when every record came through LogProcessor, else after headGrace.
 func (m *liveModel) spanEnd(sc trace.SpanContext, end time.Time, code codes.Code, desc, out string, wall time.Time) {
 	k := spanKey{sc.TraceID(), sc.SpanID()}
 	n := m.spans[k]
@@ -165,8 +147,8 @@ func (m *liveModel) spanEnd(sc trace.SpanContext, end time.Time, code codes.Code
 	st := spanStatus(code, out)
 	if n == &t.root {
 		if t.status == stRunning {
-			// No common/OperationCompleted or Failed (yet): the head
-			// span says how the operation ended.
+			// No common/OperationCompleted or Failed (yet): the head span says how the
+			// operation ended.
 			t.status, t.end = stOK, end
 			if st.failure() {
 				t.status = stFailed
@@ -193,26 +175,10 @@ func (m *liveModel) spanEnd(sc trace.SpanContext, end time.Time, code codes.Code
 	m.finish(n, st, end)
 }
 
-// spanStatus is how a span ended: its progress.outcome, else its status
-// (Error is a failure that counts).
+// spanStatus is how a span ended: its progress.outcome, else its status (Error is a failure).
 func spanStatus(code codes.Code, out string) liveStatus {
-	switch out {
-	case outcome.OK:
-		return stOK
-	case outcome.Changed:
-		return stChanged
-	case outcome.Skipped:
-		return stSkipped
-	case outcome.Failed:
-		return stFailed
-	case outcome.Ignored:
-		return stIgnored
-	case outcome.Rescued:
-		return stRescued
-	case outcome.Cancelled, outcome.TimedOut:
-		return stCancelled
-	case outcome.Unreachable:
-		return stUnreachable
+	if st, ok := outcomes[out]; ok {
+		return st
 	}
 	if code == codes.Error {
 		return stFailed
@@ -220,11 +186,17 @@ func spanStatus(code codes.Code, out string) liveStatus {
 	return stOK
 }
 
-// failureText is a span's status description, unless it only repeats
-// the status's word ("failed").
+// outcomes are the statuses of the progress.outcome values.
+var outcomes = map[string]liveStatus{
+	outcome.OK: stOK, outcome.Changed: stChanged, outcome.Skipped: stSkipped,
+	outcome.Failed: stFailed, outcome.Ignored: stIgnored, outcome.Rescued: stRescued,
+	outcome.Cancelled: stCancelled, outcome.TimedOut: stCancelled, outcome.Unreachable: stUnreachable,
+}
+
+// failureText is a span's status description, unless it only repeats the status's word
+// ("failed").
 func failureText(st liveStatus, desc string) string {
-	_, _, word := statusLook(st)
-	if strings.EqualFold(desc, word) || strings.EqualFold(desc, "failed") || strings.EqualFold(desc, "error") {
+	if strings.EqualFold(desc, looks[st].word) || strings.EqualFold(desc, "failed") || strings.EqualFold(desc, "error") {
 		return ""
 	}
 	return desc
