@@ -1,6 +1,7 @@
 package prettyexporter
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"os"
@@ -13,39 +14,27 @@ import (
 	"github.com/progressotel/progressotel/internal/base/term"
 )
 
-// LiveExporter is the live view: on a terminal, one tree per operation
-// (its header once: operation, resource, trace id, transaction id,
-// elapsed time and status; below it the operation's spans as rows, from
-// SpanProcessor, condition streams with their last transition, and an
-// N-of-M bar from common/Progress), redrawn in place at most 10 times a
-// second. Finished, successful parts collapse to one line printed once
-// above the live area; failed, changed and unreachable ones stay with
-// their message until the operation ends, when its final state and a
-// failure summary are printed above. Ordinary logs, and what the program
-// writes to Output, are printed above the live area too, never into it.
+// LiveExporter is the live view: on a terminal, one tree per operation (a header, the
+// operation's spans as rows from SpanProcessor, condition streams, an N-of-M bar from
+// common/Progress), redrawn in place at most 10 times a second. Finished, successful parts
+// collapse to one line printed above the live area; failed, changed and unreachable ones stay
+// with their message until the operation ends, when its final state and a failure summary are
+// printed above. Ordinary logs, and what the program writes to Output, are printed above too.
+// Where the writer is not a terminal or TERM=dumb, it writes plain lines instead (see the
+// package documentation).
 //
-// Where the writer is not a terminal (a pipe, a CI log) or TERM=dumb, it
-// writes plain lines instead: the pretty format with the resource, trace
-// and transaction id moved into a header line per operation, progress
-// lines throttled to a 5% change or one per 5 s, and a "still running
-// [30s]" line when an operation prints nothing for 30 s.
-//
-// It implements go.opentelemetry.io/otel/sdk/log.Exporter and is safe for
-// concurrent use. Export only updates a bounded in-memory model (O(1) per
-// record); one goroutine of the exporter's owns the writer, so a terminal
-// that stops reading (Ctrl-S, a full pipe) stalls nothing: frames are
-// skipped, lines past a bound are counted and dropped, and the model keeps
-// up. Create it with NewLive and call Shutdown, which prints what is left
-// and stops the goroutine; the zero value writes nothing.
+// It implements go.opentelemetry.io/otel/sdk/log.Exporter and is safe for concurrent use.
+// Export only updates a bounded in-memory model; one goroutine of the exporter's owns the
+// writer, so a terminal that stops reading stalls nothing: frames are skipped, lines past a
+// bound are counted and dropped. Create it with NewLive and call Shutdown, which prints what is
+// left and stops the goroutine; the zero value writes nothing.
 type LiveExporter struct {
 	mu      sync.Mutex
 	model   *liveModel
 	p       printer
-	partial []byte // Output's unfinished line
-	closed  bool   // the goroutine wrote its last frame: Output writes directly
-	// wmu orders Output's direct writes after Shutdown behind the
-	// goroutine's last ones.
-	wmu sync.Mutex
+	partial []byte     // Output's unfinished line
+	closed  bool       // the goroutine wrote its last frame: Output writes directly
+	wmu     sync.Mutex // orders Output's direct writes after Shutdown behind the goroutine's
 
 	w     io.Writer
 	plain bool
@@ -72,92 +61,67 @@ type LiveExporter struct {
 
 var _ sdklog.Exporter = (*LiveExporter)(nil)
 
-// NewLive returns a live exporter writing to os.Stderr unless WithWriter
-// says otherwise, and starts the goroutine that owns the writer. The mode
-// is WithLiveMode's (by default: the live area on a real terminal, plain
-// lines elsewhere); colour follows WithColor and NO_COLOR as for New. The
-// error is always nil today; it is there so that a future option can fail
-// without an API change.
+// NewLive returns a live exporter writing to os.Stderr unless WithWriter says otherwise, and
+// starts the goroutine that owns the writer. The mode is WithLiveMode's (by default: the live
+// area on a real terminal, plain lines elsewhere); colour follows WithColor and NO_COLOR as for
+// New. The error is always nil today; it is there so that a future option can fail without an
+// API change.
 func NewLive(opts ...Option) (*LiveExporter, error) {
 	c := newConfig(os.Stderr, opts)
-	plain := false
-	switch c.live.mode {
-	case LivePlain, LiveFlat:
-		plain = true
-	case LiveAuto:
-		_, _, ok := term.Size(c.w)
-		plain = !ok
-	}
-	if os.Getenv("TERM") == "dumb" {
-		plain = true
-	}
+	_, _, isTerm := term.Size(c.w)
+	mode := c.live.mode
+	plain := mode == LivePlain || mode == LiveFlat || mode == LiveAuto && !isTerm || os.Getenv("TERM") == "dumb"
 	color := useColor(c.color, c.w)
 	size := c.live.size
 	if size == nil {
-		w := c.w
 		size = func() (int, int) {
-			if cols, rows, ok := term.Size(w); ok {
+			if cols, rows, ok := term.Size(c.w); ok {
 				return cols, rows
 			}
 			return 80, 24
 		}
 	}
-	now := c.live.now
-	if now == nil {
-		now = time.Now
-	}
-	maxNodes, maxOps := c.live.maxNodes, c.live.maxOps
-	if maxNodes <= 0 {
-		maxNodes = DefaultLiveMaxNodes
-	}
-	if maxOps <= 0 {
-		maxOps = DefaultLiveMaxOperations
-	}
 	e := &LiveExporter{
-		w: c.w, plain: plain, color: color, size: size, now: now,
+		w: c.w, plain: plain, color: color, size: size, now: c.live.now,
 		wake: make(chan struct{}, 1), flushReq: make(chan chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	if e.now == nil {
+		e.now = time.Now
 	}
 	e.p = printer{
 		pretty: &Exporter{color: color, noTime: c.noTime, layout: c.timeLayout},
 		bare:   &Exporter{color: color, noTime: c.noTime, layout: c.timeLayout, noContext: true},
 		color:  color, max: liveMaxPending,
 	}
-	e.model = newLiveModel(maxNodes, maxOps, plain, &e.p)
-	e.model.flat = c.live.mode == LiveFlat
+	e.model = newLiveModel(cmp.Or(c.live.maxNodes, DefaultLiveMaxNodes), cmp.Or(c.live.maxOps, DefaultLiveMaxOperations), plain, &e.p)
+	e.model.flat = mode == LiveFlat
 	if !plain {
-		// Lines printed above before the first frame are cut to the
-		// terminal's width too.
-		e.model.width, _ = size()
+		e.model.width, _ = size() // lines printed above before the first frame are cut too
 	}
-	if f, ok := c.w.(flusher); ok {
-		e.flush = f
-	}
+	e.flush, _ = c.w.(flusher)
 	go e.run()
 	return e, nil
 }
 
-// Plain reports whether the exporter writes plain lines rather than the
-// live area, as resolved when it was created.
+// Plain reports whether the exporter writes plain lines rather than the live area, as resolved
+// when it was created.
 func (e *LiveExporter) Plain() bool { return e.plain }
 
 // Colored reports whether the exporter writes ANSI colours.
 func (e *LiveExporter) Colored() bool { return e.color }
 
-// Output returns a writer for the program's own text: a wrapped tool's
-// output, notices, a slog.TextHandler's lines. Each complete line is
-// printed above the live area, never into it, in order with the lines
-// the exporter prints there; an unfinished line waits for its newline (or
-// Shutdown). Escape sequences are removed and control characters escaped,
-// so that a tool cannot move the cursor under the live area. Write never
-// blocks on the terminal and never fails: lines past the bound are counted
-// and dropped as the exporter's own are. After Shutdown, writes go to the
+// Output returns a writer for the program's own text: a wrapped tool's output, notices, a
+// slog.TextHandler's lines. Each complete line is printed above the live area, never into it,
+// in order with the exporter's own lines; an unfinished line waits for its newline (or
+// Shutdown). Escape sequences are removed and control characters escaped, so that a tool
+// cannot move the cursor under the live area. Write never blocks on the terminal and never
+// fails: lines past the bound are counted and dropped. After Shutdown, writes go to the
 // exporter's writer unchanged.
 func (e *LiveExporter) Output() io.Writer { return liveOutput{e} }
 
-// Export updates the model with records; the goroutine draws it. It
-// never writes and never waits for the writer. It returns
-// sdk/log.ErrExporterShutdown after Shutdown, and ctx's error if ctx has
-// already ended.
+// Export updates the model with records; the goroutine draws it. It never writes and never
+// waits for the writer. It returns sdk/log.ErrExporterShutdown after Shutdown, and ctx's error
+// if ctx has already ended.
 func (e *LiveExporter) Export(ctx context.Context, records []sdklog.Record) error {
 	if e.stopped.Load() {
 		return sdklog.ErrExporterShutdown
@@ -165,38 +129,32 @@ func (e *LiveExporter) Export(ctx context.Context, records []sdklog.Record) erro
 	if e.model == nil {
 		return errNotNew
 	}
-	if err := ctx.Err(); err != nil {
+	if err := ctx.Err(); err != nil || len(records) == 0 {
 		return err
 	}
-	if len(records) == 0 {
-		return nil
-	}
-	e.mu.Lock()
-	e.model.batched = true
-	wall := e.now()
-	for i := range records {
-		e.model.apply(&records[i], wall)
-	}
-	e.mu.Unlock()
-	e.signal()
+	e.update(func(m *liveModel, wall time.Time) {
+		m.batched = true
+		for i := range records {
+			m.apply(&records[i], wall)
+		}
+	})
 	return nil
 }
 
-// signal wakes the goroutine in plain mode, where lines go out at once.
+// signal wakes the goroutine in plain mode, where lines go out at once; a live frame takes
+// the change within 100 ms anyway.
 func (e *LiveExporter) signal() {
-	if !e.plain {
-		return // the next frame takes it, within 100 ms
-	}
-	select {
-	case e.wake <- struct{}{}:
-	default:
+	if e.plain {
+		select {
+		case e.wake <- struct{}{}:
+		default:
+		}
 	}
 }
 
-// ForceFlush returns when everything exported so far has been written
-// (in the next frame, so that flushing does not raise the frame rate), or
-// with ctx's error if ctx ends first, e.g. when the terminal does not
-// read.
+// ForceFlush returns when everything exported so far has been written (in the next frame, so
+// that flushing does not raise the frame rate), or with ctx's error if ctx ends first, e.g.
+// when the terminal does not read.
 func (e *LiveExporter) ForceFlush(ctx context.Context) error {
 	if e.model == nil || e.stopped.Load() {
 		return nil
@@ -209,6 +167,11 @@ func (e *LiveExporter) ForceFlush(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	return e.wait(ctx, ch)
+}
+
+// wait returns when ch or the goroutine is done, or with ctx's error.
+func (e *LiveExporter) wait(ctx context.Context, ch <-chan struct{}) error {
 	select {
 	case <-ch:
 		return nil
@@ -219,22 +182,16 @@ func (e *LiveExporter) ForceFlush(ctx context.Context) error {
 	}
 }
 
-// Shutdown prints every operation still held as its final state, clears
-// the live area and stops the goroutine. Later Exports return
-// sdk/log.ErrExporterShutdown. It returns ctx's error if the last write
-// has not returned when ctx ends (a terminal that does not read): the
+// Shutdown prints every operation still held as its final state, clears the live area and
+// stops the goroutine. Later Exports return sdk/log.ErrExporterShutdown. It returns ctx's error
+// if the last write has not returned when ctx ends (a terminal that does not read): the
 // goroutine then ends when that write returns.
 func (e *LiveExporter) Shutdown(ctx context.Context) error {
 	if e.model == nil || e.stopped.Swap(true) {
 		return nil
 	}
 	close(e.stop)
-	select {
-	case <-e.done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return e.wait(ctx, e.done)
 }
 
 // run is the goroutine that owns the writer.
@@ -271,9 +228,9 @@ func (e *LiveExporter) run() {
 	}
 }
 
-// step draws one frame (live) or writes the queued lines (plain), with
-// one Write. The model is rendered under the lock; the Write happens
-// outside it, so a Write that blocks holds up nothing but this goroutine.
+// step draws one frame (live) or writes the queued lines (plain), with one Write. The model is
+// rendered under the lock; the Write happens outside it, so a Write that blocks holds up
+// nothing but this goroutine.
 func (e *LiveExporter) step(final bool) {
 	width, height := 0, 0
 	if !e.plain {
@@ -287,7 +244,9 @@ func (e *LiveExporter) step(final bool) {
 	e.model.closeDue(now)
 	if final {
 		e.model.endAll(now)
-		e.flushPartial()
+		if len(e.partial) > 0 {
+			e.outputLine() // an unfinished line
+		}
 	}
 	if e.plain {
 		e.model.plainTick(now)
@@ -297,7 +256,6 @@ func (e *LiveExporter) step(final bool) {
 	if !e.plain {
 		sec := now.Unix()
 		if final || !e.drawnOnce || e.model.gen != e.lastGen || (sec != e.lastSec && len(e.model.list) > 0) || width != e.lastW || height != e.lastH {
-			e.model.width = width
 			e.model.frame(&e.next, now, width, height, e.color)
 			e.lastGen, e.lastSec, e.lastW, e.lastH, e.drawnOnce = e.model.gen, sec, width, height, true
 			redraw = true
@@ -326,9 +284,8 @@ func (e *LiveExporter) step(final bool) {
 		_, _ = e.w.Write(buf)
 	}
 	if final {
-		// From now on Output writes directly (under wmu, so after
-		// this). What it queued since the frame was composed goes
-		// out first.
+		// From now on Output writes directly (under wmu, so after this). What it queued since
+		// the frame was composed goes out first.
 		e.mu.Lock()
 		e.closed = true
 		rest, dropped := e.p.take(nil)
@@ -343,9 +300,8 @@ func (e *LiveExporter) step(final bool) {
 	if e.flush != nil && (len(buf) > 0 || final) {
 		_ = e.flush.Flush()
 	}
-	if cap(buf) <= maxPooled {
-		e.out = buf[:0]
-	} else {
+	e.out = buf[:0]
+	if cap(buf) > maxPooled {
 		e.out = nil
 	}
 	if cap(e.spare) > maxPooled {

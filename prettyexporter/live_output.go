@@ -11,10 +11,9 @@ import (
 	"github.com/progressotel/progressotel/internal/base/wireformat"
 )
 
-// printer collects what is printed above the live area (or, in plain
-// mode, every line) into a bounded queue that the terminal goroutine
-// writes. When the writer does not keep up, the queue fills and whole
-// lines are dropped and counted, so that nothing upstream ever waits.
+// printer collects what is printed above the live area (or, in plain mode, every line) into a
+// bounded queue that the terminal goroutine writes. When the writer does not keep up, the queue
+// fills and whole lines are dropped and counted, so that nothing upstream ever waits.
 type printer struct {
 	pretty  *Exporter // record lines with the operation's context
 	bare    *Exporter // plain mode: without resource, trace and tx (in the header)
@@ -35,8 +34,7 @@ func (p *printer) line(b []byte) {
 	p.q = append(p.q, '\n')
 }
 
-// record queues r, whose View is v, in the pretty format; bare leaves
-// the context out.
+// record queues r, whose View is v, in the pretty format; bare leaves the context out.
 func (p *printer) record(r *sdklog.Record, v *wireformat.View, bare bool) {
 	p.buf = p.appendRecord(p.buf[:0], r, v, bare)
 	p.line(p.buf[:len(p.buf)-1])
@@ -63,10 +61,9 @@ const maxOutputLine = 8 << 10
 // liveOutput is LiveExporter.Output.
 type liveOutput struct{ e *LiveExporter }
 
-// Write queues the complete lines of b to be printed above the live area
-// (an unfinished line waits for its end, or for Shutdown). It never
-// blocks on the terminal and never fails; after Shutdown it writes to the
-// exporter's writer directly.
+// Write queues the complete lines of b to be printed above the live area (an unfinished line
+// waits for its end, or for Shutdown). It never blocks on the terminal and never fails; after
+// Shutdown it writes to the exporter's writer directly.
 func (o liveOutput) Write(b []byte) (int, error) {
 	e := o.e
 	if e == nil || e.model == nil {
@@ -81,47 +78,33 @@ func (o liveOutput) Write(b []byte) (int, error) {
 	}
 	n := len(b)
 	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			room := max(0, maxOutputLine-len(e.partial))
-			e.partial = append(e.partial, b[:min(len(b), room)]...)
+		line, rest, complete := bytes.Cut(b, newline)
+		e.partial = append(e.partial, line[:min(len(line), max(0, maxOutputLine-len(e.partial)))]...)
+		if !complete {
 			break
 		}
-		if len(e.partial) > 0 {
-			e.partial = append(e.partial, b[:min(i, max(0, maxOutputLine-len(e.partial)))]...)
-			e.outputLine(e.partial)
-			e.partial = e.partial[:0]
-		} else {
-			e.outputLine(b[:min(i, maxOutputLine)])
-		}
-		b = b[i+1:]
+		e.outputLine()
+		b = rest
 	}
 	e.mu.Unlock()
 	e.signal()
 	return n, nil
 }
 
-// outputLine queues one line of a program's output, made safe. Called
-// with e.mu held.
-func (e *LiveExporter) outputLine(line []byte) {
-	e.p.buf = appendTerminalSafe(e.p.buf[:0], line)
+var newline = []byte{'\n'}
+
+// outputLine queues Output's line, made safe. Called with e.mu held.
+func (e *LiveExporter) outputLine() {
+	e.p.buf = appendTerminalSafe(e.p.buf[:0], e.partial)
 	e.p.line(e.p.buf)
+	e.partial = e.partial[:0]
 }
 
-// flushPartial queues an unfinished line of Output: at Shutdown.
-func (e *LiveExporter) flushPartial() {
-	if len(e.partial) > 0 {
-		e.outputLine(e.partial)
-		e.partial = e.partial[:0]
-	}
-}
-
-// appendTerminalSafe appends a line of a program's own output so that it
-// cannot move the cursor or change the terminal: what a carriage return
-// overwrote is left out (a tool's progress line shows its last state),
-// escape sequences (colours, cursor movement, titles) are removed, tabs
-// become spaces, and every other control character, DEL, C1 control,
-// non-printable rune and invalid byte is escaped as \x07, \u202e or \xff.
+// appendTerminalSafe appends a line of a program's own output so that it cannot move the cursor
+// or change the terminal: what a carriage return overwrote is left out (a tool's progress line
+// shows its last state), escape sequences (colours, cursor movement, titles) are removed, tabs
+// become spaces, and every other control character, DEL, C1 control, non-printable rune and
+// invalid byte is escaped as \x07, \u202e or \xff.
 func appendTerminalSafe(dst, line []byte) []byte {
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	if i := bytes.LastIndexByte(line, '\r'); i >= 0 {
@@ -130,37 +113,25 @@ func appendTerminalSafe(dst, line []byte) []byte {
 	col := 0
 	for i := 0; i < len(line); {
 		c := line[i]
+		r, size := rune(c), 1
+		if c >= utf8.RuneSelf {
+			r, size = utf8.DecodeRune(line[i:])
+		}
 		switch {
 		case c == 0x1b:
 			i = tooltext.EscapeEnd(line, i)
 			continue
-		case c == '\t':
-			for n := 8 - col%8; n > 0; n-- {
-				dst = append(dst, ' ')
-				col++
-			}
-			i++
-			continue
-		case c < ' ' || c == 0x7f:
-			dst = append(dst, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
-			col += 4
-			i++
-			continue
-		case c < utf8.RuneSelf:
-			dst = append(dst, c)
-			col++
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(line[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
-			col += 4
 		case r == 0x9b: // CSI in one byte: skip its sequence as ESC [
 			i = tooltext.CSIEnd(line, i+size)
 			continue
-		case !strconv.IsPrint(r):
+		case c == '\t':
+			n := 8 - col%8
+			dst = append(dst, "        "[:n]...)
+			col += n
+		case c < ' ' || c == 0x7f || r == utf8.RuneError && size == 1:
+			dst = append(dst, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
+			col += 4
+		case c >= utf8.RuneSelf && !strconv.IsPrint(r):
 			q := strconv.AppendQuoteRuneToASCII(nil, r)
 			dst = append(dst, q[1:len(q)-1]...)
 			col += len(q) - 2

@@ -11,19 +11,18 @@ import (
 type ColorMode int
 
 const (
-	// ColorAuto colours only when the writer is a terminal (an *os.File
-	// that is a character device) and TERM is not "dumb".
+	// ColorAuto colours only when the writer is a terminal (an *os.File that is a character
+	// device) and TERM is not "dumb".
 	ColorAuto ColorMode = iota
 	// ColorNever writes plain text.
 	ColorNever
-	// ColorAlways colours whatever the writer is (e.g. a pager that
-	// understands ANSI).
+	// ColorAlways colours whatever the writer is (e.g. a pager that understands ANSI).
 	ColorAlways
 )
 
-// Option configures an Exporter, a JSONExporter or a LiveExporter.
-// Options that do not apply to an exporter (colour and time layout for
-// JSON, the live view's options for the other two) are ignored.
+// Option configures an Exporter, a JSONExporter or a LiveExporter. Options that do not apply
+// to an exporter (colour and time layout for JSON, the live view's options for the other two)
+// are ignored.
 type Option func(*config)
 
 type config struct {
@@ -34,12 +33,12 @@ type config struct {
 	live       liveConfig // the live view's options: live_options.go
 }
 
-// WithWriter sets the destination. The default is os.Stderr for the pretty
-// exporter and os.Stdout for the JSON exporter. A nil w keeps the default.
+// WithWriter sets the destination. The default is os.Stderr for the pretty exporter and
+// os.Stdout for the JSON exporter. A nil w keeps the default.
 //
-// Each Export call writes its whole batch with one Write (split only when a
-// batch exceeds 256 KiB), so lines from concurrent exporters sharing w
-// never interleave mid-line if w's Write is atomic for that size.
+// Each Export call writes its whole batch with one Write (split only when a batch exceeds 256
+// KiB), so lines from concurrent exporters sharing w never interleave mid-line if w's Write is
+// atomic for that size.
 func WithWriter(w io.Writer) Option {
 	return func(c *config) {
 		if w != nil {
@@ -48,23 +47,22 @@ func WithWriter(w io.Writer) Option {
 	}
 }
 
-// WithColor sets the colour mode of the pretty exporter. Whatever the mode,
-// no colour is written while the NO_COLOR environment variable is set to a
-// non-empty value (https://no-color.org).
+// WithColor sets the colour mode of the pretty exporter. Whatever the mode, no colour is
+// written while the NO_COLOR environment variable is set to a non-empty value
+// (https://no-color.org).
 func WithColor(mode ColorMode) Option {
 	return func(c *config) { c.color = mode }
 }
 
-// WithoutTime leaves the timestamp out: for deterministic examples and
-// tests, or when a supervisor (systemd, kubectl logs --timestamps) adds
-// its own.
+// WithoutTime leaves the timestamp out: for deterministic examples and tests, or when a
+// supervisor (systemd, kubectl logs --timestamps) adds its own.
 func WithoutTime() Option {
 	return func(c *config) { c.noTime = true }
 }
 
-// WithTimeLayout sets the time layout of the pretty exporter (a
-// time.Format layout). The default is "15:04:05.000" in local time. The
-// JSON exporter always writes RFC 3339 with nanoseconds, in UTC.
+// WithTimeLayout sets the time layout of the pretty exporter (a time.Format layout). The
+// default is "15:04:05.000" in local time. The JSON exporter always writes RFC 3339 with
+// milliseconds, in UTC.
 func WithTimeLayout(layout string) Option {
 	return func(c *config) {
 		if layout != "" {
@@ -87,17 +85,11 @@ const defaultTimeLayout = "15:04:05.000"
 
 // useColor resolves a ColorMode for w and the environment.
 func useColor(mode ColorMode, w io.Writer) bool {
-	if os.Getenv("NO_COLOR") != "" {
+	switch {
+	case os.Getenv("NO_COLOR") != "" || mode == ColorNever:
 		return false
-	}
-	switch mode {
-	case ColorAlways:
+	case mode == ColorAlways:
 		return true
-	case ColorNever:
-		return false
 	}
-	if os.Getenv("TERM") == "dumb" {
-		return false
-	}
-	return term.IsTerminal(w)
+	return os.Getenv("TERM") != "dumb" && term.IsTerminal(w)
 }
