@@ -55,9 +55,8 @@ func (e *JSONExporter) ForceFlush(ctx context.Context) error { return e.forceFlu
 // buffered writer.
 func (e *JSONExporter) Shutdown(ctx context.Context) error { return e.shutdown(ctx) }
 
-// reservedJSON are top-level names a transition's stream key must not
-// shadow; such a stream's payload (and that of a stream named tracectx.*)
-// is written under "transition" instead.
+// reservedJSON are top-level names a transition's stream key must not shadow; such a stream's
+// payload (and that of a stream named tracectx.*) is written under "transition" instead.
 var reservedJSON = []string{
 	"@timestamp", "@version", "level", "logger_name", "message", "eventType", "stream",
 	"traceId", "spanId", "component", "resource", "scope", "tenant", "observedGeneration",
@@ -71,106 +70,67 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 
 	b = append(b, '{')
 	if !e.noTime {
-		ts := r.Timestamp()
-		if ts.IsZero() {
-			ts = r.ObservedTimestamp()
-		}
 		b = append(b, `"@timestamp":"`...)
-		b = ts.UTC().AppendFormat(b, timestampLayout)
-		b = append(b, `",`...)
+		b = append(recordTime(r).UTC().AppendFormat(b, timestampLayout), `",`...)
 	}
-	b = append(b, `"@version":"1","level":`...)
-	b = appendJSONString(b, levelName(r))
+	b = appendJSONString(append(b, `"@version":"1","level":`...), levelName(r))
 	if name := r.InstrumentationScope().Name; name != "" {
-		b = append(b, `,"logger_name":`...)
-		b = appendJSONString(b, name)
+		b = appendJSONString(append(b, `,"logger_name":`...), name)
 	}
 	b = append(b, `,"message":`...)
 	switch v.Kind {
 	case wireformat.KindEvent:
 		b = appendJSONString(b, v.Name)
 		b = append(b, `,"eventType":"`+wireformat.EventType+`","progressEventType":`...)
-		b = appendJSONString(b, v.Name)
-		b = append(b, `,"details":`...)
+		b = append(appendJSONString(b, v.Name), `,"details":`...)
 		b = wireformat.AppendNestedJSON(b, v.Details, wireformat.TerminalEscapes)
 	case wireformat.KindTransition:
 		b = appendJSONString(b, v.Name)
 		b = append(b, `,"eventType":"`+wireformat.TransitionEventType+`","stream":`...)
-		b = appendJSONString(b, v.Name)
-		b = append(b, ',')
+		b = append(appendJSONString(b, v.Name), ',')
 		if slices.Contains(reservedJSON, v.Name) || strings.HasPrefix(v.Name, wireformat.TraceCtxPrefix) {
 			b = append(b, `"transition"`...)
 		} else {
 			b = appendJSONString(b, v.Name)
 		}
-		b = append(b, `:{"status":`...)
-		b = appendJSONString(b, v.Transition.Status)
-		b = append(b, `,"reason":`...)
-		b = appendJSONString(b, v.Transition.Reason)
-		if v.Transition.Message != "" {
-			b = append(b, `,"message":`...)
-			b = appendJSONString(b, v.Transition.Message)
-		}
+		b = appendConditionJSON(append(b, ':'), v.Transition)
 		if v.HasPrevious {
-			b = append(b, `,"previous":{"status":`...)
-			b = appendJSONString(b, v.Previous.Status)
-			b = append(b, `,"reason":`...)
-			b = appendJSONString(b, v.Previous.Reason)
-			if v.Previous.Message != "" {
-				b = append(b, `,"message":`...)
-				b = appendJSONString(b, v.Previous.Message)
-			}
-			b = append(b, '}')
+			b = append(appendConditionJSON(append(b, `,"previous":`...), v.Previous), '}')
 		}
 		b = append(b, '}')
 	default:
-		body := r.Body()
-		if t := body.Type(); t == attribute.STRING || t == attribute.EMPTY {
+		if body := r.Body(); body.Type() == attribute.STRING || body.Type() == attribute.EMPTY {
 			b = appendJSONString(b, body.AsString())
 		} else {
-			// message stays a string for log indexers; the structure is
-			// kept as its JSON text.
-			tmp := appendJSONValue(nil, body)
-			b = appendJSONString(b, string(tmp))
+			// message stays a string for log indexers; the structure is kept as its JSON text.
+			b = appendJSONString(b, string(wireformat.AppendJSONValue(nil, body, wireformat.TerminalEscapes)))
 		}
 		if v.Name != "" {
-			b = append(b, `,"eventName":`...)
-			b = appendJSONString(b, v.Name)
+			b = appendJSONString(append(b, `,"eventName":`...), v.Name)
 		}
 	}
 	if tid := r.TraceID(); tid.IsValid() {
-		b = append(b, `,"traceId":"`...)
-		b = hex.AppendEncode(b, tid[:])
-		b = append(b, '"')
+		b = append(hex.AppendEncode(append(b, `,"traceId":"`...), tid[:]), '"')
 	}
 	if sid := r.SpanID(); sid.IsValid() {
-		b = append(b, `,"spanId":"`...)
-		b = hex.AppendEncode(b, sid[:])
-		b = append(b, '"')
+		b = append(hex.AppendEncode(append(b, `,"spanId":"`...), sid[:]), '"')
 	}
 	for _, kv := range v.TraceCtx {
-		b = append(b, ',')
-		b = appendJSONString(b, string(kv.Key))
-		b = append(b, ':')
+		b = append(appendJSONString(append(b, ','), string(kv.Key)), ':')
 		b = appendJSONString(b, kv.Value.String())
 	}
 	if v.ComponentName != "" || v.ComponentVersion != "" {
-		b = append(b, `,"component":{`...)
-		b = appendField(b, "name", v.ComponentName, true)
-		b = appendField(b, "version", v.ComponentVersion, v.ComponentName == "")
-		b = append(b, '}')
+		b = appendField(append(b, `,"component":{`...), "name", v.ComponentName)
+		b = append(appendField(b, "version", v.ComponentVersion), '}')
 	}
 	if v.HasResource() {
-		b = append(b, `,"resource":{`...)
-		b = appendField(b, "type", v.ResourceType, true)
-		b = appendField(b, "id", v.ResourceID, b[len(b)-1] == '{')
-		b = appendField(b, "namespace", v.ResourceNamespace, b[len(b)-1] == '{')
-		b = appendField(b, "uid", v.ResourceUID, b[len(b)-1] == '{')
-		b = append(b, '}')
+		b = appendField(append(b, `,"resource":{`...), "type", v.ResourceType)
+		b = appendField(appendField(b, "id", v.ResourceID), "namespace", v.ResourceNamespace)
+		b = append(appendField(b, "uid", v.ResourceUID), '}')
 	}
 	if len(v.Scope) > 0 {
-		// The Recorder writes the scope map in Go's random map order;
-		// sorted, equal events give equal lines.
+		// The Recorder writes the scope map in Go's random map order; sorted, equal events
+		// give equal lines.
 		if len(v.Scope) > 1 && !slices.IsSortedFunc(v.Scope, wireformat.ComparePath) {
 			slices.SortFunc(v.Scope, wireformat.ComparePath)
 		}
@@ -179,24 +139,19 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, '"')
-			b = appendJSONChars(b, wireformat.UnescapeSegment(kv.Path))
-			b = append(b, `":`...)
-			b = appendJSONString(b, kv.Value.String())
+			b = wireformat.AppendJSONChars(append(b, '"'), wireformat.UnescapeSegment(kv.Path), wireformat.TerminalEscapes)
+			b = appendJSONString(append(b, `":`...), kv.Value.String())
 		}
 		b = append(b, '}')
 	}
 	if v.Tenant != "" {
-		b = append(b, `,"tenant":`...)
-		b = appendJSONString(b, v.Tenant)
+		b = appendJSONString(append(b, `,"tenant":`...), v.Tenant)
 	}
 	if v.HasGeneration {
-		b = append(b, `,"observedGeneration":`...)
-		b = strconv.AppendInt(b, v.Generation, 10)
+		b = strconv.AppendInt(append(b, `,"observedGeneration":`...), v.Generation, 10)
 	}
 	if v.HasSequence {
-		b = append(b, `,"sequence":`...)
-		b = strconv.AppendInt(b, v.Sequence, 10)
+		b = strconv.AppendInt(append(b, `,"sequence":`...), v.Sequence, 10)
 	}
 	if v.Truncated {
 		b = append(b, `,"truncated":true`...)
@@ -207,32 +162,38 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, string(kv.Key))
-			b = append(b, ':')
-			b = appendJSONValue(b, kv.Value)
+			b = append(appendJSONString(b, string(kv.Key)), ':')
+			b = wireformat.AppendJSONValue(b, kv.Value, wireformat.TerminalEscapes)
 		}
 		b = append(b, '}')
 	}
 	return append(b, "}\n"...)
 }
 
-// appendField appends "key":"val" when val is set, with a leading comma
-// unless first.
-func appendField(b []byte, key, val string, first bool) []byte {
+// appendConditionJSON appends c as {"status":..,"reason":..,"message":..} without its closing
+// brace; the message only when there is one.
+func appendConditionJSON(b []byte, c wireformat.Condition) []byte {
+	b = appendJSONString(append(b, `{"status":`...), c.Status)
+	b = appendJSONString(append(b, `,"reason":`...), c.Reason)
+	if c.Message != "" {
+		b = appendJSONString(append(b, `,"message":`...), c.Message)
+	}
+	return b
+}
+
+// appendField appends "key":"val" when val is set, after a comma unless it opens the object.
+func appendField(b []byte, key, val string) []byte {
 	if val == "" {
 		return b
 	}
-	if !first {
+	if b[len(b)-1] != '{' {
 		b = append(b, ',')
 	}
-	b = append(b, '"')
-	b = append(b, key...)
-	b = append(b, `":`...)
+	b = append(append(append(b, '"'), key...), `":`...)
 	return appendJSONString(b, val)
 }
 
-// timestampLayout is RFC 3339 in UTC with exactly three fractional digits,
-// the collector's @timestamp: fixed width, so that a fixed-format parser
-// reads every line and sorting the strings sorts by time (RFC3339Nano drops
-// trailing zeros, and the dot with them).
+// timestampLayout is RFC 3339 in UTC with exactly three fractional digits, the collector's
+// @timestamp: fixed width, so that a fixed-format parser reads every line and sorting the
+// strings sorts by time (RFC3339Nano drops trailing zeros, and the dot with them).
 const timestampLayout = "2006-01-02T15:04:05.000Z"

@@ -262,15 +262,7 @@ func (m *liveModel) transition(t *liveTree, v *wireformat.View, ts time.Time) {
 		t.streams[strings.Clone(key)] = n
 	}
 	n.start = ts
-	var b []byte
-	if v.HasPrevious {
-		b = append(appendCondition(b, v.Previous.Status, v.Previous.Reason), " → "...)
-	}
-	b = appendCondition(b, v.Transition.Status, v.Transition.Reason)
-	if v.Transition.Message != "" {
-		b = strconv.AppendQuote(append(b, ' '), v.Transition.Message)
-	}
-	n.msg = safeText(string(b), maxMsgBytes)
+	n.msg = safeText(string(new(Exporter).appendTransition(nil, v)), maxMsgBytes) // no colour
 	reason := strings.ToLower(v.Transition.Reason)
 	switch {
 	case strings.EqualFold(v.Transition.Status, "True"):

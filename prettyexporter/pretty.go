@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
@@ -13,41 +14,36 @@ import (
 	"github.com/progressotel/progressotel/internal/base/wireformat"
 )
 
-// Exporter writes each record as one readable line: the human format of
-// docs/formats.md. It implements go.opentelemetry.io/otel/sdk/log.Exporter
-// and is safe for concurrent use. Create it with New; the zero value writes
-// nothing.
+// Exporter writes each record as one readable line: the human format of docs/formats.md. It
+// implements go.opentelemetry.io/otel/sdk/log.Exporter and is safe for concurrent use. Create
+// it with New; the zero value writes nothing.
 type Exporter struct {
 	sink
 	color  bool
 	noTime bool
 	layout string
-	// noContext leaves out the resource, the trace id and the
-	// transaction id: the live exporter's plain lines have them in a
-	// header line per operation.
+	// noContext leaves out the resource, the trace id and the transaction id: the live
+	// exporter's plain lines have them in a header line per operation.
 	noContext bool
 }
 
 var _ sdklog.Exporter = (*Exporter)(nil)
 
-// New returns a pretty exporter writing to os.Stderr unless WithWriter says
-// otherwise. It colours when the writer is a terminal (see WithColor). The
-// error is always nil today; it is there so that a future option can fail
-// without an API change.
+// New returns a pretty exporter writing to os.Stderr unless WithWriter says otherwise. It
+// colours when the writer is a terminal (see WithColor). The error is always nil today; it is
+// there so that a future option can fail without an API change.
 func New(opts ...Option) (*Exporter, error) {
 	c := newConfig(os.Stderr, opts)
-	e := &Exporter{sink: newSink(c.w), color: useColor(c.color, c.w), noTime: c.noTime, layout: c.timeLayout}
-	return e, nil
+	return &Exporter{sink: newSink(c.w), color: useColor(c.color, c.w), noTime: c.noTime, layout: c.timeLayout}, nil
 }
 
-// Colored reports whether the exporter writes ANSI colours, as resolved
-// from WithColor, the writer and NO_COLOR when it was created.
+// Colored reports whether the exporter writes ANSI colours, as resolved from WithColor, the
+// writer and NO_COLOR when it was created.
 func (e *Exporter) Colored() bool { return e.color }
 
-// Export writes records, one line each, with a single Write (one per 256
-// KiB for larger batches). It returns ctx's error, writing nothing more,
-// if ctx ends first, and sdk/log.ErrExporterShutdown after Shutdown,
-// writing nothing.
+// Export writes records, one line each, with a single Write (one per 256 KiB for larger
+// batches). It returns ctx's error, writing nothing more, if ctx ends first, and
+// sdk/log.ErrExporterShutdown after Shutdown, writing nothing.
 func (e *Exporter) Export(ctx context.Context, records []sdklog.Record) error {
 	return e.export(ctx, records, e.appendRecord)
 }
@@ -56,9 +52,8 @@ func (e *Exporter) Export(ctx context.Context, records []sdklog.Record) error {
 func (e *Exporter) ForceFlush(ctx context.Context) error { return e.forceFlush(ctx) }
 
 // Shutdown stops the exporter: later Exports write nothing and return
-// sdk/log.ErrExporterShutdown. It waits for a Write already in progress,
-// at most until ctx ends (then it returns ctx's error), and flushes a
-// buffered writer.
+// sdk/log.ErrExporterShutdown. It waits for a Write already in progress, at most until ctx ends
+// (then it returns ctx's error), and flushes a buffered writer.
 func (e *Exporter) Shutdown(ctx context.Context) error { return e.shutdown(ctx) }
 
 func (e *Exporter) sgr(b []byte, code string) []byte {
@@ -68,11 +63,16 @@ func (e *Exporter) sgr(b []byte, code string) []byte {
 	return b
 }
 
-func (e *Exporter) reset(b []byte) []byte {
-	if e.color {
-		b = append(b, sgrReset...)
-	}
-	return b
+func (e *Exporter) reset(b []byte) []byte { return e.sgr(b, sgrReset) }
+
+// marked appends s, which is safe, in colour code.
+func (e *Exporter) marked(b []byte, code, s string) []byte {
+	return e.reset(append(e.sgr(b, code), s...))
+}
+
+// text appends s, escaped as appendText does, in colour code.
+func (e *Exporter) text(b []byte, code, s string) []byte {
+	return e.reset(appendText(e.sgr(b, code), s, false))
 }
 
 func (e *Exporter) appendRecord(b []byte, r *sdklog.Record) []byte {
@@ -82,105 +82,81 @@ func (e *Exporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 	return e.appendView(b, r, v)
 }
 
+// recordTime is a record's timestamp, else its observed timestamp.
+func recordTime(r *sdklog.Record) time.Time {
+	if ts := r.Timestamp(); !ts.IsZero() {
+		return ts
+	}
+	return r.ObservedTimestamp()
+}
+
 // appendView appends r's line from its View v, already loaded.
 func (e *Exporter) appendView(b []byte, r *sdklog.Record, v *wireformat.View) []byte {
 	if !e.noTime {
-		ts := r.Timestamp()
-		if ts.IsZero() {
-			ts = r.ObservedTimestamp()
-		}
-		b = e.sgr(b, sgrDim)
-		b = ts.Local().AppendFormat(b, e.layout)
-		b = e.reset(b)
+		b = e.reset(recordTime(r).Local().AppendFormat(e.sgr(b, sgrDim), e.layout))
 		b = append(b, ' ')
 	}
-	b = e.appendLevel(b, r)
-	b = append(b, ' ')
-
+	b = append(e.appendLevel(b, r), ' ')
 	switch v.Kind {
 	case wireformat.KindEvent:
 		b = e.appendType(b, v.Name)
-		if !e.noContext {
-			b = e.appendResource(b, v)
-		}
+		b = e.appendResource(b, v)
 	case wireformat.KindTransition:
-		b = e.sgr(b, groupColor(v.Name))
-		b = appendText(b, v.Name, false)
-		b = e.reset(b)
-		if !e.noContext {
-			b = e.appendResource(b, v)
-		}
-		b = append(b, "  "...)
+		b = e.text(b, groupColor(v.Name), v.Name)
+		b = append(e.appendResource(b, v), "  "...)
 		b = e.appendTransition(b, v)
 	default:
 		if v.Name != "" {
-			b = e.sgr(b, sgrBold)
-			b = appendText(b, v.Name, false)
-			b = e.reset(b)
-			b = append(b, ' ')
+			b = append(e.text(b, sgrBold, v.Name), ' ')
 		}
-		b = appendBody(b, r.Body())
+		switch body := r.Body(); body.Type() {
+		case attribute.EMPTY:
+		case attribute.STRING: // as it is when printable, else quoted
+			if s := body.AsString(); printable(s) {
+				b = append(b, s...)
+			} else {
+				b = strconv.AppendQuote(b, s)
+			}
+		default:
+			b = appendPrettyValue(b, body, false)
+		}
 	}
-
 	if tid := r.TraceID(); tid.IsValid() && !e.noContext {
-		b = append(b, "  "...)
-		b = e.sgr(b, sgrDim)
-		b = hex.AppendEncode(b, tid[:4])
-		b = e.reset(b)
+		b = e.reset(hex.AppendEncode(e.sgr(append(b, "  "...), sgrDim), tid[:4]))
 	}
 	if v.HasTx && !e.noContext {
-		b = append(b, "  "...)
-		b = e.appendKey(b, "tx")
-		b = appendText(b, v.TxID, false)
+		b = appendText(e.appendKey(append(b, "  "...), "tx"), v.TxID, false)
 	}
-	// An absent value (a null detail) is left out: a person reads what
-	// is there, and "<nil>" on half the lines hides it. JSON keeps nulls.
+	// An absent value (a null detail) is left out: a person reads what is there, and "<nil>" on
+	// half the lines hides it. JSON keeps nulls.
 	sep := "  "
+	kv := func(k string, val attribute.Value) {
+		if val.Type() != attribute.EMPTY {
+			b = e.appendKV(append(b, sep...), k, val)
+			sep = " "
+		}
+	}
 	for _, d := range v.Details {
-		if d.Value.Type() == attribute.EMPTY {
-			continue
-		}
-		b = append(b, sep...)
-		sep = " "
-		b = e.appendKV(b, d.Path, d.Value)
+		kv(d.Path, d.Value)
 	}
-	for _, kv := range v.Extra {
-		if kv.Value.Type() == attribute.EMPTY {
-			continue
-		}
-		b = append(b, sep...)
-		sep = " "
-		b = e.appendKV(b, string(kv.Key), kv.Value)
+	for _, x := range v.Extra {
+		kv(string(x.Key), x.Value)
 	}
-	b = e.appendEnvelope(b, v)
-	return append(b, '\n')
-}
-
-func (e *Exporter) marked(b []byte, code, s string) []byte {
-	b = e.sgr(b, code)
-	b = append(b, s...)
-	return e.reset(b)
+	return append(e.appendEnvelope(b, v), '\n')
 }
 
 // appendType writes group/ in the group's colour and the name in bold.
 func (e *Exporter) appendType(b []byte, typ string) []byte {
 	i := strings.IndexByte(typ, '/')
 	if i < 0 || !bare(typ, false) {
-		b = e.sgr(b, sgrBold)
-		b = appendText(b, typ, false)
-		return e.reset(b)
+		return e.text(b, sgrBold, typ)
 	}
-	b = e.sgr(b, groupColor(typ[:i]))
-	b = append(b, typ[:i+1]...)
-	b = e.reset(b)
-	b = e.sgr(b, sgrBold)
-	b = append(b, typ[i+1:]...)
-	return e.reset(b)
+	return e.marked(e.marked(b, groupColor(typ[:i]), typ[:i+1]), sgrBold, typ[i+1:])
 }
 
-// appendResource writes "  Type/id" (or whichever of the two is set).
+// appendResource writes "  Type/id" (or whichever of the two is set), unless noContext.
 func (e *Exporter) appendResource(b []byte, v *wireformat.View) []byte {
-	if v.ResourceType == "" && v.ResourceID == "" {
+	if e.noContext || v.ResourceType == "" && v.ResourceID == "" {
 		return b
 	}
 	b = append(b, "  "...)
@@ -196,71 +172,46 @@ func (e *Exporter) appendResource(b []byte, v *wireformat.View) []byte {
 	return b
 }
 
-// appendTransition writes `False (Provisioning) → True (Provisioned) "msg"`,
-// the previous state only when known.
+// appendTransition writes `False (Provisioning) → True (Provisioned) "msg"`, the previous
+// state only when known.
 func (e *Exporter) appendTransition(b []byte, v *wireformat.View) []byte {
 	if v.HasPrevious {
-		b = e.sgr(b, sgrDim)
-		b = appendCondition(b, v.Previous.Status, v.Previous.Reason)
-		b = e.reset(b)
+		b = e.reset(appendCondition(e.sgr(b, sgrDim), v.Previous.Status, v.Previous.Reason))
 		b = append(b, " → "...)
 	}
-	b = e.sgr(b, sgrBold)
-	b = appendText(b, v.Transition.Status, false)
-	b = e.reset(b)
-	if v.Transition.Reason != "" {
-		b = append(b, " ("...)
-		b = appendText(b, v.Transition.Reason, false)
-		b = append(b, ')')
-	}
+	b = appendReason(e.text(b, sgrBold, v.Transition.Status), v.Transition.Reason)
 	if v.Transition.Message != "" {
-		b = append(b, ' ')
-		b = strconv.AppendQuote(b, v.Transition.Message)
+		b = strconv.AppendQuote(append(b, ' '), v.Transition.Message)
 	}
 	return b
 }
 
 func appendCondition(b []byte, status, reason string) []byte {
-	b = appendText(b, status, false)
+	return appendReason(appendText(b, status, false), reason)
+}
+
+// appendReason writes " (reason)" when there is one.
+func appendReason(b []byte, reason string) []byte {
 	if reason != "" {
-		b = append(b, " ("...)
-		b = appendText(b, reason, false)
-		b = append(b, ')')
+		b = append(appendText(append(b, " ("...), reason, false), ')')
 	}
 	return b
 }
 
-// appendBody writes a log's body: a string as it is when printable, any
-// other value as in key=value.
-func appendBody(b []byte, body attribute.Value) []byte {
-	switch body.Type() {
-	case attribute.EMPTY:
-		return b
-	case attribute.STRING:
-		return appendMessage(b, body.AsString())
-	}
-	return appendPrettyValue(b, body, false)
-}
-
 func (e *Exporter) appendKey(b []byte, k string) []byte {
-	b = e.sgr(b, sgrDim)
-	b = appendText(b, k, false)
-	b = append(b, '=')
-	return e.reset(b)
+	return e.reset(append(appendText(e.sgr(b, sgrDim), k, false), '='))
 }
 
-// appendKV writes key=value; a non-empty map value is spread into
-// key.sub=value pairs, the way details travel on the wire.
+// appendKV writes key=value; a non-empty map value is spread into key.sub=value pairs, the way
+// details travel on the wire.
 func (e *Exporter) appendKV(b []byte, k string, val attribute.Value) []byte {
 	if val.Type() == attribute.MAP {
-		// AsMap copies: call it once.
-		if kvs := val.AsMap(); len(kvs) > 0 {
+		if kvs := val.AsMap(); len(kvs) > 0 { // AsMap copies: call it once
 			var stack [8]string
 			return e.appendMap(b, append(stack[:0], k), kvs)
 		}
 	}
-	b = e.appendKey(b, k)
-	return appendPrettyValue(b, val, false)
+	return appendPrettyValue(e.appendKey(b, k), val, false)
 }
 
 func (e *Exporter) appendMap(b []byte, path []string, kvs []attribute.KeyValue) []byte {
@@ -282,39 +233,32 @@ func (e *Exporter) appendMap(b []byte, path []string, kvs []attribute.KeyValue) 
 			}
 			b = appendText(b, s, false)
 		}
-		b = append(b, '=')
-		b = e.reset(b)
+		b = e.reset(append(b, '='))
 		b = appendPrettyValue(b, kv.Value, false)
 	}
 	return b
 }
 
-// appendEnvelope writes, dimmed, the envelope fields that change what a
-// line means: the resource's namespace, the observed generation and the
-// truncation mark. The component, uid, scope, tenant, sequence and the
-// tracectx values other than the transaction id repeat on every line of an
-// operation; they are in the JSON format only.
+// appendEnvelope writes, dimmed, the envelope fields that change what a line means: the
+// resource's namespace, the observed generation and the truncation mark. The component, uid,
+// scope, tenant, sequence and the tracectx values other than the transaction id repeat on every
+// line of an operation; they are in the JSON format only.
 func (e *Exporter) appendEnvelope(b []byte, v *wireformat.View) []byte {
 	if v.ResourceNamespace == "" && !v.HasGeneration && !v.Truncated {
 		return b
 	}
-	b = append(b, "  "...)
-	b = e.sgr(b, sgrDim)
+	b = e.sgr(append(b, "  "...), sgrDim)
 	sep := ""
 	if v.ResourceNamespace != "" {
-		b = append(b, "namespace="...)
-		b = appendText(b, v.ResourceNamespace, false)
+		b = appendText(append(b, "namespace="...), v.ResourceNamespace, false)
 		sep = " "
 	}
 	if v.HasGeneration {
-		b = append(b, sep...)
-		b = append(b, "generation="...)
-		b = strconv.AppendInt(b, v.Generation, 10)
+		b = strconv.AppendInt(append(append(b, sep...), "generation="...), v.Generation, 10)
 		sep = " "
 	}
 	if v.Truncated {
-		b = append(b, sep...)
-		b = append(b, "truncated=true"...)
+		b = append(append(b, sep...), "truncated=true"...)
 	}
 	return e.reset(b)
 }
