@@ -1,7 +1,6 @@
 package prettyexporter
 
 import (
-	"context"
 	"encoding/hex"
 	"os"
 	"slices"
@@ -34,26 +33,10 @@ var _ sdklog.Exporter = (*JSONExporter)(nil)
 // a future option can fail without an API change.
 func NewJSON(opts ...Option) (*JSONExporter, error) {
 	c := newConfig(os.Stdout, opts)
-	e := &JSONExporter{sink: newSink(c.w), noTime: c.noTime}
+	e := &JSONExporter{noTime: c.noTime}
+	e.sink = sink{sem: make(chan struct{}, 1), w: c.w, enc: e.appendRecord}
 	return e, nil
 }
-
-// Export writes records, one line each, with a single Write (one per 256
-// KiB for larger batches). It returns ctx's error, writing nothing more,
-// if ctx ends first, and sdk/log.ErrExporterShutdown after Shutdown,
-// writing nothing.
-func (e *JSONExporter) Export(ctx context.Context, records []sdklog.Record) error {
-	return e.export(ctx, records, e.appendRecord)
-}
-
-// ForceFlush flushes w if it is buffered (has a Flush() error method).
-func (e *JSONExporter) ForceFlush(ctx context.Context) error { return e.forceFlush(ctx) }
-
-// Shutdown stops the exporter: later Exports write nothing and return
-// sdk/log.ErrExporterShutdown. It waits for a Write already in progress,
-// at most until ctx ends (then it returns ctx's error), and flushes a
-// buffered writer.
-func (e *JSONExporter) Shutdown(ctx context.Context) error { return e.shutdown(ctx) }
 
 // reservedJSON are top-level names a transition's stream key must not shadow; such a stream's
 // payload (and that of a stream named tracectx.*) is written under "transition" instead.

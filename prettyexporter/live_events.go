@@ -29,10 +29,7 @@ func (m *liveModel) apply(r *sdklog.Record, wall time.Time) {
 	v := wireformat.GetView()
 	defer wireformat.PutView(v)
 	v.Load(r)
-	ts := r.Timestamp()
-	if ts.IsZero() {
-		ts = r.ObservedTimestamp()
-	}
+	ts := recordTime(r)
 	if ts.IsZero() {
 		ts = wall
 	}

@@ -1,7 +1,6 @@
 package prettyexporter
 
 import (
-	"context"
 	"encoding/hex"
 	"os"
 	"strconv"
@@ -34,27 +33,14 @@ var _ sdklog.Exporter = (*Exporter)(nil)
 // there so that a future option can fail without an API change.
 func New(opts ...Option) (*Exporter, error) {
 	c := newConfig(os.Stderr, opts)
-	return &Exporter{sink: newSink(c.w), color: useColor(c.color, c.w), noTime: c.noTime, layout: c.timeLayout}, nil
+	e := &Exporter{color: useColor(c.color, c.w), noTime: c.noTime, layout: c.timeLayout}
+	e.sink = sink{sem: make(chan struct{}, 1), w: c.w, enc: e.appendRecord}
+	return e, nil
 }
 
 // Colored reports whether the exporter writes ANSI colours, as resolved from WithColor, the
 // writer and NO_COLOR when it was created.
 func (e *Exporter) Colored() bool { return e.color }
-
-// Export writes records, one line each, with a single Write (one per 256 KiB for larger
-// batches). It returns ctx's error, writing nothing more, if ctx ends first, and
-// sdk/log.ErrExporterShutdown after Shutdown, writing nothing.
-func (e *Exporter) Export(ctx context.Context, records []sdklog.Record) error {
-	return e.export(ctx, records, e.appendRecord)
-}
-
-// ForceFlush flushes w if it is buffered (has a Flush() error method).
-func (e *Exporter) ForceFlush(ctx context.Context) error { return e.forceFlush(ctx) }
-
-// Shutdown stops the exporter: later Exports write nothing and return
-// sdk/log.ErrExporterShutdown. It waits for a Write already in progress, at most until ctx ends
-// (then it returns ctx's error), and flushes a buffered writer.
-func (e *Exporter) Shutdown(ctx context.Context) error { return e.shutdown(ctx) }
 
 func (e *Exporter) sgr(b []byte, code string) []byte {
 	if e.color {

@@ -10,8 +10,8 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 )
 
-// maxChunk is the size at which Export writes out what it has encoded so
-// far, so that a huge batch does not hold a huge buffer.
+// maxChunk is the size at which Export writes out what it has encoded so far, so that a huge
+// batch does not hold a huge buffer.
 const maxChunk = 256 << 10
 
 // maxPooled is the largest buffer kept for reuse.
@@ -19,26 +19,15 @@ const maxPooled = 1 << 20
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
-func getBuf() *[]byte { return bufPool.Get().(*[]byte) }
-
-func putBuf(b *[]byte) {
-	if cap(*b) > maxPooled {
-		return
-	}
-	*b = (*b)[:0]
-	bufPool.Put(b)
-}
-
-// sink is the part both exporters share: a writer guarded by a one-slot
-// semaphore (a channel rather than a sync.Mutex, so that waiting for it
-// honours a context), and the shutdown state.
+// sink is the part both exporters share: a writer guarded by a one-slot semaphore (a channel
+// rather than a sync.Mutex, so that waiting for it honours a context), the record's encoder
+// (appending one, newline included) and the shutdown state.
 type sink struct {
 	sem     chan struct{}
 	w       io.Writer
+	enc     func(b []byte, r *sdklog.Record) []byte
 	stopped atomic.Bool
 }
-
-func newSink(w io.Writer) sink { return sink{sem: make(chan struct{}, 1), w: w} }
 
 // lock takes the writer, or gives up with ctx's error.
 func (s *sink) lock(ctx context.Context) error {
@@ -59,12 +48,10 @@ func (s *sink) unlock() { <-s.sem }
 
 var errNotNew = errors.New("prettyexporter: exporter not created by New or NewJSON")
 
-// encodeFunc appends one record, newline included.
-type encodeFunc func(b []byte, r *sdklog.Record) []byte
-
-// export encodes records into a pooled buffer outside the lock and writes
-// it with one Write (one per maxChunk for huge batches).
-func (s *sink) export(ctx context.Context, records []sdklog.Record, enc encodeFunc) error {
+// Export writes records, one line each, with a single Write (one per 256 KiB for larger
+// batches), encoded outside the lock. It returns ctx's error, writing nothing more, if ctx ends
+// first, and sdk/log.ErrExporterShutdown after Shutdown, writing nothing.
+func (s *sink) Export(ctx context.Context, records []sdklog.Record) error {
 	if s.stopped.Load() {
 		return sdklog.ErrExporterShutdown
 	}
@@ -74,24 +61,25 @@ func (s *sink) export(ctx context.Context, records []sdklog.Record, enc encodeFu
 	if len(records) == 0 {
 		return nil
 	}
-	bp := getBuf()
-	defer putBuf(bp)
-	b := *bp
+	bp := bufPool.Get().(*[]byte)
+	b := (*bp)[:0]
+	defer func() {
+		if cap(b) <= maxPooled {
+			*bp = b[:0]
+			bufPool.Put(bp)
+		}
+	}()
 	for i := range records {
 		if err := ctx.Err(); err != nil {
-			*bp = b
 			return err
 		}
-		b = enc(b, &records[i])
-		if len(b) >= maxChunk {
+		if b = s.enc(b, &records[i]); len(b) >= maxChunk {
 			if err := s.write(ctx, b); err != nil {
-				*bp = b
 				return err
 			}
 			b = b[:0]
 		}
 	}
-	*bp = b
 	if len(b) == 0 {
 		return nil
 	}
@@ -103,8 +91,7 @@ func (s *sink) write(ctx context.Context, b []byte) error {
 		return err
 	}
 	defer s.unlock()
-	// Checked again under the lock: once Shutdown has returned, nothing
-	// more is written.
+	// Checked again under the lock: once Shutdown has returned, nothing more is written.
 	if s.stopped.Load() {
 		return sdklog.ErrExporterShutdown
 	}
@@ -115,30 +102,29 @@ func (s *sink) write(ctx context.Context, b []byte) error {
 // flusher is a buffered writer, such as *bufio.Writer.
 type flusher interface{ Flush() error }
 
-func (s *sink) forceFlush(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
+// ForceFlush flushes the writer if it is buffered (has a Flush() error method).
+func (s *sink) ForceFlush(ctx context.Context) error {
+	if err := ctx.Err(); err != nil || s.stopped.Load() {
 		return err
 	}
-	if s.stopped.Load() {
-		return nil
-	}
-	f, ok := s.w.(flusher)
-	if !ok || s.sem == nil {
+	if _, ok := s.w.(flusher); !ok || s.sem == nil {
 		return nil // nothing is buffered here: each Export has written
 	}
-	if err := s.lock(ctx); err != nil {
-		return err
-	}
-	defer s.unlock()
-	return f.Flush()
+	return s.flush(ctx)
 }
 
-// shutdown stops new writes at once, then waits (as long as ctx allows)
-// for a Write in progress and flushes a buffered writer.
-func (s *sink) shutdown(ctx context.Context) error {
+// Shutdown stops the exporter: later Exports write nothing and return
+// sdk/log.ErrExporterShutdown. It waits for a Write already in progress, at most until ctx ends
+// (then it returns ctx's error), and flushes a buffered writer.
+func (s *sink) Shutdown(ctx context.Context) error {
 	if s.stopped.Swap(true) || s.sem == nil {
 		return nil
 	}
+	return s.flush(ctx)
+}
+
+// flush waits for the writer and flushes it when it is buffered.
+func (s *sink) flush(ctx context.Context) error {
 	if err := s.lock(ctx); err != nil {
 		return err
 	}
