@@ -54,8 +54,7 @@ type LiveExporter struct {
 	spare, out   []byte
 	lastGen      uint64
 	lastSec      int64
-	lastW, lastH int
-	drawnOnce    bool
+	lastW, lastH int // lastW is -1 before the first frame
 	flush        flusher
 }
 
@@ -82,7 +81,7 @@ func NewLive(opts ...Option) (*LiveExporter, error) {
 		}
 	}
 	e := &LiveExporter{
-		w: c.w, plain: plain, color: color, size: size, now: c.live.now,
+		w: c.w, plain: plain, color: color, size: size, now: c.live.now, lastW: -1,
 		wake: make(chan struct{}, 1), flushReq: make(chan chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	if e.now == nil {
@@ -248,32 +247,25 @@ func (e *LiveExporter) step(final bool) {
 			e.outputLine() // an unfinished line
 		}
 	}
+	next := &e.scr.prev // the rows drawn last, unless something changed
 	if e.plain {
 		e.model.plainTick(now)
+	} else if sec := now.Unix(); final || e.model.gen != e.lastGen || (sec != e.lastSec && len(e.model.list) > 0) || width != e.lastW || height != e.lastH {
+		e.model.frame(&e.next, now, width, height, e.color)
+		e.lastGen, e.lastSec, e.lastW, e.lastH = e.model.gen, sec, width, height
+		next = &e.next
 	}
 	above, dropped := e.p.take(e.spare)
-	redraw := false
-	if !e.plain {
-		sec := now.Unix()
-		if final || !e.drawnOnce || e.model.gen != e.lastGen || (sec != e.lastSec && len(e.model.list) > 0) || width != e.lastW || height != e.lastH {
-			e.model.frame(&e.next, now, width, height, e.color)
-			e.lastGen, e.lastSec, e.lastW, e.lastH, e.drawnOnce = e.model.gen, sec, width, height, true
-			redraw = true
-		}
-	}
 	e.mu.Unlock()
 
 	buf := e.out[:0]
-	switch {
-	case e.plain:
+	if e.plain {
 		if dropped > 0 {
 			buf = append(droppedLine(buf, dropped, e.color), '\n')
 		}
 		buf = append(buf, above...)
-	case redraw:
-		buf = e.scr.compose(buf, above, dropped, &e.next, width, e.color)
-	default:
-		buf = e.scr.compose(buf, above, dropped, &e.scr.prev, width, e.color)
+	} else {
+		buf = e.scr.compose(buf, above, dropped, next, width, e.color)
 	}
 	e.spare = above[:0]
 	if final {
