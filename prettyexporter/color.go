@@ -1,7 +1,13 @@
 package prettyexporter
 
-// The SGR sequences the pretty exporter writes, and nothing else: the
-// fuzz test strips exactly these and then finds no escape byte left.
+import (
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+
+	"github.com/progressotel/progressotel/internal/base/wireformat"
+)
+
+// The SGR sequences the pretty exporter writes, and nothing else: the fuzz test strips exactly
+// these and then finds no escape byte left.
 const (
 	sgrReset  = "\x1b[0m"
 	sgrBold   = "\x1b[1m"
@@ -12,17 +18,10 @@ const (
 	sgrCyan   = "\x1b[36m"   // the live view's running parts (also a group colour)
 )
 
-// groupColors are the colours a progressEventType group or a transition
-// stream may get: picked by a hash of its name, so that each driver keeps
-// one colour from run to run. Red and yellow are left to severities.
-var groupColors = [...]string{
-	"\x1b[36m", // cyan
-	"\x1b[35m", // magenta
-	"\x1b[34m", // blue
-	"\x1b[96m", // bright cyan
-	"\x1b[95m", // bright magenta
-	"\x1b[94m", // bright blue
-}
+// groupColors are the colours a progressEventType group or a transition stream may get
+// (cyan, magenta, blue and their bright forms): picked by a hash of its name, so that each
+// driver keeps one colour from run to run. Red and yellow are left to severities.
+var groupColors = [...]string{"\x1b[36m", "\x1b[35m", "\x1b[34m", "\x1b[96m", "\x1b[95m", "\x1b[94m"}
 
 func groupColor(group string) string {
 	h := uint32(2166136261) // FNV-1a
@@ -31,4 +30,35 @@ func groupColor(group string) string {
 		h *= 16777619
 	}
 	return groupColors[h%uint32(len(groupColors))]
+}
+
+// levelName is the JSON format's level: the severity's name from the one severity table
+// (wireformat.Level), else the record's severity text.
+func levelName(r *sdklog.Record) string {
+	if name, _, ok := wireformat.Level(r.Severity()); ok {
+		return name
+	}
+	if t := r.SeverityText(); t != "" {
+		return t
+	}
+	return "UNSPECIFIED"
+}
+
+// appendLevel writes the pretty format's fixed-width level, so that the types line up, in its
+// colour.
+func (e *Exporter) appendLevel(b []byte, r *sdklog.Record) []byte {
+	_, short, ok := wireformat.Level(r.Severity())
+	if !ok {
+		return append(b, "---"...)
+	}
+	code := sgrDim
+	switch short {
+	case "FTL", "ERR":
+		code = sgrRed
+	case "WRN":
+		code = sgrYellow
+	case "INF":
+		code = sgrGreen
+	}
+	return e.marked(b, code, short)
 }

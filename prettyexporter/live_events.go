@@ -48,7 +48,11 @@ func (m *liveModel) apply(r *sdklog.Record, wall time.Time) {
 		t.start = ts
 	}
 	if t.resource == "" && (v.ResourceType != "" || v.ResourceID != "") {
-		t.resource = safeText(resourceText(v), maxLabelBytes)
+		sep := ""
+		if v.ResourceType != "" && v.ResourceID != "" {
+			sep = "/"
+		}
+		t.resource = safeText(v.ResourceType+sep+v.ResourceID, maxLabelBytes)
 	}
 	if t.title == "" {
 		group, _, _ := strings.Cut(v.Name, "/")
@@ -85,16 +89,6 @@ func keyOf(r *sdklog.Record, v *wireformat.View) liveKey {
 		return liveKey{other: "x\x00" + v.TxID}
 	}
 	return liveKey{other: "-"}
-}
-
-func resourceText(v *wireformat.View) string {
-	switch {
-	case v.ResourceType == "":
-		return v.ResourceID
-	case v.ResourceID == "":
-		return v.ResourceType
-	}
-	return v.ResourceType + "/" + v.ResourceID
 }
 
 // event applies a progress event; it reports whether the operation ended. The record's span,

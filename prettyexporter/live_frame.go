@@ -59,12 +59,8 @@ type frameScratch struct {
 }
 
 // frame renders the live area at wall time now for a terminal of width columns and height rows:
-// at most height-1 rows (the cursor keeps the row below them), each narrower than width. It is
-// a pure function of the model: the golden tests call it directly.
-//
-// When the trees do not fit, each keeps its header and the most recent ones get the rows left;
-// inside a tree, running parts (with their ancestors) come first, then failures, changes and
-// pending parts, and what is left out is counted in a "… N more" row.
+// at most height-1 rows (the cursor keeps the row below them), each narrower than width, as
+// DESIGN.md's "When the trees do not fit" says. It is a pure function of the model.
 func (m *liveModel) frame(f *liveFrame, now time.Time, width, height int, color bool) {
 	f.reset()
 	budget, n := height-1, len(m.list)
@@ -192,9 +188,8 @@ func (m *liveModel) moreRow(f *liveFrame, n int, what string, depth, width int, 
 	f.add(r, width)
 }
 
-// headerRow is a tree's header: status glyph, operation, resource, trace id, transaction id,
-// then status and elapsed time. final adds the progress reached, for the block printed when the
-// operation ends.
+// headerRow is a tree's header with its status and elapsed time; final adds the progress
+// reached, for the block printed when the operation ends.
 func (m *liveModel) headerRow(r *liveRow, t *liveTree, now time.Time, final bool, color bool) {
 	code := m.headerText(r, t, color, true)
 	if final && t.bar.ok {
@@ -246,8 +241,8 @@ func (m *liveModel) headerText(r *liveRow, t *liveTree, color, glyph bool) strin
 	return l.code
 }
 
-// shownStatus is the status of a tree's glyph: an operation's own, or, for a tree without
-// common/OperationStarted (a controller's condition streams), the worst of its parts when all
+// shownStatus is the status of a tree's glyph: an operation's own, or, without
+// common/OperationStarted (a controller's condition streams), the worst of its parts once all
 // have settled.
 func (t *liveTree) shownStatus() liveStatus {
 	if t.status != stRunning || t.op != "" || t.root.first == nil {
@@ -379,9 +374,8 @@ func ancestry(n *liveNode, buf *[8]*liveNode) []*liveNode {
 	return chain
 }
 
-// printCollapsed prints a finished, successful part as one line above the live area, after the
-// headers of its tree and ancestors (each printed once, and again when lines of another
-// operation came in between).
+// printCollapsed prints a finished part as one line above the live area, after the headers of
+// its tree and ancestors (printed once, and again after lines of another operation).
 func (m *liveModel) printCollapsed(n *liveNode) {
 	t := n.tree
 	if m.lastHeader != t {
@@ -409,9 +403,8 @@ func (m *liveModel) printCollapsed(n *liveNode) {
 	m.printRow(r)
 }
 
-// printFinal prints a tree as it ends: its header with the final status and the counts of its
-// top rows, the parts that stayed (failed, changed, unreachable, with their messages), then the
-// failure summary. In plain mode, where the lines so far were the records, only the summary.
+// printFinal prints a tree as it ends: its header, the counts of its top rows, the parts that
+// stayed, then the failure summary; in plain mode, where the records were the lines, only that.
 func (m *liveModel) printFinal(t *liveTree, wall time.Time) {
 	if !m.plain {
 		r := &m.scratch.row
@@ -451,10 +444,9 @@ const (
 	maxSummaryFailures = 20
 )
 
-// printFailures prints what failed, where and why, as BuildKit does at the end of a build: one
-// entry per failed part, its path in the tree (play › task › host, or the resource) and its
-// message below it, wrapped to the terminal's width (in plain mode, one line each, whole). A
-// successful operation prints nothing.
+// printFailures prints what failed, where and why, as BuildKit does at the end of a build: each
+// failed part's path in the tree (play › task › host) and its message below it, wrapped to the
+// terminal's width (in plain mode whole). A successful operation prints nothing.
 func (m *liveModel) printFailures(t *liveTree) {
 	s := &m.scratch
 	s.cands = collect(s.cands[:0], &t.root, 1)

@@ -43,7 +43,7 @@ func (m *liveModel) printPlain(t *liveTree, r *sdklog.Record, v *wireformat.View
 			pct = min(t.bar.done, t.bar.total) * 100 / t.bar.total
 		}
 		last := t.bar.total > 0 && t.bar.done >= t.bar.total
-		if ps.printed && !last && wall.Sub(ps.progAt) < plainProgressEvery && (pct < 0 || abs(pct-ps.pct) < plainProgressStep) {
+		if ps.printed && !last && wall.Sub(ps.progAt) < plainProgressEvery && (pct < 0 || max(pct-ps.pct, ps.pct-pct) < plainProgressStep) {
 			ps.pending = m.p.appendRecord(ps.pending[:0], r, v, true)
 			ps.pendingPct = pct
 			return
@@ -125,11 +125,4 @@ func latestRunning(n, best *liveNode) *liveNode {
 		best = latestRunning(k, best)
 	}
 	return best
-}
-
-func abs(n int64) int64 {
-	if n < 0 {
-		return -n
-	}
-	return n
 }
