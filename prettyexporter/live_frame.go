@@ -71,7 +71,7 @@ func (m *liveModel) frame(f *liveFrame, now time.Time, width, height int, color 
 	s.frameNo++
 	if n > budget {
 		shown := budget - 1
-		m.moreRow(f, n-shown, "operations", 0, width, color)
+		f.add(m.textRow(0, sgrDim, "… "+strconv.Itoa(n-shown)+" more operations", color), width)
 		for _, t := range m.list[n-shown:] {
 			m.headerRow(&s.row, t, now, false, color)
 			f.add(&s.row, width)
@@ -82,7 +82,7 @@ func (m *liveModel) frame(f *liveFrame, now time.Time, width, height int, color 
 	left := budget - n
 	for i := n - 1; i >= 0; i-- {
 		t := m.list[i]
-		want := countRows(&t.root)
+		want := len(collect(s.cands[:0], &t.root, 1))
 		if t.bar.ok {
 			want++
 		}
@@ -95,15 +95,6 @@ func (m *liveModel) frame(f *liveFrame, now time.Time, width, height int, color 
 	for i, t := range m.list {
 		m.treeRows(f, t, now, width, s.grant[i], color)
 	}
-}
-
-// countRows is the number of nodes below n.
-func countRows(n *liveNode) int {
-	c := 0
-	for k := n.first; k != nil; k = k.next {
-		c += 1 + countRows(k)
-	}
-	return c
 }
 
 // treeRows renders one tree in at most limit rows.
@@ -154,7 +145,7 @@ func (m *liveModel) treeRows(f *liveFrame, t *liveTree, now time.Time, width, li
 		}
 	}
 	if more := len(c) - selected + t.hidden; more > 0 {
-		m.moreRow(f, more, "", 1, width, color)
+		f.add(m.textRow(2, sgrDim, "… "+strconv.Itoa(more)+" more", color), width)
 	}
 }
 
@@ -175,18 +166,6 @@ var ranks = [numStatus]int{
 }
 
 const maxRank = 5
-
-func (m *liveModel) moreRow(f *liveFrame, n int, what string, depth, width int, color bool) {
-	r := &m.scratch.row
-	r.reset(color)
-	r.space(2 * depth)
-	text := "… " + strconv.Itoa(n) + " more"
-	if what != "" {
-		text += " " + what
-	}
-	r.add(sgrDim, text)
-	f.add(r, width)
-}
 
 // headerRow is a tree's header with its status and elapsed time; final adds the progress
 // reached, for the block printed when the operation ends.
@@ -413,10 +392,7 @@ func (m *liveModel) printFinal(t *liveTree, wall time.Time) {
 		m.lastHeader = t
 		if t.root.done() > 1 {
 			// What the top rows came to, the collapsed ones included.
-			r.reset(m.p.color)
-			r.space(2)
-			r.add(sgrDim, "in all:")
-			m.appendCounts(r, &t.root)
+			m.appendCounts(m.textRow(2, sgrDim, "in all:", m.p.color), &t.root)
 			m.printRow(r)
 		}
 		if t.msg != "" {
@@ -468,9 +444,7 @@ func (m *liveModel) printFailures(t *liveTree) {
 	if t.status != stFailed {
 		word = " finished with failures"
 	}
-	r := &s.row
-	r.reset(m.p.color)
-	r.add(sgrRed+sgrBold, glyphFailed+" "+t.name()+word)
+	r := m.textRow(0, sgrRed+sgrBold, glyphFailed+" "+t.name()+word, m.p.color)
 	if len(failed) == 1 {
 		r.add("", ": 1 failure")
 	} else if len(failed) > 1 {
@@ -486,10 +460,7 @@ func (m *liveModel) printFailures(t *liveTree) {
 			break
 		}
 		l := looks[n.status]
-		r.reset(m.p.color)
-		r.space(2)
-		r.add(l.code, glyphFailed)
-		r.space(1)
+		m.textRow(2, l.code, glyphFailed, m.p.color).space(1)
 		var buf [8]*liveNode
 		chain := ancestry(n, &buf)
 		for j := len(chain) - 1; j >= 0; j-- {
@@ -542,13 +513,18 @@ func (m *liveModel) printWrapped(text string, indent int, code string) {
 	}
 }
 
-// printLine prints text indented, in colour code, as a line above the live area.
-func (m *liveModel) printLine(indent int, code, text string) {
+// textRow is the scratch row holding text, indented, in colour code.
+func (m *liveModel) textRow(indent int, code, text string, color bool) *liveRow {
 	r := &m.scratch.row
-	r.reset(m.p.color)
+	r.reset(color)
 	r.space(indent)
 	r.add(code, text)
-	m.printRow(r)
+	return r
+}
+
+// printLine prints text indented, in colour code, as a line above the live area.
+func (m *liveModel) printLine(indent int, code, text string) {
+	m.printRow(m.textRow(indent, code, text, m.p.color))
 }
 
 // printRow queues a row as a line above the live area, its right part aligned to the terminal's
