@@ -16,12 +16,9 @@ import (
 
 // LiveExporter is the live view: on a terminal, one tree per operation (a header, the
 // operation's spans as rows from SpanProcessor, condition streams, an N-of-M bar from
-// common/Progress), redrawn in place at most 10 times a second. Finished, successful parts
-// collapse to one line printed above the live area; failed, changed and unreachable ones stay
-// with their message until the operation ends, when its final state and a failure summary are
-// printed above. Ordinary logs, and what the program writes to Output, are printed above too.
-// Where the writer is not a terminal or TERM=dumb, it writes plain lines instead (see the
-// package documentation).
+// common/Progress), redrawn in place at most 10 times a second; finished parts, logs and
+// Output's lines printed above it. Where the writer is not a terminal or TERM=dumb, it writes
+// plain lines instead. The package documentation says more.
 //
 // It implements go.opentelemetry.io/otel/sdk/log.Exporter and is safe for concurrent use.
 // Export only updates a bounded in-memory model; one goroutine of the exporter's owns the

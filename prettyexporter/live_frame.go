@@ -73,7 +73,7 @@ func (m *liveModel) frame(f *liveFrame, now time.Time, width, height int, color 
 		shown := budget - 1
 		f.add(m.textRow(0, sgrDim, "… "+strconv.Itoa(n-shown)+" more operations", color), width)
 		for _, t := range m.list[n-shown:] {
-			m.headerRow(&s.row, t, now, false, color)
+			m.headerRow(&s.row, t, now, color)
 			f.add(&s.row, width)
 		}
 		return
@@ -100,7 +100,7 @@ func (m *liveModel) frame(f *liveFrame, now time.Time, width, height int, color 
 // treeRows renders one tree in at most limit rows.
 func (m *liveModel) treeRows(f *liveFrame, t *liveTree, now time.Time, width, limit int, color bool) {
 	s := &m.scratch
-	m.headerRow(&s.row, t, now, false, color)
+	m.headerRow(&s.row, t, now, color)
 	f.add(&s.row, width)
 	used := 1
 	if t.bar.ok && used < limit {
@@ -167,14 +167,9 @@ var ranks = [numStatus]int{
 
 const maxRank = 5
 
-// headerRow is a tree's header with its status and elapsed time; final adds the progress
-// reached, for the block printed when the operation ends.
-func (m *liveModel) headerRow(r *liveRow, t *liveTree, now time.Time, final bool, color bool) {
+// headerRow is a tree's header with its status and elapsed time.
+func (m *liveModel) headerRow(r *liveRow, t *liveTree, now time.Time, color bool) {
 	code := m.headerText(r, t, color, true)
-	if final && t.bar.ok {
-		r.space(2)
-		r.add("", barText(t))
-	}
 	var b []byte
 	switch t.status {
 	case stRunning:
@@ -387,7 +382,11 @@ func (m *liveModel) printCollapsed(n *liveNode) {
 func (m *liveModel) printFinal(t *liveTree, wall time.Time) {
 	if !m.plain {
 		r := &m.scratch.row
-		m.headerRow(r, t, wall, true, m.p.color)
+		m.headerRow(r, t, wall, m.p.color)
+		if t.bar.ok { // the progress reached
+			r.space(2)
+			r.add("", barText(t))
+		}
 		m.printRow(r)
 		m.lastHeader = t
 		if t.root.done() > 1 {

@@ -39,19 +39,11 @@ func (s *screen) compose(dst, above []byte, dropped int, next *liveFrame, width 
 	if up > 0 {
 		dst = appendUp(dst, up)
 	}
-	wrote := false
 	if dropped > 0 {
 		dst = appendAbove(dst, droppedLine(nil, dropped, color), width)
-		wrote = true
 	}
-	for len(above) > 0 {
-		i := bytes.IndexByte(above, '\n')
-		if i < 0 {
-			i = len(above) - 1
-		}
-		dst = appendAbove(dst, above[:i], width)
-		above = above[i+1:]
-		wrote = true
+	for line := range bytes.Lines(above) {
+		dst = appendAbove(dst, bytes.TrimSuffix(line, newline), width)
 	}
 	s.widths = s.widths[:0]
 	for i := 0; i < next.Len(); i++ {
@@ -60,9 +52,8 @@ func (s *screen) compose(dst, above []byte, dropped int, next *liveFrame, width 
 		dst = append(dst, row...)
 		dst = append(dst, '\n')
 		s.widths = append(s.widths, displayWidth(row))
-		wrote = true
 	}
-	if wrote {
+	if dropped > 0 || len(above) > 0 || next.Len() > 0 {
 		dst = append(dst, "\x1b[J"...)
 	} else {
 		// Nothing drawn over the old area: clear it row by row, then come back.
@@ -100,14 +91,6 @@ func appendAbove(dst, line []byte, width int) []byte {
 // droppedLine is the line that says lines were lost because the writer did not keep up,
 // without its newline.
 func droppedLine(dst []byte, n int, color bool) []byte {
-	if color {
-		dst = append(dst, sgrYellow...)
-	}
-	dst = append(dst, "… "...)
-	dst = strconv.AppendInt(dst, int64(n), 10)
-	dst = append(dst, " lines not shown: the terminal did not keep up"...)
-	if color {
-		dst = append(dst, sgrReset...)
-	}
-	return dst
+	e := Exporter{color: color}
+	return e.marked(dst, sgrYellow, "… "+strconv.Itoa(n)+" lines not shown: the terminal did not keep up")
 }
