@@ -1,7 +1,6 @@
 package prettyexporter
 
 import (
-	"bytes"
 	"encoding/hex"
 	"slices"
 	"strconv"
@@ -33,15 +32,6 @@ func (f *liveFrame) Row(i int) []byte {
 func (f *liveFrame) add(r *liveRow, width int) {
 	f.b = r.appendTo(f.b, width, true)
 	f.ends = append(f.ends, len(f.b))
-}
-
-func (f *liveFrame) equal(o *liveFrame) bool {
-	return bytes.Equal(f.b, o.b) && slices.Equal(f.ends, o.ends)
-}
-
-func (f *liveFrame) copyFrom(o *liveFrame) {
-	f.b = append(f.b[:0], o.b...)
-	f.ends = append(f.ends[:0], o.ends...)
 }
 
 // candidate is a node that a tree could show, at its depth.

@@ -164,13 +164,10 @@ func (m *liveModel) spanEnd(sc trace.SpanContext, end time.Time, code codes.Code
 		t.closing = wall.Add(headGrace)
 		return
 	}
-	switch {
-	case st.failure() || st == stIgnored || st == stRescued:
-		if n.msg == "" {
-			n.msg = safeText(failureText(st, desc), maxMsgBytes)
-		}
-	default:
+	if st < stRescued {
 		n.msg, n.told = "", false // a warning on the way (a retry) is past
+	} else if n.msg == "" {
+		n.msg = safeText(failureText(st, desc), maxMsgBytes)
 	}
 	m.finish(n, st, end)
 }

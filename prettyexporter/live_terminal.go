@@ -2,6 +2,7 @@ package prettyexporter
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 )
 
@@ -21,7 +22,7 @@ type screen struct {
 // Nothing is appended when there is nothing to print and the rows did not change.
 func (s *screen) compose(dst, above []byte, dropped int, next *liveFrame, width int, color bool) []byte {
 	resized := s.prevW != 0 && width != s.prevW
-	if len(above) == 0 && dropped == 0 && !resized && next.equal(&s.prev) {
+	if len(above) == 0 && dropped == 0 && !resized && bytes.Equal(next.b, s.prev.b) && slices.Equal(next.ends, s.prev.ends) {
 		return dst
 	}
 	up := s.prev.Len()
@@ -63,7 +64,8 @@ func (s *screen) compose(dst, above []byte, dropped int, next *liveFrame, width 
 		dst = appendUp(dst, up)
 	}
 	if next != &s.prev {
-		s.prev.copyFrom(next)
+		s.prev.b = append(s.prev.b[:0], next.b...)
+		s.prev.ends = append(s.prev.ends[:0], next.ends...)
 	}
 	s.prevW = width
 	return dst

@@ -3,6 +3,7 @@ package prettyexporter
 import (
 	"encoding/base64"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -33,7 +34,7 @@ func plainText(s string, bare, nested bool) bool {
 			if c < ' ' || c == 0x7f || bare && (c == ' ' || c == '"' || c == '=' || c == '\\') {
 				return false
 			}
-			if nested && (c == ',' || c == '[' || c == ']' || c == '{' || c == '}') {
+			if nested && strings.IndexByte(",[]{}", c) >= 0 {
 				return false
 			}
 			i++
