@@ -18,9 +18,9 @@ const (
 	sgrCyan   = "\x1b[36m"   // the live view's running parts (also a group colour)
 )
 
-// groupColors are the colours a progressEventType group or a transition stream may get
-// (cyan, magenta, blue and their bright forms): picked by a hash of its name, so that each
-// driver keeps one colour from run to run. Red and yellow are left to severities.
+// groupColors are the colours a progressEventType group or a transition stream may get (cyan,
+// magenta, blue and their bright forms): picked by a hash of its name, so that each driver keeps
+// one colour from run to run. Red and yellow are left to severities.
 var groupColors = [...]string{"\x1b[36m", "\x1b[35m", "\x1b[34m", "\x1b[96m", "\x1b[95m", "\x1b[94m"}
 
 func groupColor(group string) string {

@@ -13,13 +13,13 @@ import (
 	"github.com/progressotel/progressotel/internal/base/wireformat"
 )
 
-// JSONExporter writes one JSON object per record and line, in the shape of
-// docs/formats.md: Ignition's schema (eventType, progressEventType, nested
-// details) with @timestamp, level, traceId, spanId and every tracectx.*
-// attribute as a top-level field, as Ignition's logstash lines had them.
+// JSONExporter writes one JSON object per record and line, in the shape of docs/formats.md:
+// Ignition's schema (eventType, progressEventType, nested details) with @timestamp, level, traceId,
+// spanId and every tracectx.* attribute as a top-level field, as Ignition's logstash lines had
+// them.
 //
-// It implements go.opentelemetry.io/otel/sdk/log.Exporter and is safe for
-// concurrent use. Create it with NewJSON; the zero value writes nothing.
+// It implements go.opentelemetry.io/otel/sdk/log.Exporter and is safe for concurrent use. Create it
+// with NewJSON; the zero value writes nothing.
 type JSONExporter struct {
 	sink
 	noTime bool
@@ -27,10 +27,9 @@ type JSONExporter struct {
 
 var _ sdklog.Exporter = (*JSONExporter)(nil)
 
-// NewJSON returns a JSON lines exporter writing to os.Stdout unless
-// WithWriter says otherwise. WithoutTime leaves @timestamp out; the other
-// options do not apply. The error is always nil today; it is there so that
-// a future option can fail without an API change.
+// NewJSON returns a JSON lines exporter writing to os.Stdout unless WithWriter says otherwise.
+// WithoutTime leaves @timestamp out; the other options do not apply. The error is always nil today;
+// it is there so that a future option can fail without an API change.
 func NewJSON(opts ...Option) (*JSONExporter, error) {
 	c := newConfig(os.Stdout, opts)
 	e := &JSONExporter{noTime: c.noTime}
@@ -112,8 +111,8 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 		b = append(appendField(b, "uid", v.ResourceUID), '}')
 	}
 	if len(v.Scope) > 0 {
-		// The Recorder writes the scope map in Go's random map order; sorted, equal events
-		// give equal lines.
+		// The Recorder writes the scope map in Go's random map order; sorted, equal events give
+		// equal lines.
 		if len(v.Scope) > 1 && !slices.IsSortedFunc(v.Scope, wireformat.ComparePath) {
 			slices.SortFunc(v.Scope, wireformat.ComparePath)
 		}
@@ -177,6 +176,6 @@ func appendField(b []byte, key, val string) []byte {
 }
 
 // timestampLayout is RFC 3339 in UTC with exactly three fractional digits, the collector's
-// @timestamp: fixed width, so that a fixed-format parser reads every line and sorting the
-// strings sorts by time (RFC3339Nano drops trailing zeros, and the dot with them).
+// @timestamp: fixed width, so that a fixed-format parser reads every line and sorting the strings
+// sorts by time (RFC3339Nano drops trailing zeros, and the dot with them).
 const timestampLayout = "2006-01-02T15:04:05.000Z"

@@ -14,17 +14,17 @@ import (
 	"github.com/progressotel/progressotel/internal/base/term"
 )
 
-// LiveExporter is the live view: on a terminal, one tree per operation (a header, the
-// operation's spans as rows from SpanProcessor, condition streams, an N-of-M bar from
-// common/Progress), redrawn in place at most 10 times a second; finished parts, logs and
-// Output's lines printed above it. Where the writer is not a terminal or TERM=dumb, it writes
-// plain lines instead. The package documentation says more.
+// LiveExporter is the live view: on a terminal, one tree per operation (a header, the operation's
+// spans as rows from SpanProcessor, condition streams, an N-of-M bar from common/Progress), redrawn
+// in place at most 10 times a second; finished parts, logs and Output's lines printed above it.
+// Where the writer is not a terminal or TERM=dumb, it writes plain lines instead. The package
+// documentation says more.
 //
-// It implements go.opentelemetry.io/otel/sdk/log.Exporter and is safe for concurrent use.
-// Export only updates a bounded in-memory model; one goroutine of the exporter's owns the
-// writer, so a terminal that stops reading stalls nothing: frames are skipped, lines past a
-// bound are counted and dropped. Create it with NewLive and call Shutdown, which prints what is
-// left and stops the goroutine; the zero value writes nothing.
+// It implements go.opentelemetry.io/otel/sdk/log.Exporter and is safe for concurrent use. Export
+// only updates a bounded in-memory model; one goroutine of the exporter's owns the writer, so a
+// terminal that stops reading stalls nothing: frames are skipped, lines past a bound are counted
+// and dropped. Create it with NewLive and call Shutdown, which prints what is left and stops the
+// goroutine; the zero value writes nothing.
 type LiveExporter struct {
 	mu      sync.Mutex
 	model   *liveModel
@@ -57,11 +57,10 @@ type LiveExporter struct {
 
 var _ sdklog.Exporter = (*LiveExporter)(nil)
 
-// NewLive returns a live exporter writing to os.Stderr unless WithWriter says otherwise, and
-// starts the goroutine that owns the writer. The mode is WithLiveMode's (by default: the live
-// area on a real terminal, plain lines elsewhere); colour follows WithColor and NO_COLOR as for
-// New. The error is always nil today; it is there so that a future option can fail without an
-// API change.
+// NewLive returns a live exporter writing to os.Stderr unless WithWriter says otherwise, and starts
+// the goroutine that owns the writer. The mode is WithLiveMode's (by default: the live area on a
+// real terminal, plain lines elsewhere); colour follows WithColor and NO_COLOR as for New. The
+// error is always nil today; it is there so that a future option can fail without an API change.
 func NewLive(opts ...Option) (*LiveExporter, error) {
 	c := newConfig(os.Stderr, opts)
 	_, _, isTerm := term.Size(c.w)
@@ -99,25 +98,24 @@ func NewLive(opts ...Option) (*LiveExporter, error) {
 	return e, nil
 }
 
-// Plain reports whether the exporter writes plain lines rather than the live area, as resolved
-// when it was created.
+// Plain reports whether the exporter writes plain lines rather than the live area, as resolved when
+// it was created.
 func (e *LiveExporter) Plain() bool { return e.plain }
 
 // Colored reports whether the exporter writes ANSI colours.
 func (e *LiveExporter) Colored() bool { return e.color }
 
 // Output returns a writer for the program's own text: a wrapped tool's output, notices, a
-// slog.TextHandler's lines. Each complete line is printed above the live area, never into it,
-// in order with the exporter's own lines; an unfinished line waits for its newline (or
-// Shutdown). Escape sequences are removed and control characters escaped, so that a tool
-// cannot move the cursor under the live area. Write never blocks on the terminal and never
-// fails: lines past the bound are counted and dropped. After Shutdown, writes go to the
-// exporter's writer unchanged.
+// slog.TextHandler's lines. Each complete line is printed above the live area, never into it, in
+// order with the exporter's own lines; an unfinished line waits for its newline (or Shutdown).
+// Escape sequences are removed and control characters escaped, so that a tool cannot move the
+// cursor under the live area. Write never blocks on the terminal and never fails: lines past the
+// bound are counted and dropped. After Shutdown, writes go to the exporter's writer unchanged.
 func (e *LiveExporter) Output() io.Writer { return liveOutput{e} }
 
-// Export updates the model with records; the goroutine draws it. It never writes and never
-// waits for the writer. It returns sdk/log.ErrExporterShutdown after Shutdown, and ctx's error
-// if ctx has already ended.
+// Export updates the model with records; the goroutine draws it. It never writes and never waits
+// for the writer. It returns sdk/log.ErrExporterShutdown after Shutdown, and ctx's error if ctx has
+// already ended.
 func (e *LiveExporter) Export(ctx context.Context, records []sdklog.Record) error {
 	if e.stopped.Load() {
 		return sdklog.ErrExporterShutdown
@@ -137,8 +135,8 @@ func (e *LiveExporter) Export(ctx context.Context, records []sdklog.Record) erro
 	return nil
 }
 
-// signal wakes the goroutine in plain mode, where lines go out at once; a live frame takes
-// the change within 100 ms anyway.
+// signal wakes the goroutine in plain mode, where lines go out at once; a live frame takes the
+// change within 100 ms anyway.
 func (e *LiveExporter) signal() {
 	if e.plain {
 		select {
@@ -148,9 +146,9 @@ func (e *LiveExporter) signal() {
 	}
 }
 
-// ForceFlush returns when everything exported so far has been written (in the next frame, so
-// that flushing does not raise the frame rate), or with ctx's error if ctx ends first, e.g.
-// when the terminal does not read.
+// ForceFlush returns when everything exported so far has been written (in the next frame, so that
+// flushing does not raise the frame rate), or with ctx's error if ctx ends first, e.g. when the
+// terminal does not read.
 func (e *LiveExporter) ForceFlush(ctx context.Context) error {
 	if e.model == nil || e.stopped.Load() {
 		return nil
@@ -178,10 +176,10 @@ func (e *LiveExporter) wait(ctx context.Context, ch <-chan struct{}) error {
 	}
 }
 
-// Shutdown prints every operation still held as its final state, clears the live area and
-// stops the goroutine. Later Exports return sdk/log.ErrExporterShutdown. It returns ctx's error
-// if the last write has not returned when ctx ends (a terminal that does not read): the
-// goroutine then ends when that write returns.
+// Shutdown prints every operation still held as its final state, clears the live area and stops the
+// goroutine. Later Exports return sdk/log.ErrExporterShutdown. It returns ctx's error if the last
+// write has not returned when ctx ends (a terminal that does not read): the goroutine then ends
+// when that write returns.
 func (e *LiveExporter) Shutdown(ctx context.Context) error {
 	if e.model == nil || e.stopped.Swap(true) {
 		return nil
@@ -225,8 +223,8 @@ func (e *LiveExporter) run() {
 }
 
 // step draws one frame (live) or writes the queued lines (plain), with one Write. The model is
-// rendered under the lock; the Write happens outside it, so a Write that blocks holds up
-// nothing but this goroutine.
+// rendered under the lock; the Write happens outside it, so a Write that blocks holds up nothing
+// but this goroutine.
 func (e *LiveExporter) step(final bool) {
 	width, height := 0, 0
 	if !e.plain {
@@ -273,8 +271,8 @@ func (e *LiveExporter) step(final bool) {
 		_, _ = e.w.Write(buf)
 	}
 	if final {
-		// From now on Output writes directly (under wmu, so after this). What it queued since
-		// the frame was composed goes out first.
+		// From now on Output writes directly (under wmu, so after this). What it queued since the
+		// frame was composed goes out first.
 		e.mu.Lock()
 		e.closed = true
 		rest, dropped := e.p.take(nil)

@@ -13,8 +13,8 @@ import (
 )
 
 // The common events the live view reads, with the detail keys it reads: package progress's wire
-// names, which this package does not import (a test checks each against its constant). No
-// adapter's event is named here: the tree comes from spans (live_spans.go).
+// names, which this package does not import (a test checks each against its constant). No adapter's
+// event is named here: the tree comes from spans (live_spans.go).
 const (
 	typeOperationStarted   = "common/OperationStarted"   // operation
 	typeProgress           = "common/Progress"           // completed, total, unit
@@ -23,8 +23,8 @@ const (
 	typeEventsDropped      = "common/EventsDropped"      // count, reason
 )
 
-// apply updates the model with one record that arrived at wall time wall. Its cost does not
-// grow with the model: a few map lookups and a pass over the record's attributes.
+// apply updates the model with one record that arrived at wall time wall. Its cost does not grow
+// with the model: a few map lookups and a pass over the record's attributes.
 func (m *liveModel) apply(r *sdklog.Record, wall time.Time) {
 	v := wireformat.GetView()
 	defer wireformat.PutView(v)
@@ -76,8 +76,7 @@ func (m *liveModel) apply(r *sdklog.Record, wall time.Time) {
 	}
 }
 
-// keyOf is the operation a record belongs to: its trace, else its resource, else its
-// transaction.
+// keyOf is the operation a record belongs to: its trace, else its resource, else its transaction.
 func keyOf(r *sdklog.Record, v *wireformat.View) liveKey {
 	if tid := r.TraceID(); tid.IsValid() {
 		return liveKey{trace: tid}
@@ -91,8 +90,8 @@ func keyOf(r *sdklog.Record, v *wireformat.View) liveKey {
 	return liveKey{other: "-"}
 }
 
-// event applies a progress event; it reports whether the operation ended. The record's span,
-// when the view has its row, says where it belongs.
+// event applies a progress event; it reports whether the operation ended. The record's span, when
+// the view has its row, says where it belongs.
 func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts time.Time) (ended bool) {
 	var node *liveNode // the record's span's row, nil for the head or none
 	head := true
@@ -128,8 +127,8 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts 
 			text = safeText(code+sep+desc, maxMsgBytes)
 		}
 		if !head {
-			// A nested operation (a run inside the run): its span's end says how it ended; the
-			// row keeps the text.
+			// A nested operation (a run inside the run): its span's end says how it ended; the row
+			// keeps the text.
 			if node != nil && failed {
 				node.msg, node.told = text, true
 			}
@@ -151,8 +150,8 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts 
 	warn := r.Severity() >= log.SeverityWarn
 	switch {
 	case node != nil:
-		// An event in a span's row: a warning or an error gives the row its text; the rest
-		// the row already shows.
+		// An event in a span's row: a warning or an error gives the row its text; the rest the row
+		// already shows.
 		if warn {
 			if text := eventText(v); text != "" {
 				node.msg, node.told = safeText(text, maxMsgBytes), true
@@ -168,12 +167,12 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts 
 }
 
 // textKeys are the detail keys, in order of preference, whose value is an event's text for a
-// person: the last segment of the detail's path (taskResult.msg is "msg"). They are words, not
-// any tool's names.
+// person: the last segment of the detail's path (taskResult.msg is "msg"). They are words, not any
+// tool's names.
 var textKeys = [...]string{"description", "message", "msg", "summary", "error", "reason", "output"}
 
-// eventText is the text of an event: its first detail named by textKeys, with a "detail"
-// detail after a summary.
+// eventText is the text of an event: its first detail named by textKeys, with a "detail" detail
+// after a summary.
 func eventText(v *wireformat.View) string {
 	best, text, extra := len(textKeys), "", ""
 	for i := range v.Details {
@@ -202,8 +201,8 @@ func eventText(v *wireformat.View) string {
 	return text
 }
 
-// lastEvent shows the latest event of a driver the view has no mapping for as one row of its
-// tree; warnings and errors are also printed above.
+// lastEvent shows the latest event of a driver the view has no mapping for as one row of its tree;
+// warnings and errors are also printed above.
 func (m *liveModel) lastEvent(t *liveTree, r *sdklog.Record, v *wireformat.View, ts time.Time) {
 	if t.last == nil {
 		if t.last = m.newNode(t, &t.root, kindEvent, "", ts); t.last == nil {

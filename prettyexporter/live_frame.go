@@ -48,8 +48,8 @@ type frameScratch struct {
 	frameNo uint64
 }
 
-// frame renders the live area at wall time now for a terminal of width columns and height rows:
-// at most height-1 rows (the cursor keeps the row below them), each narrower than width, as
+// frame renders the live area at wall time now for a terminal of width columns and height rows: at
+// most height-1 rows (the cursor keeps the row below them), each narrower than width, as
 // DESIGN.md's "When the trees do not fit" says. It is a pure function of the model.
 func (m *liveModel) frame(f *liveFrame, now time.Time, width, height int, color bool) {
 	f.reset()
@@ -148,8 +148,8 @@ func collect(c []candidate, n *liveNode, depth int) []candidate {
 	return c
 }
 
-// ranks order what a short terminal shows first: what runs now, then what failed, what
-// changed, what is still to come.
+// ranks order what a short terminal shows first: what runs now, then what failed, what changed,
+// what is still to come.
 var ranks = [numStatus]int{
 	stRunning: 0, stFailed: 1, stUnreachable: 1, stCancelled: 1, stIgnored: 2, stRescued: 2,
 	stChanged: 3, stPending: 4, stSkipped: maxRank, stOK: maxRank,
@@ -175,9 +175,9 @@ func (m *liveModel) headerRow(r *liveRow, t *liveTree, now time.Time, color bool
 	r.setRight(code, string(b))
 }
 
-// headerText starts a tree's header row: its status glyph (not on the line heading collapsed
-// lines above the live area, where it would go stale), operation, resource, trace id and
-// transaction id. It returns the status's colour.
+// headerText starts a tree's header row: its status glyph (not on the line heading collapsed lines
+// above the live area, where it would go stale), operation, resource, trace id and transaction id.
+// It returns the status's colour.
 func (m *liveModel) headerText(r *liveRow, t *liveTree, color, glyph bool) string {
 	r.reset(color)
 	l := looks[t.shownStatus()]
@@ -206,8 +206,8 @@ func (m *liveModel) headerText(r *liveRow, t *liveTree, color, glyph bool) strin
 }
 
 // shownStatus is the status of a tree's glyph: an operation's own, or, without
-// common/OperationStarted (a controller's condition streams), the worst of its parts once all
-// have settled.
+// common/OperationStarted (a controller's condition streams), the worst of its parts once all have
+// settled.
 func (t *liveTree) shownStatus() liveStatus {
 	if t.status != stRunning || t.op != "" || t.root.first == nil {
 		return t.status
@@ -259,8 +259,8 @@ func (m *liveModel) barRow(r *liveRow, t *liveTree, width int, color bool) {
 	}
 }
 
-// nodeRow is one part: glyph, name, what happened, message, duration. header keeps only the
-// name, for the line that heads collapsed lines above the live area (a status would go stale).
+// nodeRow is one part: glyph, name, what happened, message, duration. header keeps only the name,
+// for the line that heads collapsed lines above the live area (a status would go stale).
 func (m *liveModel) nodeRow(r *liveRow, n *liveNode, depth int, now time.Time, color, header bool) {
 	r.reset(color)
 	r.space(2 * depth)
@@ -312,8 +312,7 @@ func (m *liveModel) nodeRow(r *liveRow, n *liveNode, depth int, now time.Time, c
 	r.setRight(sgrDim, string(b))
 }
 
-// appendCounts writes a row's finished children by status, most alarming first:
-// "1 failed · 1 ok".
+// appendCounts writes a row's finished children by status, most alarming first: "1 failed · 1 ok".
 func (m *liveModel) appendCounts(r *liveRow, n *liveNode) {
 	sep := false
 	for s := numStatus - 1; s >= stSkipped; s-- {
@@ -338,8 +337,8 @@ func ancestry(n *liveNode, buf *[8]*liveNode) []*liveNode {
 	return chain
 }
 
-// printCollapsed prints a finished part as one line above the live area, after the headers of
-// its tree and ancestors (printed once, and again after lines of another operation).
+// printCollapsed prints a finished part as one line above the live area, after the headers of its
+// tree and ancestors (printed once, and again after lines of another operation).
 func (m *liveModel) printCollapsed(n *liveNode) {
 	t := n.tree
 	if m.lastHeader != t {
@@ -402,8 +401,8 @@ func (m *liveModel) printFinal(t *liveTree, wall time.Time) {
 	m.printFailures(t)
 }
 
-// maxSummaryLines bounds the lines of one failure's message in the summary;
-// maxSummaryFailures the failures listed.
+// maxSummaryLines bounds the lines of one failure's message in the summary; maxSummaryFailures the
+// failures listed.
 const (
 	maxSummaryLines    = 6
 	maxSummaryFailures = 20
@@ -417,8 +416,8 @@ func (m *liveModel) printFailures(t *liveTree) {
 	s.cands = collect(s.cands[:0], &t.root, 1)
 	var failed []*liveNode
 	for _, cd := range s.cands {
-		// Where it failed: the deepest failures, and a failed part above them whose records
-		// said why (a resource's diagnostic above its provisioner's failure).
+		// Where it failed: the deepest failures, and a failed part above them whose records said
+		// why (a resource's diagnostic above its provisioner's failure).
 		if n := cd.n; n.status.failure() && n.kind != kindEvent && (!failedBelow(n) || n.told) {
 			failed = append(failed, n)
 		}

@@ -12,9 +12,9 @@ import (
 )
 
 // The live view's model: one tree per operation, bounded in nodes and trees, guarded by the
-// LiveExporter's mutex. Export and the span processor update it (live_events.go,
-// live_spans.go), the terminal goroutine renders it (live_frame.go). Every string it keeps is
-// clipped, escaped and copied: nothing refers to a record after Export returns.
+// LiveExporter's mutex. Export and the span processor update it (live_events.go, live_spans.go),
+// the terminal goroutine renders it (live_frame.go). Every string it keeps is clipped, escaped and
+// copied: nothing refers to a record after Export returns.
 
 // liveStatus is a node's or a tree's state. The finished states are in increasing order of
 // attention, so that the worst of a node's children is the greatest.
@@ -34,8 +34,8 @@ const (
 	numStatus
 )
 
-// success reports whether a finished part went as planned: ok, skipped or changed (a change is
-// what a run is for, not something to look at).
+// success reports whether a finished part went as planned: ok, skipped or changed (a change is what
+// a run is for, not something to look at).
 func (s liveStatus) success() bool { return s == stOK || s == stSkipped || s == stChanged }
 
 func (s liveStatus) finished() bool { return s >= stSkipped }
@@ -52,8 +52,8 @@ const (
 	kindEvent           // the last event of a driver that makes no spans
 )
 
-// liveNode is a span, a condition stream or a driver's last event, or a tree's root. Children
-// form a doubly linked list, so that a finished part leaves its parent in O(1).
+// liveNode is a span, a condition stream or a driver's last event, or a tree's root. Children form
+// a doubly linked list, so that a finished part leaves its parent in O(1).
 type liveNode struct {
 	kind       nodeKind
 	status     liveStatus
@@ -84,12 +84,12 @@ func (n *liveNode) done() (c int32) {
 	return c
 }
 
-// grouped reports whether n has or had children: its row shows their counts rather than a
-// status word.
+// grouped reports whether n has or had children: its row shows their counts rather than a status
+// word.
 func (n *liveNode) grouped() bool { return n.first != nil || n.done() > 0 }
 
-// quiet reports whether a finished part has nothing left to show: it succeeded, with no message
-// and no part of its own still shown. Its parent's counts say the rest.
+// quiet reports whether a finished part has nothing left to show: it succeeded, with no message and
+// no part of its own still shown. Its parent's counts say the rest.
 func (n *liveNode) quiet() bool { return n.status.success() && n.msg == "" && n.first == nil }
 
 // spanKey identifies a span: span ids are unique only within a trace.
@@ -98,16 +98,15 @@ type spanKey struct {
 	span  trace.SpanID
 }
 
-// liveKey identifies an operation's tree: its trace id, else its resource, else its
-// transaction id.
+// liveKey identifies an operation's tree: its trace id, else its resource, else its transaction id.
 type liveKey struct {
 	trace trace.TraceID
 	other string
 }
 
-// liveTree is one operation: a trace. Its head is the first span of the trace whose parent the
-// view does not know (the driver's own span, the run's, the adapter's operation span); the
-// head's children are the tree's top rows.
+// liveTree is one operation: a trace. Its head is the first span of the trace whose parent the view
+// does not know (the driver's own span, the run's, the adapter's operation span); the head's
+// children are the tree's top rows.
 type liveTree struct {
 	key      liveKey
 	op       string // the operation (common/OperationStarted), safe
@@ -180,8 +179,8 @@ type liveModel struct {
 	endedAt  int
 	endedSet map[liveKey]struct{}
 
-	// How records come: direct through LogProcessor, batched through Export. A tree waits
-	// headGrace after its head span's end unless every record came direct.
+	// How records come: direct through LogProcessor, batched through Export. A tree waits headGrace
+	// after its head span's end unless every record came direct.
 	direct, batched bool
 
 	plain      bool // plain lines instead of the live area
@@ -253,8 +252,8 @@ func (m *liveModel) forget(n *liveNode) int {
 	return c
 }
 
-// tree returns the tree of key, creating it (and evicting the least recently updated tree past
-// the cap).
+// tree returns the tree of key, creating it (and evicting the least recently updated tree past the
+// cap).
 func (m *liveModel) tree(key liveKey, wall time.Time) *liveTree {
 	if t := m.trees[key]; t != nil {
 		return t
@@ -277,8 +276,8 @@ func (m *liveModel) touch(t *liveTree, ts, wall time.Time) {
 	t.see(ts, wall)
 }
 
-// endTree settles what is still open, prints the tree's final state above the live area (with
-// its failure summary) and forgets it.
+// endTree settles what is still open, prints the tree's final state above the live area (with its
+// failure summary) and forgets it.
 func (m *liveModel) endTree(t *liveTree, wall time.Time) {
 	if t.status == stRunning && t.op != "" {
 		t.status = stFailed
@@ -314,8 +313,8 @@ func (m *liveModel) endTree(t *liveTree, wall time.Time) {
 }
 
 // settle ends every part of n's subtree still open when its operation ended: nothing shows
-// "running" under a finished operation. A span that did not end is cancelled when the
-// operation failed, else done with it; a condition stream keeps its last condition.
+// "running" under a finished operation. A span that did not end is cancelled when the operation
+// failed, else done with it; a condition stream keeps its last condition.
 func (m *liveModel) settle(n *liveNode, t *liveTree) {
 	for k := n.first; k != nil; k = k.next {
 		m.settle(k, t)
@@ -341,8 +340,8 @@ func (m *liveModel) endAll(wall time.Time) {
 	}
 }
 
-// closeDue ends the trees whose head span ended a while ago, time for their last records
-// (batched behind the span) to arrive.
+// closeDue ends the trees whose head span ended a while ago, time for their last records (batched
+// behind the span) to arrive.
 func (m *liveModel) closeDue(wall time.Time) {
 	for i := 0; i < len(m.list); {
 		if t := m.list[i]; !t.closing.IsZero() && !wall.Before(t.closing) {
@@ -353,9 +352,9 @@ func (m *liveModel) closeDue(wall time.Time) {
 	}
 }
 
-// finish gives n its final status, folds into its counts the children that say nothing its row
-// does not, counts it in its parent, and collapses it to one line above the live area when it
-// has nothing left to show.
+// finish gives n its final status, folds into its counts the children that say nothing its row does
+// not, counts it in its parent, and collapses it to one line above the live area when it has
+// nothing left to show.
 func (m *liveModel) finish(n *liveNode, st liveStatus, end time.Time) {
 	if n.status.finished() {
 		return
@@ -380,16 +379,16 @@ func (m *liveModel) finish(n *liveNode, st liveStatus, end time.Time) {
 	}
 }
 
-// maxCollapsedLeaves bounds the lines printed above for the parts without children of an
-// operation (the resources of a destroy): the rows under the tree's head, or under a row whose
-// span recorded common/OperationStarted. Past it they are only counted in their parent's
-// counts. Unchanged rows (ok, skipped) and changed ones have a bound each, so that a plan's
-// refreshes do not use up the lines of the changes after them. Leaves further down (an Ansible
-// task's hosts, a resource's provisioners) print no line: their parent's row counts them.
+// maxCollapsedLeaves bounds the lines printed above for the parts without children of an operation
+// (the resources of a destroy): the rows under the tree's head, or under a row whose span recorded
+// common/OperationStarted. Past it they are only counted in their parent's counts. Unchanged rows
+// (ok, skipped) and changed ones have a bound each, so that a plan's refreshes do not use up the
+// lines of the changes after them. Leaves further down (an Ansible task's hosts, a resource's
+// provisioners) print no line: their parent's row counts them.
 const maxCollapsedLeaves = 10
 
-// collapse prints a finished node with nothing left to show as one line above the live area
-// (under the headers of its ancestors, printed once) and removes it.
+// collapse prints a finished node with nothing left to show as one line above the live area (under
+// the headers of its ancestors, printed once) and removes it.
 func (m *liveModel) collapse(n *liveNode) {
 	p := n.parent
 	if !m.plain {

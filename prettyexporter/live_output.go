@@ -61,9 +61,9 @@ const maxOutputLine = 8 << 10
 // liveOutput is LiveExporter.Output.
 type liveOutput struct{ e *LiveExporter }
 
-// Write queues the complete lines of b to be printed above the live area (an unfinished line
-// waits for its end, or for Shutdown). It never blocks on the terminal and never fails; after
-// Shutdown it writes to the exporter's writer directly.
+// Write queues the complete lines of b to be printed above the live area (an unfinished line waits
+// for its end, or for Shutdown). It never blocks on the terminal and never fails; after Shutdown it
+// writes to the exporter's writer directly.
 func (o liveOutput) Write(b []byte) (int, error) {
 	e := o.e
 	if e == nil || e.model == nil {
@@ -100,11 +100,11 @@ func (e *LiveExporter) outputLine() {
 	e.partial = e.partial[:0]
 }
 
-// appendTerminalSafe appends a line of a program's own output so that it cannot move the cursor
-// or change the terminal: what a carriage return overwrote is left out (a tool's progress line
-// shows its last state), escape sequences (colours, cursor movement, titles) are removed, tabs
-// become spaces, and every other control character, DEL, C1 control, non-printable rune and
-// invalid byte is escaped as \x07, \u202e or \xff.
+// appendTerminalSafe appends a line of a program's own output so that it cannot move the cursor or
+// change the terminal: what a carriage return overwrote is left out (a tool's progress line shows
+// its last state), escape sequences (colours, cursor movement, titles) are removed, tabs become
+// spaces, and every other control character, DEL, C1 control, non-printable rune and invalid byte
+// is escaped as \x07, \u202e or \xff.
 func appendTerminalSafe(dst, line []byte) []byte {
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	if i := bytes.LastIndexByte(line, '\r'); i >= 0 {

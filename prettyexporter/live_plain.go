@@ -8,18 +8,18 @@ import (
 	"github.com/progressotel/progressotel/internal/base/wireformat"
 )
 
-// Plain mode, for output that is not a terminal (CI logs, pipes, TERM=dumb): the pretty
-// format's lines, with the resource, trace and transaction moved into a header line per
-// operation, progress lines throttled, and a heartbeat for long steps.
+// Plain mode, for output that is not a terminal (CI logs, pipes, TERM=dumb): the pretty format's
+// lines, with the resource, trace and transaction moved into a header line per operation, progress
+// lines throttled, and a heartbeat for long steps.
 
 const (
-	// plainProgressStep and plainProgressEvery throttle common/Progress lines: one is printed
-	// when it moved this many percent since the last one printed, or this long after it (the
-	// latest value held back, so it is never lost); the first and the last always are.
+	// plainProgressStep and plainProgressEvery throttle common/Progress lines: one is printed when
+	// it moved this many percent since the last one printed, or this long after it (the latest
+	// value held back, so it is never lost); the first and the last always are.
 	plainProgressStep  = 5
 	plainProgressEvery = 5 * time.Second
-	// plainHeartbeat is how long an operation may print nothing before a "still running" line
-	// says what it is waiting for.
+	// plainHeartbeat is how long an operation may print nothing before a "still running" line says
+	// what it is waiting for.
 	plainHeartbeat = 30 * time.Second
 )
 
@@ -33,8 +33,8 @@ type plainState struct {
 	pendingPct int64
 }
 
-// printPlain prints one record of tree t as a plain line, under the tree's header when the
-// previous line belonged to another operation.
+// printPlain prints one record of tree t as a plain line, under the tree's header when the previous
+// line belonged to another operation.
 func (m *liveModel) printPlain(t *liveTree, r *sdklog.Record, v *wireformat.View, wall time.Time) {
 	ps := &t.plain
 	if v.Kind == wireformat.KindEvent && v.Name == typeProgress {
@@ -78,8 +78,8 @@ func (m *liveModel) plainHeader(t *liveTree) {
 	}
 }
 
-// plainTick runs about once a second in plain mode: it prints the progress lines that are due
-// and the heartbeats.
+// plainTick runs about once a second in plain mode: it prints the progress lines that are due and
+// the heartbeats.
 func (m *liveModel) plainTick(wall time.Time) {
 	for _, t := range m.list {
 		ps := &t.plain

@@ -7,9 +7,9 @@ import (
 	"github.com/rivo/uniseg"
 )
 
-// liveRow builds one row of the live view: text measured in display columns (grapheme clusters
-// and East Asian widths: CJK and emoji count two), with an optional right-aligned part (a
-// duration), cut to the width when it does not fit. All text given to it is already safe.
+// liveRow builds one row of the live view: text measured in display columns (grapheme clusters and
+// East Asian widths: CJK and emoji count two), with an optional right-aligned part (a duration),
+// cut to the width when it does not fit. All text given to it is already safe.
 type liveRow struct {
 	b      []byte
 	w      int
@@ -46,8 +46,8 @@ func (r *liveRow) setRight(code, s string) {
 	r.rightW = textWidth(s)
 }
 
-// textWidth is the display width of s: its length when it is ASCII (the common case, and
-// printable: the text given to a row is safe), else Unicode's measure.
+// textWidth is the display width of s: its length when it is ASCII (the common case, and printable:
+// the text given to a row is safe), else Unicode's measure.
 func textWidth(s string) int {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
@@ -64,9 +64,9 @@ func (r *liveRow) space(n int) {
 	}
 }
 
-// appendTo appends the row to dst. A row of the live area (cut) is narrower than width, so that
-// the terminal never wraps it, whatever it does with the last column. A line printed above the
-// live area (not cut) is whole, its right part aligned to width when it fits.
+// appendTo appends the row to dst. A row of the live area (cut) is narrower than width, so that the
+// terminal never wraps it, whatever it does with the last column. A line printed above the live
+// area (not cut) is whole, its right part aligned to width when it fits.
 func (r *liveRow) appendTo(dst []byte, width int, cut bool) []byte {
 	avail := width - 1
 	if r.rightW == 0 {
@@ -93,8 +93,8 @@ func (r *liveRow) appendTo(dst []byte, width int, cut bool) []byte {
 	return append(dst, r.right...)
 }
 
-// cutWidth appends the first columns of b (SGR sequences kept, not counted) so that the result
-// is at most max columns wide, ending in "…" when something was cut.
+// cutWidth appends the first columns of b (SGR sequences kept, not counted) so that the result is
+// at most max columns wide, ending in "…" when something was cut.
 func cutWidth(dst, b []byte, max int, color bool) []byte {
 	if max <= 0 {
 		return dst
@@ -171,8 +171,8 @@ const (
 	barLeft          = "▱"
 )
 
-// looks are each status's glyph, colour, word (what says it without colour; ok and running
-// need none) and word in a row's counts of its children.
+// looks are each status's glyph, colour, word (what says it without colour; ok and running need
+// none) and word in a row's counts of its children.
 var looks = [numStatus]struct{ glyph, code, word, count string }{
 	stPending:     {glyphPending, sgrDim, "", "ok"},
 	stRunning:     {glyphRunning, sgrCyan, "", "ok"},
@@ -186,8 +186,8 @@ var looks = [numStatus]struct{ glyph, code, word, count string }{
 	stUnreachable: {glyphUnreachable, sgrRed, "unreachable", "unreachable"},
 }
 
-// appendDuration writes d for a person: 0.4s, 12.3s, 1m05s, 2h03m; a running part in whole
-// seconds, so that a frame changes once a second.
+// appendDuration writes d for a person: 0.4s, 12.3s, 1m05s, 2h03m; a running part in whole seconds,
+// so that a frame changes once a second.
 func appendDuration(b []byte, d time.Duration, running bool) []byte {
 	d = max(d, 0)
 	switch {

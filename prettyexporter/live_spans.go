@@ -13,21 +13,21 @@ import (
 	"github.com/progressotel/progressotel/internal/base/outcome"
 )
 
-// The live view's tree is the spans' tree: a span is a row under its parent span's row, ended
-// as its status and its progress.outcome attribute (internal/base/outcome) say. It knows no
-// adapter. Records add what spans do not carry: the operation's name and end, the bar of
-// common/Progress, and a failure's text.
+// The live view's tree is the spans' tree: a span is a row under its parent span's row, ended as
+// its status and its progress.outcome attribute (internal/base/outcome) say. It knows no adapter.
+// Records add what spans do not carry: the operation's name and end, the bar of common/Progress,
+// and a failure's text.
 
-// SpanProcessor returns the span processor that feeds the live view's tree: register it with
-// the TracerProvider whose spans the view shows (otelbridge.Setup does it when the live view is
-// an exporter). Each start and end updates the model under a mutex, never waiting for the
-// terminal. Its Shutdown and ForceFlush do nothing: the exporter's own do it.
+// SpanProcessor returns the span processor that feeds the live view's tree: register it with the
+// TracerProvider whose spans the view shows (otelbridge.Setup does it when the live view is an
+// exporter). Each start and end updates the model under a mutex, never waiting for the terminal.
+// Its Shutdown and ForceFlush do nothing: the exporter's own do it.
 func (e *LiveExporter) SpanProcessor() sdktrace.SpanProcessor { return liveSpans{e} }
 
-// LogProcessor returns a log processor that hands each record to the view as it is emitted,
-// instead of in batches: the view then shows records, spans and Output's lines in the order
-// they happened. It costs the emitting goroutine what Export costs (a mutex and a model update,
-// never I/O). Its Shutdown and ForceFlush are the exporter's.
+// LogProcessor returns a log processor that hands each record to the view as it is emitted, instead
+// of in batches: the view then shows records, spans and Output's lines in the order they happened.
+// It costs the emitting goroutine what Export costs (a mutex and a model update, never I/O). Its
+// Shutdown and ForceFlush are the exporter's.
 func (e *LiveExporter) LogProcessor() sdklog.Processor { return liveLogs{e} }
 
 // update runs f on the model under the lock, unless the exporter is not running, and wakes the
@@ -86,14 +86,14 @@ func (s liveSpans) OnEnd(span sdktrace.ReadOnlySpan) {
 func (liveSpans) Shutdown(context.Context) error   { return nil }
 func (liveSpans) ForceFlush(context.Context) error { return nil }
 
-// headGrace is how long a tree stays after its head span ended, for the records recorded before
-// the end that a batching processor still holds (OperationCompleted, the last failure). A model
-// fed only by LogProcessor has them already: its tree ends with its head span, so that its
-// final state comes before the next operation's lines.
+// headGrace is how long a tree stays after its head span ended, for the records recorded before the
+// end that a batching processor still holds (OperationCompleted, the last failure). A model fed
+// only by LogProcessor has them already: its tree ends with its head span, so that its final state
+// comes before the next operation's lines.
 const headGrace = 500 * time.Millisecond
 
-// spanStart adds a span's row: under its parent's row when the view knows the parent, else it
-// is the head of its trace's tree, or (a second span without a known parent) a top row of it.
+// spanStart adds a span's row: under its parent's row when the view knows the parent, else it is
+// the head of its trace's tree, or (a second span without a known parent) a top row of it.
 func (m *liveModel) spanStart(sc trace.SpanContext, parent trace.SpanContext, name string, start, wall time.Time) {
 	key := liveKey{trace: sc.TraceID()}
 	if _, ok := m.endedSet[key]; ok || m.flat {
@@ -132,8 +132,8 @@ func (m *liveModel) spanStart(sc trace.SpanContext, parent trace.SpanContext, na
 	}
 }
 
-// spanEnd finishes a span's row with the status its span ended with. The head's end ends the
-// tree: at once when every record came through LogProcessor, else after headGrace.
+// spanEnd finishes a span's row with the status its span ended with. The head's end ends the tree:
+// at once when every record came through LogProcessor, else after headGrace.
 func (m *liveModel) spanEnd(sc trace.SpanContext, end time.Time, code codes.Code, desc, out string, wall time.Time) {
 	k := spanKey{sc.TraceID(), sc.SpanID()}
 	n := m.spans[k]
@@ -147,8 +147,8 @@ func (m *liveModel) spanEnd(sc trace.SpanContext, end time.Time, code codes.Code
 	st := spanStatus(code, out)
 	if n == &t.root {
 		if t.status == stRunning {
-			// No common/OperationCompleted or Failed (yet): the head span says how the
-			// operation ended.
+			// No common/OperationCompleted or Failed (yet): the head span says how the operation
+			// ended.
 			t.status, t.end = stOK, end
 			if st.failure() {
 				t.status = stFailed
@@ -190,8 +190,7 @@ var outcomes = map[string]liveStatus{
 	outcome.Cancelled: stCancelled, outcome.TimedOut: stCancelled, outcome.Unreachable: stUnreachable,
 }
 
-// failureText is a span's status description, unless it only repeats the status's word
-// ("failed").
+// failureText is a span's status description, unless it only repeats the status's word ("failed").
 func failureText(st liveStatus, desc string) string {
 	if strings.EqualFold(desc, looks[st].word) || strings.EqualFold(desc, "failed") || strings.EqualFold(desc, "error") {
 		return ""

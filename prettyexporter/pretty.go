@@ -14,23 +14,23 @@ import (
 )
 
 // Exporter writes each record as one readable line: the human format of docs/formats.md. It
-// implements go.opentelemetry.io/otel/sdk/log.Exporter and is safe for concurrent use. Create
-// it with New; the zero value writes nothing.
+// implements go.opentelemetry.io/otel/sdk/log.Exporter and is safe for concurrent use. Create it
+// with New; the zero value writes nothing.
 type Exporter struct {
 	sink
 	color  bool
 	noTime bool
 	layout string
-	// noContext leaves out the resource, the trace id and the transaction id: the live
-	// exporter's plain lines have them in a header line per operation.
+	// noContext leaves out the resource, the trace id and the transaction id: the live exporter's
+	// plain lines have them in a header line per operation.
 	noContext bool
 }
 
 var _ sdklog.Exporter = (*Exporter)(nil)
 
-// New returns a pretty exporter writing to os.Stderr unless WithWriter says otherwise. It
-// colours when the writer is a terminal (see WithColor). The error is always nil today; it is
-// there so that a future option can fail without an API change.
+// New returns a pretty exporter writing to os.Stderr unless WithWriter says otherwise. It colours
+// when the writer is a terminal (see WithColor). The error is always nil today; it is there so that
+// a future option can fail without an API change.
 func New(opts ...Option) (*Exporter, error) {
 	c := newConfig(os.Stderr, opts)
 	e := &Exporter{color: useColor(c.color, c.w), noTime: c.noTime, layout: c.timeLayout}
@@ -38,8 +38,8 @@ func New(opts ...Option) (*Exporter, error) {
 	return e, nil
 }
 
-// Colored reports whether the exporter writes ANSI colours, as resolved from WithColor, the
-// writer and NO_COLOR when it was created.
+// Colored reports whether the exporter writes ANSI colours, as resolved from WithColor, the writer
+// and NO_COLOR when it was created.
 func (e *Exporter) Colored() bool { return e.color }
 
 func (e *Exporter) sgr(b []byte, code string) []byte {
@@ -158,8 +158,8 @@ func (e *Exporter) appendResource(b []byte, v *wireformat.View) []byte {
 	return b
 }
 
-// appendTransition writes `False (Provisioning) → True (Provisioned) "msg"`, the previous
-// state only when known.
+// appendTransition writes `False (Provisioning) → True (Provisioned) "msg"`, the previous state
+// only when known.
 func (e *Exporter) appendTransition(b []byte, v *wireformat.View) []byte {
 	if v.HasPrevious {
 		b = e.reset(appendCondition(e.sgr(b, sgrDim), v.Previous.Status, v.Previous.Reason))
@@ -225,10 +225,10 @@ func (e *Exporter) appendMap(b []byte, path []string, kvs []attribute.KeyValue) 
 	return b
 }
 
-// appendEnvelope writes, dimmed, the envelope fields that change what a line means: the
-// resource's namespace, the observed generation and the truncation mark. The component, uid,
-// scope, tenant, sequence and the tracectx values other than the transaction id repeat on every
-// line of an operation; they are in the JSON format only.
+// appendEnvelope writes, dimmed, the envelope fields that change what a line means: the resource's
+// namespace, the observed generation and the truncation mark. The component, uid, scope, tenant,
+// sequence and the tracectx values other than the transaction id repeat on every line of an
+// operation; they are in the JSON format only.
 func (e *Exporter) appendEnvelope(b []byte, v *wireformat.View) []byte {
 	if v.ResourceNamespace == "" && !v.HasGeneration && !v.Truncated {
 		return b

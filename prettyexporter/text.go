@@ -15,18 +15,17 @@ import (
 // output through one of them, so no control character, DEL, C1 control or invalid UTF-8 is ever
 // written raw: the only escape sequences in the output are the SGR colour codes of color.go.
 
-// bare reports whether s can be written without quotes in the pretty format: not empty, and
-// only printable non-space runes other than '"', '=' and '\\'. In a nested context (inside [..]
-// or {..}) the structural characters ",[]{}" also force quotes, so that a list never reads
-// ambiguously.
+// bare reports whether s can be written without quotes in the pretty format: not empty, and only
+// printable non-space runes other than '"', '=' and '\\'. In a nested context (inside [..] or {..})
+// the structural characters ",[]{}" also force quotes, so that a list never reads ambiguously.
 func bare(s string, nested bool) bool { return s != "" && plainText(s, true, nested) }
 
-// printable reports whether s has only printable runes (spaces allowed): such a message is
-// written as it is.
+// printable reports whether s has only printable runes (spaces allowed): such a message is written
+// as it is.
 func printable(s string) bool { return plainText(s, false, false) }
 
-// plainText reports whether s has only printable runes, and with bare none of the ASCII ones
-// bare and nested rule out.
+// plainText reports whether s has only printable runes, and with bare none of the ASCII ones bare
+// and nested rule out.
 func plainText(s string, bare, nested bool) bool {
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -89,8 +88,7 @@ func appendPrettyValue(b []byte, v attribute.Value, nested bool) []byte {
 	return append(b, "<nil>"...)
 }
 
-// appendList appends s as "[e0, e1...]" (the brackets of brackets), each element written by
-// each.
+// appendList appends s as "[e0, e1...]" (the brackets of brackets), each element written by each.
 func appendList[T any](b []byte, brackets string, s []T, each func([]byte, T) []byte) []byte {
 	b = append(b, brackets[0])
 	for i, e := range s {
@@ -105,8 +103,8 @@ func appendList[T any](b []byte, brackets string, s []T, each func([]byte, T) []
 const hexDigits = "0123456789abcdef"
 
 // appendJSONString appends s as a JSON string. Beyond what JSON requires it escapes DEL, the C1
-// controls and U+2028/U+2029, and replaces invalid UTF-8 with U+FFFD as encoding/json does, so
-// a line is safe to print on a terminal and to embed in JavaScript.
+// controls and U+2028/U+2029, and replaces invalid UTF-8 with U+FFFD as encoding/json does, so a
+// line is safe to print on a terminal and to embed in JavaScript.
 func appendJSONString(b []byte, s string) []byte {
 	return wireformat.AppendJSONString(b, s, wireformat.TerminalEscapes)
 }

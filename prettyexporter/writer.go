@@ -10,8 +10,8 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 )
 
-// maxChunk is the size at which Export writes out what it has encoded so far, so that a huge
-// batch does not hold a huge buffer.
+// maxChunk is the size at which Export writes out what it has encoded so far, so that a huge batch
+// does not hold a huge buffer.
 const maxChunk = 256 << 10
 
 // maxPooled is the largest buffer kept for reuse.
@@ -19,9 +19,9 @@ const maxPooled = 1 << 20
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
-// sink is the part both exporters share: a writer guarded by a one-slot semaphore (a channel
-// rather than a sync.Mutex, so that waiting for it honours a context), the record's encoder
-// (appending one, newline included) and the shutdown state.
+// sink is the part both exporters share: a writer guarded by a one-slot semaphore (a channel rather
+// than a sync.Mutex, so that waiting for it honours a context), the record's encoder (appending
+// one, newline included) and the shutdown state.
 type sink struct {
 	sem     chan struct{}
 	w       io.Writer
@@ -48,9 +48,9 @@ func (s *sink) unlock() { <-s.sem }
 
 var errNotNew = errors.New("prettyexporter: exporter not created by New or NewJSON")
 
-// Export writes records, one line each, with a single Write (one per 256 KiB for larger
-// batches), encoded outside the lock. It returns ctx's error, writing nothing more, if ctx ends
-// first, and sdk/log.ErrExporterShutdown after Shutdown, writing nothing.
+// Export writes records, one line each, with a single Write (one per 256 KiB for larger batches),
+// encoded outside the lock. It returns ctx's error, writing nothing more, if ctx ends first, and
+// sdk/log.ErrExporterShutdown after Shutdown, writing nothing.
 func (s *sink) Export(ctx context.Context, records []sdklog.Record) error {
 	if s.stopped.Load() {
 		return sdklog.ErrExporterShutdown
@@ -113,9 +113,9 @@ func (s *sink) ForceFlush(ctx context.Context) error {
 	return s.flush(ctx)
 }
 
-// Shutdown stops the exporter: later Exports write nothing and return
-// sdk/log.ErrExporterShutdown. It waits for a Write already in progress, at most until ctx ends
-// (then it returns ctx's error), and flushes a buffered writer.
+// Shutdown stops the exporter: later Exports write nothing and return sdk/log.ErrExporterShutdown.
+// It waits for a Write already in progress, at most until ctx ends (then it returns ctx's error),
+// and flushes a buffered writer.
 func (s *sink) Shutdown(ctx context.Context) error {
 	if s.stopped.Swap(true) || s.sem == nil {
 		return nil
