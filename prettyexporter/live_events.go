@@ -1,6 +1,7 @@
 package prettyexporter
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -185,11 +186,8 @@ func eventText(v *wireformat.View) string {
 			extra = d.Value.AsString()
 			continue
 		}
-		for k := 0; k < best; k++ {
-			if textKeys[k] == key {
-				best, text = k, d.Value.AsString()
-				break
-			}
+		if k := slices.Index(textKeys[:best], key); k >= 0 {
+			best, text = k, d.Value.AsString()
 		}
 	}
 	switch {

@@ -154,15 +154,7 @@ func (t *liveTree) see(ts, wall time.Time) {
 }
 
 // name is what names a tree: its operation, else its resource, else its title.
-func (t *liveTree) name() string {
-	switch {
-	case t.op != "":
-		return t.op
-	case t.resource != "":
-		return t.resource
-	}
-	return t.title
-}
+func (t *liveTree) name() string { return cmp.Or(t.op, t.resource, t.title) }
 
 // liveModel holds every operation being watched.
 type liveModel struct {

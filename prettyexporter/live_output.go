@@ -36,16 +36,12 @@ func (p *printer) line(b []byte) {
 
 // record queues r, whose View is v, in the pretty format; bare leaves the context out.
 func (p *printer) record(r *sdklog.Record, v *wireformat.View, bare bool) {
-	p.buf = p.appendRecord(p.buf[:0], r, v, bare)
-	p.line(p.buf[:len(p.buf)-1])
-}
-
-// appendRecord appends r's line, newline included.
-func (p *printer) appendRecord(b []byte, r *sdklog.Record, v *wireformat.View, bare bool) []byte {
+	e := p.pretty
 	if bare {
-		return p.bare.appendView(b, r, v)
+		e = p.bare
 	}
-	return p.pretty.appendView(b, r, v)
+	p.buf = e.appendView(p.buf[:0], r, v)
+	p.line(p.buf[:len(p.buf)-1])
 }
 
 // take hands the queue over, leaving spare (emptied) in its place.

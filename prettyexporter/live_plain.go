@@ -1,6 +1,7 @@
 package prettyexporter
 
 import (
+	"cmp"
 	"time"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
@@ -44,7 +45,7 @@ func (m *liveModel) printPlain(t *liveTree, r *sdklog.Record, v *wireformat.View
 		}
 		last := t.bar.total > 0 && t.bar.done >= t.bar.total
 		if ps.printed && !last && wall.Sub(ps.progAt) < plainProgressEvery && (pct < 0 || max(pct-ps.pct, ps.pct-pct) < plainProgressStep) {
-			ps.pending = m.p.appendRecord(ps.pending[:0], r, v, true)
+			ps.pending = m.p.bare.appendView(ps.pending[:0], r, v)
 			ps.pendingPct = pct
 			return
 		}
@@ -96,10 +97,7 @@ func (m *liveModel) plainTick(wall time.Time) {
 // heartbeat prints "still running [45s]" for what t is waiting for: the part that started last
 // among those still running, else the operation itself.
 func (m *liveModel) heartbeat(t *liveTree, wall time.Time) {
-	label, start := t.op, t.start
-	if label == "" {
-		label = t.title
-	}
+	label, start := cmp.Or(t.op, t.title), t.start
 	if step := latestRunning(&t.root, nil); step != nil {
 		label, start = step.label, step.start
 	}
