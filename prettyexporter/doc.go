@@ -19,11 +19,11 @@
 //	    ▸ task Start nginx                                                                  0s
 //
 // A row ends as its span's progress.outcome attribute or status says; records add the
-// operation's end, the bar and the text of warnings and failures. Finished, successful parts
-// collapse to one line printed above the live area; failed, changed and unreachable ones stay
-// with their message until the operation ends and its final state is printed above, with a
-// summary of what failed, where and why. Where the output is not a terminal it writes the
-// pretty format's lines instead, with the resource, trace id and transaction id in a header
+// operation's end, the bar and the text of warnings and failures. Finished parts that went as
+// planned (ok, skipped, changed) collapse to one line printed above the live area; failed ones,
+// and ones with a message, stay until the operation ends and its final state is printed above,
+// with a summary of what failed, where and why. Where the output is not a terminal it writes
+// the pretty format's lines instead, with the resource, trace id and transaction id in a header
 // line per operation. docs/formats.md has the details.
 //
 // The pretty format puts the progressEventType first, its group in a colour of its own, then

@@ -116,15 +116,10 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 		if len(v.Scope) > 1 && !slices.IsSortedFunc(v.Scope, wireformat.ComparePath) {
 			slices.SortFunc(v.Scope, wireformat.ComparePath)
 		}
-		b = append(b, `,"scope":{`...)
-		for i, kv := range v.Scope {
-			if i > 0 {
-				b = append(b, ',')
-			}
+		b = appendList(append(b, `,"scope":`...), "{}", ",", v.Scope, func(b []byte, kv wireformat.PathValue) []byte {
 			b = wireformat.AppendJSONChars(append(b, '"'), wireformat.UnescapeSegment(kv.Path), wireformat.TerminalEscapes)
-			b = appendJSONString(append(b, `":`...), kv.Value.String())
-		}
-		b = append(b, '}')
+			return appendJSONString(append(b, `":`...), kv.Value.String())
+		})
 	}
 	if v.Tenant != "" {
 		b = appendJSONString(append(b, `,"tenant":`...), v.Tenant)
@@ -139,15 +134,10 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 		b = append(b, `,"truncated":true`...)
 	}
 	if len(v.Extra) > 0 {
-		b = append(b, `,"attributes":{`...)
-		for i, kv := range v.Extra {
-			if i > 0 {
-				b = append(b, ',')
-			}
+		b = appendList(append(b, `,"attributes":`...), "{}", ",", v.Extra, func(b []byte, kv attribute.KeyValue) []byte {
 			b = append(appendJSONString(b, string(kv.Key)), ':')
-			b = wireformat.AppendJSONValue(b, kv.Value, wireformat.TerminalEscapes)
-		}
-		b = append(b, '}')
+			return wireformat.AppendJSONValue(b, kv.Value, wireformat.TerminalEscapes)
+		})
 	}
 	return append(b, "}\n"...)
 }

@@ -272,10 +272,7 @@ func (m *liveModel) touch(t *liveTree, ts, wall time.Time) {
 // failure summary) and forgets it.
 func (m *liveModel) endTree(t *liveTree, wall time.Time) {
 	if t.status == stRunning && t.op != "" {
-		t.status = stFailed
-		if t.msg == "" {
-			t.msg = "the operation did not report its end"
-		}
+		t.status, t.msg = stFailed, cmp.Or(t.msg, "the operation did not report its end")
 	}
 	if t.end.IsZero() {
 		t.end = t.seen

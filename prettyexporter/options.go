@@ -64,11 +64,7 @@ func WithoutTime() Option {
 // WithTimeLayout sets the time layout of the pretty exporter (a time.Format layout). The default is
 // "15:04:05.000" in local time. The JSON exporter always writes RFC 3339 with milliseconds, in UTC.
 func WithTimeLayout(layout string) Option {
-	return func(c *config) {
-		if layout != "" {
-			c.timeLayout = layout
-		}
-	}
+	return func(c *config) { c.timeLayout = cmp.Or(layout, c.timeLayout) }
 }
 
 func newConfig(def io.Writer, opts []Option) config {

@@ -71,29 +71,30 @@ func appendPrettyValue(b []byte, v attribute.Value, nested bool) []byte {
 	case attribute.BYTESLICE:
 		return base64.StdEncoding.AppendEncode(b, v.AsByteSlice())
 	case attribute.SLICE:
-		return appendList(b, "[]", v.AsSlice(), func(b []byte, e attribute.Value) []byte { return appendPrettyValue(b, e, true) })
+		return appendList(b, "[]", ", ", v.AsSlice(), func(b []byte, e attribute.Value) []byte { return appendPrettyValue(b, e, true) })
 	case attribute.STRINGSLICE:
-		return appendList(b, "[]", v.AsStringSlice(), func(b []byte, e string) []byte { return appendText(b, e, true) })
+		return appendList(b, "[]", ", ", v.AsStringSlice(), func(b []byte, e string) []byte { return appendText(b, e, true) })
 	case attribute.INT64SLICE:
-		return appendList(b, "[]", v.AsInt64Slice(), func(b []byte, e int64) []byte { return strconv.AppendInt(b, e, 10) })
+		return appendList(b, "[]", ", ", v.AsInt64Slice(), func(b []byte, e int64) []byte { return strconv.AppendInt(b, e, 10) })
 	case attribute.FLOAT64SLICE:
-		return appendList(b, "[]", v.AsFloat64Slice(), func(b []byte, e float64) []byte { return strconv.AppendFloat(b, e, 'g', -1, 64) })
+		return appendList(b, "[]", ", ", v.AsFloat64Slice(), func(b []byte, e float64) []byte { return strconv.AppendFloat(b, e, 'g', -1, 64) })
 	case attribute.BOOLSLICE:
-		return appendList(b, "[]", v.AsBoolSlice(), strconv.AppendBool)
+		return appendList(b, "[]", ", ", v.AsBoolSlice(), strconv.AppendBool)
 	case attribute.MAP:
-		return appendList(b, "{}", v.AsMap(), func(b []byte, kv attribute.KeyValue) []byte {
+		return appendList(b, "{}", ", ", v.AsMap(), func(b []byte, kv attribute.KeyValue) []byte {
 			return appendPrettyValue(append(appendText(b, string(kv.Key), true), ": "...), kv.Value, true)
 		})
 	}
 	return append(b, "<nil>"...)
 }
 
-// appendList appends s as "[e0, e1...]" (the brackets of brackets), each element written by each.
-func appendList[T any](b []byte, brackets string, s []T, each func([]byte, T) []byte) []byte {
+// appendList appends s between the two brackets, its elements written by each and separated by
+// sep.
+func appendList[T any](b []byte, brackets, sep string, s []T, each func([]byte, T) []byte) []byte {
 	b = append(b, brackets[0])
 	for i, e := range s {
 		if i > 0 {
-			b = append(b, ", "...)
+			b = append(b, sep...)
 		}
 		b = each(b, e)
 	}
