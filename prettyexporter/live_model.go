@@ -12,9 +12,8 @@ import (
 )
 
 // The live view's model: one tree per operation, bounded in nodes and trees, guarded by the
-// LiveExporter's mutex. Export and the span processor update it (live_events.go, live_spans.go),
-// the terminal goroutine renders it (live_frame.go). Every string it keeps is clipped, escaped and
-// copied: nothing refers to a record after Export returns.
+// LiveExporter's mutex. Every string it keeps is clipped, escaped and copied: nothing refers to a
+// record after Export returns.
 
 // liveStatus is a node's or a tree's state. The finished states are in increasing order of
 // attention, so that the worst of a node's children is the greatest.
@@ -368,12 +367,9 @@ func (m *liveModel) finish(n *liveNode, st liveStatus, end time.Time) {
 	}
 }
 
-// maxCollapsedLeaves bounds the lines printed above for the parts without children of an operation
-// (the resources of a destroy): the rows under the tree's head, or under a row whose span recorded
-// common/OperationStarted. Past it they are only counted in their parent's counts. Unchanged rows
-// (ok, skipped) and changed ones have a bound each, so that a plan's refreshes do not use up the
-// lines of the changes after them. Leaves further down (an Ansible task's hosts, a resource's
-// provisioners) print no line: their parent's row counts them.
+// maxCollapsedLeaves bounds the lines printed above for the leaves of an operation (rows under the
+// tree's head or a span that recorded common/OperationStarted), unchanged and changed ones apart;
+// the rest, and deeper leaves, are only counted (DESIGN.md, "What stays and what collapses").
 const maxCollapsedLeaves = 10
 
 // collapse prints a finished node with nothing left to show as one line above the live area (under
@@ -412,7 +408,7 @@ func safeText(s string, max int) string {
 		}
 		s, cut = s[:i], true
 	}
-	if !printable(s) {
+	if !printable(s, false, false) {
 		s = strconv.Quote(s)
 	} else {
 		s = strings.Clone(s)

@@ -15,8 +15,6 @@ import (
 
 // The live view's tree is the spans' tree: a span is a row under its parent span's row, ended as
 // its status and its progress.outcome attribute (internal/base/outcome) say. It knows no adapter.
-// Records add what spans do not carry: the operation's name and end, the bar of common/Progress,
-// and a failure's text.
 
 // SpanProcessor returns the span processor that feeds the live view's tree: register it with the
 // TracerProvider whose spans the view shows (otelbridge.Setup does it when the live view is an

@@ -98,7 +98,7 @@ func (e *Exporter) appendView(b []byte, r *sdklog.Record, v *wireformat.View) []
 		switch body := r.Body(); body.Type() {
 		case attribute.EMPTY:
 		case attribute.STRING: // as it is when printable, else quoted
-			if s := body.AsString(); printable(s) {
+			if s := body.AsString(); printable(s, false, false) {
 				b = append(b, s...)
 			} else {
 				b = strconv.AppendQuote(b, s)
@@ -162,7 +162,7 @@ func (e *Exporter) appendResource(b []byte, v *wireformat.View) []byte {
 // only when known.
 func (e *Exporter) appendTransition(b []byte, v *wireformat.View) []byte {
 	if v.HasPrevious {
-		b = e.reset(appendCondition(e.sgr(b, sgrDim), v.Previous.Status, v.Previous.Reason))
+		b = e.reset(appendReason(appendText(e.sgr(b, sgrDim), v.Previous.Status, false), v.Previous.Reason))
 		b = append(b, " → "...)
 	}
 	b = appendReason(e.text(b, sgrBold, v.Transition.Status), v.Transition.Reason)
@@ -170,10 +170,6 @@ func (e *Exporter) appendTransition(b []byte, v *wireformat.View) []byte {
 		b = strconv.AppendQuote(append(b, ' '), v.Transition.Message)
 	}
 	return b
-}
-
-func appendCondition(b []byte, status, reason string) []byte {
-	return appendReason(appendText(b, status, false), reason)
 }
 
 // appendReason writes " (reason)" when there is one.

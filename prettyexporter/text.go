@@ -18,15 +18,11 @@ import (
 // bare reports whether s can be written without quotes in the pretty format: not empty, and only
 // printable non-space runes other than '"', '=' and '\\'. In a nested context (inside [..] or {..})
 // the structural characters ",[]{}" also force quotes, so that a list never reads ambiguously.
-func bare(s string, nested bool) bool { return s != "" && plainText(s, true, nested) }
+func bare(s string, nested bool) bool { return s != "" && printable(s, true, nested) }
 
-// printable reports whether s has only printable runes (spaces allowed): such a message is written
-// as it is.
-func printable(s string) bool { return plainText(s, false, false) }
-
-// plainText reports whether s has only printable runes, and with bare none of the ASCII ones bare
-// and nested rule out.
-func plainText(s string, bare, nested bool) bool {
+// printable reports whether s has only printable runes (spaces allowed: such a message is written
+// as it is), and with bare none of the ASCII ones bare and nested rule out.
+func printable(s string, bare, nested bool) bool {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {

@@ -10,12 +10,10 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 )
 
-// maxChunk is the size at which Export writes out what it has encoded so far, so that a huge batch
-// does not hold a huge buffer.
-const maxChunk = 256 << 10
-
-// maxPooled is the largest buffer kept for reuse.
-const maxPooled = 1 << 20
+const (
+	maxChunk  = 256 << 10 // Export writes out what it has encoded so far: a huge batch, no huge buffer
+	maxPooled = 1 << 20   // the largest buffer kept for reuse
+)
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
