@@ -15,8 +15,7 @@ import (
 
 // JSONExporter writes one JSON object per record and line, in the shape of docs/formats.md:
 // Ignition's schema (eventType, progressEventType, nested details) with @timestamp, level, traceId,
-// spanId and every tracectx.* attribute as a top-level field, as Ignition's logstash lines had
-// them.
+// spanId and every tracectx.* attribute as a top-level field, as in Ignition's logstash lines.
 //
 // It implements go.opentelemetry.io/otel/sdk/log.Exporter and is safe for concurrent use. Create it
 // with NewJSON; the zero value writes nothing.

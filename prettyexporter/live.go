@@ -33,17 +33,14 @@ type LiveExporter struct {
 	closed  bool       // the goroutine wrote its last frame: Output writes directly
 	wmu     sync.Mutex // orders Output's direct writes after Shutdown behind the goroutine's
 
-	w     io.Writer
-	plain bool
-	color bool
-	size  func() (width, height int)
-	now   func() time.Time
+	w            io.Writer
+	plain, color bool
+	size         func() (width, height int)
+	now          func() time.Time
 
-	stopped  atomic.Bool
-	wake     chan struct{}
-	flushReq chan chan struct{}
-	stop     chan struct{}
-	done     chan struct{}
+	stopped          atomic.Bool
+	wake, stop, done chan struct{}
+	flushReq         chan chan struct{}
 
 	// Owned by the goroutine.
 	scr          screen

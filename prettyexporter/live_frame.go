@@ -92,13 +92,12 @@ func (m *liveModel) treeRows(f *liveFrame, t *liveTree, now time.Time, width, li
 	s := &m.scratch
 	m.headerRow(&s.row, t, now, color)
 	f.add(&s.row, width)
-	used := 1
-	if t.bar.ok && used < limit {
+	avail := limit - 1
+	if t.bar.ok && avail > 0 {
 		m.barRow(&s.row, t, width, color)
 		f.add(&s.row, width)
-		used++
+		avail--
 	}
-	avail := limit - used
 	if avail <= 0 {
 		return
 	}

@@ -33,10 +33,6 @@ const (
 	numStatus
 )
 
-// success reports whether a finished part went as planned: ok, skipped or changed (a change is what
-// a run is for, not something to look at).
-func (s liveStatus) success() bool { return s == stOK || s == stSkipped || s == stChanged }
-
 func (s liveStatus) finished() bool { return s >= stSkipped }
 
 // failure reports whether a part goes into the failure summary.
@@ -56,8 +52,7 @@ const (
 type liveNode struct {
 	kind       nodeKind
 	status     liveStatus
-	label      string // safe to print: escaped, clipped
-	msg        string // safe to print: escaped, clipped
+	label, msg string // safe to print: escaped, clipped
 	start, end time.Time
 	counts     [numStatus]int32 // finished children by status, folded ones included
 
@@ -87,9 +82,12 @@ func (n *liveNode) done() (c int32) {
 // word.
 func (n *liveNode) grouped() bool { return n.first != nil || n.done() > 0 }
 
-// quiet reports whether a finished part has nothing left to show: it succeeded, with no message and
-// no part of its own still shown. Its parent's counts say the rest.
-func (n *liveNode) quiet() bool { return n.status.success() && n.msg == "" && n.first == nil }
+// quiet reports whether a finished part has nothing left to show: it went as planned (ok, skipped
+// or changed: a change is what a run is for), with no message and no part of its own still shown.
+// Its parent's counts say the rest.
+func (n *liveNode) quiet() bool {
+	return n.status >= stSkipped && n.status <= stChanged && n.msg == "" && n.first == nil
+}
 
 // spanKey identifies a span: span ids are unique only within a trace.
 type spanKey struct {
@@ -107,15 +105,14 @@ type liveKey struct {
 // does not know (the driver's own span, the run's, the adapter's operation span); the head's
 // children are the tree's top rows.
 type liveTree struct {
-	key      liveKey
-	op       string // the operation (common/OperationStarted), safe
-	title    string // names it without op and resource: the head span, else the first event's group
-	resource string // Type/id, safe
-	tx       string // safe
-	status   liveStatus
-	msg      string // the failure, safe
-	start    time.Time
-	end      time.Time
+	key        liveKey
+	op         string // the operation (common/OperationStarted), safe
+	title      string // names it without op and resource: the head span, else the first event's group
+	resource   string // Type/id, safe
+	tx         string // the transaction id, safe
+	status     liveStatus
+	msg        string // the failure, safe
+	start, end time.Time
 	// The operation's clock: the last record's time and the wall time it arrived, so that a
 	// replayed run shows elapsed times as it unfolds, not the time since the recording.
 	seen, seenWall time.Time
@@ -157,14 +154,11 @@ func (t *liveTree) name() string { return cmp.Or(t.op, t.resource, t.title) }
 
 // liveModel holds every operation being watched.
 type liveModel struct {
-	trees    map[liveKey]*liveTree
-	list     []*liveTree           // in order of arrival
-	spans    map[spanKey]*liveNode // the rows of the spans that have not ended
-	nodes    int
-	maxNodes int
-	maxTrees int
-	tick     uint64
-	gen      uint64 // bumped by every change: a frame is drawn only after one
+	trees                     map[liveKey]*liveTree
+	list                      []*liveTree           // in order of arrival
+	spans                     map[spanKey]*liveNode // the rows of the spans that have not ended
+	nodes, maxNodes, maxTrees int
+	tick, gen                 uint64 // gen is bumped by every change: a frame is drawn only after one
 
 	ended    [64]liveKey // recently ended operations: late records print as lines
 	endedAt  int

@@ -15,13 +15,12 @@ import (
 // bounded queue that the terminal goroutine writes. When the writer does not keep up, the queue
 // fills and whole lines are dropped and counted, so that nothing upstream ever waits.
 type printer struct {
-	pretty  *Exporter // record lines with the operation's context
-	bare    *Exporter // plain mode: without resource, trace and tx (in the header)
-	color   bool
-	q       []byte
-	dropped int
-	max     int
-	buf     []byte // one line being built
+	pretty       *Exporter // record lines with the operation's context
+	bare         *Exporter // plain mode: without resource, trace and tx (in the header)
+	color        bool
+	q            []byte
+	dropped, max int
+	buf          []byte // one line being built
 }
 
 // line queues one line (without its newline).

@@ -11,11 +11,9 @@ import (
 // East Asian widths: CJK and emoji count two), with an optional right-aligned part (a duration),
 // cut to the width when it does not fit. All text given to it is already safe.
 type liveRow struct {
-	b      []byte
-	w      int
-	color  bool
-	right  []byte
-	rightW int
+	b, right  []byte
+	w, rightW int // display widths
+	color     bool
 }
 
 func (r *liveRow) reset(color bool) {

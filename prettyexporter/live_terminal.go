@@ -72,9 +72,7 @@ func (s *screen) compose(dst, above []byte, dropped int, next *liveFrame, width 
 }
 
 func appendUp(dst []byte, n int) []byte {
-	dst = append(dst, "\x1b["...)
-	dst = strconv.AppendInt(dst, int64(n), 10)
-	return append(dst, 'A')
+	return append(strconv.AppendInt(append(dst, "\x1b["...), int64(n), 10), 'A')
 }
 
 // appendAbove writes one line above the live area, over whatever the old area had there: EL, the

@@ -137,11 +137,10 @@ const (
 )
 
 type liveConfig struct {
-	mode     LiveMode
-	size     func() (width, height int)
-	maxNodes int
-	maxOps   int
-	now      func() time.Time // tests
+	mode             LiveMode
+	size             func() (width, height int)
+	maxNodes, maxOps int
+	now              func() time.Time // tests
 }
 
 // WithLiveMode sets the live exporter's mode (default LiveAuto). Whatever the mode, TERM=dumb gives
