@@ -205,9 +205,6 @@ func (m *liveModel) newNode(t *liveTree, parent *liveNode, kind nodeKind, label 
 // remove takes n and its subtree out of the model.
 func (m *liveModel) remove(n *liveNode) {
 	p := n.parent
-	if p == nil {
-		return
-	}
 	if n.prev != nil {
 		n.prev.next = n.next
 	} else {
@@ -338,9 +335,6 @@ func (m *liveModel) closeDue(wall time.Time) {
 // not, counts it in its parent, and collapses it to one line above the live area when it has
 // nothing left to show.
 func (m *liveModel) finish(n *liveNode, st liveStatus, end time.Time) {
-	if n.status.finished() {
-		return
-	}
 	n.status, n.end = st, end
 	m.gen++
 	for k := n.first; k != nil; {
@@ -351,9 +345,6 @@ func (m *liveModel) finish(n *liveNode, st liveStatus, end time.Time) {
 		k = next
 	}
 	p := n.parent
-	if p == nil {
-		return
-	}
 	p.counts[st]++
 	p.running--
 	if n.quiet() {
