@@ -2,9 +2,9 @@ package ansible
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -19,18 +19,16 @@ import (
 )
 
 // decoder turns job events, one line at a time, into progress events and
-// spans, live: each event is recorded while its line is handled (a failure
-// waits until Ansible shows whether a rescue section took it, see
-// failures.go). It is used by one goroutine; only pid is read by another
+// spans, live (a failure waits until Ansible shows whether a rescue took
+// it, see failures.go). One goroutine uses it; only pid is read by another
 // (Run's supervisor).
 type decoder struct {
 	cfg    *config
 	parent context.Context
 	ev     jobEvent // reused between lines
 
-	pbStarted bool
-	pbName    string
-	pb        *adapter.Operation // the playbook span, once started
+	pbName string
+	pb     *adapter.Operation // the playbook span, once started
 
 	play    *playState   // the play in progress
 	plays   []Play       // every play started, for the Result
@@ -53,7 +51,7 @@ type decoder struct {
 
 	pid       atomic.Int64 // ansible-playbook's pid, from the events
 	varPrompt string
-	onPrompt  func(name string) // Run: stop the run
+	onPrompt  func() // Run: stop the run
 }
 
 // hostKey names a host's span: one per task and host.
@@ -79,12 +77,8 @@ func (d *decoder) handle(line []byte) {
 	if len(trimmed) == 0 {
 		return
 	}
-	if trimmed[0] != '{' {
-		d.toolText(trimmed)
-		return
-	}
-	if err := decodeEvent(trimmed, &d.ev); err != nil || d.ev.Event == "" {
-		d.nonEvent(trimmed, "not a job event")
+	if trimmed[0] != '{' || decodeEvent(trimmed, &d.ev) != nil || d.ev.Event == "" {
+		d.skip(trimmed)
 		return
 	}
 	d.events++
@@ -92,10 +86,8 @@ func (d *decoder) handle(line []byte) {
 	d.cfg.Show(e.Stdout)
 	t := parseTime(e.Created)
 	if t.IsZero() {
-		t = d.last // keep the order; the first event without a time gets the clock
-		if t.IsZero() {
-			t = time.Now().UTC()
-		}
+		// Keep the order; the first event without a time gets the clock.
+		t = cmp.Or(d.last, time.Now().UTC())
 	}
 	if d.first.IsZero() {
 		d.first = t
@@ -125,7 +117,9 @@ func (d *decoder) handle(line []byte) {
 	case "runner_item_on_ok", "runner_item_on_failed", "runner_item_on_skipped":
 		d.itemResult(t, e)
 	case "runner_retry":
-		d.retry(t, e)
+		h := d.host(t, e)
+		h.attempts++
+		d.record(h.ctx, t, log.SeverityWarn, TypeTaskRetryOnHost, h.result(&e.Data.Res, false, false).event())
 	case "playbook_on_vars_prompt":
 		d.prompt(t, e)
 	case "playbook_on_stats":
@@ -135,27 +129,21 @@ func (d *decoder) handle(line []byte) {
 	}
 }
 
-// toolText handles a line of plain text: Ansible's or ansible-runner's own
-// messages outside the job events (a playbook that cannot be loaded or
-// found, a start-up error). It is counted and kept for the run's error,
-// which says what is wrong once (see errorLine); it is logged only at
-// debug level, since the error carries it.
-func (d *decoder) toolText(line []byte) {
+// skip counts a line that is no job event and keeps it for the run's
+// error. Plain text is Ansible's or runner's own (a playbook that cannot be
+// loaded, a start-up error): logged at debug level only, since the error
+// says it (see errorLine). JSON that is no job event is garbage: shown and
+// logged as a warning. Neither stops the stream.
+func (d *decoder) skip(line []byte) {
 	d.skipped++
 	text := cleanText(string(line), 1024)
 	d.output.add(text)
-	d.cfg.Logger.Debug("ansible: text outside the job events", "line", d.cfg.Redactor.Value(text))
-}
-
-// nonEvent handles a line that looks like JSON but is no job event:
-// garbage. It is counted, kept for error messages and logged; it never
-// stops the stream.
-func (d *decoder) nonEvent(line []byte, why string) {
+	if line[0] != '{' {
+		d.cfg.Logger.Debug("ansible: text outside the job events", "line", d.cfg.Redactor.Value(text))
+		return
+	}
 	d.cfg.Show(string(line))
-	d.skipped++
-	text := cleanText(string(line), 1024)
-	d.output.add(text)
-	d.cfg.Logger.Warn("ansible: line skipped: "+why, "line", d.cfg.Redactor.Value(text))
+	d.cfg.Logger.Warn("ansible: line skipped: not a job event", "line", d.cfg.Redactor.Value(text))
 }
 
 func (d *decoder) message(kind string, line []byte) {
@@ -176,58 +164,27 @@ func (d *decoder) record(ctx context.Context, t time.Time, sev log.Severity, typ
 	d.cfg.Record(ctx, progress.Event{Type: typ, Details: details, Severity: sev, Time: t})
 }
 
-func (d *decoder) operation() string {
-	if d.cfg.Operation != "" {
-		return d.cfg.Operation
-	}
-	if d.pbName != "" {
-		return d.pbName
-	}
-	return "playbook"
-}
-
-// startPlaybook opens the playbook span (a child of the caller's span) and
-// records common/OperationStarted in it.
+// startPlaybook opens the playbook span (a child of the caller's span), once,
+// and records common/OperationStarted in it.
 func (d *decoder) startPlaybook(t time.Time, name string) {
-	if d.pbStarted {
+	if d.pb != nil {
 		return
 	}
-	d.pbStarted = true
-	if name != "" {
-		d.pbName = name
-	}
-	attrs := []attribute.KeyValue{}
+	d.pbName = cmp.Or(name, d.pbName)
+	op := cmp.Or(d.cfg.Operation, d.pbName, "playbook")
+	pipeline := cmp.Or(d.pbName, op)
+	var attrs []attribute.KeyValue
 	if d.pbName != "" {
 		attrs = append(attrs, attribute.String("ansible.playbook", d.pbName))
 	}
-	d.pb = d.cfg.StartRun(d.parent, adapter.Run{Operation: d.operation(), Pipeline: d.operationName(),
-		OldSpan: "playbook " + d.operationName(), Old: attrs}, t)
-}
-
-func (d *decoder) operationName() string {
-	if d.pbName != "" {
-		return d.pbName
-	}
-	return d.operation()
-}
-
-func (d *decoder) ensurePlaybook(t time.Time, e *jobEvent) {
-	if !d.pbStarted {
-		d.startPlaybook(t, e.Data.Playbook)
-	}
+	d.pb = d.cfg.StartRun(d.parent, adapter.Run{Operation: op, Pipeline: pipeline,
+		OldSpan: "playbook " + pipeline, Old: attrs}, t)
 }
 
 func (d *decoder) startPlay(t time.Time, e *jobEvent) {
-	d.ensurePlaybook(t, e)
+	d.startPlaybook(t, e.Data.Playbook)
 	d.endPlay(t)
-	name := e.Data.Name
-	if name == "" {
-		name = e.Data.Play
-	}
-	id := e.Data.PlayUUID
-	if id == "" {
-		id = e.UUID
-	}
+	name, id := cmp.Or(e.Data.Name, e.Data.Play), cmp.Or(e.Data.PlayUUID, e.UUID)
 	p := d.startPlaySpan(t, name, id, e.Data.PlayPattern)
 	d.play = p
 	d.plays = append(d.plays, Play{Name: name, ID: id})
@@ -276,20 +233,14 @@ func (d *decoder) openHosts(p *playState) []*hostState {
 		}
 	}
 	slices.SortFunc(hs, func(a, b *hostState) int {
-		if c := a.start.Compare(b.start); c != 0 {
-			return c
-		}
-		return strings.Compare(a.name, b.name)
+		return cmp.Or(a.start.Compare(b.start), strings.Compare(a.name, b.name))
 	})
 	return hs
 }
 
 // taskName is the name Ansible shows: "role : task" for role tasks.
 func taskName(e *jobEvent) string {
-	name := e.Data.Task
-	if name == "" {
-		name = e.Data.TaskAction
-	}
+	name := cmp.Or(e.Data.Task, e.Data.TaskAction)
 	if e.Data.Role != "" && !strings.HasPrefix(name, e.Data.Role+" : ") {
 		name = e.Data.Role + " : " + name
 	}
@@ -305,10 +256,7 @@ func isMeta(action string) bool {
 
 func (d *decoder) startTask(t time.Time, e *jobEvent) {
 	p := d.currentPlay(t, e)
-	id := e.Data.TaskUUID
-	if id == "" {
-		id = e.UUID
-	}
+	id := cmp.Or(e.Data.TaskUUID, e.UUID)
 
 	// Under the free strategy each host starts a task on its own, so the
 	// start of a task still open repeats: the same task, one span, one
@@ -320,18 +268,6 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 		p.free = p.free || !task.meta
 		return
 	}
-
-	name := e.Data.Name
-	if name == "" {
-		name = taskName(e)
-	}
-	// Ignition's driver names a handler's start "Handler/<name>"; runner
-	// marks handlers only by is_conditional.
-	startedName := name
-	if e.Data.IsConditional {
-		startedName = "Handler/" + name
-	}
-
 	if !p.free {
 		// Any earlier task of the play is over once its hosts are done;
 		// hosts that did not run the last one have stopped.
@@ -343,14 +279,23 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 		p.compact()
 	}
 
-	task := &taskState{id: id, name: name, play: p, start: t, lastSeen: t, handler: e.Data.IsConditional,
-		meta: isMeta(e.Data.TaskAction), action: e.Data.TaskAction, role: e.Data.Role, hosts: map[string]bool{}}
+	name := e.Data.Name
+	if name == "" {
+		name = taskName(e)
+	}
+	task := p.newTask(id, name, t, e)
+	task.handler, task.meta = e.Data.IsConditional, isMeta(e.Data.TaskAction)
+	// Ignition's driver names a handler's start "Handler/<name>"; runner
+	// marks handlers only by is_conditional.
+	startedName := name
+	if task.handler {
+		startedName = "Handler/" + name
+	}
 	ctx := p.ctx
 	if !task.meta {
 		d.startTaskSpan(task, startedName)
 		ctx = task.ctx
 	}
-	p.add(task)
 	p.last = task
 	args, hidden := parseTaskArgs(e.Data.TaskArgs, d.cfg.Redactor)
 	details := taskStartedDetails{TaskName: startedName, ArgsHidden: hidden}
@@ -360,31 +305,19 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 	d.record(ctx, t, log.SeverityInfo, TypeTaskStarted, details)
 }
 
-// taskID is the task of a host event: runner makes every runner_* event
-// a child of its task start.
-func taskID(e *jobEvent) string {
-	if e.Data.TaskUUID != "" {
-		return e.Data.TaskUUID
-	}
-	return e.ParentUUID
-}
-
-// task returns the task of a host event, or one made up from the event's
-// task fields when its start was not seen. A meta task gets its span here.
+// task returns the task of a host event (runner makes every runner_* event
+// a child of its task's start), or one made up from the event's task fields
+// when its start was not seen. A meta task gets its span here.
 func (d *decoder) task(t time.Time, e *jobEvent) *taskState {
 	p := d.currentPlay(t, e)
-	id := taskID(e)
+	id := cmp.Or(e.Data.TaskUUID, e.ParentUUID)
 	task := p.tasks[id]
-	if task != nil && !task.ended {
-		if task.span == nil {
-			d.startTaskSpan(task, task.name)
-		}
-		return task
+	if task == nil || task.ended {
+		task = p.newTask(id, taskName(e), t, e)
 	}
-	task = &taskState{id: id, name: taskName(e), play: p, start: t, lastSeen: t,
-		action: e.Data.TaskAction, role: e.Data.Role, hosts: map[string]bool{}}
-	d.startTaskSpan(task, task.name)
-	p.add(task)
+	if task.span == nil {
+		d.startTaskSpan(task, task.name)
+	}
 	return task
 }
 
@@ -431,9 +364,7 @@ func (d *decoder) openHost(key hostKey, t time.Time) *hostState {
 	d.hosts[key] = h
 	task.openHosts++
 	task.hosts[key.host] = true
-	if t.After(task.lastSeen) {
-		task.lastSeen = t
-	}
+	task.lastSeen = adapter.Later(task.lastSeen, t)
 	return h
 }
 
@@ -464,9 +395,7 @@ func (d *decoder) endHost(h *hostState, end time.Time, how string) {
 	d.endHostSpan(h, end, how)
 	task := h.task
 	task.openHosts--
-	if end.After(task.lastSeen) {
-		task.lastSeen = end
-	}
+	task.lastSeen = adapter.Later(task.lastSeen, end)
 	d.endTask(task, false)
 }
 
@@ -479,13 +408,20 @@ func (d *decoder) countFor(host string) *HostStats {
 	return s
 }
 
-// includeActions do not count in Ansible's recap.
+// isInclude reports the actions that do not count in Ansible's recap.
 func isInclude(action string) bool {
 	switch strings.TrimPrefix(action, "ansible.builtin.") {
 	case "include", "include_tasks", "include_role", "import_tasks", "import_role", "import_playbook":
 		return true
 	}
 	return false
+}
+
+// result is the details of a result of h's task (failed and skipped come
+// from the event type).
+func (h *hostState) result(res *rawResult, failed, skipped bool) hostResultDetails {
+	return hostResultDetails{TaskName: h.task.name, HostName: h.name, DelegatedHostName: res.delegatedHost(),
+		TaskResult: res.reduce(failed, skipped, 0)}
 }
 
 // hostResult handles the final result of a task on a host: the event, the
@@ -495,64 +431,49 @@ func isInclude(action string) bool {
 func (d *decoder) hostResult(t time.Time, e *jobEvent) {
 	h := d.host(t, e)
 	res := &e.Data.Res
-	ignored := bool(e.Data.IgnoreErrors)
-	count := d.countFor(e.Data.Host)
-	end := parseTime(e.Data.End)
-	if end.IsZero() {
-		end = t
-	}
+	count := d.countFor(h.name)
+	end := cmp.Or(parseTime(e.Data.End), t)
 	if dh, ok := res.delegatedHost().(string); ok {
 		h.span.SetAttributes(attribute.String("ansible.delegated_host", dh))
 	}
-	var (
-		typ = TypeTaskCompletedOnHost
-		sev = log.SeverityInfo
-		how string
-		tr  taskResult
-	)
+	det := h.result(res, e.Event == "runner_on_failed" || e.Event == "runner_on_unreachable",
+		e.Event == "runner_on_skipped")
+	typ, sev, how := TypeTaskCompletedOnHost, log.SeverityInfo, outcome.OK
 	switch e.Event {
 	case "runner_on_ok":
-		tr, how = res.reduce(false, false, 0), outcome.OK
 		if !isInclude(e.Data.TaskAction) {
 			count.OK++
-			if tr.Changed {
+			if det.TaskResult.Changed {
 				count.Changed++
 				how = outcome.Changed
 			}
 		}
 	case "runner_on_failed":
-		typ, tr = TypeTaskFailedOnHost, res.reduce(true, false, 0)
-		if !ignored {
-			d.hold(h, t, end, hostResultDetails{TaskName: h.task.name, HostName: h.name,
-				DelegatedHostName: res.delegatedHost(), TaskResult: tr})
+		typ = TypeTaskFailedOnHost
+		if !e.Data.IgnoreErrors {
+			d.hold(h, t, end, det)
 			return
 		}
-		sev, how = log.SeverityWarn, outcome.Ignored
+		sev, how, det.Ignored = log.SeverityWarn, outcome.Ignored, true
 		count.OK++
 		count.Ignored++
-		if tr.Changed {
+		if det.TaskResult.Changed {
 			count.Changed++
 		}
 	case "runner_on_skipped":
-		typ, tr, how = TypeTaskSkippedOnHost, res.reduce(false, true, 0), outcome.Skipped
+		typ, how = TypeTaskSkippedOnHost, outcome.Skipped
 		count.Skipped++
 	case "runner_on_unreachable":
-		tr, how = res.reduce(true, false, 0), outcome.Unreachable
-		sev = log.SeverityError
+		sev, how = log.SeverityError, outcome.Unreachable
 		count.Unreachable++
 		h.task.play.leave(h.name)
-		d.flushItems(h, false, false)
-		d.record(h.ctx, t, sev, TypeHostUnreachable, hostEventDetails{
-			TaskName: h.task.name, HostName: h.name, DelegatedHostName: res.delegatedHost(), TaskResult: tr,
-		})
-		d.endHost(h, end, how)
-		return
 	}
-	d.flushItems(h, how == outcome.Ignored, false)
-	d.record(h.ctx, t, sev, typ, hostResultDetails{
-		TaskName: h.task.name, HostName: h.name, DelegatedHostName: res.delegatedHost(),
-		TaskResult: tr, Ignored: how == outcome.Ignored,
-	})
+	d.flushItems(h, det.Ignored, false)
+	if how == outcome.Unreachable {
+		d.record(h.ctx, t, sev, TypeHostUnreachable, det.event())
+	} else {
+		d.record(h.ctx, t, sev, typ, det)
+	}
 	d.endHost(h, end, how)
 }
 
@@ -561,30 +482,18 @@ func (d *decoder) hostResult(t time.Time, e *jobEvent) {
 // which says whether ignore_errors let it pass.
 func (d *decoder) itemResult(t time.Time, e *jobEvent) {
 	h := d.host(t, e)
-	res := &e.Data.Res
 	h.items++
-	var (
-		typ = TypeTaskCompletedOnHost
-		sev = log.SeverityInfo
-		tr  taskResult
-	)
-	switch e.Event {
-	case "runner_item_on_ok":
-		tr = res.reduce(false, false, 0)
-	case "runner_item_on_failed":
-		typ, sev, tr = TypeTaskFailedOnHost, log.SeverityWarn, res.reduce(true, false, 0)
-	case "runner_item_on_skipped":
-		typ, tr = TypeTaskSkippedOnHost, res.reduce(false, true, 0)
+	failed, skipped := e.Event == "runner_item_on_failed", e.Event == "runner_item_on_skipped"
+	det := h.result(&e.Data.Res, failed, skipped)
+	det.ItemLabel = e.Data.Res.itemLabel()
+	switch {
+	case failed:
+		h.failedItems = append(h.failedItems, heldEvent{t: t, details: det})
+	case skipped:
+		d.record(h.ctx, t, log.SeverityInfo, TypeTaskSkippedOnHost, det)
+	default:
+		d.record(h.ctx, t, log.SeverityInfo, TypeTaskCompletedOnHost, det)
 	}
-	details := hostResultDetails{
-		TaskName: h.task.name, ItemLabel: res.itemLabel(), HostName: h.name,
-		DelegatedHostName: res.delegatedHost(), TaskResult: tr,
-	}
-	if typ == TypeTaskFailedOnHost {
-		h.failedItems = append(h.failedItems, heldEvent{t: t, details: details})
-		return
-	}
-	d.record(h.ctx, t, sev, typ, details)
 }
 
 // flushItems records the failed loop items of a host, marked as the
@@ -597,51 +506,30 @@ func (d *decoder) flushItems(h *hostState, ignored, rescued bool) {
 	h.failedItems = nil
 }
 
-func (d *decoder) retry(t time.Time, e *jobEvent) {
-	h := d.host(t, e)
-	res := &e.Data.Res
-	h.attempts++
-	d.record(h.ctx, t, log.SeverityWarn, TypeTaskRetryOnHost, hostEventDetails{
-		TaskName: h.task.name, HostName: h.name, DelegatedHostName: res.delegatedHost(),
-		TaskResult: res.reduce(false, false, 0),
-	})
-}
-
 func (d *decoder) prompt(t time.Time, e *jobEvent) {
-	d.ensurePlaybook(t, e)
+	d.startPlaybook(t, e.Data.Playbook)
 	ctx := d.pb.Ctx
 	if d.play != nil {
 		ctx = d.play.ctx
 	}
-	if d.varPrompt == "" {
-		d.varPrompt = e.Data.VarName
-	}
+	d.varPrompt = cmp.Or(d.varPrompt, e.Data.VarName)
 	d.record(ctx, t, log.SeverityError, TypeVarPrompt, varPromptDetails{VarName: e.Data.VarName})
 	if d.onPrompt != nil {
-		d.onPrompt(e.Data.VarName)
+		d.onPrompt()
 	}
 }
 
 // endStats takes Ansible's recap, which settles every pending failure, and
 // records PlaybookResult.
 func (d *decoder) endStats(t time.Time, e *jobEvent) {
-	d.ensurePlaybook(t, e)
+	d.startPlaybook(t, e.Data.Playbook)
 	d.endPlay(t)
 	stats := map[string]HostStats{}
-	hosts := func(m map[string]int) {
+	s := &e.Data
+	for _, m := range []map[string]int{s.Processed, s.OK, s.Changed, s.Failures, s.Dark, s.Skipped, s.Rescued, s.Ignored} {
 		for h := range m {
-			stats[h] = HostStats{}
-		}
-	}
-	for _, m := range []map[string]int{e.Data.Processed, e.Data.OK, e.Data.Changed, e.Data.Failures,
-		e.Data.Dark, e.Data.Skipped, e.Data.Rescued, e.Data.Ignored} {
-		hosts(m)
-	}
-	for h := range stats {
-		stats[h] = HostStats{
-			OK: e.Data.OK[h], Changed: e.Data.Changed[h], Failures: e.Data.Failures[h],
-			Skipped: e.Data.Skipped[h], Unreachable: e.Data.Dark[h], Rescued: e.Data.Rescued[h],
-			Ignored: e.Data.Ignored[h],
+			stats[h] = HostStats{OK: s.OK[h], Changed: s.Changed[h], Failures: s.Failures[h], Skipped: s.Skipped[h],
+				Unreachable: s.Dark[h], Rescued: s.Rescued[h], Ignored: s.Ignored[h]}
 		}
 	}
 	d.settle(stats)
@@ -681,18 +569,9 @@ func (d *decoder) finish(o runEnd) Result {
 		ExitCode: o.rc, Start: d.first, End: d.last,
 		Events: d.events, SkippedLines: d.skipped, Warnings: d.warnings,
 	}
-	if !d.pbStarted {
-		start := d.first
-		if start.IsZero() {
-			start = o.start
-		}
-		if start.IsZero() {
-			start = time.Now().UTC()
-		}
-		d.startPlaybook(start, "")
-		if d.first.IsZero() {
-			d.first = start
-		}
+	if d.pb == nil {
+		d.first = cmp.Or(d.first, o.start, time.Now().UTC())
+		d.startPlaybook(d.first, "")
 	}
 
 	// The run ends with Ansible's last event, unless it was stopped before
@@ -747,7 +626,7 @@ func (d *decoder) finish(o runEnd) Result {
 		// failed, or cancelled or timeout: the run span's result says
 		// which (runResult).
 		how = adapter.RunOutcome(runResult(o))
-	case slices.ContainsFunc(slices.Collect(maps.Values(d.stats)), func(s HostStats) bool { return s.Changed > 0 }):
+	case len(hostsWhere(d.stats, func(s HostStats) bool { return s.Changed > 0 })) > 0:
 		how = outcome.Changed
 	}
 	d.pb.Span.SetAttributes(attribute.String(outcome.Key, how))

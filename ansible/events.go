@@ -84,5 +84,11 @@ type (
 	}
 )
 
+// event is d for TaskRetryOnHost and HostUnreachable, which have no item.
+func (d hostResultDetails) event() hostEventDetails {
+	return hostEventDetails{TaskName: d.TaskName, HostName: d.HostName, DelegatedHostName: d.DelegatedHostName,
+		TaskResult: d.TaskResult}
+}
+
 // rebuiltReason is the note on a rebuilt PlaybookResult.
 const rebuiltReason = "the final stats event never arrived: counted from the events seen (rescued is not counted)"

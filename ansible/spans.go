@@ -38,12 +38,16 @@ type playState struct {
 	failed, stopped, changed int // over its tasks' hosts (stopped: cancelled or timeout)
 }
 
-func (p *playState) add(task *taskState) {
+// newTask adds a task to p, from its start or a host event of it.
+func (p *playState) newTask(id, name string, t time.Time, e *jobEvent) *taskState {
+	task := &taskState{id: id, name: name, play: p, start: t, lastSeen: t,
+		action: e.Data.TaskAction, role: e.Data.Role, hosts: map[string]bool{}}
 	if p.tasks == nil {
 		p.tasks = map[string]*taskState{}
 	}
-	p.tasks[task.id] = task
+	p.tasks[id] = task
 	p.open = append(p.open, task)
+	return task
 }
 
 // leave notes a host that Ansible dropped from the play.
