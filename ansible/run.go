@@ -23,21 +23,17 @@ import (
 // the run's own, so a fixed name is unique.
 const runIdent = "run"
 
-// Run runs a playbook with ansible-runner and records its events live,
-// each when Ansible emits it, as progress events inside a playbook span
-// (a child of the span in ctx) with play, task and per-host spans under it.
-// See the package documentation for the events and spans.
-//
-// The run uses a private temporary directory (mode 0700) for the extra
-// variables and ansible-runner's artifacts, which hold the whole
-// environment and the gathered facts; it is removed when Run returns,
-// unless WithKeepArtifacts is given.
+// Run runs a playbook with ansible-runner and records its events live as
+// progress events inside a playbook span (a child of the span in ctx) with
+// play, task and per-host spans under it (see the package documentation).
+// The extra variables and runner's artifacts, which hold the whole
+// environment and the gathered facts, are in a private temporary directory
+// (mode 0700), removed when Run returns unless WithKeepArtifacts is given.
 //
 // Cancelling ctx stops the run: SIGTERM to ansible-runner, which stops
 // ansible-playbook cleanly, then after the grace period (WithGracePeriod)
-// SIGKILL to every process of the run. Run returns once they are gone.
-// A vars_prompt that no extra variable answers stops the run the same way,
-// at once, instead of leaving it waiting for an answer.
+// SIGKILL to every process of the run; Run returns once they are gone. A
+// vars_prompt that no extra variable answers stops the run the same way.
 //
 // The error is nil when the run ended with status 0. Otherwise it is
 // ErrNotInstalled, a *PlaybookError (missing or unparseable playbook), a
@@ -70,16 +66,11 @@ func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 		}
 		return fail(err, "playbook "+d.pbName+" cannot be run")
 	}
-	runner := cfg.runner
-	if runner == "" {
-		if runner, err = exec.LookPath("ansible-runner"); err != nil {
-			return fail(fmt.Errorf("%w: %w", ErrNotInstalled, err), "Ansible is not installed")
-		}
-	}
-
-	dir, err := os.MkdirTemp(cfg.tempDir, "progressotel-ansible-")
-	if err != nil {
-		return fail(fmt.Errorf("ansible: private directory: %w", err), "the run could not be prepared")
+	runner, dir, err := cfg.prepare()
+	if errors.Is(err, ErrNotInstalled) {
+		return fail(err, "Ansible is not installed")
+	} else if err != nil {
+		return fail(err, "the run could not be prepared")
 	}
 	keep := false
 	defer func() {
@@ -91,13 +82,31 @@ func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 		return fail(err, "the run could not be prepared")
 	}
 
-	l := d.launch(ctx, launch{runner: runner, args: runnerArgs(dir, paths, pb), dir: dir, env: runEnv(os.Environ(), pb.Env)})
+	env := append(os.Environ(), runSettings...)
+	for k, v := range pb.Env {
+		env = append(env, k+"="+v)
+	}
+	l := d.launch(ctx, launch{runner: runner, args: runnerArgs(dir, paths, pb), dir: dir, env: env})
 	res, runErr := d.conclude(ctx, pb.Playbook, started, l)
 	if cfg.keep {
 		keep = true
 		res.ArtifactDir = dir
 	}
 	return res, runErr
+}
+
+// prepare finds ansible-runner, unless WithRunnerPath names it, and makes
+// the run's private directory.
+func (c *config) prepare() (runner, dir string, err error) {
+	if runner = c.runner; runner == "" {
+		if runner, err = exec.LookPath("ansible-runner"); err != nil {
+			return "", "", fmt.Errorf("%w: %w", ErrNotInstalled, err)
+		}
+	}
+	if dir, err = os.MkdirTemp(c.tempDir, "progressotel-ansible-"); err != nil {
+		return "", "", fmt.Errorf("ansible: private directory: %w", err)
+	}
+	return runner, dir, nil
 }
 
 // launch is how one ansible-runner process is started.
@@ -144,44 +153,38 @@ func (d *decoder) launch(ctx context.Context, l launch) launched {
 	}
 	// ansible-playbook runs in a session of its own (runner starts it on
 	// a pseudo-terminal), so killing runner's group alone would leave it
-	// running: its group is found from the pid in the events and, on
-	// Linux, from the process table while runner is alive.
-	playbookGroups := func(runnerPID int) []int {
+	// running: its group (a session leader's pid) is found from the pid in
+	// the events and, on Linux, from the process table while runner is
+	// alive.
+	stop := procctl.Stop{Signal: syscall.SIGTERM, Grace: cfg.GracePeriod, Others: func(runnerPID int) []int {
+		groups := procctl.DescendantGroups(runnerPID)
 		if pid := int(d.pid.Load()); pid > 0 {
-			return []int{pid} // a session leader: its pid is its group
+			groups = append(groups, pid)
 		}
-		return procctl.DescendantGroups(runnerPID)
-	}
-	stop := procctl.Stop{
-		// SIGTERM to ansible-runner, which stops ansible-playbook cleanly.
-		Signal: syscall.SIGTERM,
-		Grace:  cfg.GracePeriod,
-		Others: func(runnerPID int) []int {
-			groups := procctl.DescendantGroups(runnerPID)
-			if pid := int(d.pid.Load()); pid > 0 {
-				groups = append(groups, pid)
-			}
-			return groups
-		},
-	}
+		return groups
+	}}
 	if l.playbook {
-		stop.Target = playbookGroups
+		stop.Target = func(runnerPID int) []int {
+			if pid := int(d.pid.Load()); pid > 0 {
+				return []int{pid}
+			}
+			return procctl.DescendantGroups(runnerPID)
+		}
 	}
-	var out launched
 	child, err := procctl.New(cmd, stop)
-	if err != nil {
-		out.err, out.ended, out.exit = fmt.Errorf("ansible: %w", err), time.Now().UTC(), procctl.Exit{Code: -1}
-		return out
+	if err == nil {
+		defer child.Close()
+		if err = child.Start(); err != nil {
+			err = fmt.Errorf("starting %s: %w", l.runner, err)
+		}
 	}
-	defer child.Close()
-	if err := child.Start(); err != nil {
-		out.err, out.ended, out.exit = fmt.Errorf("ansible: starting %s: %w", l.runner, err), time.Now().UTC(), procctl.Exit{Code: -1}
-		return out
+	if err != nil {
+		return launched{err: fmt.Errorf("ansible: %w", err), ended: time.Now().UTC(), exit: procctl.Exit{Code: -1}}
 	}
 	if l.started != nil {
 		l.started(cmd.Process.Pid)
 	}
-	d.onPrompt = func(string) { child.Stop() }
+	d.onPrompt = child.Stop
 	unwatch := context.AfterFunc(ctx, child.Stop)
 	unforward := procctl.Forward(child, l.sigs)
 
@@ -191,9 +194,8 @@ func (d *decoder) launch(ctx context.Context, l launch) launched {
 	signalled, waitErr := child.Wait()
 	unforward()
 	unwatch()
-	out.ended = time.Now().UTC()
-	out.ps, out.signalled, out.delivered = cmd.ProcessState, signalled, child.Delivered()
-	out.exit = procctl.ExitOf(cmd.ProcessState)
+	out := launched{ended: time.Now().UTC(), ps: cmd.ProcessState, signalled: signalled,
+		delivered: child.Delivered(), exit: procctl.ExitOf(cmd.ProcessState)}
 	if readErr != nil && !errors.Is(readErr, os.ErrDeadlineExceeded) {
 		cfg.Logger.Warn("ansible: reading ansible-runner's output", "error", readErr.Error())
 	}
@@ -275,35 +277,11 @@ func runnerArgs(dir string, p resolved, pb Playbook) []string {
 	return args
 }
 
-// runEnv is base (the current environment) with the playbook's additions.
-// Run asks Ansible to show task arguments (runner then reports them, and
-// marks no_log tasks at their start) and not to colour its text; the
-// playbook's Env can override both.
-func runEnv(base []string, extra map[string]string) []string {
-	env := map[string]string{}
-	var order []string
-	set := func(k, v string) {
-		if _, ok := env[k]; !ok {
-			order = append(order, k)
-		}
-		env[k] = v
-	}
-	for _, kv := range base {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			set(k, v)
-		}
-	}
-	set("ANSIBLE_DISPLAY_ARGS_TO_STDOUT", "True")
-	set("ANSIBLE_NOCOLOR", "True")
-	for k, v := range extra {
-		set(k, v)
-	}
-	out := make([]string, 0, len(order))
-	for _, k := range order {
-		out = append(out, k+"="+env[k])
-	}
-	return out
-}
+// runSettings ask Ansible to show task arguments (runner then reports
+// them, and marks no_log tasks at their start) and not to colour its text.
+// exec.Cmd takes a variable's last value: Run puts them before the
+// playbook's Env, RunCommandLine before the user's environment, which win.
+var runSettings = []string{"ANSIBLE_DISPLAY_ARGS_TO_STDOUT=True", "ANSIBLE_NOCOLOR=True"}
 
 // writeExtraVars writes the extra variables where ansible-runner reads
 // them (env/extravars, JSON being YAML), readable by the owner only.
@@ -312,13 +290,13 @@ func writeExtraVars(dir string, vars map[string]any) error {
 		return nil
 	}
 	b, err := json.Marshal(vars)
+	if err == nil {
+		err = os.Mkdir(filepath.Join(dir, "env"), 0o700)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "env", "extravars"), b, 0o600)
+	}
 	if err != nil {
-		return fmt.Errorf("ansible: extra vars: %w", err)
-	}
-	if err := os.Mkdir(filepath.Join(dir, "env"), 0o700); err != nil {
-		return fmt.Errorf("ansible: extra vars: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "env", "extravars"), b, 0o600); err != nil {
 		return fmt.Errorf("ansible: extra vars: %w", err)
 	}
 	return nil

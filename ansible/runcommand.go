@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -75,24 +74,17 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 			l.args = append(l.args, "--json")
 		}
 	default: // ansible-playbook
-		runner := cfg.runner
-		if runner == "" {
-			var err error
-			if runner, err = exec.LookPath("ansible-runner"); err != nil {
-				return Result{}, Exit{Code: -1}, fmt.Errorf("%w: %w", ErrNotInstalled, err)
-			}
-		}
-		cwd, err := os.Getwd()
+		runner, dir, err := cfg.prepare()
 		if err != nil {
-			return Result{}, Exit{Code: -1}, fmt.Errorf("ansible: %w", err)
-		}
-		dir, err := os.MkdirTemp(cfg.tempDir, "progressotel-ansible-")
-		if err != nil {
-			return Result{}, Exit{Code: -1}, fmt.Errorf("ansible: private directory: %w", err)
+			return Result{}, Exit{Code: -1}, err
 		}
 		// The private directory holds runner's artifacts, which hold the
 		// whole environment and the gathered facts.
 		defer os.RemoveAll(dir)
+		cwd, err := os.Getwd()
+		if err != nil {
+			return Result{}, Exit{Code: -1}, fmt.Errorf("ansible: %w", err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, "args"), []byte(cmdline.ShellQuote(c.Argv)), 0o600); err != nil {
 			return Result{}, Exit{Code: -1}, fmt.Errorf("ansible: private directory: %w", err)
 		}
@@ -100,14 +92,7 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 		// -p is required by runner's command line and unused: the args
 		// file says what runs.
 		l.runner, l.args = runner, []string{"run", dir, "--json", "--ident", runIdent, "--project-dir", cwd, "-p", "(args)"}
-		// Run's settings, unless the user's environment sets them.
-		own := map[string]string{}
-		for _, kv := range env {
-			if k, v, _ := strings.Cut(kv, "="); k == "ANSIBLE_DISPLAY_ARGS_TO_STDOUT" || k == "ANSIBLE_NOCOLOR" {
-				own[k] = v
-			}
-		}
-		l.env, l.playbook = runEnv(env, own), true
+		l.env, l.playbook = append(slices.Clone(runSettings), env...), true
 	}
 
 	d := newDecoder(ctx, cfg)
