@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,16 +13,17 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/log"
+	"go.opentelemetry.io/otel/semconv/v1.43.0/cicdconv"
 
 	"github.com/progressotel/progressotel/internal/base/outcome"
+	"github.com/progressotel/progressotel/internal/base/tooltext"
 	"github.com/progressotel/progressotel/internal/kit/adapter"
 	"github.com/progressotel/progressotel/progress"
 )
 
 // decoder turns job events, one line at a time, into progress events and
-// spans, live (a failure waits until Ansible shows whether a rescue took
-// it, see failures.go). One goroutine uses it; only pid is read by another
-// (Run's supervisor).
+// spans, live. One goroutine uses it; only pid is read by another (Run's
+// supervisor).
 type decoder struct {
 	cfg    *config
 	parent context.Context
@@ -30,21 +32,17 @@ type decoder struct {
 	pbName string
 	pb     *adapter.Operation // the playbook span, once started
 
+	// res is what the Result reports, filled as the events come: Start and
+	// End are the first and last event's times, Stats the recap's.
+	res       Result
+	statsSeen bool
+	counted   map[string]*HostStats // rebuilt from results, for a run without a recap
+	output    tail                  // lines that were not job events, for errors
+
 	play    *playState   // the play in progress
-	plays   []Play       // every play started, for the Result
 	held    []*playState // plays ended while a failure of theirs is pending
 	hosts   map[hostKey]*hostState
 	pending []*hostState // failed hosts whose failure may be rescued
-
-	counted   map[string]*HostStats // rebuilt from results
-	stats     map[string]HostStats  // from playbook_on_stats
-	statsSeen bool
-
-	first, last time.Time
-	events      int
-	skipped     int
-	warnings    []string
-	output      tail // lines that were not job events, for errors
 
 	cutHow    string    // the outcome of spans Ansible reported no end for
 	stoppedAt time.Time // when the run was stopped (cancelled or timed out), else zero
@@ -52,12 +50,6 @@ type decoder struct {
 	pid       atomic.Int64 // ansible-playbook's pid, from the events
 	varPrompt string
 	onPrompt  func() // Run: stop the run
-}
-
-// hostKey names a host's span: one per task and host.
-type hostKey struct {
-	task *taskState
-	host string
 }
 
 func newDecoder(ctx context.Context, cfg *config) *decoder {
@@ -81,20 +73,15 @@ func (d *decoder) handle(line []byte) {
 		d.skip(trimmed)
 		return
 	}
-	d.events++
+	d.res.Events++
 	e := &d.ev
 	d.cfg.Show(e.Stdout)
 	t := parseTime(e.Created)
 	if t.IsZero() {
 		// Keep the order; the first event without a time gets the clock.
-		t = cmp.Or(d.last, time.Now().UTC())
+		t = cmp.Or(d.res.End, time.Now().UTC())
 	}
-	if d.first.IsZero() {
-		d.first = t
-	}
-	if t.After(d.last) {
-		d.last = t
-	}
+	d.res.Start, d.res.End = cmp.Or(d.res.Start, t), adapter.Later(t, d.res.End)
 	if e.PID > 0 {
 		d.pid.Store(int64(e.PID))
 	}
@@ -125,17 +112,15 @@ func (d *decoder) handle(line []byte) {
 	case "playbook_on_stats":
 		d.endStats(t, e)
 	case "warning", "deprecated", "error":
-		d.message(e.Event, line)
+		d.message(e.Event, e.Stdout)
 	}
 }
 
 // skip counts a line that is no job event and keeps it for the run's
-// error. Plain text is Ansible's or runner's own (a playbook that cannot be
-// loaded, a start-up error): logged at debug level only, since the error
-// says it (see errorLine). JSON that is no job event is garbage: shown and
-// logged as a warning. Neither stops the stream.
+// error. Plain text is Ansible's or runner's own, logged at debug level
+// only since the error says it; JSON is garbage, logged as a warning.
 func (d *decoder) skip(line []byte) {
-	d.skipped++
+	d.res.SkippedLines++
 	text := cleanText(string(line), 1024)
 	d.output.add(text)
 	if line[0] != '{' {
@@ -146,16 +131,18 @@ func (d *decoder) skip(line []byte) {
 	d.cfg.Logger.Warn("ansible: line skipped: not a job event", "line", d.cfg.Redactor.Value(text))
 }
 
-func (d *decoder) message(kind string, line []byte) {
-	text := cleanText(displayText(line), 2048)
+// message keeps Ansible's warning, deprecation or error for the Result and
+// logs it; an error is also kept for the run's error.
+func (d *decoder) message(kind, stdout string) {
+	text := cleanText(stdout, 2048)
 	if text == "" {
 		return
 	}
 	if kind == "error" {
 		d.output.add(text)
 	}
-	if len(d.warnings) < 100 {
-		d.warnings = append(d.warnings, text)
+	if len(d.res.Warnings) < 100 {
+		d.res.Warnings = append(d.res.Warnings, text)
 	}
 	d.cfg.Logger.Warn("ansible: "+kind, "message", d.cfg.Redactor.Value(text))
 }
@@ -181,63 +168,6 @@ func (d *decoder) startPlaybook(t time.Time, name string) {
 		OldSpan: "playbook " + pipeline, Old: attrs}, t)
 }
 
-func (d *decoder) startPlay(t time.Time, e *jobEvent) {
-	d.startPlaybook(t, e.Data.Playbook)
-	d.endPlay(t)
-	name, id := cmp.Or(e.Data.Name, e.Data.Play), cmp.Or(e.Data.PlayUUID, e.UUID)
-	p := d.startPlaySpan(t, name, id, e.Data.PlayPattern)
-	d.play = p
-	d.plays = append(d.plays, Play{Name: name, ID: id})
-	d.record(p.ctx, t, log.SeverityInfo, TypePlayStarted, playDetails{PlayName: name})
-}
-
-// currentPlay is the play in progress, or one made up from the event's
-// play fields for a stream that starts in the middle of a play.
-func (d *decoder) currentPlay(t time.Time, e *jobEvent) *playState {
-	if d.play == nil || (e.Data.PlayUUID != "" && e.Data.PlayUUID != d.play.id) {
-		d.startPlay(t, &jobEvent{UUID: e.Data.PlayUUID, Data: eventData{
-			Playbook: e.Data.Playbook, Play: e.Data.Play, PlayUUID: e.Data.PlayUUID, PlayPattern: e.Data.PlayPattern,
-		}})
-	}
-	return d.play
-}
-
-// endPlay ends the play in progress at t and every span still open in it,
-// except those of a failure that may yet prove rescued: they, and so the
-// play, end when it is known (see failures.go).
-func (d *decoder) endPlay(t time.Time) {
-	p := d.play
-	if p == nil {
-		return
-	}
-	d.play = nil
-	for _, h := range d.openHosts(p) {
-		d.endHost(h, t, hostCut)
-	}
-	d.endTasks(p)
-	p.endAt = adapter.Later(t, p.start)
-	if p.held > 0 {
-		d.held = append(d.held, p)
-		return
-	}
-	d.endPlaySpan(p)
-}
-
-// openHosts returns the open host spans of play p (all when p is nil), in
-// the order they started.
-func (d *decoder) openHosts(p *playState) []*hostState {
-	var hs []*hostState
-	for _, h := range d.hosts {
-		if p == nil || h.task.play == p {
-			hs = append(hs, h)
-		}
-	}
-	slices.SortFunc(hs, func(a, b *hostState) int {
-		return cmp.Or(a.start.Compare(b.start), strings.Compare(a.name, b.name))
-	})
-	return hs
-}
-
 // taskName is the name Ansible shows: "role : task" for role tasks.
 func taskName(e *jobEvent) string {
 	name := cmp.Or(e.Data.Task, e.Data.TaskAction)
@@ -247,9 +177,8 @@ func taskName(e *jobEvent) string {
 	return name
 }
 
-// isMeta reports a meta task (flush_handlers, end_play, ...): Ansible runs
-// it itself, mostly without any host event, so it gets a span only when a
-// host event comes for it.
+// isMeta reports a meta task (flush_handlers, end_play, ...), which gets a
+// span only when a host event comes for it.
 func isMeta(action string) bool {
 	return strings.TrimPrefix(action, "ansible.builtin.") == "meta"
 }
@@ -258,12 +187,10 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 	p := d.currentPlay(t, e)
 	id := cmp.Or(e.Data.TaskUUID, e.UUID)
 
-	// Under the free strategy each host starts a task on its own, so the
-	// start of a task still open repeats: the same task, one span, one
-	// TaskStarted. Such a play's tasks end with the play, since any host
-	// may still start them. A meta task's start also repeats under the
-	// linear strategy (end_host, once per host): it is the same task too,
-	// and says nothing of the strategy.
+	// Under the free strategy each host starts a task on its own: the start
+	// of a task still open repeats, and the play's tasks end with it. A meta
+	// task's start also repeats under the linear strategy (end_host, once
+	// per host): the same task, saying nothing of the strategy.
 	if task := p.tasks[id]; task != nil && !task.ended && !task.superseded {
 		p.free = p.free || !task.meta
 		return
@@ -305,42 +232,6 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 	d.record(ctx, t, log.SeverityInfo, TypeTaskStarted, details)
 }
 
-// task returns the task of a host event (runner makes every runner_* event
-// a child of its task's start), or one made up from the event's task fields
-// when its start was not seen. A meta task gets its span here.
-func (d *decoder) task(t time.Time, e *jobEvent) *taskState {
-	p := d.currentPlay(t, e)
-	id := cmp.Or(e.Data.TaskUUID, e.ParentUUID)
-	task := p.tasks[id]
-	if task == nil || task.ended {
-		task = p.newTask(id, taskName(e), t, e)
-	}
-	if task.span == nil {
-		d.startTaskSpan(task, task.name)
-	}
-	return task
-}
-
-// endTask ends a task whose hosts are done, if it is over: superseded by a
-// later task (linear strategy) or its play ended (now).
-func (d *decoder) endTask(task *taskState, now bool) {
-	if task.ended || task.openHosts > 0 || !(now || task.superseded && !task.play.free) {
-		return
-	}
-	task.ended = true
-	if task.span != nil {
-		d.endTaskSpan(task)
-	}
-}
-
-// endTasks ends every task of play p that is not waiting for a host.
-func (d *decoder) endTasks(p *playState) {
-	for _, task := range p.open {
-		d.endTask(task, true)
-	}
-	p.compact()
-}
-
 func (d *decoder) startHost(t time.Time, e *jobEvent) {
 	task := d.task(t, e)
 	d.continued(task.play, e.Data.Host)
@@ -355,48 +246,6 @@ func (d *decoder) startHost(t time.Time, e *jobEvent) {
 		details.Args = args
 	}
 	d.record(h.ctx, t, log.SeverityInfo, TypeTaskStartedOnHost, details)
-}
-
-func (d *decoder) openHost(key hostKey, t time.Time) *hostState {
-	task := key.task
-	h := &hostState{name: key.host, task: task, start: t}
-	d.startHostSpan(h)
-	d.hosts[key] = h
-	task.openHosts++
-	task.hosts[key.host] = true
-	task.lastSeen = adapter.Later(task.lastSeen, t)
-	return h
-}
-
-// host returns the open host span of an event, or opens one at the
-// result's start time when runner_on_start was not seen.
-func (d *decoder) host(t time.Time, e *jobEvent) *hostState {
-	task := d.task(t, e)
-	key := hostKey{task: task, host: e.Data.Host}
-	if h := d.hosts[key]; h != nil {
-		return h
-	}
-	start := parseTime(e.Data.Start)
-	if start.IsZero() || start.After(t) {
-		start = t
-	}
-	return d.openHost(key, start)
-}
-
-// hostCut is the outcome of a host span that Ansible never reported an
-// end for; decoder.cutHow says which outcome it takes (see endAll).
-const hostCut = "cut"
-
-// endHost ends a host's span at end with its outcome (one of package
-// outcome's, or hostCut), and its task if that is over.
-func (d *decoder) endHost(h *hostState, end time.Time, how string) {
-	delete(d.hosts, hostKey{task: h.task, host: h.name})
-	end = adapter.Later(end, h.start)
-	d.endHostSpan(h, end, how)
-	task := h.task
-	task.openHosts--
-	task.lastSeen = adapter.Later(task.lastSeen, end)
-	d.endTask(task, false)
 }
 
 func (d *decoder) countFor(host string) *HostStats {
@@ -425,9 +274,8 @@ func (h *hostState) result(res *rawResult, failed, skipped bool) hostResultDetai
 }
 
 // hostResult handles the final result of a task on a host: the event, the
-// recap count, the span's outcome, and the end of the host span at
-// Ansible's end time for the host. A failure that counts waits for its
-// fate (failures.go).
+// recap count and the end of the host span. A failure that counts waits
+// for its fate (failures.go).
 func (d *decoder) hostResult(t time.Time, e *jobEvent) {
 	h := d.host(t, e)
 	res := &e.Data.Res
@@ -477,9 +325,8 @@ func (d *decoder) hostResult(t time.Time, e *jobEvent) {
 	d.endHost(h, end, how)
 }
 
-// itemResult records one loop item in the host span; the task's final
-// result follows as its own event. A failed item waits for that result,
-// which says whether ignore_errors let it pass.
+// itemResult records one loop item in the host span. A failed item waits
+// for the task's result, which says whether ignore_errors let it pass.
 func (d *decoder) itemResult(t time.Time, e *jobEvent) {
 	h := d.host(t, e)
 	h.items++
@@ -533,16 +380,16 @@ func (d *decoder) endStats(t time.Time, e *jobEvent) {
 		}
 	}
 	d.settle(stats)
-	d.stats, d.statsSeen = stats, true
+	d.res.Stats, d.statsSeen = stats, true
 	d.recordResult(t, false)
 }
 
 func (d *decoder) recordResult(t time.Time, rebuilt bool) {
-	plays := make([]playEntry, len(d.plays))
-	for i, p := range d.plays {
+	plays := make([]playEntry, len(d.res.Plays))
+	for i, p := range d.res.Plays {
 		plays[i] = playEntry{Play: p}
 	}
-	details := playbookResultDetails{Plays: plays, HostStats: d.stats}
+	details := playbookResultDetails{Plays: plays, HostStats: d.res.Stats}
 	if rebuilt {
 		details.Rebuilt, details.RebuiltReason = true, rebuiltReason
 	}
@@ -554,34 +401,29 @@ type runEnd struct {
 	start     time.Time // when the run started (Run); used when no event came
 	end       time.Time // when the run ended; zero: the last event's time
 	rc        int       // -1: none (Stream)
-	err       error     // the run's own failure (cancelled, prompt, playbook error)
-	code      string    // failure code for err
+	err       error     // the run's own failure (cancelled, prompt, playbook error): INTERNAL_ERROR
 	reason    string    // user-safe description for err
 	cancelled bool      // the run was stopped (ctx): open spans end cancelled
 }
 
 // finish ends every open span, rebuilds the PlaybookResult if the stats
 // event never came, records the operation's end and returns the Result.
-// Every run is reported, even one without a single job event: a run that
-// did not end with Ansible's recap is a failure that says so.
 func (d *decoder) finish(o runEnd) Result {
-	res := Result{
-		ExitCode: o.rc, Start: d.first, End: d.last,
-		Events: d.events, SkippedLines: d.skipped, Warnings: d.warnings,
-	}
+	res := &d.res
+	res.ExitCode = o.rc
+	first := cmp.Or(res.Start, o.start, time.Now().UTC())
 	if d.pb == nil {
-		d.first = cmp.Or(d.first, o.start, time.Now().UTC())
-		d.startPlaybook(d.first, "")
+		d.startPlaybook(first, "")
 	}
 
 	// The run ends with Ansible's last event, unless it was stopped before
 	// its recap: then when it stopped.
-	end := d.last
+	end := res.End
 	if !d.statsSeen && o.end.After(end) {
 		end = o.end
 	}
 	if end.IsZero() {
-		end = d.first
+		end = first
 	}
 	stop := ""
 	if o.cancelled {
@@ -589,33 +431,28 @@ func (d *decoder) finish(o runEnd) Result {
 	}
 	d.endAll(end, stop)
 	if !d.statsSeen {
-		stats := map[string]HostStats{}
+		res.Stats = map[string]HostStats{}
 		for h, s := range d.counted {
-			stats[h] = *s
+			res.Stats[h] = *s
 		}
-		d.stats = stats
-		if d.events > 0 {
+		if res.Events > 0 {
 			res.StatsRebuilt = true
 			d.recordResult(end, true)
 		}
 	}
-	res.Plays = d.plays
-	res.Stats = d.stats
-	res.FailedHosts = hostsWhere(d.stats, func(s HostStats) bool { return s.Failures > 0 })
-	res.UnreachableHosts = hostsWhere(d.stats, func(s HostStats) bool { return s.Unreachable > 0 })
+	res.FailedHosts = hostsWhere(res.Stats, func(s HostStats) bool { return s.Failures > 0 })
+	res.UnreachableHosts = hostsWhere(res.Stats, func(s HostStats) bool { return s.Unreachable > 0 })
 
 	var code, reason string
 	switch {
 	case o.err != nil:
-		code, reason = o.code, o.reason
+		code, reason = FailureInternal, o.reason
 	case len(res.UnreachableHosts) > 0:
 		code, reason = FailureResourceNotFound, "unreachable hosts: "+strings.Join(res.UnreachableHosts, ", ")
 	case len(res.FailedHosts) > 0:
 		code, reason = FailureInfrastructure, "failed hosts: "+strings.Join(res.FailedHosts, ", ")
 	case o.rc > 0:
 		code, reason = FailureInternal, fmt.Sprintf("ansible-playbook ended with status %d", o.rc)
-	case !d.statsSeen:
-		code, reason = FailureInternal, noRecapReason(d)
 	}
 	if o.rc >= 0 {
 		d.pb.Span.SetAttributes(attribute.Int("ansible.rc", o.rc))
@@ -623,26 +460,24 @@ func (d *decoder) finish(o runEnd) Result {
 	how := outcome.OK
 	switch {
 	case code != "":
-		// failed, or cancelled or timeout: the run span's result says
-		// which (runResult).
 		how = adapter.RunOutcome(runResult(o))
-	case len(hostsWhere(d.stats, func(s HostStats) bool { return s.Changed > 0 })) > 0:
+	case len(hostsWhere(res.Stats, func(s HostStats) bool { return s.Changed > 0 })) > 0:
 		how = outcome.Changed
 	}
 	d.pb.Span.SetAttributes(attribute.String(outcome.Key, how))
 	if code != "" {
-		d.pb.FailAs(runResult(o), d.first, end, code, reason, nil)
+		d.pb.FailAs(runResult(o), first, end, code, reason, nil)
 	} else {
-		d.pb.Complete(d.first, end)
+		d.pb.Complete(first, end)
 	}
-	return res
+	return *res
 }
 
 // noRecapReason describes a run that ended without Ansible's recap, with
 // Ansible's own error when it gave one.
 func noRecapReason(d *decoder) string {
 	reason := "the run ended before Ansible's recap"
-	if d.events == 0 {
+	if d.res.Events == 0 {
 		reason = "no Ansible job event was read"
 	}
 	if line := errorLine(d.output.String()); line != "" {
@@ -651,12 +486,10 @@ func noRecapReason(d *decoder) string {
 	return reason
 }
 
-// endAll ends every span still open below the playbook span at t: those
-// of the play in progress, the plays held for a pending failure (which
-// now stands: Ansible reported no rescue), and any that events after the
-// recap opened. The host spans Ansible never reported an end for end
-// with stop (cancelled or timeout) when the run was stopped, else failed
-// with "no end reported".
+// endAll ends every span still open below the playbook span at t, those
+// held for a pending failure (which now stands) too. The host spans
+// Ansible never reported an end for end with stop (cancelled or timeout)
+// when the run was stopped, else failed.
 func (d *decoder) endAll(t time.Time, stop string) {
 	if stop != "" {
 		d.cutHow, d.stoppedAt = stop, t
@@ -674,3 +507,57 @@ func (d *decoder) endAll(t time.Time, stop string) {
 	}
 	d.held = nil
 }
+
+// stopOutcome is the outcome of what a stopped run (runEnd.cancelled) cut
+// short, and of the run: cancelled, or timeout when its deadline passed.
+func stopOutcome(o runEnd) string {
+	if runResult(o) == cicdconv.PipelineResultTimeout {
+		return outcome.TimedOut
+	}
+	return outcome.Cancelled
+}
+
+// runResult is cicd.pipeline.result of a run that failed
+// (docs/conventions.md): timeout for a vars_prompt that nothing answers, as
+// waiting on input would; the context's; error for a run that could not
+// start or whose stream broke off; else failure.
+func runResult(o runEnd) cicdconv.PipelineResultAttr {
+	var prompt *VarsPromptError
+	switch r := adapter.ResultOf(o.err); {
+	case errors.As(o.err, &prompt):
+		return cicdconv.PipelineResultTimeout
+	case r != cicdconv.PipelineResultFailure:
+		return r
+	case o.reason == "cancelled":
+		return cicdconv.PipelineResultCancellation
+	case o.err != nil && o.rc < 0:
+		return cicdconv.PipelineResultError
+	}
+	return cicdconv.PipelineResultFailure
+}
+
+// cleanText makes Ansible's display text safe to log and to put in an
+// error (see tooltext.Text: Ansible colours its output), cut to at most
+// max bytes, without the spaces around it.
+func cleanText(s string, max int) string {
+	return strings.TrimSpace(tooltext.Text(s, max))
+}
+
+// tail keeps the last max lines of text, for error messages.
+type tail struct {
+	max   int
+	lines []string
+}
+
+func (t *tail) add(text string) {
+	for l := range strings.SplitSeq(text, "\n") {
+		if l = strings.TrimRight(l, " "); l != "" {
+			t.lines = append(t.lines, l)
+		}
+	}
+	if over := len(t.lines) - t.max; over > 0 {
+		t.lines = slices.Delete(t.lines, 0, over)
+	}
+}
+
+func (t *tail) String() string { return strings.Join(t.lines, "\n") }
