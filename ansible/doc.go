@@ -51,19 +51,16 @@
 //
 //   - taskResult is reduced to msg, changed, failed, skipped, rc and results
 //     (one per loop item), all keys always present, null when Ansible gave
-//     no value; failed and skipped come from the event type. Nothing else of
-//     a module's result (stdout, invocation arguments, facts, diffs) is
-//     ever recorded.
+//     no value; nothing else of a module's result is ever recorded.
 //   - A loop gives one event per item, with its itemLabel, then the task's
 //     result for the host with results[].
 //   - A handler's TaskStarted is named "Handler/<name>"; a role task is
 //     "<role> : <task>".
-//   - no_log: argsHidden is true and args is left out; msg is Ansible's
-//     censored message.
-//   - args are Ansible's untemplated task arguments as ansible-runner
-//     reports them (Run sets ANSIBLE_DISPLAY_ARGS_TO_STDOUT=True), each value
-//     a string. A stream without them gives args {}, and no_log tasks are
-//     then known only by their censored results.
+//   - no_log: argsHidden is true, args left out, msg Ansible's censored
+//     message.
+//   - args are the untemplated task arguments as ansible-runner reports
+//     them (Run sets ANSIBLE_DISPLAY_ARGS_TO_STDOUT=True), each value a
+//     string; a stream without them gives args {}.
 //   - hostStats has Ansible 2.14's seven counts (the driver's five plus
 //     rescued and ignored).
 //
@@ -73,12 +70,6 @@
 // took it (TestRunRescued); either is then a WARN, not an ERROR. A
 // PlaybookResult rebuilt because the final stats event never arrived has
 // rebuilt: true and rebuiltReason.
-//
-// Ansible's event for a rescued failure is the same as for one that counts,
-// so a failure (not ignored) is recorded, with Ansible's time for it, once
-// its fate shows: from the tasks the host runs next, a later play, or the
-// recap; a run that ends without a recap keeps it as a failure. Until then
-// the host's span and its task's stay open (TestRunAlwaysFailureCounts).
 //
 // Severities: INFO, except WARN for retries, ignored and rescued failures,
 // failed loop items and plays that match no hosts, and ERROR for failures
@@ -94,30 +85,12 @@
 //
 // A span "playbook <file>" under the span in ctx, "play <name>" per play,
 // "task <name>" per task, and "host <name>" per task and host, with
-// Ansible's own times: a host span from the host's start to its result's
-// end, a task to its last host's end, a play until the next play or the
-// recap. Each event is recorded in its span: TaskStarted in the task's, a
-// host's events (retries and loop items too) in its host's, PlayStarted in
-// the play's, PlaybookResult and the operation events in the playbook's.
-// Under strategy: free Ansible repeats a task's start for each host: it
-// stays one task span (and one TaskStarted), ended with its play
-// (TestRunFreeStrategy). A meta task (flush_handlers, end_play) gets a span
-// only when Ansible reports a host for it; its TaskStarted is in the play
-// span (TestRunFlushHandlers), once even when Ansible repeats its start, as
-// for end_host (TestRunMetaEndHost).
-//
-// Every span says how it ended in progress.outcome (see
-// internal/base/outcome): a host span as Ansible reported it; a task span
-// the worst of its hosts', failures that count first; a play span failed,
-// cancelled, timeout, changed or ok; the playbook span ok, changed,
-// failed, cancelled or timeout (its deadline passed, or a vars_prompt
-// that nothing answers: TestAnsiblePromptIsTimeout). Only a failure that
-// counts or an unreachable host sets an error status: on its host span,
-// its task, its play and the playbook. When the run is cancelled, every
-// span still open ends cancelled (TestRunCancel), or timeout when its
-// deadline passed (TestAnsibleStoppedRunConforms); a host span that a
-// stream ended without Ansible's end for it is failed with "Ansible
-// reported no end". Attributes: ansible.playbook,
+// Ansible's own times; each event is recorded in the span it belongs to.
+// Every span says how it ended in progress.outcome, and only a failure that
+// counts in Ansible's recap or an unreachable host sets an error status:
+// docs/adapters.md has a table of what each outcome means, with the tests
+// that prove it, and how rescued failures, strategy: free and meta tasks
+// are told apart. Attributes: ansible.playbook,
 // ansible.play.{name,id,pattern}, ansible.task.{name,id,action,role,handler},
 // ansible.host.{name,status}, ansible.task.attempts and ansible.task.items,
 // ansible.delegated_host, ansible.rc.
@@ -128,39 +101,20 @@
 // cicd.pipeline.task.run.result follows its outcome (docs/conventions.md,
 // TestAnsibleRunConforms).
 //
-// # Robustness
+// # Robustness and security
 //
-// Lines up to WithMaxLineBytes (64 MiB by default) are read, each decoded
-// once with encoding/json; a value of an unexpected type leaves its field
-// unset and keeps the event. Lines that are not job events are counted in
-// Result.SkippedLines, never fatal: Ansible's own text is kept for the run's
-// error (logged at debug level only), JSON that is no job event is logged
-// as a warning. A playbook that is missing or that Ansible cannot load gives
-// a *PlaybookError whose Reason, also OperationFailed's description, is
-// Ansible's error with its place; for invalid YAML, the parser's own words
-// ("did not find expected '-' indicator (line 3, column 1)",
-// TestRunLoadErrors). A vars_prompt stops the run at once with a
-// *VarsPromptError.
+// Lines up to WithMaxLineBytes (64 MiB by default) are read; a value of an
+// unexpected type leaves its field unset and keeps the event; lines that
+// are not job events are counted in Result.SkippedLines. A playbook that is
+// missing or that Ansible cannot load gives a *PlaybookError whose Reason,
+// also OperationFailed's description, is Ansible's error with its place
+// (TestRunLoadErrors). Raw event data is never recorded, only the reduced
+// values above, which the Recorder redacts; after a secret key such as
+// password, the rest of a task's arguments are taken as its value.
 //
-// # Security
-//
-// Raw event data is never recorded, only the reduced values above, and the
-// Recorder redacts secret-looking keys on top (progress.Redactor). A no_log
-// task's arguments and result never leave Ansible. After a secret key such
-// as password, the rest of a task's arguments are taken as its value and
-// redacted with it, since where a secret ends cannot be known from runner's
-// text. Run's private directory is removed when it returns unless
-// WithKeepArtifacts is given.
-//
-// # Cancelling
-//
-// Cancelling ctx sends SIGTERM to ansible-runner, which stops
-// ansible-playbook cleanly; after the grace period (WithGracePeriod, 10 s by
-// default) every process of the run is killed, including ansible-playbook,
-// which runs in a session of its own. Run returns when they are gone; the
-// PlaybookResult and OperationFailed are stamped when the run ended, not at
-// Ansible's last event (TestRunCancel). On Linux, a driver that is itself
-// killed (SIGKILL) still stops the run: the kernel sends ansible-runner
-// SIGTERM as its parent-death signal (TestKilledDriverStopsThePlaybook).
-// Elsewhere the driver's supervisor (systemd, Kubernetes) must end the run.
+// A cancelled run's PlaybookResult and OperationFailed are stamped when it
+// ended, not at Ansible's last event (TestRunCancel). On Linux, a driver
+// killed with SIGKILL still stops the run: the kernel sends ansible-runner
+// SIGTERM as its parent-death signal (TestKilledDriverStopsThePlaybook);
+// elsewhere the driver's supervisor (systemd, Kubernetes) must end it.
 package ansible
