@@ -65,8 +65,7 @@ const createdLayout = "2006-01-02T15:04:05.999999999"
 
 // decodeEvent decodes a job-event line into ev. A value of an unexpected
 // type (a module's odd result, a stats count that is not a number) leaves
-// its field unset and the rest decoded; only a line that is not a JSON
-// object is an error: no job event.
+// its field unset; only a line that is not a JSON object is an error.
 func decodeEvent(line []byte, ev *jobEvent) error {
 	*ev = jobEvent{}
 	err := json.Unmarshal(line, ev)
@@ -179,8 +178,7 @@ func (r *rawResult) reduce(failed, skipped bool, depth int) taskResult {
 }
 
 // itemLabel is the label Ansible shows for a loop item: the loop_control
-// label when set, else the item itself, structured items structured (the
-// redactor sees their keys).
+// label when set, else the item, structured ones structured (for redaction).
 func (r *rawResult) itemLabel() any {
 	if len(r.ItemLabel) > 0 {
 		return jsonValue(r.ItemLabel)
@@ -213,16 +211,12 @@ func jsonValue(raw json.RawMessage) any {
 	return v
 }
 
-// parseTaskArgs turns ansible-runner's task_args into the args map of
-// TaskStarted and TaskStartedOnHost; hidden reports a no_log task (runner
-// writes Ansible's censored message instead), "" gives an empty map.
-//
-// Runner writes them (with ANSIBLE_DISPLAY_ARGS_TO_STDOUT) as "k=v, k=v",
-// each value in Python's str() form, untemplated: lossy, as a value may
-// contain ", k=". Once a key is secret for the redactor, the rest of the
-// string is its value, because where a secret ends cannot be known:
-// redaction hides it whole, and nothing of it leaks as another key's value.
-// Ansible's internal keys (_ansible_*) are left out.
+// parseTaskArgs turns runner's task_args ("k=v, k=v", each value in
+// Python's str() form: lossy, as a value may contain ", k=") into the args
+// map of TaskStarted and TaskStartedOnHost, without Ansible's internal
+// _ansible_* keys; hidden reports a no_log task. Once a key is secret for
+// the redactor, the rest of the string is its value, because where a secret
+// ends cannot be known: nothing of it leaks as another key's value.
 func parseTaskArgs(s string, red *progress.Redactor) (args map[string]any, hidden bool) {
 	if s == censoredMessage {
 		return nil, true

@@ -35,12 +35,10 @@ func WithDisplay(w io.Writer) Option {
 }
 
 // RunCommandLine runs an Ansible command line as a user typed it and
-// records its events live as Run does, with the same launcher: for
-// ansible-playbook ARGS, ansible-runner in a private directory (mode 0700,
-// removed afterwards) whose args file is that command line, with the
-// current directory as the project directory; for ansible-runner run ...,
-// that command with --json added. `progressotel run -- ansible-playbook`
-// runs this way.
+// records its events live as Run does: for ansible-playbook ARGS,
+// ansible-runner in a private directory (mode 0700, removed afterwards)
+// whose args file is that command line, in the current directory; for
+// ansible-runner run ..., that command with --json added.
 //
 // Signals from c.Signals go to ansible-playbook as if sent to it directly
 // (not to ansible-runner, which would turn them into its "canceled" status

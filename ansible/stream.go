@@ -15,13 +15,11 @@ import (
 // per line as `ansible-runner run --json` prints it (the AWX job-event
 // format), and records each event as it reads it, inside the playbook →
 // play → task → host spans under the span in ctx: for drivers that run
-// Ansible their own way (an AWX job's events, their own runner, a
-// recording). Lines that are not job events are skipped, counted in
-// Result.SkippedLines and logged (see WithLogger).
-//
-// Stream reads until io.EOF, a read error or the end of ctx; it does not
-// close r. When ctx ends while a Read is blocked, Stream returns at once
-// only if r has a SetReadDeadline method (pipes, network connections).
+// Ansible their own way. Lines that are not job events are skipped, counted
+// in Result.SkippedLines and logged (see WithLogger). Stream reads until
+// io.EOF, a read error or the end of ctx, and does not close r; when ctx
+// ends while a Read is blocked, it returns at once only if r has a
+// SetReadDeadline method (pipes, network connections).
 //
 // The error is nil for a stream that ended with Ansible's recap, whatever
 // the playbook's outcome (see Result.OK). Otherwise it is ctx's error, the
