@@ -121,17 +121,16 @@ func (n *flexInt) UnmarshalJSON(p []byte) error {
 // rawResult is the part of a module result (event_data.res) that the
 // mapping reads; no other key is ever decoded.
 type rawResult struct {
-	Msg         json.RawMessage `json:"msg"`
-	Censored    string          `json:"censored"`
-	Changed     flexBool        `json:"changed"`
-	Failed      flexBool        `json:"failed"`
-	Skipped     flexBool        `json:"skipped"`
-	Unreachable flexBool        `json:"unreachable"`
-	RC          flexInt         `json:"rc"`
-	Results     []rawResult     `json:"results"`
-	ItemLabel   json.RawMessage `json:"_ansible_item_label"`
-	Item        json.RawMessage `json:"item"`
-	Delegated   struct {
+	Msg       json.RawMessage `json:"msg"`
+	Censored  string          `json:"censored"`
+	Changed   flexBool        `json:"changed"`
+	Failed    flexBool        `json:"failed"`
+	Skipped   flexBool        `json:"skipped"`
+	RC        flexInt         `json:"rc"`
+	Results   []rawResult     `json:"results"`
+	ItemLabel json.RawMessage `json:"_ansible_item_label"`
+	Item      json.RawMessage `json:"item"`
+	Delegated struct {
 		Host string `json:"ansible_host"`
 	} `json:"_ansible_delegated_vars"`
 }
