@@ -2,9 +2,10 @@ package ansible
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -12,54 +13,43 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/log"
+	"go.opentelemetry.io/otel/semconv/v1.43.0/cicdconv"
 
 	"github.com/progressotel/progressotel/internal/base/outcome"
+	"github.com/progressotel/progressotel/internal/base/tooltext"
 	"github.com/progressotel/progressotel/internal/kit/adapter"
 	"github.com/progressotel/progressotel/progress"
 )
 
 // decoder turns job events, one line at a time, into progress events and
-// spans, live: each event is recorded while its line is handled (a failure
-// waits until Ansible shows whether a rescue section took it, see
-// failures.go). It is used by one goroutine; only pid is read by another
-// (Run's supervisor).
+// spans, live. One goroutine uses it; only pid is read by another (Run's
+// supervisor).
 type decoder struct {
 	cfg    *config
 	parent context.Context
 	ev     jobEvent // reused between lines
 
-	pbStarted bool
-	pbName    string
-	pb        *adapter.Operation // the playbook span, once started
+	pbName string
+	pb     *adapter.Operation // the playbook span, once started
+
+	// res is what the Result reports, filled as the events come: Start and
+	// End are the first and last event's times, Stats the recap's.
+	res       Result
+	statsSeen bool
+	counted   map[string]*HostStats // rebuilt from results, for a run without a recap
+	output    tail                  // lines that were not job events, for errors
 
 	play    *playState   // the play in progress
-	plays   []Play       // every play started, for the Result
 	held    []*playState // plays ended while a failure of theirs is pending
 	hosts   map[hostKey]*hostState
 	pending []*hostState // failed hosts whose failure may be rescued
-
-	counted   map[string]*HostStats // rebuilt from results
-	stats     map[string]HostStats  // from playbook_on_stats
-	statsSeen bool
-
-	first, last time.Time
-	events      int
-	skipped     int
-	warnings    []string
-	output      tail // lines that were not job events, for errors
 
 	cutHow    string    // the outcome of spans Ansible reported no end for
 	stoppedAt time.Time // when the run was stopped (cancelled or timed out), else zero
 
 	pid       atomic.Int64 // ansible-playbook's pid, from the events
 	varPrompt string
-	onPrompt  func(name string) // Run: stop the run
-}
-
-// hostKey names a host's span: one per task and host.
-type hostKey struct {
-	task *taskState
-	host string
+	onPrompt  func() // Run: stop the run
 }
 
 func newDecoder(ctx context.Context, cfg *config) *decoder {
@@ -79,30 +69,19 @@ func (d *decoder) handle(line []byte) {
 	if len(trimmed) == 0 {
 		return
 	}
-	if trimmed[0] != '{' {
-		d.toolText(trimmed)
+	if trimmed[0] != '{' || decodeEvent(trimmed, &d.ev) != nil || d.ev.Event == "" {
+		d.skip(trimmed)
 		return
 	}
-	if err := decodeEvent(trimmed, &d.ev); err != nil || d.ev.Event == "" {
-		d.nonEvent(trimmed, "not a job event")
-		return
-	}
-	d.events++
+	d.res.Events++
 	e := &d.ev
 	d.cfg.Show(e.Stdout)
 	t := parseTime(e.Created)
 	if t.IsZero() {
-		t = d.last // keep the order; the first event without a time gets the clock
-		if t.IsZero() {
-			t = time.Now().UTC()
-		}
+		// Keep the order; the first event without a time gets the clock.
+		t = cmp.Or(d.res.End, time.Now().UTC())
 	}
-	if d.first.IsZero() {
-		d.first = t
-	}
-	if t.After(d.last) {
-		d.last = t
-	}
+	d.res.Start, d.res.End = cmp.Or(d.res.Start, t), adapter.Later(t, d.res.End)
 	if e.PID > 0 {
 		d.pid.Store(int64(e.PID))
 	}
@@ -125,49 +104,45 @@ func (d *decoder) handle(line []byte) {
 	case "runner_item_on_ok", "runner_item_on_failed", "runner_item_on_skipped":
 		d.itemResult(t, e)
 	case "runner_retry":
-		d.retry(t, e)
+		h := d.host(t, e)
+		h.attempts++
+		d.record(h.ctx, t, log.SeverityWarn, TypeTaskRetryOnHost, h.result(&e.Data.Res, false, false).event())
 	case "playbook_on_vars_prompt":
 		d.prompt(t, e)
 	case "playbook_on_stats":
 		d.endStats(t, e)
 	case "warning", "deprecated", "error":
-		d.message(e.Event, line)
+		d.message(e.Event, e.Stdout)
 	}
 }
 
-// toolText handles a line of plain text: Ansible's or ansible-runner's own
-// messages outside the job events (a playbook that cannot be loaded or
-// found, a start-up error). It is counted and kept for the run's error,
-// which says what is wrong once (see errorLine); it is logged only at
-// debug level, since the error carries it.
-func (d *decoder) toolText(line []byte) {
-	d.skipped++
+// skip counts a line that is no job event and keeps it for the run's
+// error. Plain text is Ansible's or runner's own, logged at debug level
+// only since the error says it; JSON is garbage, logged as a warning.
+func (d *decoder) skip(line []byte) {
+	d.res.SkippedLines++
 	text := cleanText(string(line), 1024)
 	d.output.add(text)
-	d.cfg.Logger.Debug("ansible: text outside the job events", "line", d.cfg.Redactor.Value(text))
-}
-
-// nonEvent handles a line that looks like JSON but is no job event:
-// garbage. It is counted, kept for error messages and logged; it never
-// stops the stream.
-func (d *decoder) nonEvent(line []byte, why string) {
+	if line[0] != '{' {
+		d.cfg.Logger.Debug("ansible: text outside the job events", "line", d.cfg.Redactor.Value(text))
+		return
+	}
 	d.cfg.Show(string(line))
-	d.skipped++
-	text := cleanText(string(line), 1024)
-	d.output.add(text)
-	d.cfg.Logger.Warn("ansible: line skipped: "+why, "line", d.cfg.Redactor.Value(text))
+	d.cfg.Logger.Warn("ansible: line skipped: not a job event", "line", d.cfg.Redactor.Value(text))
 }
 
-func (d *decoder) message(kind string, line []byte) {
-	text := cleanText(displayText(line), 2048)
+// message keeps Ansible's warning, deprecation or error for the Result and
+// logs it; an error is also kept for the run's error.
+func (d *decoder) message(kind, stdout string) {
+	text := cleanText(stdout, 2048)
 	if text == "" {
 		return
 	}
 	if kind == "error" {
 		d.output.add(text)
 	}
-	if len(d.warnings) < 100 {
-		d.warnings = append(d.warnings, text)
+	if len(d.res.Warnings) < 100 {
+		d.res.Warnings = append(d.res.Warnings, text)
 	}
 	d.cfg.Logger.Warn("ansible: "+kind, "message", d.cfg.Redactor.Value(text))
 }
@@ -176,162 +151,50 @@ func (d *decoder) record(ctx context.Context, t time.Time, sev log.Severity, typ
 	d.cfg.Record(ctx, progress.Event{Type: typ, Details: details, Severity: sev, Time: t})
 }
 
-func (d *decoder) operation() string {
-	if d.cfg.Operation != "" {
-		return d.cfg.Operation
-	}
-	if d.pbName != "" {
-		return d.pbName
-	}
-	return "playbook"
-}
-
-// startPlaybook opens the playbook span (a child of the caller's span) and
-// records common/OperationStarted in it.
+// startPlaybook opens the playbook span (a child of the caller's span), once,
+// and records common/OperationStarted in it.
 func (d *decoder) startPlaybook(t time.Time, name string) {
-	if d.pbStarted {
+	if d.pb != nil {
 		return
 	}
-	d.pbStarted = true
-	if name != "" {
-		d.pbName = name
-	}
-	attrs := []attribute.KeyValue{}
+	d.pbName = cmp.Or(name, d.pbName)
+	op := cmp.Or(d.cfg.Operation, d.pbName, "playbook")
+	pipeline := cmp.Or(d.pbName, op)
+	var attrs []attribute.KeyValue
 	if d.pbName != "" {
 		attrs = append(attrs, attribute.String("ansible.playbook", d.pbName))
 	}
-	d.pb = d.cfg.StartRun(d.parent, adapter.Run{Operation: d.operation(), Pipeline: d.operationName(),
-		OldSpan: "playbook " + d.operationName(), Old: attrs}, t)
-}
-
-func (d *decoder) operationName() string {
-	if d.pbName != "" {
-		return d.pbName
-	}
-	return d.operation()
-}
-
-func (d *decoder) ensurePlaybook(t time.Time, e *jobEvent) {
-	if !d.pbStarted {
-		d.startPlaybook(t, e.Data.Playbook)
-	}
-}
-
-func (d *decoder) startPlay(t time.Time, e *jobEvent) {
-	d.ensurePlaybook(t, e)
-	d.endPlay(t)
-	name := e.Data.Name
-	if name == "" {
-		name = e.Data.Play
-	}
-	id := e.Data.PlayUUID
-	if id == "" {
-		id = e.UUID
-	}
-	p := d.startPlaySpan(t, name, id, e.Data.PlayPattern)
-	d.play = p
-	d.plays = append(d.plays, Play{Name: name, ID: id})
-	d.record(p.ctx, t, log.SeverityInfo, TypePlayStarted, playDetails{PlayName: name})
-}
-
-// currentPlay is the play in progress, or one made up from the event's
-// play fields for a stream that starts in the middle of a play.
-func (d *decoder) currentPlay(t time.Time, e *jobEvent) *playState {
-	if d.play == nil || (e.Data.PlayUUID != "" && e.Data.PlayUUID != d.play.id) {
-		d.startPlay(t, &jobEvent{UUID: e.Data.PlayUUID, Data: eventData{
-			Playbook: e.Data.Playbook, Play: e.Data.Play, PlayUUID: e.Data.PlayUUID, PlayPattern: e.Data.PlayPattern,
-		}})
-	}
-	return d.play
-}
-
-// endPlay ends the play in progress at t and every span still open in it,
-// except those of a failure that may yet prove rescued: they, and so the
-// play, end when it is known (see failures.go).
-func (d *decoder) endPlay(t time.Time) {
-	p := d.play
-	if p == nil {
-		return
-	}
-	d.play = nil
-	for _, h := range d.openHosts(p) {
-		d.endHost(h, t, hostCut)
-	}
-	d.endTasks(p)
-	p.endAt = adapter.Later(t, p.start)
-	if p.held > 0 {
-		d.held = append(d.held, p)
-		return
-	}
-	d.endPlaySpan(p)
-}
-
-// openHosts returns the open host spans of play p (all when p is nil), in
-// the order they started.
-func (d *decoder) openHosts(p *playState) []*hostState {
-	var hs []*hostState
-	for _, h := range d.hosts {
-		if p == nil || h.task.play == p {
-			hs = append(hs, h)
-		}
-	}
-	slices.SortFunc(hs, func(a, b *hostState) int {
-		if c := a.start.Compare(b.start); c != 0 {
-			return c
-		}
-		return strings.Compare(a.name, b.name)
-	})
-	return hs
+	d.pb = d.cfg.StartRun(d.parent, adapter.Run{Operation: op, Pipeline: pipeline,
+		OldSpan: "playbook " + pipeline, Old: attrs}, t)
 }
 
 // taskName is the name Ansible shows: "role : task" for role tasks.
 func taskName(e *jobEvent) string {
-	name := e.Data.Task
-	if name == "" {
-		name = e.Data.TaskAction
-	}
+	name := cmp.Or(e.Data.Task, e.Data.TaskAction)
 	if e.Data.Role != "" && !strings.HasPrefix(name, e.Data.Role+" : ") {
 		name = e.Data.Role + " : " + name
 	}
 	return name
 }
 
-// isMeta reports a meta task (flush_handlers, end_play, ...): Ansible runs
-// it itself, mostly without any host event, so it gets a span only when a
-// host event comes for it.
+// isMeta reports a meta task (flush_handlers, end_play, ...), which gets a
+// span only when a host event comes for it.
 func isMeta(action string) bool {
 	return strings.TrimPrefix(action, "ansible.builtin.") == "meta"
 }
 
 func (d *decoder) startTask(t time.Time, e *jobEvent) {
 	p := d.currentPlay(t, e)
-	id := e.Data.TaskUUID
-	if id == "" {
-		id = e.UUID
-	}
+	id := cmp.Or(e.Data.TaskUUID, e.UUID)
 
-	// Under the free strategy each host starts a task on its own, so the
-	// start of a task still open repeats: the same task, one span, one
-	// TaskStarted. Such a play's tasks end with the play, since any host
-	// may still start them. A meta task's start also repeats under the
-	// linear strategy (end_host, once per host): it is the same task too,
-	// and says nothing of the strategy.
+	// Under the free strategy each host starts a task on its own: the start
+	// of a task still open repeats, and the play's tasks end with it. A meta
+	// task's start also repeats under the linear strategy (end_host, once
+	// per host): the same task, saying nothing of the strategy.
 	if task := p.tasks[id]; task != nil && !task.ended && !task.superseded {
 		p.free = p.free || !task.meta
 		return
 	}
-
-	name := e.Data.Name
-	if name == "" {
-		name = taskName(e)
-	}
-	// Ignition's driver names a handler's start "Handler/<name>"; runner
-	// marks handlers only by is_conditional.
-	startedName := name
-	if e.Data.IsConditional {
-		startedName = "Handler/" + name
-	}
-
 	if !p.free {
 		// Any earlier task of the play is over once its hosts are done;
 		// hosts that did not run the last one have stopped.
@@ -343,14 +206,23 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 		p.compact()
 	}
 
-	task := &taskState{id: id, name: name, play: p, start: t, lastSeen: t, handler: e.Data.IsConditional,
-		meta: isMeta(e.Data.TaskAction), action: e.Data.TaskAction, role: e.Data.Role, hosts: map[string]bool{}}
+	name := e.Data.Name
+	if name == "" {
+		name = taskName(e)
+	}
+	task := p.newTask(id, name, t, e)
+	task.handler, task.meta = e.Data.IsConditional, isMeta(e.Data.TaskAction)
+	// Ignition's driver names a handler's start "Handler/<name>"; runner
+	// marks handlers only by is_conditional.
+	startedName := name
+	if task.handler {
+		startedName = "Handler/" + name
+	}
 	ctx := p.ctx
 	if !task.meta {
 		d.startTaskSpan(task, startedName)
 		ctx = task.ctx
 	}
-	p.add(task)
 	p.last = task
 	args, hidden := parseTaskArgs(e.Data.TaskArgs, d.cfg.Redactor)
 	details := taskStartedDetails{TaskName: startedName, ArgsHidden: hidden}
@@ -358,54 +230,6 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 		details.Args = args
 	}
 	d.record(ctx, t, log.SeverityInfo, TypeTaskStarted, details)
-}
-
-// taskID is the task of a host event: runner makes every runner_* event
-// a child of its task start.
-func taskID(e *jobEvent) string {
-	if e.Data.TaskUUID != "" {
-		return e.Data.TaskUUID
-	}
-	return e.ParentUUID
-}
-
-// task returns the task of a host event, or one made up from the event's
-// task fields when its start was not seen. A meta task gets its span here.
-func (d *decoder) task(t time.Time, e *jobEvent) *taskState {
-	p := d.currentPlay(t, e)
-	id := taskID(e)
-	task := p.tasks[id]
-	if task != nil && !task.ended {
-		if task.span == nil {
-			d.startTaskSpan(task, task.name)
-		}
-		return task
-	}
-	task = &taskState{id: id, name: taskName(e), play: p, start: t, lastSeen: t,
-		action: e.Data.TaskAction, role: e.Data.Role, hosts: map[string]bool{}}
-	d.startTaskSpan(task, task.name)
-	p.add(task)
-	return task
-}
-
-// endTask ends a task whose hosts are done, if it is over: superseded by a
-// later task (linear strategy) or its play ended (now).
-func (d *decoder) endTask(task *taskState, now bool) {
-	if task.ended || task.openHosts > 0 || !(now || task.superseded && !task.play.free) {
-		return
-	}
-	task.ended = true
-	if task.span != nil {
-		d.endTaskSpan(task)
-	}
-}
-
-// endTasks ends every task of play p that is not waiting for a host.
-func (d *decoder) endTasks(p *playState) {
-	for _, task := range p.open {
-		d.endTask(task, true)
-	}
-	p.compact()
 }
 
 func (d *decoder) startHost(t time.Time, e *jobEvent) {
@@ -424,52 +248,6 @@ func (d *decoder) startHost(t time.Time, e *jobEvent) {
 	d.record(h.ctx, t, log.SeverityInfo, TypeTaskStartedOnHost, details)
 }
 
-func (d *decoder) openHost(key hostKey, t time.Time) *hostState {
-	task := key.task
-	h := &hostState{name: key.host, task: task, start: t}
-	d.startHostSpan(h)
-	d.hosts[key] = h
-	task.openHosts++
-	task.hosts[key.host] = true
-	if t.After(task.lastSeen) {
-		task.lastSeen = t
-	}
-	return h
-}
-
-// host returns the open host span of an event, or opens one at the
-// result's start time when runner_on_start was not seen.
-func (d *decoder) host(t time.Time, e *jobEvent) *hostState {
-	task := d.task(t, e)
-	key := hostKey{task: task, host: e.Data.Host}
-	if h := d.hosts[key]; h != nil {
-		return h
-	}
-	start := parseTime(e.Data.Start)
-	if start.IsZero() || start.After(t) {
-		start = t
-	}
-	return d.openHost(key, start)
-}
-
-// hostCut is the outcome of a host span that Ansible never reported an
-// end for; decoder.cutHow says which outcome it takes (see endAll).
-const hostCut = "cut"
-
-// endHost ends a host's span at end with its outcome (one of package
-// outcome's, or hostCut), and its task if that is over.
-func (d *decoder) endHost(h *hostState, end time.Time, how string) {
-	delete(d.hosts, hostKey{task: h.task, host: h.name})
-	end = adapter.Later(end, h.start)
-	d.endHostSpan(h, end, how)
-	task := h.task
-	task.openHosts--
-	if end.After(task.lastSeen) {
-		task.lastSeen = end
-	}
-	d.endTask(task, false)
-}
-
 func (d *decoder) countFor(host string) *HostStats {
 	s := d.counted[host]
 	if s == nil {
@@ -479,7 +257,7 @@ func (d *decoder) countFor(host string) *HostStats {
 	return s
 }
 
-// includeActions do not count in Ansible's recap.
+// isInclude reports the actions that do not count in Ansible's recap.
 func isInclude(action string) bool {
 	switch strings.TrimPrefix(action, "ansible.builtin.") {
 	case "include", "include_tasks", "include_role", "import_tasks", "import_role", "import_playbook":
@@ -488,103 +266,81 @@ func isInclude(action string) bool {
 	return false
 }
 
+// result is the details of a result of h's task (failed and skipped come
+// from the event type).
+func (h *hostState) result(res *rawResult, failed, skipped bool) hostResultDetails {
+	return hostResultDetails{TaskName: h.task.name, HostName: h.name, DelegatedHostName: res.delegatedHost(),
+		TaskResult: res.reduce(failed, skipped, 0)}
+}
+
 // hostResult handles the final result of a task on a host: the event, the
-// recap count, the span's outcome, and the end of the host span at
-// Ansible's end time for the host. A failure that counts waits for its
-// fate (failures.go).
+// recap count and the end of the host span. A failure that counts waits
+// for its fate (failures.go).
 func (d *decoder) hostResult(t time.Time, e *jobEvent) {
 	h := d.host(t, e)
 	res := &e.Data.Res
-	ignored := bool(e.Data.IgnoreErrors)
-	count := d.countFor(e.Data.Host)
-	end := parseTime(e.Data.End)
-	if end.IsZero() {
-		end = t
-	}
+	count := d.countFor(h.name)
+	end := cmp.Or(parseTime(e.Data.End), t)
 	if dh, ok := res.delegatedHost().(string); ok {
 		h.span.SetAttributes(attribute.String("ansible.delegated_host", dh))
 	}
-	var (
-		typ = TypeTaskCompletedOnHost
-		sev = log.SeverityInfo
-		how string
-		tr  taskResult
-	)
+	det := h.result(res, e.Event == "runner_on_failed" || e.Event == "runner_on_unreachable",
+		e.Event == "runner_on_skipped")
+	typ, sev, how := TypeTaskCompletedOnHost, log.SeverityInfo, outcome.OK
 	switch e.Event {
 	case "runner_on_ok":
-		tr, how = res.reduce(false, false, 0), outcome.OK
 		if !isInclude(e.Data.TaskAction) {
 			count.OK++
-			if tr.Changed {
+			if det.TaskResult.Changed {
 				count.Changed++
 				how = outcome.Changed
 			}
 		}
 	case "runner_on_failed":
-		typ, tr = TypeTaskFailedOnHost, res.reduce(true, false, 0)
-		if !ignored {
-			d.hold(h, t, end, hostResultDetails{TaskName: h.task.name, HostName: h.name,
-				DelegatedHostName: res.delegatedHost(), TaskResult: tr})
+		typ = TypeTaskFailedOnHost
+		if !e.Data.IgnoreErrors {
+			d.hold(h, t, end, det)
 			return
 		}
-		sev, how = log.SeverityWarn, outcome.Ignored
+		sev, how, det.Ignored = log.SeverityWarn, outcome.Ignored, true
 		count.OK++
 		count.Ignored++
-		if tr.Changed {
+		if det.TaskResult.Changed {
 			count.Changed++
 		}
 	case "runner_on_skipped":
-		typ, tr, how = TypeTaskSkippedOnHost, res.reduce(false, true, 0), outcome.Skipped
+		typ, how = TypeTaskSkippedOnHost, outcome.Skipped
 		count.Skipped++
 	case "runner_on_unreachable":
-		tr, how = res.reduce(true, false, 0), outcome.Unreachable
-		sev = log.SeverityError
+		sev, how = log.SeverityError, outcome.Unreachable
 		count.Unreachable++
 		h.task.play.leave(h.name)
-		d.flushItems(h, false, false)
-		d.record(h.ctx, t, sev, TypeHostUnreachable, hostEventDetails{
-			TaskName: h.task.name, HostName: h.name, DelegatedHostName: res.delegatedHost(), TaskResult: tr,
-		})
-		d.endHost(h, end, how)
-		return
 	}
-	d.flushItems(h, how == outcome.Ignored, false)
-	d.record(h.ctx, t, sev, typ, hostResultDetails{
-		TaskName: h.task.name, HostName: h.name, DelegatedHostName: res.delegatedHost(),
-		TaskResult: tr, Ignored: how == outcome.Ignored,
-	})
+	d.flushItems(h, det.Ignored, false)
+	if how == outcome.Unreachable {
+		d.record(h.ctx, t, sev, TypeHostUnreachable, det.event())
+	} else {
+		d.record(h.ctx, t, sev, typ, det)
+	}
 	d.endHost(h, end, how)
 }
 
-// itemResult records one loop item in the host span; the task's final
-// result follows as its own event. A failed item waits for that result,
-// which says whether ignore_errors let it pass.
+// itemResult records one loop item in the host span. A failed item waits
+// for the task's result, which says whether ignore_errors let it pass.
 func (d *decoder) itemResult(t time.Time, e *jobEvent) {
 	h := d.host(t, e)
-	res := &e.Data.Res
 	h.items++
-	var (
-		typ = TypeTaskCompletedOnHost
-		sev = log.SeverityInfo
-		tr  taskResult
-	)
-	switch e.Event {
-	case "runner_item_on_ok":
-		tr = res.reduce(false, false, 0)
-	case "runner_item_on_failed":
-		typ, sev, tr = TypeTaskFailedOnHost, log.SeverityWarn, res.reduce(true, false, 0)
-	case "runner_item_on_skipped":
-		typ, tr = TypeTaskSkippedOnHost, res.reduce(false, true, 0)
+	failed, skipped := e.Event == "runner_item_on_failed", e.Event == "runner_item_on_skipped"
+	det := h.result(&e.Data.Res, failed, skipped)
+	det.ItemLabel = e.Data.Res.itemLabel()
+	switch {
+	case failed:
+		h.failedItems = append(h.failedItems, heldEvent{t: t, details: det})
+	case skipped:
+		d.record(h.ctx, t, log.SeverityInfo, TypeTaskSkippedOnHost, det)
+	default:
+		d.record(h.ctx, t, log.SeverityInfo, TypeTaskCompletedOnHost, det)
 	}
-	details := hostResultDetails{
-		TaskName: h.task.name, ItemLabel: res.itemLabel(), HostName: h.name,
-		DelegatedHostName: res.delegatedHost(), TaskResult: tr,
-	}
-	if typ == TypeTaskFailedOnHost {
-		h.failedItems = append(h.failedItems, heldEvent{t: t, details: details})
-		return
-	}
-	d.record(h.ctx, t, sev, typ, details)
 }
 
 // flushItems records the failed loop items of a host, marked as the
@@ -597,64 +353,43 @@ func (d *decoder) flushItems(h *hostState, ignored, rescued bool) {
 	h.failedItems = nil
 }
 
-func (d *decoder) retry(t time.Time, e *jobEvent) {
-	h := d.host(t, e)
-	res := &e.Data.Res
-	h.attempts++
-	d.record(h.ctx, t, log.SeverityWarn, TypeTaskRetryOnHost, hostEventDetails{
-		TaskName: h.task.name, HostName: h.name, DelegatedHostName: res.delegatedHost(),
-		TaskResult: res.reduce(false, false, 0),
-	})
-}
-
 func (d *decoder) prompt(t time.Time, e *jobEvent) {
-	d.ensurePlaybook(t, e)
+	d.startPlaybook(t, e.Data.Playbook)
 	ctx := d.pb.Ctx
 	if d.play != nil {
 		ctx = d.play.ctx
 	}
-	if d.varPrompt == "" {
-		d.varPrompt = e.Data.VarName
-	}
+	d.varPrompt = cmp.Or(d.varPrompt, e.Data.VarName)
 	d.record(ctx, t, log.SeverityError, TypeVarPrompt, varPromptDetails{VarName: e.Data.VarName})
 	if d.onPrompt != nil {
-		d.onPrompt(e.Data.VarName)
+		d.onPrompt()
 	}
 }
 
 // endStats takes Ansible's recap, which settles every pending failure, and
 // records PlaybookResult.
 func (d *decoder) endStats(t time.Time, e *jobEvent) {
-	d.ensurePlaybook(t, e)
+	d.startPlaybook(t, e.Data.Playbook)
 	d.endPlay(t)
 	stats := map[string]HostStats{}
-	hosts := func(m map[string]int) {
+	s := &e.Data
+	for _, m := range []map[string]int{s.Processed, s.OK, s.Changed, s.Failures, s.Dark, s.Skipped, s.Rescued, s.Ignored} {
 		for h := range m {
-			stats[h] = HostStats{}
-		}
-	}
-	for _, m := range []map[string]int{e.Data.Processed, e.Data.OK, e.Data.Changed, e.Data.Failures,
-		e.Data.Dark, e.Data.Skipped, e.Data.Rescued, e.Data.Ignored} {
-		hosts(m)
-	}
-	for h := range stats {
-		stats[h] = HostStats{
-			OK: e.Data.OK[h], Changed: e.Data.Changed[h], Failures: e.Data.Failures[h],
-			Skipped: e.Data.Skipped[h], Unreachable: e.Data.Dark[h], Rescued: e.Data.Rescued[h],
-			Ignored: e.Data.Ignored[h],
+			stats[h] = HostStats{OK: s.OK[h], Changed: s.Changed[h], Failures: s.Failures[h], Skipped: s.Skipped[h],
+				Unreachable: s.Dark[h], Rescued: s.Rescued[h], Ignored: s.Ignored[h]}
 		}
 	}
 	d.settle(stats)
-	d.stats, d.statsSeen = stats, true
+	d.res.Stats, d.statsSeen = stats, true
 	d.recordResult(t, false)
 }
 
 func (d *decoder) recordResult(t time.Time, rebuilt bool) {
-	plays := make([]playEntry, len(d.plays))
-	for i, p := range d.plays {
+	plays := make([]playEntry, len(d.res.Plays))
+	for i, p := range d.res.Plays {
 		plays[i] = playEntry{Play: p}
 	}
-	details := playbookResultDetails{Plays: plays, HostStats: d.stats}
+	details := playbookResultDetails{Plays: plays, HostStats: d.res.Stats}
 	if rebuilt {
 		details.Rebuilt, details.RebuiltReason = true, rebuiltReason
 	}
@@ -666,43 +401,29 @@ type runEnd struct {
 	start     time.Time // when the run started (Run); used when no event came
 	end       time.Time // when the run ended; zero: the last event's time
 	rc        int       // -1: none (Stream)
-	err       error     // the run's own failure (cancelled, prompt, playbook error)
-	code      string    // failure code for err
+	err       error     // the run's own failure (cancelled, prompt, playbook error): INTERNAL_ERROR
 	reason    string    // user-safe description for err
 	cancelled bool      // the run was stopped (ctx): open spans end cancelled
 }
 
 // finish ends every open span, rebuilds the PlaybookResult if the stats
 // event never came, records the operation's end and returns the Result.
-// Every run is reported, even one without a single job event: a run that
-// did not end with Ansible's recap is a failure that says so.
 func (d *decoder) finish(o runEnd) Result {
-	res := Result{
-		ExitCode: o.rc, Start: d.first, End: d.last,
-		Events: d.events, SkippedLines: d.skipped, Warnings: d.warnings,
-	}
-	if !d.pbStarted {
-		start := d.first
-		if start.IsZero() {
-			start = o.start
-		}
-		if start.IsZero() {
-			start = time.Now().UTC()
-		}
-		d.startPlaybook(start, "")
-		if d.first.IsZero() {
-			d.first = start
-		}
+	res := &d.res
+	res.ExitCode = o.rc
+	first := cmp.Or(res.Start, o.start, time.Now().UTC())
+	if d.pb == nil {
+		d.startPlaybook(first, "")
 	}
 
 	// The run ends with Ansible's last event, unless it was stopped before
 	// its recap: then when it stopped.
-	end := d.last
+	end := res.End
 	if !d.statsSeen && o.end.After(end) {
 		end = o.end
 	}
 	if end.IsZero() {
-		end = d.first
+		end = first
 	}
 	stop := ""
 	if o.cancelled {
@@ -710,33 +431,28 @@ func (d *decoder) finish(o runEnd) Result {
 	}
 	d.endAll(end, stop)
 	if !d.statsSeen {
-		stats := map[string]HostStats{}
+		res.Stats = map[string]HostStats{}
 		for h, s := range d.counted {
-			stats[h] = *s
+			res.Stats[h] = *s
 		}
-		d.stats = stats
-		if d.events > 0 {
+		if res.Events > 0 {
 			res.StatsRebuilt = true
 			d.recordResult(end, true)
 		}
 	}
-	res.Plays = d.plays
-	res.Stats = d.stats
-	res.FailedHosts = hostsWhere(d.stats, func(s HostStats) bool { return s.Failures > 0 })
-	res.UnreachableHosts = hostsWhere(d.stats, func(s HostStats) bool { return s.Unreachable > 0 })
+	res.FailedHosts = hostsWhere(res.Stats, func(s HostStats) bool { return s.Failures > 0 })
+	res.UnreachableHosts = hostsWhere(res.Stats, func(s HostStats) bool { return s.Unreachable > 0 })
 
 	var code, reason string
 	switch {
 	case o.err != nil:
-		code, reason = o.code, o.reason
+		code, reason = FailureInternal, o.reason
 	case len(res.UnreachableHosts) > 0:
 		code, reason = FailureResourceNotFound, "unreachable hosts: "+strings.Join(res.UnreachableHosts, ", ")
 	case len(res.FailedHosts) > 0:
 		code, reason = FailureInfrastructure, "failed hosts: "+strings.Join(res.FailedHosts, ", ")
 	case o.rc > 0:
 		code, reason = FailureInternal, fmt.Sprintf("ansible-playbook ended with status %d", o.rc)
-	case !d.statsSeen:
-		code, reason = FailureInternal, noRecapReason(d)
 	}
 	if o.rc >= 0 {
 		d.pb.Span.SetAttributes(attribute.Int("ansible.rc", o.rc))
@@ -744,26 +460,24 @@ func (d *decoder) finish(o runEnd) Result {
 	how := outcome.OK
 	switch {
 	case code != "":
-		// failed, or cancelled or timeout: the run span's result says
-		// which (runResult).
 		how = adapter.RunOutcome(runResult(o))
-	case slices.ContainsFunc(slices.Collect(maps.Values(d.stats)), func(s HostStats) bool { return s.Changed > 0 }):
+	case len(hostsWhere(res.Stats, func(s HostStats) bool { return s.Changed > 0 })) > 0:
 		how = outcome.Changed
 	}
 	d.pb.Span.SetAttributes(attribute.String(outcome.Key, how))
 	if code != "" {
-		d.pb.FailAs(runResult(o), d.first, end, code, reason, nil)
+		d.pb.FailAs(runResult(o), first, end, code, reason, nil)
 	} else {
-		d.pb.Complete(d.first, end)
+		d.pb.Complete(first, end)
 	}
-	return res
+	return *res
 }
 
 // noRecapReason describes a run that ended without Ansible's recap, with
 // Ansible's own error when it gave one.
 func noRecapReason(d *decoder) string {
 	reason := "the run ended before Ansible's recap"
-	if d.events == 0 {
+	if d.res.Events == 0 {
 		reason = "no Ansible job event was read"
 	}
 	if line := errorLine(d.output.String()); line != "" {
@@ -772,12 +486,10 @@ func noRecapReason(d *decoder) string {
 	return reason
 }
 
-// endAll ends every span still open below the playbook span at t: those
-// of the play in progress, the plays held for a pending failure (which
-// now stands: Ansible reported no rescue), and any that events after the
-// recap opened. The host spans Ansible never reported an end for end
-// with stop (cancelled or timeout) when the run was stopped, else failed
-// with "no end reported".
+// endAll ends every span still open below the playbook span at t, those
+// held for a pending failure (which now stands) too. The host spans
+// Ansible never reported an end for end with stop (cancelled or timeout)
+// when the run was stopped, else failed.
 func (d *decoder) endAll(t time.Time, stop string) {
 	if stop != "" {
 		d.cutHow, d.stoppedAt = stop, t
@@ -795,3 +507,57 @@ func (d *decoder) endAll(t time.Time, stop string) {
 	}
 	d.held = nil
 }
+
+// stopOutcome is the outcome of what a stopped run (runEnd.cancelled) cut
+// short, and of the run: cancelled, or timeout when its deadline passed.
+func stopOutcome(o runEnd) string {
+	if runResult(o) == cicdconv.PipelineResultTimeout {
+		return outcome.TimedOut
+	}
+	return outcome.Cancelled
+}
+
+// runResult is cicd.pipeline.result of a run that failed
+// (docs/conventions.md): timeout for a vars_prompt that nothing answers, as
+// waiting on input would; the context's; error for a run that could not
+// start or whose stream broke off; else failure.
+func runResult(o runEnd) cicdconv.PipelineResultAttr {
+	var prompt *VarsPromptError
+	switch r := adapter.ResultOf(o.err); {
+	case errors.As(o.err, &prompt):
+		return cicdconv.PipelineResultTimeout
+	case r != cicdconv.PipelineResultFailure:
+		return r
+	case o.reason == "cancelled":
+		return cicdconv.PipelineResultCancellation
+	case o.err != nil && o.rc < 0:
+		return cicdconv.PipelineResultError
+	}
+	return cicdconv.PipelineResultFailure
+}
+
+// cleanText makes Ansible's display text safe to log and to put in an
+// error (see tooltext.Text: Ansible colours its output), cut to at most
+// max bytes, without the spaces around it.
+func cleanText(s string, max int) string {
+	return strings.TrimSpace(tooltext.Text(s, max))
+}
+
+// tail keeps the last max lines of text, for error messages.
+type tail struct {
+	max   int
+	lines []string
+}
+
+func (t *tail) add(text string) {
+	for l := range strings.SplitSeq(text, "\n") {
+		if l = strings.TrimRight(l, " "); l != "" {
+			t.lines = append(t.lines, l)
+		}
+	}
+	if over := len(t.lines) - t.max; over > 0 {
+		t.lines = slices.Delete(t.lines, 0, over)
+	}
+}
+
+func (t *tail) String() string { return strings.Join(t.lines, "\n") }

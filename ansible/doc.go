@@ -18,14 +18,10 @@
 //
 //	apt-get install --no-install-recommends ansible-core python3-ansible-runner
 //
-// # Why ansible-runner's job events
-//
-// They are the AWX-standard format, printed live (about 1 ms after Ansible
-// creates an event), and they carry what a progress view needs: per-host
+// Job events are the AWX-standard format, printed live, with per-host
 // starts, retries, loop items, Ansible's own timestamps and the no_log
-// censoring. The driver reads them as a separate process's output, so no
-// code of the project runs inside GPL Ansible. See DESIGN.md for the
-// alternatives (a callback plugin, ansible.posix.jsonl).
+// censoring; reading them as another process's output keeps the project's
+// code out of GPL Ansible. DESIGN.md has the alternatives turned down.
 //
 // # Events
 //
@@ -50,51 +46,35 @@
 //	playbook_on_vars_prompt                   ansible/VarPrompt                  varName
 //	playbook_on_stats                         ansible/PlaybookResult             plays [{play: {name, id}}], hostStats {host: {ok, changed, failures, skipped, unreachable, rescued, ignored}}
 //
-// The type names are the driver's, typo included (PlayMatchedNoNoHostsEvent);
-// the Type* constants hold them. As the driver did:
+// The type names are the driver's, typo included (the Type* constants). As
+// the driver did:
 //
 //   - taskResult is reduced to msg, changed, failed, skipped, rc and results
-//     (one reduced result per loop item), all keys always present, null when
-//     Ansible gave no value. failed and skipped come from the event type
-//     (Ansible does not put them in results). Nothing else of a module's
-//     result (stdout, invocation arguments, facts, diffs) is ever recorded.
+//     (one per loop item), all keys always present, null when Ansible gave
+//     no value; nothing else of a module's result is ever recorded.
 //   - A loop gives one event per item, with its itemLabel, then the task's
 //     result for the host with results[].
 //   - A handler's TaskStarted is named "Handler/<name>"; a role task is
 //     "<role> : <task>".
-//   - no_log: argsHidden is true and args is left out; Ansible has already
-//     replaced the result by its censored message, which becomes msg.
-//   - args are Ansible's untemplated task arguments as ansible-runner
-//     reports them (Run sets ANSIBLE_DISPLAY_ARGS_TO_STDOUT=True), each value
-//     a string. A stream without them gives args {}, and no_log tasks are
-//     then known only by their censored results.
+//   - no_log: argsHidden is true, args left out, msg Ansible's censored
+//     message.
+//   - args are the untemplated task arguments as ansible-runner reports
+//     them (Run sets ANSIBLE_DISPLAY_ARGS_TO_STDOUT=True), each value a
+//     string; a stream without them gives args {}.
 //   - hostStats has Ansible 2.14's seven counts (the driver's five plus
 //     rescued and ignored).
 //
-// Additions to the driver's events, which consumers may ignore:
-// TaskFailedOnHost has ignored: true when ignore_errors lets the failure pass
-// (its loop items too, no_log or not: TestRunIgnoredNoLog), and rescued:
-// true when a block's rescue section took it (TestRunRescued); either is
-// then a WARN, not an ERROR. A PlaybookResult rebuilt because the final
-// stats event never arrived has rebuilt: true and rebuiltReason.
-//
-// Ansible's event for a failure that a rescue section takes is the same as
-// for one that counts; Ansible tells them apart only later. So a failure
-// (not ignored) is recorded when its fate shows: when the host does not run
-// the next task the other hosts run (it counts), when it runs a task that
-// a host which passed the failed task does not run (a rescue section, which
-// only failed hosts run: it was rescued), when it starts a task of a later
-// play (rescued: Ansible runs no later play on a failed host), or at the
-// recap, whose rescued count per host settles the rest; a run that ends
-// without a recap keeps it as a failure. The event
-// keeps Ansible's time for the failure; until it is recorded, the host's
-// span and its task's stay open (TestRunAlwaysFailureCounts).
+// Additions, which consumers may ignore: TaskFailedOnHost has ignored: true
+// when ignore_errors lets the failure pass (its loop items too, no_log or
+// not: TestRunIgnoredNoLog), and rescued: true when a block's rescue section
+// took it (TestRunRescued); either is then a WARN, not an ERROR. A
+// PlaybookResult rebuilt because the final stats event never arrived has
+// rebuilt: true and rebuiltReason.
 //
 // Severities: INFO, except WARN for retries, ignored and rescued failures,
 // failed loop items and plays that match no hosts, and ERROR for failures
 // that count, unreachable hosts, vars prompts and OperationFailed. Each
-// event's time is Ansible's time for it (the job event's "created"), not
-// the time it was read.
+// event's time is Ansible's time for it (the job event's "created").
 //
 // With the default progress.Limits, a record holds 64 detail attributes:
 // hostStats of more than eight hosts is cut and the record marked
@@ -103,36 +83,14 @@
 //
 // # Spans
 //
-// A span "playbook <file>" under the span in ctx, a span "play <name>" per
-// play, "task <name>" per task, and "host <name>" per task and host, with
-// Ansible's own start and end times: a host span runs from the host's start
-// to the end time of its result, a task from its start to its last host's
-// end, a play until the next play or the recap. Each event is recorded in the
-// span it belongs to: TaskStarted in the task span, a host's events
-// (including retries and loop items) in its host span, PlayStarted in the
-// play span, PlaybookResult and the operation events in the playbook span.
-// Under strategy: free each host starts a task on its own and Ansible
-// repeats the task's start: it stays one task span (and one TaskStarted)
-// with every host under it, ended with its play (TestRunFreeStrategy). A
-// meta task (flush_handlers, end_play) gets a span only when Ansible
-// reports a host for it; its TaskStarted is in the play span
-// (TestRunFlushHandlers), once even when Ansible repeats its start, as for
-// end_host (TestRunMetaEndHost).
-//
-// Every span says how it ended in progress.outcome (see
-// internal/base/outcome): a host span ok, changed, skipped, failed,
-// ignored, rescued or unreachable as Ansible reported it; a task span the
-// worst of its hosts', failures that count first; a play span failed,
-// cancelled, timeout, changed or ok; the playbook span ok, changed,
-// failed, cancelled or timeout (its deadline passed, or a vars_prompt
-// that nothing answers: TestAnsiblePromptIsTimeout). Only a
-// failure that counts (not ignored, not rescued) or an unreachable host
-// sets an error status: on its host span, its task, its play and the
-// playbook. When the run is cancelled, every span still open ends with it,
-// cancelled with an error status "cancelled" (TestRunCancel), or timeout
-// with "timeout" when its deadline passed (TestAnsibleStoppedRunConforms);
-// when a stream ends without Ansible's end for a host, its span is failed
-// with "Ansible reported no end". Attributes: ansible.playbook,
+// A span "playbook <file>" under the span in ctx, "play <name>" per play,
+// "task <name>" per task, and "host <name>" per task and host, with
+// Ansible's own times; each event is recorded in the span it belongs to.
+// Every span says how it ended in progress.outcome, and only a failure that
+// counts in Ansible's recap or an unreachable host sets an error status:
+// docs/adapters.md has a table of what each outcome means, with the tests
+// that prove it, and how rescued failures, strategy: free and meta tasks
+// are told apart. Attributes: ansible.playbook,
 // ansible.play.{name,id,pattern}, ansible.task.{name,id,action,role,handler},
 // ansible.host.{name,status}, ansible.task.attempts and ansible.task.items,
 // ansible.delegated_host, ansible.rc.
@@ -143,45 +101,20 @@
 // cicd.pipeline.task.run.result follows its outcome (docs/conventions.md,
 // TestAnsibleRunConforms).
 //
-// # Robustness
+// # Robustness and security
 //
-// Lines of any size up to WithMaxLineBytes (64 MiB by default) are read;
-// gathered facts and megabyte results go through. Each line is decoded
-// once, with encoding/json; a value of an unexpected type leaves its field
-// unset and keeps the event. Lines that are not job events are counted in
-// Result.SkippedLines, never fatal: Ansible's own text (a playbook it
-// cannot load or find, start-up errors) is kept for the run's error and
-// logged at debug level only, since the error says it; JSON that is no job
-// event is logged as a warning. A playbook that is missing or that Ansible
-// cannot load gives a *PlaybookError naming it, whose Reason, also in
-// OperationFailed's description, is Ansible's error with its place: for
-// invalid YAML, the parser's own words ("did not find expected '-'
-// indicator (line 3, column 1)", TestRunLoadErrors). A vars_prompt stops
-// the run at once with a *VarsPromptError. If the final stats event never
-// arrives, the PlaybookResult is rebuilt from the results seen and says so.
+// Lines up to WithMaxLineBytes (64 MiB by default) are read; a value of an
+// unexpected type leaves its field unset and keeps the event; lines that
+// are not job events are counted in Result.SkippedLines. A playbook that is
+// missing or that Ansible cannot load gives a *PlaybookError whose Reason,
+// also OperationFailed's description, is Ansible's error with its place
+// (TestRunLoadErrors). Raw event data is never recorded, only the reduced
+// values above, which the Recorder redacts; after a secret key such as
+// password, the rest of a task's arguments are taken as its value.
 //
-// # Security
-//
-// Raw event data is never recorded: only the reduced values above, and the
-// progress Recorder redacts secret-looking keys on top (see
-// progress.Redactor). A no_log task's arguments and result never leave
-// Ansible. Task arguments are split conservatively: after a secret key such
-// as password, the rest of the arguments are taken as its value and
-// redacted with it, since where a secret ends cannot be known from runner's
-// text. Run keeps the extra variables and ansible-runner's artifacts (which
-// hold the whole environment and the gathered facts) in a private temporary
-// directory, removed when it returns unless WithKeepArtifacts is given.
-//
-// # Cancelling
-//
-// Cancelling ctx sends SIGTERM to ansible-runner, which stops
-// ansible-playbook cleanly; after the grace period (WithGracePeriod, 10 s by
-// default) every process of the run is killed, including ansible-playbook,
-// which runs in a session of its own. Run returns when they are gone; the
-// PlaybookResult and OperationFailed are stamped when the run ended, not at
-// Ansible's last event (TestRunCancel). On Linux, a driver that is itself
-// killed (SIGKILL) still stops the run: the kernel sends ansible-runner
-// SIGTERM as its parent-death signal, and runner stops the playbook
-// (TestKilledDriverStopsThePlaybook). Elsewhere there is no such signal,
-// and the driver's supervisor (systemd, Kubernetes) must end the run.
+// A cancelled run's PlaybookResult and OperationFailed are stamped when it
+// ended, not at Ansible's last event (TestRunCancel). On Linux, a driver
+// killed with SIGKILL still stops the run: the kernel sends ansible-runner
+// SIGTERM as its parent-death signal (TestKilledDriverStopsThePlaybook);
+// elsewhere the driver's supervisor (systemd, Kubernetes) must end it.
 package ansible

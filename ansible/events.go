@@ -20,28 +20,23 @@ const (
 // Ignition failure codes (failureDetails.failureCode) used in
 // common/OperationFailed, as the Ansible driver chose them.
 const (
-	// FailureInfrastructure: a task failed on a host.
-	FailureInfrastructure = "INFRASTRUCTURE_ERROR"
-	// FailureResourceNotFound: a host was unreachable.
-	FailureResourceNotFound = "RESOURCE_NOT_FOUND"
+	FailureInfrastructure   = "INFRASTRUCTURE_ERROR" // a task failed on a host
+	FailureResourceNotFound = "RESOURCE_NOT_FOUND"   // a host was unreachable
 	// FailureInternal: the playbook could not run (missing, unparseable,
 	// prompting, cancelled, Ansible not installed).
 	FailureInternal = "INTERNAL_ERROR"
 )
 
-// Details of the events, encoded by their json tags. Keys the driver always
-// wrote are always present (null when Ansible gave no value), so consumers
-// see the driver's exact shape.
+// Details of the events, by their json tags: keys the driver always wrote
+// are always present (null when Ansible gave no value).
 type (
 	playDetails struct {
 		PlayName string `json:"playName"`
 	}
 	taskStartedDetails struct {
-		TaskName string `json:"taskName"`
-		// Args is a map (empty when Ansible did not show them); nil, and
-		// so left out, when the task is no_log.
-		Args       any  `json:"args,omitempty"`
-		ArgsHidden bool `json:"argsHidden"`
+		TaskName   string `json:"taskName"`
+		Args       any    `json:"args,omitempty"` // a map, {} when not shown; nil for no_log
+		ArgsHidden bool   `json:"argsHidden"`
 	}
 	taskStartedOnHostDetails struct {
 		TaskName   string `json:"taskName"`
@@ -55,9 +50,8 @@ type (
 		HostName          string     `json:"hostName"`
 		DelegatedHostName any        `json:"delegatedHostName"`
 		TaskResult        taskResult `json:"taskResult"`
-		// Ignored marks a failure that ignore_errors lets pass, and
-		// Rescued one that a block's rescue section took: additions to
-		// the driver's keys, present only when true.
+		// Additions to the driver's keys: a failure ignore_errors lets
+		// pass, or that a rescue section took.
 		Ignored bool `json:"ignored,omitempty"`
 		Rescued bool `json:"rescued,omitempty"`
 	}
@@ -74,8 +68,7 @@ type (
 	playbookResultDetails struct {
 		Plays     []playEntry          `json:"plays"`
 		HostStats map[string]HostStats `json:"hostStats"`
-		// Rebuilt and RebuiltReason say that the final stats event never
-		// arrived and the counts come from the events seen.
+		// The final stats event never arrived: counted from the events.
 		Rebuilt       bool   `json:"rebuilt,omitempty"`
 		RebuiltReason string `json:"rebuiltReason,omitempty"`
 	}
@@ -83,6 +76,12 @@ type (
 		Play Play `json:"play"`
 	}
 )
+
+// event is d for TaskRetryOnHost and HostUnreachable, which have no item.
+func (d hostResultDetails) event() hostEventDetails {
+	return hostEventDetails{TaskName: d.TaskName, HostName: d.HostName, DelegatedHostName: d.DelegatedHostName,
+		TaskResult: d.TaskResult}
+}
 
 // rebuiltReason is the note on a rebuilt PlaybookResult.
 const rebuiltReason = "the final stats event never arrived: counted from the events seen (rescued is not counted)"

@@ -7,17 +7,16 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/progressotel/progressotel/progress"
 )
 
 // jobEvent is one ansible-runner job event (the AWX job-event format),
-// reduced to the fields the mapping reads, and the display text in
-// "stdout", which only WithDisplay shows. Everything else is skipped by
-// encoding/json (decodeEvent) and never kept. The json tags name the fields as
-// runner writes them.
+// reduced to the fields the mapping reads and the display text ("stdout",
+// for WithDisplay and Ansible's warnings). encoding/json skips the rest.
 type jobEvent struct {
 	UUID       string    `json:"uuid"`
 	ParentUUID string    `json:"parent_uuid"`
-	Counter    int64     `json:"counter"`
 	Event      string    `json:"event"`
 	Created    string    `json:"created"`
 	PID        int       `json:"pid"`
@@ -26,8 +25,7 @@ type jobEvent struct {
 }
 
 // eventData holds the event_data fields of every event type the mapping
-// handles. Of a module result (res) only the keys of the reduced result
-// are decoded.
+// handles; of a module result (res), the keys of the reduced result.
 type eventData struct {
 	Playbook      string    `json:"playbook"`
 	Play          string    `json:"play"`
@@ -58,19 +56,16 @@ type eventData struct {
 	Processed map[string]int `json:"processed"`
 }
 
-// Ansible's message for a no_log result, as ansible-runner writes it both in
-// place of the result and, with ANSIBLE_DISPLAY_ARGS_TO_STDOUT, in place of
-// the task's arguments.
+// censoredMessage is what runner writes in place of a no_log result and,
+// with ANSIBLE_DISPLAY_ARGS_TO_STDOUT, of the task's arguments.
 const censoredMessage = "the output has been hidden due to the fact that 'no_log: true' was specified for this result"
 
 // createdLayout is ansible-runner's "created" format: UTC without a zone.
 const createdLayout = "2006-01-02T15:04:05.999999999"
 
-// decodeEvent decodes a job-event line into ev, with one pass of
-// encoding/json. A value of an unexpected type (a module's odd result, a
-// stats count that is not a number) leaves its field unset and the rest
-// of the event decoded; only a line that is not a JSON object is an
-// error, meaning the line is not a job event.
+// decodeEvent decodes a job-event line into ev. A value of an unexpected
+// type (a module's odd result, a stats count that is not a number) leaves
+// its field unset; only a line that is not a JSON object is an error.
 func decodeEvent(line []byte, ev *jobEvent) error {
 	*ev = jobEvent{}
 	err := json.Unmarshal(line, ev)
@@ -79,16 +74,6 @@ func decodeEvent(line []byte, ev *jobEvent) error {
 		return nil // a field of the wrong type: skipped, the rest decoded
 	}
 	return err
-}
-
-// displayText is the display text ("stdout") of an event, decoded only for
-// the rare events whose text the adapter keeps (warnings, errors).
-func displayText(line []byte) string {
-	var ev struct {
-		Stdout string `json:"stdout"`
-	}
-	_ = json.Unmarshal(line, &ev)
-	return ev.Stdout
 }
 
 // parseTime reads an event time: runner's zone-less UTC form, or RFC 3339
@@ -111,12 +96,8 @@ func parseTime(s string) time.Time {
 type flexBool bool
 
 func (b *flexBool) UnmarshalJSON(p []byte) error {
-	switch s := string(bytes.Trim(p, `"`)); strings.ToLower(s) {
-	case "true", "yes", "on", "1":
-		*b = true
-	default:
-		*b = false
-	}
+	s := strings.ToLower(string(bytes.Trim(p, `"`)))
+	*b = s == "true" || s == "yes" || s == "on" || s == "1"
 	return nil
 }
 
@@ -138,48 +119,38 @@ func (n *flexInt) UnmarshalJSON(p []byte) error {
 }
 
 // rawResult is the part of a module result (event_data.res) that the
-// mapping reads. Every other key, whatever it holds, is never decoded.
+// mapping reads; no other key is ever decoded.
 type rawResult struct {
-	Msg         json.RawMessage `json:"msg"`
-	Censored    string          `json:"censored"`
-	Changed     flexBool        `json:"changed"`
-	Failed      flexBool        `json:"failed"`
-	Skipped     flexBool        `json:"skipped"`
-	Unreachable flexBool        `json:"unreachable"`
-	RC          flexInt         `json:"rc"`
-	Results     []rawResult     `json:"results"`
-	ItemLabel   json.RawMessage `json:"_ansible_item_label"`
-	Item        json.RawMessage `json:"item"`
-	Delegated   struct {
+	Msg       json.RawMessage `json:"msg"`
+	Censored  string          `json:"censored"`
+	Changed   flexBool        `json:"changed"`
+	Failed    flexBool        `json:"failed"`
+	Skipped   flexBool        `json:"skipped"`
+	RC        flexInt         `json:"rc"`
+	Results   []rawResult     `json:"results"`
+	ItemLabel json.RawMessage `json:"_ansible_item_label"`
+	Item      json.RawMessage `json:"item"`
+	Delegated struct {
 		Host string `json:"ansible_host"`
 	} `json:"_ansible_delegated_vars"`
 }
 
-// taskResult is the reduced module result of the Ignition Ansible driver:
-// msg, changed, failed, skipped, rc and results, and nothing else, so that
-// no module output (stdout, invocation arguments, facts, diffs) leaves the
-// driver. Keys are always present, null when Ansible gave no value, as the
-// driver wrote them.
+// taskResult is the Ignition Ansible driver's reduced module result, so
+// that no module output (stdout, invocation arguments, facts, diffs) leaves
+// the driver. Keys are always present, null when Ansible gave no value.
 type taskResult struct {
-	// Msg is the module's message: usually a string; a list or map when
-	// the module returned one (kept structured so that redaction by key
-	// still applies). For a no_log result it is Ansible's censored message.
-	Msg any `json:"msg"`
-	// Changed is the module's changed flag.
-	Changed bool `json:"changed"`
-	// Failed is true for failed results; Ansible does not put it in the
-	// result, so it comes from the event type.
-	Failed bool `json:"failed"`
-	// Skipped is true for skipped results.
-	Skipped bool `json:"skipped"`
-	// RC is the command's return code, nil when the module has none.
-	RC *int `json:"rc"`
-	// Results holds one reduced result per loop item (empty without loop).
-	Results []taskResult `json:"results"`
+	// Msg is usually a string; a list or map stays structured, so that
+	// redaction by key still applies. no_log: Ansible's censored message.
+	Msg     any          `json:"msg"`
+	Changed bool         `json:"changed"`
+	Failed  bool         `json:"failed"`  // also from the event type: Ansible leaves it out
+	Skipped bool         `json:"skipped"` // also from the event type
+	RC      *int         `json:"rc"`      // nil when the module has none
+	Results []taskResult `json:"results"` // one per loop item, empty without a loop
 }
 
-// reduce builds the reduced result. failed and skipped come from the event
-// type; item results take their own flags.
+// reduce builds the reduced result; failed and skipped come from the event
+// type, item results take their own.
 func (r *rawResult) reduce(failed, skipped bool, depth int) taskResult {
 	tr := taskResult{
 		Changed: bool(r.Changed),
@@ -206,16 +177,12 @@ func (r *rawResult) reduce(failed, skipped bool, depth int) taskResult {
 }
 
 // itemLabel is the label Ansible shows for a loop item: the loop_control
-// label when set, else the item itself. Structured items stay structured,
-// so that the redactor sees their keys.
+// label when set, else the item, structured ones structured (for redaction).
 func (r *rawResult) itemLabel() any {
 	if len(r.ItemLabel) > 0 {
 		return jsonValue(r.ItemLabel)
 	}
-	if len(r.Item) > 0 {
-		return jsonValue(r.Item)
-	}
-	return nil
+	return jsonValue(r.Item)
 }
 
 func (r *rawResult) delegatedHost() any {
@@ -225,8 +192,8 @@ func (r *rawResult) delegatedHost() any {
 	return r.Delegated.Host
 }
 
-// jsonValue decodes a raw JSON value: a string directly, anything else
-// through encoding/json (numbers as json.Number, kept exact).
+// jsonValue decodes a raw JSON value, nil for none; numbers as json.Number,
+// kept exact.
 func jsonValue(raw json.RawMessage) any {
 	if len(raw) > 0 && raw[0] == '"' {
 		var s string
@@ -241,4 +208,56 @@ func jsonValue(raw json.RawMessage) any {
 		return nil
 	}
 	return v
+}
+
+// parseTaskArgs turns runner's task_args ("k=v, k=v", each value in
+// Python's str() form: lossy, as a value may contain ", k=") into the args
+// map of TaskStarted and TaskStartedOnHost, without Ansible's internal
+// _ansible_* keys; hidden reports a no_log task. Once a key is secret for
+// the redactor, the rest of the string is its value, because where a secret
+// ends cannot be known: nothing of it leaks as another key's value.
+func parseTaskArgs(s string, red *progress.Redactor) (args map[string]any, hidden bool) {
+	if s == censoredMessage {
+		return nil, true
+	}
+	args = map[string]any{}
+	for s != "" {
+		eq := strings.IndexByte(s, '=')
+		if eq <= 0 {
+			break // no key left: a fragment of the previous value
+		}
+		key, val := s[:eq], s[eq+1:]
+		s = ""
+		if next := nextArg(val); next >= 0 && (red == nil || !red.SecretKey(key)) {
+			val, s = val[:next], val[next+2:]
+		}
+		if !strings.HasPrefix(key, "_ansible_") {
+			args[key] = val
+		}
+	}
+	return args, false
+}
+
+// nextArg returns the index of the ", " that starts the next "key=" in s,
+// or -1. A key is an identifier, as Ansible module arguments are.
+func nextArg(s string) int {
+	for i := 0; ; {
+		j := strings.Index(s[i:], ", ")
+		if j < 0 {
+			return -1
+		}
+		at := i + j
+		k := at + 2
+		for k < len(s) && isIdentByte(s[k], k == at+2) {
+			k++
+		}
+		if k > at+2 && k < len(s) && s[k] == '=' {
+			return at
+		}
+		i = at + 2
+	}
+}
+
+func isIdentByte(c byte, first bool) bool {
+	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || !first && '0' <= c && c <= '9'
 }

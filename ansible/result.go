@@ -7,20 +7,18 @@ import (
 
 // Result is the outcome of a run, as Ansible reported it.
 type Result struct {
-	// ExitCode is the exit status of ansible-runner, which is ansible-playbook's
-	// (0 ok, 2 failed hosts, 4 unreachable hosts or a playbook Ansible
-	// could not load, ...); 128+n when it was killed by signal n, as a
-	// shell reports it. -1 for Stream, which has no process.
+	// ExitCode is the exit status of ansible-runner, which is
+	// ansible-playbook's (0 ok, 2 failed hosts, 4 unreachable hosts or a
+	// playbook Ansible could not load, ...), 128+n when killed by signal n;
+	// -1 for Stream, which has no process.
 	ExitCode int
-	// Stats holds the recap counts per host. When the final stats event
-	// never arrived, they are counted from the events seen and
-	// StatsRebuilt is true.
+	// Stats holds the recap counts per host.
 	Stats map[string]HostStats
 	// StatsRebuilt reports that the final stats event never arrived: Stats
 	// and the PlaybookResult event were rebuilt from the events seen.
 	StatsRebuilt bool
-	// FailedHosts lists, sorted, the hosts on which a task failed (failures
-	// ignored with ignore_errors do not count).
+	// FailedHosts lists, sorted, the hosts on which a task failed (not
+	// ignored with ignore_errors).
 	FailedHosts []string
 	// UnreachableHosts lists, sorted, the hosts that were unreachable.
 	UnreachableHosts []string
@@ -30,8 +28,8 @@ type Result struct {
 	Start, End time.Time
 	// Events counts the job events decoded.
 	Events int
-	// SkippedLines counts lines that were not job events: not JSON (such
-	// as start-up errors and warnings), malformed, or too long.
+	// SkippedLines counts lines that were not job events: not JSON
+	// (start-up errors, warnings), malformed, or too long.
 	SkippedLines int
 	// Warnings holds Ansible's warnings and deprecation notices, at most
 	// 100, without terminal escapes.

@@ -23,27 +23,96 @@ import (
 // the run's own, so a fixed name is unique.
 const runIdent = "run"
 
-// Run runs a playbook with ansible-runner and records its events live,
-// each when Ansible emits it, as progress events inside a playbook span
-// (a child of the span in ctx) with play, task and per-host spans under it.
-// See the package documentation for the events and spans.
+// Playbook says what Run runs.
+type Playbook struct {
+	// Playbook is the playbook file, relative to ProjectDir or absolute:
+	// required.
+	Playbook string
+	// ProjectDir holds the playbook, its roles and files; "": its directory.
+	ProjectDir string
+	// Inventory is an inventory file or directory. Empty: Ansible's
+	// default (its configured inventory, else an implicit localhost).
+	Inventory string
+	// Limit restricts the run to the hosts matching this pattern (--limit).
+	Limit string
+	// ExtraVars are Ansible's extra variables (-e), which take precedence
+	// over every other variable and skip the matching vars_prompt. They go
+	// to a file in the run's private directory, never on a command line.
+	ExtraVars map[string]any
+	// Env adds to, or overrides, the environment that ansible-runner and
+	// Ansible inherit from the current process (ANSIBLE_* settings,
+	// credentials of inventory plugins, ...).
+	Env map[string]string
+	// Args are more ansible-playbook arguments (--tags, --check, -v, ...).
+	Args []string
+}
+
+// resolved is a Playbook with absolute paths, checked before a run.
+type resolved struct {
+	project, playbook, inventory string
+}
+
+// resolve checks that the playbook exists and makes the paths absolute:
+// ansible-runner runs in the project directory.
+func (p Playbook) resolve() (resolved, error) {
+	var r resolved
+	if p.Playbook == "" {
+		return r, &PlaybookError{Reason: "no playbook given", Err: fs.ErrInvalid}
+	}
+	project, path := p.ProjectDir, p.Playbook
+	if project == "" {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return r, &PlaybookError{Playbook: p.Playbook, Reason: err.Error(), Err: err}
+		}
+		project, path = filepath.Dir(abs), filepath.Base(abs)
+	}
+	project, err := filepath.Abs(project)
+	if err != nil {
+		return r, &PlaybookError{Playbook: p.Playbook, Reason: err.Error(), Err: err}
+	}
+	full := path
+	if !filepath.IsAbs(full) {
+		full = filepath.Join(project, path)
+	}
+	switch fi, err := os.Stat(full); {
+	case errors.Is(err, fs.ErrNotExist):
+		return r, &PlaybookError{Playbook: p.Playbook, Reason: "not found at " + full, Err: err}
+	case err != nil:
+		return r, &PlaybookError{Playbook: p.Playbook, Reason: err.Error(), Err: err}
+	case fi.IsDir():
+		return r, &PlaybookError{Playbook: p.Playbook, Reason: full + " is a directory, not a playbook", Err: fs.ErrInvalid}
+	}
+	r.project, r.playbook = project, path
+	if p.Inventory != "" {
+		inv, err := filepath.Abs(p.Inventory)
+		if err == nil {
+			_, err = os.Stat(inv)
+		}
+		if err != nil {
+			return r, fmt.Errorf("ansible: inventory %q: %w", p.Inventory, err)
+		}
+		r.inventory = inv
+	}
+	return r, nil
+}
+
+// Run runs a playbook with ansible-runner and records its events live
+// inside a playbook span, a child of the span in ctx (see the package
+// documentation). The extra variables and runner's artifacts, which hold
+// the whole environment and the gathered facts, are in a private temporary
+// directory (mode 0700), removed when Run returns unless WithKeepArtifacts.
 //
-// The run uses a private temporary directory (mode 0700) for the extra
-// variables and ansible-runner's artifacts, which hold the whole
-// environment and the gathered facts; it is removed when Run returns,
-// unless WithKeepArtifacts is given.
-//
-// Cancelling ctx stops the run: SIGTERM to ansible-runner, which stops
-// ansible-playbook cleanly, then after the grace period (WithGracePeriod)
-// SIGKILL to every process of the run. Run returns once they are gone.
-// A vars_prompt that no extra variable answers stops the run the same way,
-// at once, instead of leaving it waiting for an answer.
+// Cancelling ctx, or a vars_prompt that no extra variable answers, stops
+// the run: SIGTERM to ansible-runner, which stops ansible-playbook cleanly,
+// then after the grace period (WithGracePeriod) SIGKILL to every process of
+// the run; Run returns once they are gone.
 //
 // The error is nil when the run ended with status 0. Otherwise it is
 // ErrNotInstalled, a *PlaybookError (missing or unparseable playbook), a
 // *VarsPromptError, an error wrapping ctx's error, or an *ExitError (failed
 // or unreachable hosts, among others). The Result holds what was reported
-// in every case, and every run is reported as common/OperationStarted then
+// in every case; every run is reported as common/OperationStarted then
 // common/OperationCompleted or common/OperationFailed.
 func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 	cfg := newConfig(opts)
@@ -51,9 +120,7 @@ func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 	d.pbName = filepath.Base(pb.Playbook)
 	started := time.Now().UTC()
 	fail := func(err error, reason string) (Result, error) {
-		res := d.finish(runEnd{start: started, end: time.Now().UTC(), rc: -1, err: err,
-			code: FailureInternal, reason: reason})
-		return res, err
+		return d.finish(runEnd{start: started, end: time.Now().UTC(), rc: -1, err: err, reason: reason}), err
 	}
 
 	if err := ctx.Err(); err != nil {
@@ -70,55 +137,58 @@ func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 		}
 		return fail(err, "playbook "+d.pbName+" cannot be run")
 	}
-	runner := cfg.runner
-	if runner == "" {
-		if runner, err = exec.LookPath("ansible-runner"); err != nil {
-			return fail(fmt.Errorf("%w: %w", ErrNotInstalled, err), "Ansible is not installed")
-		}
-	}
-
-	dir, err := os.MkdirTemp(cfg.tempDir, "progressotel-ansible-")
-	if err != nil {
-		return fail(fmt.Errorf("ansible: private directory: %w", err), "the run could not be prepared")
-	}
-	keep := false
-	defer func() {
-		if !keep {
-			_ = os.RemoveAll(dir)
-		}
-	}()
-	if err := writeExtraVars(dir, pb.ExtraVars); err != nil {
+	runner, dir, err := cfg.prepare(pb.ExtraVars)
+	if errors.Is(err, ErrNotInstalled) {
+		return fail(err, "Ansible is not installed")
+	} else if err != nil {
 		return fail(err, "the run could not be prepared")
 	}
+	if !cfg.keep {
+		defer os.RemoveAll(dir)
+	}
 
-	l := d.launch(ctx, launch{runner: runner, args: runnerArgs(dir, paths, pb), dir: dir, env: runEnv(os.Environ(), pb.Env)})
+	env := append(os.Environ(), runSettings...)
+	for k, v := range pb.Env {
+		env = append(env, k+"="+v)
+	}
+	l := d.launch(ctx, launch{Command: procctl.Command{Argv: runnerArgs(runner, dir, paths, pb), Env: env}, dir: dir})
 	res, runErr := d.conclude(ctx, pb.Playbook, started, l)
 	if cfg.keep {
-		keep = true
 		res.ArtifactDir = dir
 	}
 	return res, runErr
 }
 
-// launch is how one ansible-runner process is started.
+// prepare finds ansible-runner, unless WithRunnerPath names it, and makes
+// the run's private directory, with the extra variables.
+func (c *config) prepare(vars map[string]any) (runner, dir string, err error) {
+	if runner = c.runner; runner == "" {
+		if runner, err = exec.LookPath("ansible-runner"); err != nil {
+			return "", "", fmt.Errorf("%w: %w", ErrNotInstalled, err)
+		}
+	}
+	if dir, err = os.MkdirTemp(c.tempDir, "progressotel-ansible-"); err != nil {
+		return "", "", fmt.Errorf("ansible: private directory: %w", err)
+	}
+	if err = writeExtraVars(dir, vars); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", "", err
+	}
+	return runner, dir, nil
+}
+
+// launch is how one ansible-runner process is started: Argv is runner's
+// command line, Stderr (nil: none) and Signals (nil: none) the user's.
 type launch struct {
-	runner string
-	args   []string
-	dir    string // the working directory; "": the current one
-	env    []string
-	stdin  io.Reader
-	stderr io.Writer // the user's, beside the tail kept for errors; nil: none
-	sigs   <-chan os.Signal
-	// playbook: the command wraps ansible-playbook (the user's command),
-	// whose groups the signals go to.
-	playbook bool
-	started  func(pid int) // nil: not told
+	procctl.Command
+	dir      string // the working directory; "": the current one
+	playbook bool   // it wraps the user's ansible-playbook, whose groups Signals go to
 }
 
 // launched is how it ended.
 type launched struct {
 	err       error // it could not be started
-	ps        *os.ProcessState
+	rc        int   // ansible-runner's status as a shell reports it; -1: none
 	exit      procctl.Exit
 	signalled bool // stopped by ctx or a vars_prompt
 	delivered syscall.Signal
@@ -126,64 +196,52 @@ type launched struct {
 	output    string // runner's and Ansible's text outside the events
 }
 
-// launch runs ansible-runner once under procctl, feeding its stdout to
-// d line by line (the one read of the stream), and stops it when ctx is
-// done or the playbook prompts: SIGTERM to ansible-runner, which stops
-// ansible-playbook, then after the grace period SIGKILL to every process of
-// the run. Signals from l.sigs go to the user's command.
+// launch runs ansible-runner once under procctl, feeding its stdout to d
+// line by line, and stops it (as Run says) when ctx is done or the
+// playbook prompts. Signals from l.Signals go to the user's command.
 func (d *decoder) launch(ctx context.Context, l launch) launched {
 	cfg := d.cfg
-	cmd := exec.Command(l.runner, l.args...)
-	cmd.Dir = l.dir
-	cmd.Env = l.env
-	cmd.Stdin = l.stdin
+	cmd := exec.Command(l.Argv[0], l.Argv[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stdin = l.dir, l.Env, l.Stdin
 	stderr := &tailWriter{max: 64 << 10}
 	cmd.Stderr = stderr
-	if l.stderr != nil {
-		cmd.Stderr = io.MultiWriter(l.stderr, stderr)
+	if l.Stderr != nil {
+		cmd.Stderr = io.MultiWriter(l.Stderr, stderr)
 	}
-	// ansible-playbook runs in a session of its own (runner starts it on
-	// a pseudo-terminal), so killing runner's group alone would leave it
-	// running: its group is found from the pid in the events and, on
-	// Linux, from the process table while runner is alive.
-	playbookGroups := func(runnerPID int) []int {
+	// ansible-playbook runs in a session of its own (on a pseudo-terminal):
+	// its group, its pid, is known from the events and, on Linux, from the
+	// process table while runner is alive.
+	stop := procctl.Stop{Signal: syscall.SIGTERM, Grace: cfg.GracePeriod, Others: func(runnerPID int) []int {
+		groups := procctl.DescendantGroups(runnerPID)
 		if pid := int(d.pid.Load()); pid > 0 {
-			return []int{pid} // a session leader: its pid is its group
+			groups = append(groups, pid)
 		}
-		return procctl.DescendantGroups(runnerPID)
-	}
-	stop := procctl.Stop{
-		// SIGTERM to ansible-runner, which stops ansible-playbook cleanly.
-		Signal: syscall.SIGTERM,
-		Grace:  cfg.GracePeriod,
-		Others: func(runnerPID int) []int {
-			groups := procctl.DescendantGroups(runnerPID)
-			if pid := int(d.pid.Load()); pid > 0 {
-				groups = append(groups, pid)
-			}
-			return groups
-		},
-	}
+		return groups
+	}}
 	if l.playbook {
-		stop.Target = playbookGroups
+		stop.Target = func(runnerPID int) []int {
+			if pid := int(d.pid.Load()); pid > 0 {
+				return []int{pid}
+			}
+			return procctl.DescendantGroups(runnerPID)
+		}
 	}
-	var out launched
 	child, err := procctl.New(cmd, stop)
+	if err == nil {
+		defer child.Close()
+		if err = child.Start(); err != nil {
+			err = fmt.Errorf("starting %s: %w", l.Argv[0], err)
+		}
+	}
 	if err != nil {
-		out.err, out.ended, out.exit = fmt.Errorf("ansible: %w", err), time.Now().UTC(), procctl.Exit{Code: -1}
-		return out
+		return launched{err: fmt.Errorf("ansible: %w", err), rc: -1, ended: time.Now().UTC(), exit: procctl.Exit{Code: -1}}
 	}
-	defer child.Close()
-	if err := child.Start(); err != nil {
-		out.err, out.ended, out.exit = fmt.Errorf("ansible: starting %s: %w", l.runner, err), time.Now().UTC(), procctl.Exit{Code: -1}
-		return out
+	if l.Started != nil {
+		l.Started(cmd.Process.Pid)
 	}
-	if l.started != nil {
-		l.started(cmd.Process.Pid)
-	}
-	d.onPrompt = func(string) { child.Stop() }
+	d.onPrompt = child.Stop
 	unwatch := context.AfterFunc(ctx, child.Stop)
-	unforward := procctl.Forward(child, l.sigs)
+	unforward := procctl.Forward(child, l.Signals)
 
 	// Cancelling does not stop the reading: the events of a run that is
 	// being stopped are still reported, until its output ends.
@@ -191,9 +249,9 @@ func (d *decoder) launch(ctx context.Context, l launch) launched {
 	signalled, waitErr := child.Wait()
 	unforward()
 	unwatch()
-	out.ended = time.Now().UTC()
-	out.ps, out.signalled, out.delivered = cmd.ProcessState, signalled, child.Delivered()
-	out.exit = procctl.ExitOf(cmd.ProcessState)
+	exit := procctl.ExitOf(cmd.ProcessState)
+	out := launched{rc: exit.ExitCode(), exit: exit, signalled: signalled, delivered: child.Delivered(),
+		ended: time.Now().UTC()}
 	if readErr != nil && !errors.Is(readErr, os.ErrDeadlineExceeded) {
 		cfg.Logger.Warn("ansible: reading ansible-runner's output", "error", readErr.Error())
 	}
@@ -205,53 +263,40 @@ func (d *decoder) launch(ctx context.Context, l launch) launched {
 }
 
 // conclude records the end of a run that launch ran and returns its
-// Result and error, as Run documents them.
+// Result and error, as Run says.
 func (d *decoder) conclude(ctx context.Context, playbook string, started time.Time, l launched) (Result, error) {
-	rc := -1
-	if l.ps != nil {
-		rc = procctl.ExitCode(l.ps)
-	}
-	cancelled := l.signalled && ctx.Err() != nil
+	rc := l.rc
 	// What went wrong, most specific first.
 	o := runEnd{start: started, end: l.ended, rc: rc}
-	var runErr error
 	switch {
 	case l.err != nil:
-		runErr = l.err
-		o.code, o.reason = FailureInternal, "Ansible could not be started"
+		o.err, o.reason = l.err, "Ansible could not be started"
 	case d.varPrompt != "" && !d.statsSeen:
-		runErr = &VarsPromptError{Var: d.varPrompt}
-		o.code, o.reason = FailureInternal, promptReason(d.varPrompt)
-	case cancelled:
-		runErr = fmt.Errorf("ansible: run of %s cancelled: %w", d.pbName, context.Cause(ctx))
-		o.code, o.reason, o.cancelled = FailureInternal, "cancelled", true
-	case len(d.plays) == 0 && rc != 0:
+		o.err, o.reason = &VarsPromptError{Var: d.varPrompt}, promptReason(d.varPrompt)
+	case l.signalled && ctx.Err() != nil:
+		o.err = fmt.Errorf("ansible: run of %s cancelled: %w", d.pbName, context.Cause(ctx))
+		o.reason, o.cancelled = "cancelled", true
+	case len(d.res.Plays) == 0 && rc != 0 && errorLine(l.output) != "":
 		// Ansible stopped before any play: it could not load the playbook
 		// (before any event) or resolve it (an error event after the
 		// playbook's start, such as an undefined variable in hosts).
-		if line := errorLine(l.output); line != "" {
-			runErr = &PlaybookError{Playbook: playbook, Reason: line, Output: l.output}
-			o.code, o.reason = FailureInternal, "playbook "+d.pbName+" could not be loaded by Ansible: "+line
-		}
-	}
-	if runErr == nil && !d.statsSeen {
-		// Runner's own status can hide it (it exits 0 when the playbook
-		// was killed by a signal): a run without Ansible's recap did not
-		// finish.
-		reason := "the run ended before Ansible's recap"
+		line := errorLine(l.output)
+		o.err = &PlaybookError{Playbook: playbook, Reason: line, Output: l.output}
+		o.reason = "playbook " + d.pbName + " could not be loaded by Ansible: " + line
+	case !d.statsSeen:
+		// Runner's status can hide it (0 when the playbook was killed by a
+		// signal): a run without Ansible's recap did not finish.
+		o.err, o.reason = ErrStatsMissing, "the run ended before Ansible's recap"
 		if l.exit.Signal != 0 {
-			reason = "ansible-playbook killed by signal " + l.exit.Signal.String()
+			o.reason = "ansible-playbook killed by signal " + l.exit.Signal.String()
 		} else if rc > 0 {
-			reason = fmt.Sprintf("ansible-playbook ended with status %d before its recap", rc)
+			o.reason = fmt.Sprintf("ansible-playbook ended with status %d before its recap", rc)
 		}
-		runErr = ErrStatsMissing
-		o.code, o.reason = FailureInternal, reason
 	}
-	o.err = runErr
 	res := d.finish(o)
 	switch {
-	case runErr != nil && (rc == 0 || !errors.Is(runErr, ErrStatsMissing)):
-		return res, runErr
+	case o.err != nil && (rc == 0 || !errors.Is(o.err, ErrStatsMissing)):
+		return res, o.err
 	case rc != 0:
 		return res, &ExitError{ExitCode: rc, FailedHosts: res.FailedHosts, UnreachableHosts: res.UnreachableHosts, Output: l.output}
 	}
@@ -260,8 +305,8 @@ func (d *decoder) conclude(ctx context.Context, playbook string, started time.Ti
 
 // runnerArgs builds ansible-runner's command line. Nothing secret goes on
 // it: extra variables are in the private directory.
-func runnerArgs(dir string, p resolved, pb Playbook) []string {
-	args := []string{"run", dir, "--json", "--ident", runIdent,
+func runnerArgs(runner, dir string, p resolved, pb Playbook) []string {
+	args := []string{runner, "run", dir, "--json", "--ident", runIdent,
 		"--project-dir", p.project, "--playbook", p.playbook}
 	if p.inventory != "" {
 		args = append(args, "--inventory", p.inventory)
@@ -275,35 +320,11 @@ func runnerArgs(dir string, p resolved, pb Playbook) []string {
 	return args
 }
 
-// runEnv is base (the current environment) with the playbook's additions.
-// Run asks Ansible to show task arguments (runner then reports them, and
-// marks no_log tasks at their start) and not to colour its text; the
-// playbook's Env can override both.
-func runEnv(base []string, extra map[string]string) []string {
-	env := map[string]string{}
-	var order []string
-	set := func(k, v string) {
-		if _, ok := env[k]; !ok {
-			order = append(order, k)
-		}
-		env[k] = v
-	}
-	for _, kv := range base {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			set(k, v)
-		}
-	}
-	set("ANSIBLE_DISPLAY_ARGS_TO_STDOUT", "True")
-	set("ANSIBLE_NOCOLOR", "True")
-	for k, v := range extra {
-		set(k, v)
-	}
-	out := make([]string, 0, len(order))
-	for _, k := range order {
-		out = append(out, k+"="+env[k])
-	}
-	return out
-}
+// runSettings ask Ansible to show task arguments (runner then reports
+// them, and marks no_log tasks at their start) and not to colour its text.
+// exec.Cmd takes a variable's last value: Run puts them before the
+// playbook's Env, RunCommandLine before the user's environment, which win.
+var runSettings = []string{"ANSIBLE_DISPLAY_ARGS_TO_STDOUT=True", "ANSIBLE_NOCOLOR=True"}
 
 // writeExtraVars writes the extra variables where ansible-runner reads
 // them (env/extravars, JSON being YAML), readable by the owner only.
@@ -312,23 +333,22 @@ func writeExtraVars(dir string, vars map[string]any) error {
 		return nil
 	}
 	b, err := json.Marshal(vars)
+	if err == nil {
+		err = os.Mkdir(filepath.Join(dir, "env"), 0o700)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "env", "extravars"), b, 0o600)
+	}
 	if err != nil {
-		return fmt.Errorf("ansible: extra vars: %w", err)
-	}
-	if err := os.Mkdir(filepath.Join(dir, "env"), 0o700); err != nil {
-		return fmt.Errorf("ansible: extra vars: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "env", "extravars"), b, 0o600); err != nil {
 		return fmt.Errorf("ansible: extra vars: %w", err)
 	}
 	return nil
 }
 
-// errorLine returns Ansible's error from its output: the first line
-// starting with "ERROR!", without it, and where Ansible found the error
-// ("line 3, column 17") when it says. For a playbook that is not valid
-// YAML, whose first line is only "We were unable to read either as JSON
-// nor YAML", it is the YAML parser's own words that say what is wrong.
+// errorLine returns Ansible's error from its output: the first "ERROR!"
+// line without it, and where Ansible found the error ("line 3, column 17").
+// For invalid YAML (whose ERROR! line says only "We were unable to read
+// either as JSON nor YAML"), the YAML parser's own words.
 func errorLine(output string) string {
 	var msg, cause, where string
 	lines := strings.Split(output, "\n")

@@ -1,12 +1,12 @@
 package ansible
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -34,101 +34,76 @@ func WithDisplay(w io.Writer) Option {
 	return func(c *config) { c.Display = w }
 }
 
-// RunCommandLine runs an Ansible command line as a user typed it, and
-// records its events live as Run does, with the same launcher: for
-// ansible-playbook ARGS, ansible-runner in a private directory (mode 0700,
-// removed afterwards) whose args file is exactly that command line, with
-// the current directory as the project directory so that relative paths
-// mean what they meant; for ansible-runner run ..., that command with
-// --json added. It is how `progressotel run -- ansible-playbook ...` runs.
+// RunCommandLine runs an Ansible command line as a user typed it and
+// records its events live as Run does: for ansible-playbook ARGS,
+// ansible-runner in a private directory (mode 0700, removed afterwards)
+// whose args file is that command line, in the current directory; for
+// ansible-runner run ..., that command with --json added.
 //
-// Signals from c.Signals go to the user's command as if sent to it
-// directly: to ansible-playbook (not to ansible-runner, whose own handling
-// would turn them into its "canceled" status 254), so that SIGINT makes it
-// exit 99 as it does in a terminal. Cancelling ctx stops the run as Run
-// does.
+// Signals from c.Signals go to ansible-playbook as if sent to it directly
+// (not to ansible-runner, which would turn them into its "canceled" status
+// 254), so that SIGINT makes it exit 99 as in a terminal. Cancelling ctx
+// stops the run as Run does.
 //
-// Exit is how the user's command ended: ansible-playbook's status (which
-// ansible-runner passes on), and when ansible-playbook was killed by a
-// signal (ansible-runner then exits 0 with its status "failed" and no rc)
-// the signal that was delivered to it, else SIGKILL. It is -1 when nothing
-// ran. The error is ErrNotInstalled, before anything is recorded, when
-// ansible-runner is not found (the caller may run the command plainly);
-// otherwise as for Run.
+// Exit is how the user's command ended: ansible-playbook's status, or, when
+// it was killed by a signal (ansible-runner then exits 0 with its status
+// "failed" and no rc), the signal delivered to it, else SIGKILL; -1 when
+// nothing ran. The error is ErrNotInstalled, before anything is recorded,
+// when ansible-runner is not found (the caller may run the command
+// plainly); otherwise as for Run.
 func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result, Exit, error) {
 	if len(c.Argv) == 0 {
 		return Result{}, Exit{Code: -1}, errors.New("ansible: RunCommandLine: no command line")
 	}
 	cfg := newConfig(opts)
-	env := c.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	l := launch{env: env, stdin: c.Stdin, stderr: c.Stderr, sigs: c.Signals, started: c.Started}
+	l := launch{Command: c}
 	var privateDir string
-	switch tool := cmdline.Tool(c.Argv[0]); tool {
+	switch cmdline.Tool(c.Argv[0]) {
 	case "ansible-runner":
-		l.runner, l.args = c.Argv[0], slices.Clone(c.Argv[1:])
-		if slices.Contains(l.args, "--json") || slices.Contains(l.args, "-j") {
+		if slices.Contains(c.Argv[1:], "--json") || slices.Contains(c.Argv[1:], "-j") {
 			cfg.RawTee, cfg.Display = cfg.Display, nil // the user asked for the JSON itself
 		} else {
-			l.args = append(l.args, "--json")
+			l.Argv = append(slices.Clone(c.Argv), "--json")
 		}
 	default: // ansible-playbook
-		runner := cfg.runner
-		if runner == "" {
-			var err error
-			if runner, err = exec.LookPath("ansible-runner"); err != nil {
-				return Result{}, Exit{Code: -1}, fmt.Errorf("%w: %w", ErrNotInstalled, err)
-			}
-		}
-		cwd, err := os.Getwd()
+		runner, dir, err := cfg.prepare(nil)
 		if err != nil {
-			return Result{}, Exit{Code: -1}, fmt.Errorf("ansible: %w", err)
-		}
-		dir, err := os.MkdirTemp(cfg.tempDir, "progressotel-ansible-")
-		if err != nil {
-			return Result{}, Exit{Code: -1}, fmt.Errorf("ansible: private directory: %w", err)
+			return Result{}, Exit{Code: -1}, err
 		}
 		// The private directory holds runner's artifacts, which hold the
 		// whole environment and the gathered facts.
 		defer os.RemoveAll(dir)
+		cwd, err := os.Getwd()
+		if err != nil {
+			return Result{}, Exit{Code: -1}, fmt.Errorf("ansible: %w", err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, "args"), []byte(cmdline.ShellQuote(c.Argv)), 0o600); err != nil {
 			return Result{}, Exit{Code: -1}, fmt.Errorf("ansible: private directory: %w", err)
 		}
 		privateDir = dir
 		// -p is required by runner's command line and unused: the args
 		// file says what runs.
-		l.runner, l.args = runner, []string{"run", dir, "--json", "--ident", runIdent, "--project-dir", cwd, "-p", "(args)"}
-		// Run's settings, unless the user's environment sets them.
-		own := map[string]string{}
-		for _, kv := range env {
-			if k, v, _ := strings.Cut(kv, "="); k == "ANSIBLE_DISPLAY_ARGS_TO_STDOUT" || k == "ANSIBLE_NOCOLOR" {
-				own[k] = v
-			}
+		l.Argv = []string{runner, "run", dir, "--json", "--ident", runIdent, "--project-dir", cwd, "-p", "(args)"}
+		if l.Env == nil {
+			l.Env = os.Environ()
 		}
-		l.env, l.playbook = runEnv(env, own), true
+		l.Env, l.playbook = append(slices.Clone(runSettings), l.Env...), true
 	}
 
 	d := newDecoder(ctx, cfg)
 	d.pbName = playbookName(c.Argv)
 	started := time.Now().UTC()
-	launched := d.launch(ctx, l)
-	exit := launched.exit
-	if privateDir != "" && launched.err == nil && exit == (Exit{}) && runnerSaysKilled(privateDir) {
+	out := d.launch(ctx, l)
+	if privateDir != "" && out.err == nil && out.exit == (Exit{}) && runnerSaysKilled(privateDir) {
 		// ansible-playbook died by a signal: runner says "failed" with no
 		// rc and exits 0.
-		exit = Exit{Signal: launched.delivered}
-		if exit.Signal == 0 {
-			exit.Signal = syscall.SIGKILL
-		}
-		launched.exit = exit
+		out.exit = Exit{Signal: cmp.Or(out.delivered, syscall.SIGKILL)}
 	}
-	res, err := d.conclude(ctx, "", started, launched)
-	if exit.Signal != 0 && err == nil {
-		err = &ExitError{ExitCode: exit.ExitCode(), FailedHosts: res.FailedHosts, UnreachableHosts: res.UnreachableHosts, Output: launched.output}
+	res, err := d.conclude(ctx, "", started, out)
+	if out.exit.Signal != 0 && err == nil {
+		err = &ExitError{ExitCode: out.exit.ExitCode(), FailedHosts: res.FailedHosts, UnreachableHosts: res.UnreachableHosts, Output: out.output}
 	}
-	return res, exit, err
+	return res, out.exit, err
 }
 
 // runnerSaysKilled reports whether ansible-runner's artifacts say that the

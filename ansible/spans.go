@@ -1,25 +1,26 @@
 package ansible
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/log"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/kit/adapter"
 )
 
-// The span tree below the playbook span (adapter.Operation): a play, its
-// tasks, and a host span per task and host. Each kind's span starts in
-// one function and ends in one, which sets its outcome (progress.outcome,
-// see package outcome) and its status: Error only for a failure that
-// counts (not one ignored or rescued), an unreachable host, or a span cut
-// short by the run's end.
+// The span tree below the playbook span: a play, its tasks, and a host span
+// per task and host. Each kind's span ends in one function, which sets its
+// outcome (progress.outcome) and its status: Error only for a failure that
+// counts, an unreachable host, or a span cut short by the run's end.
 
 type playState struct {
 	name, id string
@@ -36,27 +37,6 @@ type playState struct {
 	gone     map[string]bool       // hosts Ansible dropped from the play: failed or unreachable
 
 	failed, stopped, changed int // over its tasks' hosts (stopped: cancelled or timeout)
-}
-
-func (p *playState) add(task *taskState) {
-	if p.tasks == nil {
-		p.tasks = map[string]*taskState{}
-	}
-	p.tasks[task.id] = task
-	p.open = append(p.open, task)
-}
-
-// leave notes a host that Ansible dropped from the play.
-func (p *playState) leave(host string) {
-	if p.gone == nil {
-		p.gone = map[string]bool{}
-	}
-	p.gone[host] = true
-}
-
-// compact drops the ended tasks from p.open.
-func (p *playState) compact() {
-	p.open = slices.DeleteFunc(p.open, func(t *taskState) bool { return t.ended })
 }
 
 type taskState struct {
@@ -83,23 +63,64 @@ type hostState struct {
 	items    int
 
 	failure     *heldEvent  // a failure waiting to be settled (failures.go)
-	failedAt    time.Time   // Ansible's end time of that failure
 	failedItems []heldEvent // failed loop items waiting for the task's result
 }
 
-func (d *decoder) startPlaySpan(t time.Time, name, id, pattern string) *playState {
-	p := &playState{name: name, id: id, start: t}
-	p.ctx, p.span = d.cfg.Tracer.Start(d.pb.Ctx, "play "+name, trace.WithTimestamp(t),
-		trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(
-			attribute.String("ansible.play.name", name),
-			attribute.String("ansible.play.id", id),
-			attribute.String("ansible.play.pattern", pattern)))
-	return p
+// hostKey names a host's span: one per task and host.
+type hostKey struct {
+	task *taskState
+	host string
 }
 
-// endPlaySpan ends a play's span at p.endAt: failed when a host's failure
-// counts in it, cancelled (or timeout) when the run was stopped in it.
+// hostCut is the outcome of a host span that Ansible never reported an
+// end for; decoder.cutHow says which outcome it takes (see endAll).
+const hostCut = "cut"
+
+func (d *decoder) startPlay(t time.Time, e *jobEvent) {
+	d.startPlaybook(t, e.Data.Playbook)
+	d.endPlay(t)
+	name, id := cmp.Or(e.Data.Name, e.Data.Play), cmp.Or(e.Data.PlayUUID, e.UUID)
+	p := &playState{name: name, id: id, start: t}
+	p.ctx, p.span = d.cfg.Tracer.Start(d.pb.Ctx, "play "+name, trace.WithTimestamp(t),
+		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attribute.String("ansible.play.name", name),
+			attribute.String("ansible.play.id", id), attribute.String("ansible.play.pattern", e.Data.PlayPattern)))
+	d.play = p
+	d.res.Plays = append(d.res.Plays, Play{Name: name, ID: id})
+	d.record(p.ctx, t, log.SeverityInfo, TypePlayStarted, playDetails{PlayName: name})
+}
+
+// currentPlay is the play in progress, or one made up from the event's
+// play fields for a stream that starts in the middle of a play.
+func (d *decoder) currentPlay(t time.Time, e *jobEvent) *playState {
+	if d.play == nil || (e.Data.PlayUUID != "" && e.Data.PlayUUID != d.play.id) {
+		d.startPlay(t, &jobEvent{UUID: e.Data.PlayUUID, Data: eventData{
+			Playbook: e.Data.Playbook, Play: e.Data.Play, PlayUUID: e.Data.PlayUUID, PlayPattern: e.Data.PlayPattern,
+		}})
+	}
+	return d.play
+}
+
+// endPlay ends the play in progress at t and every span still open in it,
+// except those of a failure that may yet prove rescued (failures.go).
+func (d *decoder) endPlay(t time.Time) {
+	p := d.play
+	if p == nil {
+		return
+	}
+	d.play = nil
+	for _, h := range d.openHosts(p) {
+		d.endHost(h, t, hostCut)
+	}
+	d.endTasks(p)
+	p.endAt = adapter.Later(t, p.start)
+	if p.held > 0 {
+		d.held = append(d.held, p)
+		return
+	}
+	d.endPlaySpan(p)
+}
+
+// endPlaySpan ends a play's span at p.endAt.
 func (d *decoder) endPlaySpan(p *playState) {
 	p.ended = true
 	how := outcome.OK
@@ -117,9 +138,64 @@ func (d *decoder) endPlaySpan(p *playState) {
 	p.span.End(trace.WithTimestamp(p.endAt))
 }
 
-// startTaskSpan starts a task's span through the kit's StartTask: a task
-// of the run (cicd.pipeline.task.*, with the CI/CD conventions, whose
-// cicd.pipeline.task.name replaces ansible.task.name).
+// openHosts returns the open host spans of play p (all for nil), in start
+// order.
+func (d *decoder) openHosts(p *playState) []*hostState {
+	var hs []*hostState
+	for _, h := range d.hosts {
+		if p == nil || h.task.play == p {
+			hs = append(hs, h)
+		}
+	}
+	slices.SortFunc(hs, func(a, b *hostState) int {
+		return cmp.Or(a.start.Compare(b.start), strings.Compare(a.name, b.name))
+	})
+	return hs
+}
+
+// newTask adds a task to p, from its start or a host event of it.
+func (p *playState) newTask(id, name string, t time.Time, e *jobEvent) *taskState {
+	task := &taskState{id: id, name: name, play: p, start: t, lastSeen: t,
+		action: e.Data.TaskAction, role: e.Data.Role, hosts: map[string]bool{}}
+	if p.tasks == nil {
+		p.tasks = map[string]*taskState{}
+	}
+	p.tasks[id] = task
+	p.open = append(p.open, task)
+	return task
+}
+
+// leave notes a host that Ansible dropped from the play.
+func (p *playState) leave(host string) {
+	if p.gone == nil {
+		p.gone = map[string]bool{}
+	}
+	p.gone[host] = true
+}
+
+// compact drops the ended tasks from p.open.
+func (p *playState) compact() {
+	p.open = slices.DeleteFunc(p.open, func(t *taskState) bool { return t.ended })
+}
+
+// task returns the task of a host event (a child of its task's start), or
+// one made up from the event when its start was not seen. A meta task gets
+// its span here.
+func (d *decoder) task(t time.Time, e *jobEvent) *taskState {
+	p := d.currentPlay(t, e)
+	id := cmp.Or(e.Data.TaskUUID, e.ParentUUID)
+	task := p.tasks[id]
+	if task == nil || task.ended {
+		task = p.newTask(id, taskName(e), t, e)
+	}
+	if task.span == nil {
+		d.startTaskSpan(task, task.name)
+	}
+	return task
+}
+
+// startTaskSpan starts a task's span as a task of the run (with the CI/CD
+// conventions, cicd.pipeline.task.name replaces ansible.task.name).
 func (d *decoder) startTaskSpan(task *taskState, spanName string) {
 	attrs := []attribute.KeyValue{
 		attribute.String("ansible.task.id", task.id),
@@ -136,10 +212,17 @@ func (d *decoder) startTaskSpan(task *taskState, spanName string) {
 		OldSpan: "task " + spanName, Old: []attribute.KeyValue{attribute.String("ansible.task.name", task.name)}}, attrs...)
 }
 
-// endTaskSpan ends a task's span at its last host's end, with the outcome
-// of its hosts: the worst that counts first. The kit's EndTask maps the
-// outcome to the task's result (cicd.pipeline.task.run.result).
-func (d *decoder) endTaskSpan(task *taskState) {
+// endTask ends a task whose hosts are done, if it is over: superseded by a
+// later task (linear strategy) or its play ended (now). Its span ends at
+// its last host's end with the worst outcome of its hosts that counts.
+func (d *decoder) endTask(task *taskState, now bool) {
+	if task.ended || task.openHosts > 0 || !(now || task.superseded && !task.play.free) {
+		return
+	}
+	task.ended = true
+	if task.span == nil {
+		return
+	}
 	n := task.n
 	failed := n[outcome.Failed] + n[outcome.Unreachable]
 	how, status := outcome.OK, ""
@@ -150,8 +233,7 @@ func (d *decoder) endTaskSpan(task *taskState) {
 		how = outcome.Unreachable
 	case !d.stoppedAt.IsZero():
 		// A task still open when the run was stopped was cut short too,
-		// even if its hosts so far were done: it ends with the run,
-		// cancelled or timeout (d.cutHow, as its cut hosts).
+		// even if its hosts so far were done.
 		how, status = d.cutHow, d.cutHow
 		task.lastSeen = adapter.Later(d.stoppedAt, task.lastSeen)
 		n[how] = max(n[how], 1)
@@ -164,12 +246,10 @@ func (d *decoder) endTaskSpan(task *taskState) {
 	case n[outcome.Skipped] > 0 && n[outcome.OK] == 0:
 		how = outcome.Skipped
 	}
-	if failed > 0 {
-		host := "hosts"
-		if failed == 1 {
-			host = "host"
-		}
-		status = fmt.Sprintf("failed on %d %s", failed, host)
+	if failed == 1 {
+		status = "failed on 1 host"
+	} else if failed > 1 {
+		status = fmt.Sprintf("failed on %d hosts", failed)
 	}
 	p := task.play
 	p.failed += failed
@@ -179,16 +259,47 @@ func (d *decoder) endTaskSpan(task *taskState) {
 	d.pb.EndTask(task.span, adapter.Later(task.lastSeen, task.start), how, status)
 }
 
-func (d *decoder) startHostSpan(h *hostState) {
-	h.ctx, h.span = d.cfg.Tracer.Start(h.task.ctx, "host "+h.name, trace.WithTimestamp(h.start),
-		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
-			attribute.String("ansible.host.name", h.name),
-			attribute.String("ansible.task.name", h.task.name)))
+// endTasks ends every task of play p that is not waiting for a host.
+func (d *decoder) endTasks(p *playState) {
+	for _, task := range p.open {
+		d.endTask(task, true)
+	}
+	p.compact()
 }
 
-// endHostSpan ends a host's span at end with how it ended (hostCut: the
-// run's end cut it, see decoder.cutHow), and counts it in its task.
-func (d *decoder) endHostSpan(h *hostState, end time.Time, how string) {
+func (d *decoder) openHost(key hostKey, t time.Time) *hostState {
+	task := key.task
+	h := &hostState{name: key.host, task: task, start: t}
+	h.ctx, h.span = d.cfg.Tracer.Start(task.ctx, "host "+h.name, trace.WithTimestamp(t),
+		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
+			attribute.String("ansible.host.name", h.name), attribute.String("ansible.task.name", task.name)))
+	d.hosts[key] = h
+	task.openHosts++
+	task.hosts[key.host] = true
+	task.lastSeen = adapter.Later(task.lastSeen, t)
+	return h
+}
+
+// host returns the open host span of an event, or opens one at the
+// result's start time when runner_on_start was not seen.
+func (d *decoder) host(t time.Time, e *jobEvent) *hostState {
+	task := d.task(t, e)
+	key := hostKey{task: task, host: e.Data.Host}
+	if h := d.hosts[key]; h != nil {
+		return h
+	}
+	start := parseTime(e.Data.Start)
+	if start.IsZero() || start.After(t) {
+		start = t
+	}
+	return d.openHost(key, start)
+}
+
+// endHost ends a host's span at end with its outcome (or hostCut), counts
+// it in its task, and ends the task if that is over.
+func (d *decoder) endHost(h *hostState, end time.Time, how string) {
+	delete(d.hosts, hostKey{task: h.task, host: h.name})
+	end = adapter.Later(end, h.start)
 	desc := ""
 	switch how {
 	case hostCut:
@@ -210,5 +321,9 @@ func (d *decoder) endHostSpan(h *hostState, end time.Time, how string) {
 		h.span.SetStatus(codes.Error, desc)
 	}
 	h.span.End(trace.WithTimestamp(end))
-	h.task.n[how]++
+	task := h.task
+	task.n[how]++
+	task.openHosts--
+	task.lastSeen = adapter.Later(task.lastSeen, end)
+	d.endTask(task, false)
 }
