@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// headBytes is how much of a line longer than the limit LineReader keeps,
-// for the adapter's warning.
+// headBytes is how much of a line over the limit LineReader keeps, for
+// the adapter's warning.
 const headBytes = 256
 
 // LineReader reads newline-terminated lines of any length up to a limit,
@@ -29,9 +29,6 @@ type LineReader struct {
 func NewLineReader(r io.Reader, max int) *LineReader {
 	return &LineReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
 }
-
-// Max is the limit.
-func (lr *LineReader) Max() int { return lr.max }
 
 // Next returns the next line without its line end ("\n" or "\r\n"),
 // valid until the next call. tooLong reports a line longer than the
@@ -84,15 +81,13 @@ func trimEOL(b []byte) []byte {
 }
 
 // ReadLines reads r line by line, at most c.MaxLineBytes each, until its
-// end, a read error or the end of ctx: it gives every line that is not
-// empty to line, and the first bytes of every line longer than the limit
-// to tooLong (the adapter counts it as skipped and logs it). Lines within
-// the limit, empty ones included, also go to c.RawTee.
+// end, a read error or the end of ctx: every line that is not empty goes
+// to line, the first bytes of every longer line to tooLong, and the lines
+// within the limit, empty ones included, to c.RawTee.
 //
 // It returns nil at the end of r, ctx's error when ctx ended, else the
-// read error. When ctx ends while a Read is blocked, ReadLines returns at
-// once only if r has a SetReadDeadline method (an *os.File pipe, a
-// net.Conn): the deadline releases the Read; otherwise when that Read
+// read error. A Read blocked when ctx ends is released at once only if r
+// has SetReadDeadline (an *os.File pipe, a net.Conn); otherwise when it
 // returns (close r to end it).
 func (c *Config) ReadLines(ctx context.Context, r io.Reader, line func([]byte), tooLong func(head []byte)) error {
 	if dl, ok := r.(interface{ SetReadDeadline(time.Time) error }); ok && ctx.Done() != nil {

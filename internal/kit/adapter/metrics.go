@@ -12,9 +12,8 @@ import (
 	"github.com/progressotel/progressotel/progress/wire"
 )
 
-// runMetrics are the CI/CD conventions' run metrics: the adapters record
-// them through the run span's helpers (StartRun, Complete, FailAs), their
-// one owner.
+// runMetrics are the CI/CD conventions' run metrics, recorded by the run
+// span's helpers (StartRun, Complete, FailAs).
 type runMetrics struct {
 	duration cicdconv.PipelineRunDuration
 	active   cicdconv.PipelineRunActive
@@ -22,9 +21,8 @@ type runMetrics struct {
 }
 
 // newRunMetrics makes the instruments on mp's meter of the adapter's
-// scope. An instrument that cannot be made is a no-op (cicdconv's
-// fallback) and the error is returned for the adapter's log: metrics never
-// stop a run.
+// scope. One that cannot be made is a no-op (cicdconv's fallback), its
+// error returned for the adapter's log: metrics never stop a run.
 func newRunMetrics(mp metric.MeterProvider, scope string) (*runMetrics, error) {
 	m := mp.Meter(scope, metric.WithInstrumentationVersion(wire.ScopeVersion))
 	var rm runMetrics

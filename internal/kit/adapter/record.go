@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -14,14 +15,12 @@ import (
 )
 
 // Record records evt in ctx's span with the configured envelope. An event
-// that cannot be recorded (the adapters' events are built to be valid, so
-// this is a bug or a stream's own invalid type) is counted and the first
-// one logged: it never stops the stream.
+// that cannot be recorded (a bug, or a stream's own invalid type) is
+// counted and the first one logged: it never stops the stream.
 //
 // A failure that counts (severity ERROR or above: an ignored failure is a
 // warning) carries error.type: the event's own ErrorType, else its type
-// ("ansible/HostUnreachable", "terraform/ApplyErrored"), a class of error
-// as low-cardinality as the conventions ask.
+// ("ansible/HostUnreachable"), a low-cardinality class of error.
 func (c *Config) Record(ctx context.Context, evt progress.Event) {
 	evt.Envelope = c.Envelope
 	if evt.ErrorType == "" && evt.Severity >= log.SeverityError {
@@ -37,14 +36,9 @@ func (c *Config) Record(ctx context.Context, evt progress.Event) {
 
 // Operation is a run's span and the operation its common events name.
 type Operation struct {
-	// Name is the operation of common/OperationStarted, Completed and
-	// Failed.
-	Name string
-	// Ctx holds the operation's span: the parent of the adapter's spans
-	// and the context of its events.
-	Ctx context.Context
-	// Span is the operation's span.
-	Span trace.Span
+	Name string          // the operation of common/OperationStarted, Completed and Failed
+	Ctx  context.Context // holds Span: the parent of the adapter's spans, the events' context
+	Span trace.Span      // the operation's span
 
 	cfg      *Config
 	pipeline string // cicd.pipeline.name
@@ -87,12 +81,7 @@ func (o *Operation) Fail(start, end time.Time, failureCode, description string, 
 // must be user-safe.
 func (o *Operation) FailAs(result cicdconv.PipelineResultAttr, start, end time.Time, failureCode, description string, extra map[string]any) {
 	evt := progress.OperationFailed(o.Name, failureCode, description)
-	if len(extra) > 0 {
-		details := evt.Details.(map[string]any)
-		for k, v := range extra {
-			details[k] = v
-		}
-	}
+	maps.Copy(evt.Details.(map[string]any), extra)
 	evt.Time = end
 	o.cfg.Record(o.Ctx, evt)
 	o.Span.SetStatus(codes.Error, description)

@@ -19,32 +19,28 @@ type Stop struct {
 	// tool that treats it as Ctrl-C.
 	Signal os.Signal
 	// Group sends Signal to the child's whole process group, as a
-	// terminal's Ctrl-C does; otherwise to the child alone (which stops
-	// its own helpers).
+	// terminal's Ctrl-C does; otherwise to the child alone.
 	Group bool
 	// Grace is how long the child may take to exit after Signal before
 	// SIGKILL goes to its group and to the groups of Others.
 	Grace time.Duration
-	// Others returns the process groups of the run outside the child's
-	// own (a helper that made a session of its own), given the child's
-	// pid; see DescendantGroups. It is asked before Signal and again when
-	// the grace period ends. nil: none.
+	// Others returns the run's process groups outside the child's (a
+	// helper in a session of its own), given the child's pid (see
+	// DescendantGroups); asked before Signal and when the grace ends.
 	Others func(pid int) []int
 	// OnSignalError, when set, is told that Signal could not be sent.
 	OnSignalError func(error)
 	// OnGraceExpired, when set, is told that the grace period ended before
 	// the child exited, just before the SIGKILL.
 	OnGraceExpired func()
-	// Target returns the process groups of the user's own command when
-	// the child wraps it (ansible-playbook, in a session of its own under
-	// ansible-runner), given the child's pid: Deliver sends there. nil or
-	// none yet: Deliver sends to the child.
+	// Target returns the process groups of the user's command when the
+	// child wraps it (ansible-playbook under ansible-runner), given the
+	// child's pid: Deliver sends there; nil or none yet: to the child.
 	Target func(pid int) []int
-	// InheritGroup keeps the child in the caller's process group instead
-	// of one of its own: a command run in the foreground of a terminal,
-	// which reads the terminal and gets its Ctrl-C from it directly. A stop
-	// and Deliver then signal the child alone, never the group (the
-	// caller's own); what the child started is not reached.
+	// InheritGroup keeps the child in the caller's process group: a
+	// command in a terminal's foreground, which reads the terminal and gets
+	// its Ctrl-C directly. A stop and Deliver then signal the child alone;
+	// what it started is not reached.
 	InheritGroup bool
 }
 
@@ -53,12 +49,10 @@ type Stop struct {
 // then call Wait; Stop and Deliver may be called at any time, from any
 // goroutine.
 type Child struct {
-	// Cmd is the command; its Stdout is the pipe's write end.
-	Cmd *exec.Cmd
-	// Stdout is the read end of the child's stdout. Once the child has
-	// exited, a read blocked on it fails with os.ErrDeadlineExceeded
-	// after DrainTimeout (a leftover process may hold the pipe open).
-	// nil when the command's Stdout was set before New.
+	Cmd *exec.Cmd // the command; its Stdout is the pipe's write end
+	// Stdout is the read end of the child's stdout (nil when the command's
+	// Stdout was set before New). Once the child has exited, a blocked read
+	// fails with os.ErrDeadlineExceeded after DrainTimeout.
 	Stdout *os.File
 
 	stop      Stop
@@ -72,10 +66,9 @@ type Child struct {
 }
 
 // New prepares cmd to run in a process group of its own (unless
-// stop.InheritGroup) with its stdout on a pipe, unless cmd.Stdout is set
-// (a command whose output goes to the user as it is); cmd.WaitDelay is
-// DrainTimeout unless set. The error is the pipe's. Close releases the
-// pipe.
+// stop.InheritGroup), its stdout on a pipe unless cmd.Stdout is set, and
+// cmd.WaitDelay DrainTimeout unless set. The error is the pipe's; Close
+// releases it.
 func New(cmd *exec.Cmd, stop Stop) (*Child, error) {
 	c := &Child{Cmd: cmd, stop: stop, exited: make(chan struct{}), stopped: make(chan struct{})}
 	if cmd.Stdout == nil {
@@ -112,9 +105,9 @@ func (c *Child) Start() error {
 	return err
 }
 
-// TerminalSignal is a signal that a terminal sent to its whole foreground
-// job (Ctrl-C's SIGINT, Ctrl-\'s SIGQUIT), as opposed to one sent to a
-// process with kill(2): Deliver sends it to the whole process group.
+// TerminalSignal is a signal a terminal sent to its whole foreground job
+// (Ctrl-C's SIGINT, Ctrl-\'s SIGQUIT), not with kill(2) to one process:
+// Deliver sends it to the whole process group.
 type TerminalSignal struct{ Sig syscall.Signal }
 
 // Signal makes TerminalSignal an os.Signal.
@@ -122,11 +115,11 @@ func (t TerminalSignal) Signal() {}
 
 func (t TerminalSignal) String() string { return t.Sig.String() + " from the terminal" }
 
-// Deliver sends sig to the user's command as if it had been sent to it
-// directly: to the groups of Stop.Target when there are any, else to the
-// child. A TerminalSignal goes to each whole group (unless the child
-// shares the caller's group), any other signal to the group's leader
-// alone, as kill(1) sends it. It does nothing once the child has exited.
+// Deliver sends sig to the user's command as if sent to it directly: to
+// the groups of Stop.Target, else to the child. A TerminalSignal goes to
+// each whole group (unless the child shares the caller's group), any other
+// to the group's leader alone, as kill(1) sends it. It does nothing once
+// the child has exited.
 func (c *Child) Deliver(sig os.Signal) {
 	select {
 	case <-c.exited:
@@ -158,9 +151,9 @@ func (c *Child) Stop() {
 	})
 }
 
-// Wait waits for the child to exit and for a stop under way to finish its
-// clean-up. signalled reports whether Stop signalled the child before it
-// exited; err is exec.Cmd.Wait's (the exit status is in Cmd.ProcessState).
+// Wait waits for the child to exit and for a stop under way to finish.
+// signalled reports whether Stop signalled the child before it exited; err
+// is exec.Cmd.Wait's (the exit status is in Cmd.ProcessState).
 func (c *Child) Wait() (signalled bool, err error) {
 	<-c.exited
 	c.stopOnce.Do(func() { close(c.stopped) }) // no stop from now on

@@ -6,24 +6,17 @@ import (
 )
 
 // Command is a command line that a wrapper (the progressotel command) runs
-// as its user gave it, through an adapter's own launcher: ansible-playbook
-// or ansible-runner (package ansible), tofu or terraform (package
+// as its user gave it, through an adapter's own launcher (packages ansible,
 // terraform). The adapter adds only what its stream needs (-json, an
-// ansible-runner private directory), and the run ends with the status the
+// ansible-runner private directory); the run ends with the status the
 // command itself would have had.
 type Command struct {
-	// Argv is the command line; Argv[0] is the tool, a name or a path.
-	Argv []string
-	// Env is the command's environment; nil: the current process's.
-	Env []string
-	// Stdin is the command's standard input; nil: none (/dev/null).
-	Stdin io.Reader
-	// Stderr receives the tool's stderr as it is; nil: kept for errors
-	// only.
-	Stderr io.Writer
-	// Signals are delivered to the command as if they had been sent to
-	// it directly, a terminal's SIGINT included (see Child.Deliver): the
-	// wrapper forwards what it receives. nil: none.
+	Argv   []string  // the command line; Argv[0] is the tool, a name or a path
+	Env    []string  // the environment; nil: the current process's
+	Stdin  io.Reader // nil: none (/dev/null)
+	Stderr io.Writer // the tool's stderr as it is; nil: kept for errors only
+	// Signals are delivered to the command as if sent to it directly (see
+	// Child.Deliver): what the wrapper receives. nil: none.
 	Signals <-chan os.Signal
 	// Started, when set, is called with the pid of the process started
 	// (ansible-runner for an ansible-playbook command line).

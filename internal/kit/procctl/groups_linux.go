@@ -1,6 +1,7 @@
 package procctl
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -28,18 +29,12 @@ func DescendantGroups(pid int) []int {
 		}
 		// pid (comm) state ppid pgrp ...: comm may hold spaces and ')'.
 		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 3 {
-			continue
-		}
-		ppid, err1 := strconv.Atoi(f[1])
-		pgrp, err2 := strconv.Atoi(f[2])
-		if err1 == nil && err2 == nil {
-			procs[p] = proc{ppid, pgrp}
+		var state string
+		var pr proc
+		if i := strings.LastIndexByte(s, ')'); i >= 0 {
+			if _, err := fmt.Sscan(s[i+1:], &state, &pr.ppid, &pr.pgrp); err == nil {
+				procs[p] = pr
+			}
 		}
 	}
 	children := map[int][]int{}
