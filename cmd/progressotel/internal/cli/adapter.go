@@ -15,20 +15,18 @@ import (
 
 	"github.com/progressotel/progressotel/internal/base/term"
 	"github.com/progressotel/progressotel/internal/kit/adapter"
+	"github.com/progressotel/progressotel/internal/kit/cmdline"
 	"github.com/progressotel/progressotel/internal/kit/procctl"
 	"github.com/progressotel/progressotel/progress"
 )
 
 // Adapter turns the run of a tool it knows into progress events and
-// spans. `run` gives the command line to the first registered adapter
-// whose Match accepts it (or to the one --adapter names), else to the
-// generic command adapter.
-//
-// An adapter owns what the tool's output means, and runs the tool through
-// its package's own launcher (ansible.RunCommandLine,
-// terraform.RunCommandLine; procctl for a plain command), which delivers
-// Invocation.Signals to the command; it returns the status of the command
-// as it ended, never remapped.
+// spans. `run` gives the command line to the first adapter whose Match
+// accepts it (or to the one --adapter names), else to the generic command
+// adapter. An adapter runs the tool through its package's own launcher
+// (ansible.RunCommandLine, terraform.RunCommandLine; procctl for a plain
+// command), which delivers Invocation.Signals to the command, and returns
+// the command's status as it ended, never remapped.
 type Adapter interface {
 	// Name names the adapter, for --adapter and messages.
 	Name() string
@@ -36,40 +34,31 @@ type Adapter interface {
 	// after "--"; argv[0] is the command as given, a name or a path.
 	Match(argv []string) bool
 	// Run runs argv and reports it inside the span of ctx, framed by
-	// common/OperationStarted and common/OperationCompleted or
-	// common/OperationFailed.
+	// common/OperationStarted and common/OperationCompleted or Failed.
 	Run(ctx context.Context, inv *Invocation) Status
 }
 
 // Invocation is what an adapter runs, and with what.
 type Invocation struct {
-	// Argv is the command line after "--".
-	Argv []string
+	Argv []string // the command line after "--"
 	// Env is the child's environment for the span of ctx: progressotel's
 	// own, with that trace context (TRACEPARENT, X_TRACECTX_*, ...) and the
 	// run's socket.
 	Env func(ctx context.Context) []string
 	// Operation names the operation of the common events (--operation);
-	// empty when not given: each adapter has its default.
-	Operation string
-	// FailureCode is the failureCode of OperationFailed (--failure-code).
-	FailureCode string
-	// Envelope is every event's envelope.
-	Envelope progress.Envelope
-	// Recorder records the events: the run's, which numbers them with
-	// the emits of the child in one sequence.
-	Recorder *progress.Recorder
-	// TracerProvider makes the adapter's spans.
-	TracerProvider trace.TracerProvider
-	// Stdin, Stdout and Stderr are progressotel's own.
-	Stdin          io.Reader
+	// "": the adapter's default.
+	Operation   string
+	FailureCode string            // the failureCode of OperationFailed (--failure-code)
+	Envelope    progress.Envelope // every event's envelope
+	// Recorder records the events: the run's, which numbers them with the
+	// emits of the child in one sequence.
+	Recorder       *progress.Recorder
+	TracerProvider trace.TracerProvider // makes the adapter's spans
+	Stdin          io.Reader            // progressotel's own, as Stdout and Stderr
 	Stdout, Stderr io.Writer
-	// Logger receives the adapter's warnings; they go to stderr.
-	Logger *slog.Logger
-	// Lines makes the generic adapter record output lines (--lines).
-	Lines LinesOptions
-	// Started, when set, is told the pid of the process started.
-	Started func(pid int)
+	Logger         *slog.Logger  // the adapter's warnings, on stderr
+	Lines          LinesOptions  // --lines, for the generic adapter
+	Started        func(pid int) // when set, told the pid of the process started
 
 	sup *supervisor
 }
@@ -88,6 +77,17 @@ func (inv *Invocation) command(ctx context.Context, sharesGroup bool) procctl.Co
 	}
 	return procctl.Command{Argv: inv.Argv, Env: inv.Env(ctx), Stdin: stdin, Stderr: inv.Stderr,
 		Signals: inv.sup.Signals(), Started: inv.Started}
+}
+
+// launched is the status of a command an adapter's launcher ran. When
+// nothing ran (the package has reported the operation as failed), it is
+// the shell's status of a start failure.
+func launched(inv *Invocation, exit procctl.Exit, err error) Status {
+	if exit.Code == -1 && exit.Signal == 0 {
+		inv.Logger.Warn("cannot run the command", "command", cmdline.Tool(inv.Argv[0]), "error", err.Error())
+		return startFailure(err)
+	}
+	return Status(exit)
 }
 
 // adapters are the registered adapters, tried in order.
@@ -113,23 +113,16 @@ func chooseAdapter(name string, argv []string) (Adapter, error) {
 			return a, nil
 		}
 	}
-	return nil, invalidf("--adapter %q: unknown (known: auto, none%s)", name, adapterNames())
+	return nil, invalidf("--adapter %q: unknown (known: auto, none, %s)", name, adapterNames())
 }
 
-// adapterList lists the registered adapters for --help.
-func adapterList() string {
-	if len(adapters) == 0 {
-		return " (none in this build)"
-	}
-	return ": " + strings.TrimPrefix(adapterNames(), ", ")
-}
-
+// adapterNames lists the registered adapters, for --help and errors.
 func adapterNames() string {
-	s := ""
-	for _, a := range adapters {
-		s += ", " + a.Name()
+	names := make([]string, len(adapters))
+	for i, a := range adapters {
+		names[i] = a.Name()
 	}
-	return s
+	return strings.Join(names, ", ")
 }
 
 // commandAdapterName is the generic adapter's name.
@@ -148,14 +141,9 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	if operation == "" {
 		operation = name
 	}
-	cfg := &adapter.Config{}
+	cfg := &adapter.Config{Recorder: inv.Recorder, Envelope: inv.Envelope, Logger: inv.Logger}
 	adapter.Configure(cfg, cfg, adapter.Defaults{Name: "progressotel", Scope: ScopeName, GracePeriod: 10 * time.Second, MaxLineBytes: maxLine},
-		[]func(*adapter.Config){func(c *adapter.Config) {
-			c.SetRecorder(inv.Recorder)
-			c.SetTracerProvider(inv.TracerProvider)
-			c.SetEnvelope(inv.Envelope)
-			c.SetLogger(inv.Logger)
-		}})
+		[]func(*adapter.Config){func(c *adapter.Config) { c.SetTracerProvider(inv.TracerProvider) }})
 	started := time.Now()
 	op := cfg.StartOperation(ctx, operation, operation, started)
 	fail := func(description string) {
@@ -171,9 +159,8 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	var lines *lineRecorder
 	if inv.Lines.Enabled {
 		var err error
-		if lines, err = newLineRecorder(op.Ctx, inv, cmd); err != nil {
+		if lines, err = newLineRecorder(op.Ctx, cfg, inv, cmd); err != nil {
 			inv.Logger.Warn("--lines: output lines are not recorded", "error", err.Error())
-			lines = nil
 		}
 	}
 	// In progressotel's own process group: the command may read the
@@ -183,49 +170,31 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	if err == nil {
 		err = child.Start()
 	}
+	lines.started()
 	if err != nil {
-		if lines != nil {
-			lines.abort()
-		}
+		lines.wait()
 		st := startFailure(err)
 		inv.Logger.Warn("cannot run the command", "command", name, "error", err.Error())
-		fail(startFailureText(name, st))
+		if st.Code == ExitNotFound {
+			fail(name + ": command not found")
+		} else {
+			fail(name + ": cannot be run")
+		}
 		return st
 	}
 	defer child.Close()
 	if inv.Started != nil {
 		inv.Started(cmd.Process.Pid)
 	}
-	if lines != nil {
-		lines.started()
-	}
 	unforward := procctl.Forward(child, c.Signals)
 	_, _ = child.Wait() // the status is in ProcessState; I/O errors are the command's
 	unforward()
-	if lines != nil {
-		lines.wait()
-	}
-	st := statusOf(procctl.ExitOf(cmd.ProcessState))
+	lines.wait()
+	st := Status(procctl.ExitOf(cmd.ProcessState))
 	if st.OK() {
 		op.Complete(started, time.Now())
 	} else {
 		fail(name + " " + st.String())
 	}
 	return st
-}
-
-// record records evt with the invocation's envelope; an error (which a
-// constructor's event cannot cause) is logged.
-func record(ctx context.Context, inv *Invocation, evt progress.Event) {
-	evt.Envelope = inv.Envelope
-	if err := inv.Recorder.Record(ctx, evt); err != nil {
-		inv.Logger.Warn("event not recorded", "type", evt.Type, "error", err.Error())
-	}
-}
-
-func startFailureText(name string, st Status) string {
-	if st.Code == ExitNotFound {
-		return name + ": command not found"
-	}
-	return name + ": cannot be run"
 }

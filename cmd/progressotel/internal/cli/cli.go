@@ -92,8 +92,8 @@ func lookup(name string) *command {
 // parseCommand parses a command's flags. done is true when the command
 // must end with st: help was asked for, or the flags are invalid.
 func parseCommand(c *command, fs *flag.FlagSet, args []string, s stdio) (st Status, done bool) {
-	err := parseFlags(fs, args)
-	switch {
+	fs.SetOutput(io.Discard)
+	switch err := fs.Parse(args); {
 	case err == nil:
 		return Status{}, false
 	case errors.Is(err, flag.ErrHelp):

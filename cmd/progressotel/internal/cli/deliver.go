@@ -74,7 +74,7 @@ func deliver(ctx context.Context, m *message, o *commonOptions, stderr io.Writer
 		warnf(stderr, "telemetry: %v: nothing is exported", err)
 		return Status{}
 	}
-	if err := m.record(ctx, t.recorder(), m.Envelope); err != nil {
+	if err := m.record(ctx, progress.Default(), m.Envelope); err != nil {
 		// Checked before: only a Recorder that disagrees gets here.
 		warnf(stderr, "%v", err)
 	}

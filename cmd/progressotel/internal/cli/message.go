@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"strconv"
 	"time"
@@ -27,9 +28,9 @@ const (
 )
 
 // message is one event or transition, as emit and transition check it,
-// send it to the enclosing run and record it. Its JSON form is the
-// hand-off protocol: the run and its emits are the same binary, but a
-// child may run another version of it, so unknown versions are refused.
+// send it to the enclosing run and record it. Its JSON form is the hand-off
+// protocol: a child may run another version of progressotel, so unknown
+// versions are refused.
 type message struct {
 	V    int       `json:"v"`
 	Kind string    `json:"kind"`
@@ -49,9 +50,8 @@ type message struct {
 
 	Envelope envelope `json:"envelope,omitzero"`
 
-	// Carrier holds the emitter's trace context, baggage and tracectx
-	// as propagation.Default() injects them (traceparent, baggage,
-	// x-tracectx-*): the run records the event in that context.
+	// Carrier holds the emitter's trace context, baggage and tracectx, as
+	// propagation.Default() injects them: the run records in that context.
 	Carrier map[string]string `json:"carrier,omitempty"`
 }
 
@@ -61,16 +61,13 @@ type condition struct {
 	Message string `json:"message,omitempty"`
 }
 
-// envelope is progress.Envelope in the message's JSON.
+// envelope is progress.Envelope (the same fields, converted) in the
+// message's JSON.
 type envelope struct {
 	Component          progress.Component `json:"component,omitzero"`
 	Resource           progress.Resource  `json:"resource,omitzero"`
 	Scope              map[string]string  `json:"scope,omitempty"`
 	ObservedGeneration int64              `json:"observedGeneration,omitempty"`
-}
-
-func (e envelope) progress() progress.Envelope {
-	return progress.Envelope{Component: e.Component, Resource: e.Resource, Scope: e.Scope, ObservedGeneration: e.ObservedGeneration}
 }
 
 // inherit fills what e leaves unset from the run's envelope: the component
@@ -84,13 +81,8 @@ func (e envelope) inherit(run envelope) envelope {
 		e.Resource = run.Resource
 	}
 	if len(run.Scope) > 0 {
-		scope := make(map[string]string, len(run.Scope)+len(e.Scope))
-		for k, v := range run.Scope {
-			scope[k] = v
-		}
-		for k, v := range e.Scope {
-			scope[k] = v
-		}
+		scope := maps.Clone(run.Scope)
+		maps.Copy(scope, e.Scope)
 		e.Scope = scope
 	}
 	if e.ObservedGeneration == 0 {
@@ -127,7 +119,6 @@ func (m *message) validate() error {
 		if m.Status == "" {
 			return invalidf("a transition needs a status (--status)")
 		}
-		// The Recorder's own rules: a transition recorded to nowhere.
 		t := progress.Transition{Stream: m.Stream, Condition: progress.Condition{Status: m.Status}}
 		if err := validator.RecordTransition(context.Background(), t); err != nil {
 			return fmt.Errorf("%w: %w", errInvalid, err)
@@ -142,8 +133,7 @@ func (m *message) validate() error {
 }
 
 // validator checks events and transitions by the Recorder's own rules,
-// recording them to nowhere: invalid ones are refused before anything is
-// sent or set up, with the error the run's Recorder would give.
+// recording them to nowhere, with the error the run's Recorder would give.
 var validator = progress.NewRecorder(
 	progress.WithLoggerProvider(lognoop.NewLoggerProvider()),
 	progress.WithMeterProvider(metricnoop.NewMeterProvider()))
@@ -156,7 +146,6 @@ func checkType(typ string) error {
 	return nil
 }
 
-// record records m through rec in ctx.
 func (m *message) record(ctx context.Context, rec *progress.Recorder, env envelope) error {
 	switch m.Kind {
 	case kindEvent:
@@ -165,14 +154,14 @@ func (m *message) record(ctx context.Context, rec *progress.Recorder, env envelo
 			return err
 		}
 		return rec.Record(ctx, progress.Event{
-			Type: m.Type, Details: details, Severity: m.Severity, Time: m.Time, Envelope: env.progress(),
+			Type: m.Type, Details: details, Severity: m.Severity, Time: m.Time, Envelope: progress.Envelope(env),
 		})
 	case kindTransition:
 		t := progress.Transition{
 			Stream:    m.Stream,
 			Condition: progress.Condition{Status: m.Status, Reason: m.Reason, Message: m.Message},
 			Time:      m.Time,
-			Envelope:  env.progress(),
+			Envelope:  progress.Envelope(env),
 		}
 		if m.Previous != nil {
 			t.Previous = &progress.Condition{Status: m.Previous.Status, Reason: m.Previous.Reason, Message: m.Previous.Message}

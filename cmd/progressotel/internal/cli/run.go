@@ -47,7 +47,7 @@ func newRunFlags() (*flag.FlagSet, *runOptions) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&o.operation, "operation", "", "the operation's `name`: the span's name and the operation of the common events, such as Install (default: the command's name)")
 	fs.StringVar(&o.failureCode, "failure-code", DefaultFailureCode, "the failureCode of common/OperationFailed when the command fails: an Ignition failure `code`")
-	fs.StringVar(&o.adapter, "adapter", "auto", "how the command's run is reported: auto (the adapter that knows the command, else command), command or none (operation events only, and --lines), or an adapter's `name`"+adapterList())
+	fs.StringVar(&o.adapter, "adapter", "auto", "how the command's run is reported: auto (the adapter that knows the command, else command), command or none (operation events only, and --lines), or an adapter's `name`: "+adapterNames())
 	fs.BoolVar(&o.lines, "lines", false, "record each line of the command's stdout and stderr as an event (the generic adapter); the lines are still passed through")
 	fs.StringVar(&o.linesType, "lines-type", DefaultLinesType, "the progressEventType of each line with --lines: a `group/Name`")
 	fs.BoolVar(&o.recordArgs, "record-args", false, "record the command line on the run's span (process.command_args), redacted: each argument that looks secret, and the value after a flag with a secret name, is replaced")
@@ -113,8 +113,8 @@ down or hangs delays the exit by --shutdown-timeout at most.`,
 }
 
 func runRun(ctx context.Context, args []string, stdio stdio) Status {
-	// Signals first: from here on a SIGTERM is forwarded to the
-	// command, not fatal to progressotel.
+	// Signals first: from here on a SIGTERM is forwarded to the command,
+	// not fatal to progressotel.
 	sup := newSupervisor()
 	defer sup.stop()
 
@@ -155,8 +155,11 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	// With the live view on progressotel's terminal, the command's output
 	// and progressotel's own warnings are printed above the live area.
 	out := stdio
+	var tp trace.TracerProvider = noop.NewTracerProvider()
 	if tel != nil {
 		out.stdout, out.stderr = tel.commandOutput(stdio)
+		tel.handSpansOver()
+		tp = tel.tel.TracerProvider()
 	}
 	logger := slog.New(slog.NewTextHandler(out.stderr, &slog.HandlerOptions{Level: slog.LevelWarn,
 		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
@@ -166,11 +169,6 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 			return a
 		}})).With("prog", "progressotel")
 
-	var tp trace.TracerProvider = noop.NewTracerProvider()
-	if tel != nil {
-		tel.handSpansOver()
-		tp = tel.tel.TracerProvider()
-	}
 	// The CLI conventions' span of a command run by another: kind CLIENT,
 	// named after the executable; the adapter's run span is its child.
 	executable := filepath.Base(argv[0])
@@ -182,22 +180,20 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	rec := progress.Default()
 
-	// The socket for the child's emits. Without it they export
-	// directly, which still works.
-	var srv *handoff.Server
+	// The socket for the child's emits; without it they export directly.
+	srv, err := handoff.Listen("")
 	srvDone := make(chan struct{})
-	if s, err := handoff.Listen(""); err != nil {
+	if err != nil {
 		warnf(out.stderr, "no socket for emits: %v", err)
 		close(srvDone)
 	} else {
-		srv = s
 		h := &emitHandler{ctx: ctx, rec: rec, env: env}
 		go func() { defer close(srvDone); _ = srv.Serve(ctx, handoff.WithSpans(h.handle, tel.localSpans())) }()
 	}
 
 	inv := &Invocation{
 		Argv: argv, Env: func(ctx context.Context) []string { return childEnv(ctx, os.Environ(), srv) }, Operation: o.operation, FailureCode: o.failureCode,
-		Envelope: env.progress(), Recorder: rec, TracerProvider: tp,
+		Envelope: progress.Envelope(env), Recorder: rec, TracerProvider: tp,
 		Stdin: stdio.stdin, Stdout: out.stdout, Stderr: out.stderr, Logger: logger,
 		Lines: LinesOptions{Enabled: o.lines, Type: o.linesType}, sup: sup,
 		Started: func(pid int) { span.SetAttributes(semconv.ProcessPID(pid)) },
@@ -211,8 +207,8 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	sup.onSignalAfterExit(cancel)
 	if srv != nil {
 		_ = srv.Close()
-		<-srvDone
 	}
+	<-srvDone
 	span.SetAttributes(semconv.ProcessExitCode(st.ExitCode()))
 	if st.Signal != 0 {
 		span.SetAttributes(attribute.String("process.exit.signal", signalName(st.Signal)))

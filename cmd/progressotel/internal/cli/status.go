@@ -3,19 +3,13 @@ package cli
 import (
 	"fmt"
 	"os"
-	"syscall"
 
 	"github.com/progressotel/progressotel/internal/kit/procctl"
 )
 
-// Status is how progressotel ends: with an exit code, or, when the child
-// of `run` was killed by a signal, with that signal.
-type Status struct {
-	// Code is the exit code when Signal is 0.
-	Code int
-	// Signal is the signal that killed the child, 0 when it exited.
-	Signal syscall.Signal
-}
+// Status is how progressotel ends: with an exit code (Code), or, when the
+// child of `run` was killed by a signal, with that signal (Signal).
+type Status procctl.Exit
 
 // Exit statuses of progressotel's own.
 const (
@@ -30,12 +24,7 @@ const (
 
 // ExitCode is the status a POSIX shell reports for s: the exit code, or
 // 128+N for signal N.
-func (s Status) ExitCode() int {
-	if s.Signal != 0 {
-		return procctl.SignalExitCode(s.Signal)
-	}
-	return s.Code
-}
+func (s Status) ExitCode() int { return procctl.Exit(s).ExitCode() }
 
 // OK reports an exit with code 0.
 func (s Status) OK() bool { return s.Signal == 0 && s.Code == 0 }

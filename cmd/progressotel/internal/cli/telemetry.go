@@ -16,7 +16,6 @@ import (
 	"github.com/progressotel/progressotel/internal/base/term"
 	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
-	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/propagation"
 )
 
@@ -29,9 +28,9 @@ const (
 	exportersSet                             // OTEL_LOGS_EXPORTER or an OTLP endpoint
 )
 
-// exporters reads the environment the way otelbridge.Setup does, to tell
-// whether anything is configured at all: Setup's own default (live or
-// JSON lines) suits a program, not a wrapper whose stdout is the child's.
+// exporters reads the environment as otelbridge.Setup does, to tell whether
+// anything is configured: Setup's own default suits a program, not a
+// wrapper whose stdout is the child's.
 func exporters() exporterSetting {
 	if strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true") {
 		return exportersDisabled
@@ -51,17 +50,15 @@ func exporters() exporterSetting {
 // noExporterWarning is the one line printed when nothing is configured.
 const noExporterWarning = "no exporter configured (set OTEL_LOGS_EXPORTER, or OTEL_EXPORTER_OTLP_ENDPOINT for a collector): nothing is exported"
 
-// telemetry is what a command set up: the SDK, and where its local
-// output goes.
+// telemetry is what a command set up: the SDK and its local output.
 type telemetry struct {
 	tel    *otelbridge.Telemetry
 	output *os.File // --output, closed by shutdown
 }
 
-// setupTelemetry sets up the SDK for a command. export false sets it up
-// with no exporter (a run still needs real span ids for its child).
-// Errors of the OpenTelemetry SDK (failed exports) are printed on stderr,
-// a few at most.
+// setupTelemetry sets up the SDK for a command; export false: with no
+// exporter (a run still needs real span ids for its child). The SDK's
+// errors (failed exports) are printed on stderr, a few at most.
 func setupTelemetry(ctx context.Context, o *commonOptions, export, spans bool, stderr io.Writer, extra ...otelbridge.Option) (*telemetry, error) {
 	otel.SetErrorHandler(newErrorPrinter(stderr, 3))
 	name := o.envelope.component
@@ -89,7 +86,7 @@ func setupTelemetry(ctx context.Context, o *commonOptions, export, spans bool, s
 	tel, err := otelbridge.Setup(ctx, append(opts, extra...)...)
 	if err != nil {
 		if t.output != nil {
-			t.output.Close()
+			_ = t.output.Close()
 		}
 		return nil, err
 	}
@@ -121,14 +118,12 @@ func (t *telemetry) shutdown(ctx context.Context, stderr io.Writer) {
 	}
 }
 
-// commandOutput is where a run's command writes, and progressotel's own
-// warnings during the run: through the live view's Output when the view
-// draws on progressotel's stderr, so that each line is printed above the
-// live area instead of through it (the command's stdout too when it is a
-// terminal: the same screen; stdout redirected to a file or a pipe stays
-// as it is). Without the live view, or with --output, unchanged. The
-// command then writes to a pipe, not to the terminal: OTEL_LOGS_EXPORTER=
-// pretty gives it the terminal.
+// commandOutput is where a run's command and progressotel's own warnings
+// write during the run: through the live view's Output when the view draws
+// on progressotel's stderr, so that each line is printed above the live
+// area (stdout too when it is that terminal; redirected, it stays as it
+// is). Without the live view, or with --output, unchanged. (The command
+// then writes to a pipe: OTEL_LOGS_EXPORTER=pretty gives it the terminal.)
 func (t *telemetry) commandOutput(s stdio) (stdout, stderr io.Writer) {
 	live := t.tel.Output()
 	if t.output != nil || live == io.Writer(os.Stderr) || s.stderr != io.Writer(os.Stderr) {
@@ -140,9 +135,6 @@ func (t *telemetry) commandOutput(s stdio) (stdout, stderr io.Writer) {
 	}
 	return stdout, live
 }
-
-// recorder is the Recorder Setup installed.
-func (t *telemetry) recorder() *progress.Recorder { return progress.Default() }
 
 // contextFromEnv returns ctx with the trace context, baggage and tracectx
 // of the environment (TRACEPARENT, TRACESTATE, BAGGAGE, X_TRACECTX_*) and
@@ -156,8 +148,7 @@ func contextFromEnv(ctx context.Context, tracectx pairs) context.Context {
 }
 
 // errorPrinter prints the first few errors of the OpenTelemetry SDK and
-// says when it stops: during a collector outage every export fails, and
-// the child's stderr is no place for a flood.
+// says when it stops: in a collector outage every export fails.
 type errorPrinter struct {
 	mu    sync.Mutex
 	w     io.Writer

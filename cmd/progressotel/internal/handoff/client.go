@@ -25,21 +25,19 @@ func (e *RejectedError) Unwrap() error {
 	return nil
 }
 
-// ErrUnreachable wraps the error of a request that was not sent: no
-// socket, or a refused connection (the run has ended). The caller may
-// record the event some other way.
-var ErrUnreachable = errors.New("handoff: the run is not reachable")
-
-// ErrNoAnswer wraps the error of a request that was sent, or partly sent,
-// and not answered in time: the run may or may not have recorded it, so
-// recording it again could duplicate it.
-var ErrNoAnswer = errors.New("handoff: no answer from the run")
+var (
+	// ErrUnreachable wraps the error of a request that was not sent: no
+	// socket, or a refused connection (the run has ended).
+	ErrUnreachable = errors.New("handoff: the run is not reachable")
+	// ErrNoAnswer wraps the error of a request that was sent, or partly,
+	// and not answered in time: the run may have recorded it.
+	ErrNoAnswer = errors.New("handoff: no answer from the run")
+)
 
 // Send sends one request (a JSON object, without a newline) to the run
-// listening on path and waits, at most timeout, for its answer. It returns
-// nil when the run accepted it, a *RejectedError when it did not, an error
-// wrapping ErrUnreachable when the request was not sent, and one wrapping
-// ErrNoAnswer when it was sent and not answered.
+// listening on path and waits, at most timeout, for its answer: nil when
+// the run accepted it, else a *RejectedError, or an error wrapping
+// ErrUnreachable or ErrNoAnswer.
 func Send(path string, request []byte, timeout time.Duration) error {
 	conn, err := net.DialTimeout("unix", path, timeout)
 	if err != nil {

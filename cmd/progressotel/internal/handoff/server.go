@@ -19,20 +19,19 @@ import (
 // the environment of a run's child.
 const EnvSocket = "PROGRESSOTEL_SOCKET"
 
-// MaxRequestBytes bounds one request. An event's details are bounded well
-// below it by progress.Limits.
+// MaxRequestBytes bounds one request (progress.Limits bound an event's
+// details well below it).
 const MaxRequestBytes = 1 << 20
 
-// connTimeout bounds one connection, from accept to answer, so that a peer
-// that connects and says nothing holds nothing for long.
-const connTimeout = 10 * time.Second
-
-// maxConcurrent bounds the connections served at once; more wait in the
-// listener's backlog (their emits wait, nothing is dropped).
-const maxConcurrent = 64
-
-// socketName is the socket's name inside the private directory.
-const socketName = "emit.sock"
+const (
+	// connTimeout bounds one connection, from accept to answer: a peer that
+	// says nothing holds nothing for long.
+	connTimeout = 10 * time.Second
+	// maxConcurrent bounds the connections served at once; more wait in
+	// the listener's backlog (their emits wait, nothing is dropped).
+	maxConcurrent = 64
+	socketName    = "emit.sock" // in the private directory
+)
 
 // Handler handles one request. A nil error is answered as accepted. An
 // error wrapping ErrInvalid is answered as invalid input; any other as a
@@ -66,9 +65,9 @@ type Server struct {
 
 // Listen creates a private directory under base (the system's temporary
 // directory when base is empty, or /tmp when that would make the socket's
-// path longer than a unix socket address allows) and listens on a socket in
-// it. Close removes both.
-func Listen(base string) (*Server, error) {
+// path too long for a unix socket address) and listens on a socket in it.
+// Close removes both.
+func Listen(base string) (_ *Server, err error) {
 	if base == "" {
 		base = os.TempDir()
 		// sun_path holds 108 bytes on Linux, 104 on the BSDs.
@@ -80,20 +79,22 @@ func Listen(base string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("handoff: private directory: %w", err)
 	}
+	defer func() {
+		if err != nil {
+			_ = os.RemoveAll(dir)
+		}
+	}()
 	// MkdirTemp creates it 0700; say so explicitly, whatever the umask.
 	if err := os.Chmod(dir, 0o700); err != nil {
-		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("handoff: private directory: %w", err)
 	}
 	path := filepath.Join(dir, socketName)
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
-		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("handoff: listen: %w", err)
 	}
 	if err := os.Chmod(path, 0o600); err != nil {
 		_ = ln.Close()
-		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("handoff: socket permissions: %w", err)
 	}
 	return &Server{dir: dir, path: path, ln: ln, sem: make(chan struct{}, maxConcurrent)}, nil
@@ -106,16 +107,10 @@ func (s *Server) Path() string { return s.path }
 func (s *Server) Serve(ctx context.Context, h Handler) error {
 	for {
 		conn, err := s.ln.AcceptUnix()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			// EMFILE and the like: wait a little instead of spinning.
-			time.Sleep(10 * time.Millisecond)
+		if errors.Is(err, net.ErrClosed) {
+			return nil
+		} else if err != nil {
+			time.Sleep(10 * time.Millisecond) // EMFILE and the like: no spinning
 			continue
 		}
 		if !samePeer(conn) {
@@ -138,7 +133,7 @@ func (s *Server) serveConn(ctx context.Context, conn *net.UnixConn, h Handler) {
 	line, err := readLine(bufio.NewReaderSize(conn, 4096), MaxRequestBytes)
 	if err != nil {
 		s.failed.Add(1)
-		_ = writeAnswer(conn, answer{Error: "handoff: " + err.Error()})
+		_ = json.NewEncoder(conn).Encode(answer{Error: "handoff: " + err.Error()})
 		return
 	}
 	var a answer
@@ -153,7 +148,7 @@ func (s *Server) serveConn(ctx context.Context, conn *net.UnixConn, h Handler) {
 		s.failed.Add(1)
 		a.Error = err.Error()
 	}
-	_ = writeAnswer(conn, a)
+	_ = json.NewEncoder(conn).Encode(a)
 }
 
 // Stats returns the counts so far.
@@ -180,19 +175,9 @@ type answer struct {
 	Invalid bool   `json:"invalid,omitempty"`
 }
 
-func writeAnswer(conn net.Conn, a answer) error {
-	b, err := json.Marshal(a)
-	if err != nil {
-		return err
-	}
-	_, err = conn.Write(append(b, '\n'))
-	return err
-}
-
-// errTooLong reports a line over the limit.
 var errTooLong = errors.New("request longer than the limit")
 
-// readLine reads one line (without its newline) of at most max bytes. A
+// readLine reads one line (without its newline) of at most max bytes; a
 // last line without a newline is accepted.
 func readLine(r *bufio.Reader, max int) ([]byte, error) {
 	var line []byte
