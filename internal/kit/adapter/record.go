@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"io"
 	"maps"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/semconv/v1.43.0/cicdconv"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/internal/base/tooltext"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -95,4 +97,23 @@ func Later(t, min time.Time) time.Time {
 		return min
 	}
 	return t
+}
+
+// Show writes text, the tool's own text of one message or event (Ansible's
+// display text, an OpenTofu @message, a line that was no message), to
+// Display as one or more lines, cleaned of terminal escapes and control
+// characters (see tooltext.Text). It does nothing without a Display or
+// for an empty text.
+func (c *Config) Show(text string) {
+	if c.Display == nil || text == "" {
+		return
+	}
+	text = tooltext.Text(text, 0)
+	if text == "" {
+		return
+	}
+	if text[len(text)-1] != '\n' {
+		text += "\n"
+	}
+	_, _ = io.WriteString(c.Display, text)
 }

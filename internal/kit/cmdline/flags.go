@@ -35,3 +35,15 @@ func SplitSubcommand(args []string) (global []string, sub string, rest []string,
 func Tool(arg0 string) string {
 	return strings.TrimSuffix(filepath.Base(arg0), ".exe")
 }
+
+// ShellQuote quotes args for a POSIX shell, or for what splits a command
+// line like one (Python's shlex, which ansible-runner uses for --cmdline
+// and its args file): each argument in single quotes, a single quote
+// inside it closing the quotes, escaped, and opening them again.
+func ShellQuote(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}

@@ -1,8 +1,10 @@
 package procctl
 
 import (
+	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -105,6 +107,28 @@ func (c *Child) Start() error {
 	return err
 }
 
+// startLocked runs start and then wait on one goroutine locked to its OS
+// thread while the child runs. Linux's parent-death signal follows the
+// thread that started the child, not the process: were that thread to end
+// (the runtime ends a thread whose goroutine exits locked to it), the child
+// would get the signal while the driver lives. The goroutine exits locked
+// once the child has been reaped, so the thread ends with nothing left to
+// signal. (Elsewhere it costs nothing: Wait holds a thread anyway.)
+func startLocked(start func() error, wait func()) error {
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		err := start()
+		started <- err
+		if err != nil {
+			runtime.UnlockOSThread()
+			return
+		}
+		wait()
+	}()
+	return <-started
+}
+
 // TerminalSignal is a signal a terminal sent to its whole foreground job
 // (Ctrl-C's SIGINT, Ctrl-\'s SIGQUIT), not with kill(2) to one process:
 // Deliver sends it to the whole process group.
@@ -170,4 +194,80 @@ func (c *Child) Close() error {
 		return nil
 	}
 	return c.Stdout.Close()
+}
+
+// Command is a command line that a wrapper (the progressotel command) runs
+// as its user gave it, through an adapter's own launcher (packages ansible,
+// terraform). The adapter adds only what its stream needs (-json, an
+// ansible-runner private directory); the run ends with the status the
+// command itself would have had.
+type Command struct {
+	Argv   []string  // the command line; Argv[0] is the tool, a name or a path
+	Env    []string  // the environment; nil: the current process's
+	Stdin  io.Reader // nil: none (/dev/null)
+	Stderr io.Writer // the tool's stderr as it is; nil: kept for errors only
+	// Signals are delivered to the command as if sent to it directly (see
+	// Child.Deliver): what the wrapper receives. nil: none.
+	Signals <-chan os.Signal
+	// Started, when set, is called with the pid of the process started
+	// (ansible-runner for an ansible-playbook command line).
+	Started func(pid int)
+}
+
+// Forward delivers each signal of sigs to c (see Child.Deliver), from a
+// goroutine, until stop is called; stop waits for that goroutine.
+func Forward(c *Child, sigs <-chan os.Signal) (stop func()) {
+	if sigs == nil {
+		return func() {}
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-done:
+				return
+			case s := <-sigs:
+				c.Deliver(s)
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// SignalExitCode is the status a POSIX shell reports for a process killed
+// by sig: 128+sig.
+func SignalExitCode(sig syscall.Signal) int { return 128 + int(sig) }
+
+// ExitCode is the shell's view of how a process ended: its exit status, or
+// 128+n when signal n killed it (see SignalExitCode).
+func ExitCode(ps *os.ProcessState) int { return ExitOf(ps).ExitCode() }
+
+// Exit is how a process ended, as a shell sees it: its exit code, or the
+// signal that killed it.
+type Exit struct {
+	// Code is the exit status when Signal is 0; -1 when the process did
+	// not start.
+	Code int
+	// Signal is the signal that killed the process, 0 when it exited.
+	Signal syscall.Signal
+}
+
+// ExitOf reads how a process ended; a nil ps (not started) is Code -1.
+func ExitOf(ps *os.ProcessState) Exit {
+	if ps == nil {
+		return Exit{Code: -1}
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return Exit{Signal: ws.Signal()}
+	}
+	return Exit{Code: ps.ExitCode()}
+}
+
+// ExitCode is the shell's view of e: the code, or 128+n for signal n.
+func (e Exit) ExitCode() int {
+	if e.Signal != 0 {
+		return SignalExitCode(e.Signal)
+	}
+	return e.Code
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -13,11 +14,13 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/ansible"
 	"github.com/progressotel/progressotel/internal/base/term"
 	"github.com/progressotel/progressotel/internal/kit/adapter"
 	"github.com/progressotel/progressotel/internal/kit/cmdline"
 	"github.com/progressotel/progressotel/internal/kit/procctl"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/terraform"
 )
 
 // Adapter turns the run of a tool it knows into progress events and
@@ -197,4 +200,55 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 		fail(name + " " + st.String())
 	}
 	return st
+}
+
+// ansibleAdapter reports Ansible runs with package ansible, from
+// ansible-runner's job events: each is recorded live, in the playbook →
+// play → task → host spans under the run's span, as for ansible.Run. The
+// command line runs through ansible.RunCommandLine; without ansible-runner
+// it runs as a plain command, with a warning. stdout shows what Ansible
+// would have printed.
+type ansibleAdapter struct{}
+
+func (ansibleAdapter) Name() string { return "ansible" }
+
+func (ansibleAdapter) Match(argv []string) bool { return ansible.Reports(argv) }
+
+func (a ansibleAdapter) Run(ctx context.Context, inv *Invocation) Status {
+	_, exit, err := ansible.RunCommandLine(ctx, inv.command(ctx, false), ansible.WithRecorder(inv.Recorder),
+		ansible.WithTracerProvider(inv.TracerProvider), ansible.WithEnvelope(inv.Envelope),
+		ansible.WithLogger(inv.Logger), ansible.WithDisplay(inv.Stdout), ansible.WithOperation(inv.Operation))
+	if errors.Is(err, ansible.ErrNotInstalled) {
+		inv.Logger.Warn("ansible-runner is not installed: ansible-playbook runs as a plain command, without Ansible's events (Debian: apt-get install python3-ansible-runner)")
+		return commandAdapter{}.Run(ctx, inv)
+	}
+	var prompt *ansible.VarsPromptError
+	if errors.As(err, &prompt) {
+		inv.Logger.Warn("the playbook prompts for a variable, which a run cannot answer: it was stopped (give the variable with -e)", "var", prompt.Var)
+	}
+	return launched(inv, exit, err)
+}
+
+// terraformAdapter reports OpenTofu and Terraform runs with package
+// terraform, through terraform.RunCommandLine: it adds -json (and neither
+// -auto-approve nor -input=false) and records each message of the tool's
+// machine-readable UI live, in a span per resource operation. An apply or
+// destroy that would prompt for approval cannot run with -json: it runs as
+// a plain command, with a warning.
+type terraformAdapter struct{}
+
+func (terraformAdapter) Name() string { return "terraform" }
+
+func (terraformAdapter) Match(argv []string) bool { return terraform.Reports(argv) }
+
+func (a terraformAdapter) Run(ctx context.Context, inv *Invocation) Status {
+	_, sub, _, _ := cmdline.SplitSubcommand(inv.Argv[1:])
+	_, exit, err := terraform.RunCommandLine(ctx, inv.command(ctx, false), terraform.WithRecorder(inv.Recorder),
+		terraform.WithTracerProvider(inv.TracerProvider), terraform.WithEnvelope(inv.Envelope),
+		terraform.WithLogger(inv.Logger), terraform.WithDisplay(inv.Stdout), terraform.WithOperation(inv.Operation))
+	if errors.Is(err, terraform.ErrPrompts) {
+		inv.Logger.Warn(cmdline.Tool(inv.Argv[0]) + " " + sub + " asks for approval, which -json cannot: its events are not reported (add -auto-approve)")
+		return commandAdapter{}.Run(ctx, inv)
+	}
+	return launched(inv, exit, err)
 }

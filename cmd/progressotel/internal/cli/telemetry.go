@@ -12,7 +12,9 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/progressotel/progressotel/cmd/progressotel/internal/handoff"
 	"github.com/progressotel/progressotel/internal/base/term"
 	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
@@ -174,4 +176,52 @@ func (p *errorPrinter) Handle(err error) {
 // warnf prints one line on stderr, prefixed with the program's name.
 func warnf(w io.Writer, format string, args ...any) {
 	fmt.Fprintf(w, "progressotel: "+format+"\n", args...)
+}
+
+// A run inside a run hands the start and end of its spans to the
+// enclosing run over the socket its emits use, so that the enclosing run's
+// live view shows them as rows of its own tree. The nested run still
+// exports its spans itself.
+
+// nestedExporters returns, inside an enclosing run (its socket in the
+// environment) and without --output, the exporters of OTEL_LOGS_EXPORTER
+// but the live view: the enclosing run's view shows the nested run's spans,
+// while the nested run's own view, on a pipe to it, could only print plain
+// lines through it. The other exporters stay. ok is false when nothing
+// changes.
+func nestedExporters(o *commonOptions) (names []string, ok bool) {
+	env := os.Getenv("OTEL_LOGS_EXPORTER")
+	if os.Getenv(handoff.EnvSocket) == "" || o.output != "" {
+		return nil, false
+	}
+	for _, n := range strings.Split(env, ",") {
+		if n = strings.TrimSpace(n); strings.EqualFold(n, otelbridge.ExporterLive) {
+			ok = true
+		} else if n != "" {
+			names = append(names, n)
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	if len(names) == 0 {
+		names = []string{otelbridge.ExporterNone}
+	}
+	return names, true
+}
+
+// handSpansOver registers, inside an enclosing run, the processor that
+// hands this run's spans to it; before the run's span starts.
+func (t *telemetry) handSpansOver() {
+	if path, tp := os.Getenv(handoff.EnvSocket), t.tel.TracerProvider(); path != "" && tp != nil {
+		tp.RegisterSpanProcessor(handoff.NewSpanForwarder(path))
+	}
+}
+
+// localSpans is where a nested run's spans go: the run's live view, if any.
+func (t *telemetry) localSpans() sdktrace.SpanProcessor {
+	if t == nil {
+		return nil
+	}
+	return t.tel.LocalSpanProcessor()
 }

@@ -3,9 +3,26 @@ package procctl
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 )
+
+// onParentDeath asks the kernel to send the child stop.Signal (SIGKILL
+// when there is none) if the driver dies first, SIGKILL included, so that
+// a run does not go on unsupervised: the tool gets its usual request to
+// stop (ansible-runner then stops the playbook).
+func onParentDeath(cmd *exec.Cmd, stop Stop) {
+	sig, ok := stop.Signal.(syscall.Signal)
+	if !ok || stop.Signal == os.Kill {
+		sig = syscall.SIGKILL
+	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = sig
+}
 
 // DescendantGroups returns the process groups of every descendant of pid,
 // read from /proc: how a stop finds a helper that made a session of its
