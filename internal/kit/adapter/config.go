@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"cmp"
 	"io"
 	"log/slog"
 	"os"
@@ -78,9 +79,7 @@ func Configure[C any, O ~func(*C)](c *C, common *Config, d Defaults, opts []O) {
 	if common.Redactor == nil {
 		common.Redactor = progress.DefaultRedactor()
 	}
-	if common.Logger == nil {
-		common.Logger = slog.Default()
-	}
+	common.Logger = cmp.Or(common.Logger, slog.Default())
 	if !common.semconvSet {
 		common.Semconv = ParseSemconv(os.Getenv(SemconvEnv))
 	}
@@ -96,14 +95,11 @@ func Configure[C any, O ~func(*C)](c *C, common *Config, d Defaults, opts []O) {
 			*t = ""
 		}
 	}
-	if common.meterProvider == nil {
-		common.meterProvider = otel.GetMeterProvider()
-	}
-	m, err := newRunMetrics(common.meterProvider, common.scope)
+	var err error
+	common.metrics, err = newRunMetrics(cmp.Or(common.meterProvider, otel.GetMeterProvider()), common.scope)
 	if err != nil {
 		common.Logger.Warn(common.name+": the run metrics are off", "error", err.Error())
 	}
-	common.metrics = m
 }
 
 // SetMeterProvider records the run metrics with mp; nil: the global

@@ -45,33 +45,22 @@ func (lr *LineReader) Next() (line []byte, tooLong bool, err error) {
 		if err == nil && len(lr.buf) == 0 && !tooLong && len(chunk) <= lr.max+2 {
 			return trimEOL(chunk), false, nil // the common case: no copy
 		}
-		if !tooLong {
-			if len(lr.buf)+len(chunk) > lr.max+2 { // +2: the line end is not counted
-				tooLong = true
-				keep := min(len(chunk), max(0, headBytes-len(lr.buf)))
-				lr.buf = append(lr.buf, chunk[:keep]...)
-			} else {
-				lr.buf = append(lr.buf, chunk...)
-			}
+		if !tooLong && len(lr.buf)+len(chunk) > lr.max+2 { // +2: the line end is not counted
+			tooLong = true
+			lr.buf = append(lr.buf, chunk[:min(len(chunk), max(0, headBytes-len(lr.buf)))]...)
+		} else if !tooLong {
+			lr.buf = append(lr.buf, chunk...)
 		}
-		switch {
-		case err == nil:
-			if tooLong {
-				return lr.buf, true, nil
-			}
-			return trimEOL(lr.buf), false, nil
-		case errors.Is(err, bufio.ErrBufferFull):
+		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
-		default:
-			lr.err = err
-			if tooLong {
-				return lr.buf, true, nil
-			}
-			if len(lr.buf) > 0 {
-				return trimEOL(lr.buf), false, nil
-			}
+		}
+		if lr.err = err; err != nil && !tooLong && len(lr.buf) == 0 {
 			return nil, false, err
 		}
+		if tooLong {
+			return lr.buf, true, nil
+		}
+		return trimEOL(lr.buf), false, nil
 	}
 }
 

@@ -48,8 +48,8 @@ type Operation struct {
 	ended    bool
 }
 
-// StartOperation is StartRun for a run whose pipeline is named by the
-// operation, with spanName its name under SemconvOld.
+// StartOperation is StartRun for a run whose pipeline is the operation,
+// named spanName under SemconvOld.
 func (c *Config) StartOperation(parent context.Context, name, spanName string, t time.Time, attrs ...attribute.KeyValue) *Operation {
 	return c.StartRun(parent, Run{Operation: name, Pipeline: name, OldSpan: spanName}, t, attrs...)
 }
@@ -61,8 +61,7 @@ func startedEvent(name string, t time.Time) progress.Event {
 }
 
 // Complete records common/OperationCompleted at end, with the duration
-// since start, and ends the span at end (never before start) with the
-// result success.
+// since start, and ends the span (never before start) with result success.
 func (o *Operation) Complete(start, end time.Time) {
 	evt := progress.OperationCompleted(o.Name, end.Sub(start))
 	evt.Time = end
@@ -76,11 +75,10 @@ func (o *Operation) Fail(start, end time.Time, failureCode, description string, 
 	o.FailAs(cicdconv.PipelineResultFailure, start, end, failureCode, description, extra)
 }
 
-// FailAs records common/OperationFailed at end, with more details when
-// extra is set, sets the span's status to the error with the
-// description, its result and error.type (the failure code, also the
-// event's), and ends the span at end (never before start). description
-// must be user-safe.
+// FailAs records common/OperationFailed at end, with extra details, sets
+// the span's status to the error with the (user-safe) description, its
+// result and error.type (the failure code), and ends the span at end
+// (never before start).
 func (o *Operation) FailAs(result cicdconv.PipelineResultAttr, start, end time.Time, failureCode, description string, extra map[string]any) {
 	evt := progress.OperationFailed(o.Name, failureCode, description)
 	maps.Copy(evt.Details.(map[string]any), extra)
@@ -100,10 +98,9 @@ func Later(t, min time.Time) time.Time {
 }
 
 // Show writes text, the tool's own text of one message or event (Ansible's
-// display text, an OpenTofu @message, a line that was no message), to
-// Display as one or more lines, cleaned of terminal escapes and control
-// characters (see tooltext.Text). It does nothing without a Display or
-// for an empty text.
+// display text, an OpenTofu @message), to Display as lines cleaned of
+// terminal escapes and control characters (tooltext.Text); nothing without
+// a Display.
 func (c *Config) Show(text string) {
 	if c.Display == nil || text == "" {
 		return

@@ -19,9 +19,8 @@ func HasFlag(args []string, name string) bool {
 }
 
 // SplitSubcommand splits args into the global options before the
-// subcommand (such as -chdir=DIR), the subcommand, and its own arguments.
-// ok is false when no argument is a subcommand (every one starts with
-// "-"): then global is args.
+// subcommand (-chdir=DIR), the subcommand, and its own arguments; ok is
+// false when every argument starts with "-" (then global is args).
 func SplitSubcommand(args []string) (global []string, sub string, rest []string, ok bool) {
 	i := slices.IndexFunc(args, func(a string) bool { return !strings.HasPrefix(a, "-") })
 	if i < 0 {
@@ -36,10 +35,9 @@ func Tool(arg0 string) string {
 	return strings.TrimSuffix(filepath.Base(arg0), ".exe")
 }
 
-// ShellQuote quotes args for a POSIX shell, or for what splits a command
-// line like one (Python's shlex, which ansible-runner uses for --cmdline
-// and its args file): each argument in single quotes, a single quote
-// inside it closing the quotes, escaped, and opening them again.
+// ShellQuote quotes args for a POSIX shell, or Python's shlex (as
+// ansible-runner splits --cmdline and its args file): each in single
+// quotes, a single quote inside as '\''.
 func ShellQuote(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {

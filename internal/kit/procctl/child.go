@@ -190,10 +190,10 @@ func (c *Child) Delivered() syscall.Signal { return syscall.Signal(c.delivered.L
 
 // Close closes the read end of stdout.
 func (c *Child) Close() error {
-	if c.Stdout == nil {
-		return nil
+	if c.Stdout != nil {
+		return c.Stdout.Close()
 	}
-	return c.Stdout.Close()
+	return nil
 }
 
 // Command is a command line that a wrapper (the progressotel command) runs
@@ -235,22 +235,15 @@ func Forward(c *Child, sigs <-chan os.Signal) (stop func()) {
 	return func() { close(done); <-finished }
 }
 
-// SignalExitCode is the status a POSIX shell reports for a process killed
-// by sig: 128+sig.
-func SignalExitCode(sig syscall.Signal) int { return 128 + int(sig) }
-
 // ExitCode is the shell's view of how a process ended: its exit status, or
-// 128+n when signal n killed it (see SignalExitCode).
+// 128+n when signal n killed it.
 func ExitCode(ps *os.ProcessState) int { return ExitOf(ps).ExitCode() }
 
 // Exit is how a process ended, as a shell sees it: its exit code, or the
 // signal that killed it.
 type Exit struct {
-	// Code is the exit status when Signal is 0; -1 when the process did
-	// not start.
-	Code int
-	// Signal is the signal that killed the process, 0 when it exited.
-	Signal syscall.Signal
+	Code   int            // the exit status when Signal is 0; -1: the process did not start
+	Signal syscall.Signal // the signal that killed the process, 0 when it exited
 }
 
 // ExitOf reads how a process ended; a nil ps (not started) is Code -1.
@@ -267,7 +260,7 @@ func ExitOf(ps *os.ProcessState) Exit {
 // ExitCode is the shell's view of e: the code, or 128+n for signal n.
 func (e Exit) ExitCode() int {
 	if e.Signal != 0 {
-		return SignalExitCode(e.Signal)
+		return 128 + int(e.Signal)
 	}
 	return e.Code
 }

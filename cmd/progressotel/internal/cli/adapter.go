@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -140,10 +141,7 @@ func (commandAdapter) Match([]string) bool { return true }
 
 func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	name := filepath.Base(inv.Argv[0])
-	operation := inv.Operation
-	if operation == "" {
-		operation = name
-	}
+	operation := cmp.Or(inv.Operation, name)
 	cfg := &adapter.Config{Recorder: inv.Recorder, Envelope: inv.Envelope, Logger: inv.Logger}
 	adapter.Configure(cfg, cfg, adapter.Defaults{Name: "progressotel", Scope: ScopeName, GracePeriod: 10 * time.Second, MaxLineBytes: maxLine},
 		[]func(*adapter.Config){func(c *adapter.Config) { c.SetTracerProvider(inv.TracerProvider) }})

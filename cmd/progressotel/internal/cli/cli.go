@@ -174,35 +174,32 @@ func printTable(w io.Writer, rows [][2]string) {
 	}
 	width = min(width, 34)
 	for _, r := range rows {
-		lines := wrap(r[1], 78-width-4)
-		if len(r[0]) > width {
-			fmt.Fprintf(w, "  %s\n", r[0])
-			fmt.Fprintf(w, "  %-*s  %s\n", width, "", lines[0])
-		} else {
-			fmt.Fprintf(w, "  %-*s  %s\n", width, r[0], lines[0])
+		left := r[0]
+		if len(left) > width {
+			fmt.Fprintf(w, "  %s\n", left)
+			left = ""
 		}
-		for _, l := range lines[1:] {
-			fmt.Fprintf(w, "  %-*s  %s\n", width, "", l)
+		for _, l := range wrap(r[1], 78-width-4) {
+			fmt.Fprintf(w, "  %-*s  %s\n", width, left, l)
+			left = ""
 		}
 	}
 }
 
 func wrap(s string, width int) []string {
 	width = max(width, 30)
-	var lines []string
-	line := ""
+	lines := []string{""}
 	for _, word := range strings.Fields(s) {
-		if line != "" && len(line)+1+len(word) > width {
-			lines = append(lines, line)
-			line = word
-			continue
+		switch last := &lines[len(lines)-1]; {
+		case *last == "":
+			*last = word
+		case len(*last)+1+len(word) > width:
+			lines = append(lines, word)
+		default:
+			*last += " " + word
 		}
-		if line != "" {
-			line += " "
-		}
-		line += word
 	}
-	return append(lines, line)
+	return lines
 }
 
 var versionCommand = &command{

@@ -64,29 +64,28 @@ func (o *commonOptions) check() error {
 // envelopeFlags are the envelope of the events: who emits them, about
 // which resource, for which tenant.
 type envelopeFlags struct {
-	component, componentVersion                              string
-	resourceType, resourceID, resourceNamespace, resourceUID string
-	tenant, organization, project                            string
-	scope                                                    pairs
-	generation                                               int64
+	env                           envelope // but its Scope, which envelope builds
+	tenant, organization, project string
+	scope                         pairs
 }
 
 func (e *envelopeFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&e.component, "component", "", "the emitting driver or component's `name` (progress.component.name)")
-	fs.StringVar(&e.componentVersion, "component-version", "", "its `version`")
-	fs.StringVar(&e.resourceType, "resource-type", "", "the managed resource's `type` (progress.resource.type)")
-	fs.StringVar(&e.resourceID, "resource-id", "", "the managed resource's `id` or name")
-	fs.StringVar(&e.resourceNamespace, "resource-namespace", "", "the managed resource's `namespace`")
-	fs.StringVar(&e.resourceUID, "resource-uid", "", "the managed resource's `uid`")
+	c, r := &e.env.Component, &e.env.Resource
+	fs.StringVar(&c.Name, "component", "", "the emitting driver or component's `name` (progress.component.name)")
+	fs.StringVar(&c.Version, "component-version", "", "its `version`")
+	fs.StringVar(&r.Type, "resource-type", "", "the managed resource's `type` (progress.resource.type)")
+	fs.StringVar(&r.ID, "resource-id", "", "the managed resource's `id` or name")
+	fs.StringVar(&r.Namespace, "resource-namespace", "", "the managed resource's `namespace`")
+	fs.StringVar(&r.UID, "resource-uid", "", "the managed resource's `uid`")
 	fs.StringVar(&e.tenant, "tenant", "", "the `tenant`: scope key tenant, the collector's routing key (progress.tenant)")
 	fs.StringVar(&e.organization, "organization", "", "scope key `organization` (the tenant when --tenant is not given)")
 	fs.StringVar(&e.project, "project", "", "scope key `project`")
 	fs.Var(&e.scope, "scope", "add a tenant scope `key=value` (repeatable)")
-	fs.Int64Var(&e.generation, "observed-generation", 0, "`n`, the resource's metadata.generation")
+	fs.Int64Var(&e.env.ObservedGeneration, "observed-generation", 0, "`n`, the resource's metadata.generation")
 }
 
 func (e *envelopeFlags) check() error {
-	if e.generation < 0 {
+	if e.env.ObservedGeneration < 0 {
 		return invalidf("--observed-generation must not be negative")
 	}
 	for _, p := range e.scope {
@@ -98,12 +97,7 @@ func (e *envelopeFlags) check() error {
 }
 
 func (e *envelopeFlags) envelope() envelope {
-	out := envelope{
-		ObservedGeneration: e.generation,
-	}
-	out.Component.Name, out.Component.Version = e.component, e.componentVersion
-	out.Resource.Type, out.Resource.ID = e.resourceType, e.resourceID
-	out.Resource.Namespace, out.Resource.UID = e.resourceNamespace, e.resourceUID
+	out := e.env
 	scope := map[string]string{}
 	for _, p := range e.scope {
 		scope[p.key] = p.value

@@ -93,7 +93,8 @@ func (l *lineRecorder) copy(stream string, r io.Reader, dst io.Writer) {
 		if len(chunk) > 0 {
 			_, _ = dst.Write(chunk)
 			line := bytes.TrimRight(chunk, "\r\n")
-			l.cfg.Record(l.ctx, progress.Event{Type: l.typ, Details: map[string]any{"stream": stream, "line": string(line)}})
+			l.cfg.Record(l.ctx, progress.Event{Type: l.typ,
+				Details: map[string]any{"stream": stream, "line": string(line)}})
 		}
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 			return

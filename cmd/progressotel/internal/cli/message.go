@@ -61,6 +61,7 @@ type message struct {
 	Carrier map[string]string `json:"carrier,omitempty"`
 }
 
+// condition is progress.Condition (the same fields, converted) in JSON.
 type condition struct {
 	Status  string `json:"status"`
 	Reason  string `json:"reason,omitempty"`
@@ -163,16 +164,13 @@ func (m *message) record(ctx context.Context, rec *progress.Recorder, env envelo
 			Type: m.Type, Details: details, Severity: m.Severity, Time: m.Time, Envelope: progress.Envelope(env),
 		})
 	case kindTransition:
-		t := progress.Transition{
+		return rec.RecordTransition(ctx, progress.Transition{
 			Stream:    m.Stream,
 			Condition: progress.Condition{Status: m.Status, Reason: m.Reason, Message: m.Message},
+			Previous:  (*progress.Condition)(m.Previous),
 			Time:      m.Time,
 			Envelope:  progress.Envelope(env),
-		}
-		if m.Previous != nil {
-			t.Previous = &progress.Condition{Status: m.Previous.Status, Reason: m.Previous.Reason, Message: m.Previous.Message}
-		}
-		return rec.RecordTransition(ctx, t)
+		})
 	}
 	return invalidf("unknown message kind %q", m.Kind)
 }
@@ -240,15 +238,14 @@ func jsonKind(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// sendTimeout bounds the wait for the enclosing run's answer. The run
-// answers once the Recorder took the event, which never waits for I/O.
+// sendTimeout bounds the wait for the enclosing run's answer, given once its
+// Recorder (which never waits for I/O) took the event.
 const sendTimeout = 10 * time.Second
 
 // deliver records m, which has been checked: through the enclosing run when
 // there is one, else with an exporter of its own, else nowhere with a
-// warning. Only invalid input fails (exit status 2): a telemetry problem is
-// reported on stderr and never changes the exit status, since a driver
-// must not fail because its telemetry did.
+// warning. Only invalid input fails (exit status 2): a driver must not fail
+// because its telemetry did.
 func deliver(ctx context.Context, m *message, o *commonOptions, stderr io.Writer) Status {
 	ctx = contextFromEnv(ctx, o.tracectx)
 	if path := os.Getenv(handoff.EnvSocket); path != "" {
@@ -267,18 +264,12 @@ func deliver(ctx context.Context, m *message, o *commonOptions, stderr io.Writer
 		case errors.Is(err, handoff.ErrInvalid):
 			warnf(stderr, "%v", err)
 			return Status{Code: ExitUsage}
-		case errors.Is(err, handoff.ErrUnreachable):
-			// The run has ended (a process it left behind emits):
-			// record it like an emit outside a run.
+		case errors.Is(err, handoff.ErrUnreachable): // the run has ended (this is a leftover)
 			warnf(stderr, "the enclosing run is gone (%s): exporting directly", path)
-		case errors.Is(err, handoff.ErrNoAnswer):
-			// It may have been recorded: exporting it too could
-			// duplicate it.
+		case errors.Is(err, handoff.ErrNoAnswer): // maybe recorded: exporting could duplicate it
 			warnf(stderr, "the enclosing run did not answer (%v): the event may be lost", err)
 			return Status{}
-		default:
-			// Refused for another reason than the input (another
-			// version of progressotel runs the run).
+		default: // refused, not for the input (another version runs the run)
 			warnf(stderr, "the enclosing run did not take the event (%v): exporting directly", err)
 		}
 	}
@@ -290,16 +281,14 @@ func deliver(ctx context.Context, m *message, o *commonOptions, stderr io.Writer
 	case exportersDisabled:
 		return Status{}
 	}
-	// Outside a run, each emit is a process of its own: a sequence number
-	// would restart at 1 every time, so there is none (a run numbers its
-	// emits).
+	// Outside a run each emit is a process of its own, whose sequence
+	// numbers would restart at 1: there are none.
 	t, err := setupTelemetry(ctx, o, true, false, stderr, otelbridge.WithRecorderOptions(progress.WithoutSequence()))
 	if err != nil {
 		warnf(stderr, "telemetry: %v: nothing is exported", err)
 		return Status{}
 	}
-	if err := m.record(ctx, progress.Default(), m.Envelope); err != nil {
-		// Checked before: only a Recorder that disagrees gets here.
+	if err := m.record(ctx, progress.Default(), m.Envelope); err != nil { // checked before
 		warnf(stderr, "%v", err)
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,12 +35,8 @@ const DefaultFailureCode = "INTERNAL_ERROR"
 
 type runOptions struct {
 	commonOptions
-	operation   string
-	failureCode string
-	adapter     string
-	lines       bool
-	linesType   string
-	recordArgs  bool
+	operation, failureCode, adapter, linesType string
+	lines, recordArgs                          bool
 }
 
 func newRunFlags() (*flag.FlagSet, *runOptions) {
@@ -56,9 +53,8 @@ func newRunFlags() (*flag.FlagSet, *runOptions) {
 }
 
 // redactArgs is argv as --record-args records it: each argument through
-// the redaction policy (progress's Redactor), and the argument after a
-// flag with a secret name (--password x) or the value of one
-// (--token=x) replaced whole.
+// progress's Redactor, and the argument after a flag with a secret name
+// (--password x) or the value of one (--token=x) replaced whole.
 func redactArgs(argv []string) []string {
 	r := progress.DefaultRedactor()
 	out := make([]string, len(argv))
@@ -226,16 +222,11 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 // childEnv is env without the trace context, tracectx and socket it may
 // hold from an enclosing run, with those of ctx and srv.
 func childEnv(ctx context.Context, env []string, srv *handoff.Server) []string {
-	out := make([]string, 0, len(env)+8)
-	for _, kv := range env {
+	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
 		name, _, _ := strings.Cut(kv, "=")
-		switch {
-		case name == "TRACEPARENT", name == "TRACESTATE", name == "BAGGAGE", name == handoff.EnvSocket,
-			strings.HasPrefix(name, propagation.EnvPrefix):
-			continue
-		}
-		out = append(out, kv)
-	}
+		return slices.Contains([]string{"TRACEPARENT", "TRACESTATE", "BAGGAGE", handoff.EnvSocket}, name) ||
+			strings.HasPrefix(name, propagation.EnvPrefix)
+	})
 	propagation.Default().Inject(ctx, propagation.EnvCarrier{SetEnv: func(k, v string) {
 		out = append(out, k+"="+v)
 	}})
@@ -257,16 +248,14 @@ func (h *emitHandler) handle(_ context.Context, req []byte) error {
 	if err := json.Unmarshal(req, &m); err != nil {
 		return fmt.Errorf("%w: %v", handoff.ErrInvalid, err)
 	}
-	if m.V != protocolVersion {
-		// Another progressotel in the child: not the input's fault, and
-		// the emit can still export the event itself.
+	if m.V != protocolVersion { // not the input's fault: the emit can export the event itself
 		return fmt.Errorf("message version %d, this run speaks %d", m.V, protocolVersion)
 	}
 	if err := m.validate(); err != nil {
 		return fmt.Errorf("%w: %v", handoff.ErrInvalid, err)
 	}
-	// The emitter's context over the run's: the same span unless it
-	// was given another TRACEPARENT, the run's tracectx plus its own.
+	// The emitter's context over the run's: the same span unless it was
+	// given another TRACEPARENT, the run's tracectx plus its own.
 	ctx := propagation.Default().Extract(h.ctx, otelprop.MapCarrier(m.Carrier))
 	if err := m.record(ctx, h.rec, m.Envelope.inherit(h.env)); err != nil {
 		return fmt.Errorf("%w: %v", handoff.ErrInvalid, err)

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"cmp"
 	"os"
 	"os/signal"
 	"strings"
@@ -61,9 +62,5 @@ func fromTerminal() bool {
 }
 
 func signalName(s syscall.Signal) string {
-	name := unix.SignalName(s)
-	if name == "" {
-		return strings.TrimSpace(s.String())
-	}
-	return name
+	return cmp.Or(unix.SignalName(s), strings.TrimSpace(s.String()))
 }

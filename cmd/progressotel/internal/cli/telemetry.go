@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -62,11 +63,8 @@ type telemetry struct {
 // exporter (a run still needs real span ids for its child). The SDK's
 // errors (failed exports) are printed on stderr, a few at most.
 func setupTelemetry(ctx context.Context, o *commonOptions, export, spans bool, stderr io.Writer, extra ...otelbridge.Option) (*telemetry, error) {
-	otel.SetErrorHandler(newErrorPrinter(stderr, 3))
-	name := o.envelope.component
-	if name == "" {
-		name = "progressotel"
-	}
+	otel.SetErrorHandler(&errorPrinter{w: stderr, left: 3})
+	name := cmp.Or(o.envelope.env.Component.Name, "progressotel")
 	opts := []otelbridge.Option{
 		otelbridge.WithResource(resource.NewSchemaless(attribute.String("service.name", name))),
 	}
@@ -157,8 +155,6 @@ type errorPrinter struct {
 	left  int
 	muted bool
 }
-
-func newErrorPrinter(w io.Writer, n int) *errorPrinter { return &errorPrinter{w: w, left: n} }
 
 func (p *errorPrinter) Handle(err error) {
 	p.mu.Lock()
