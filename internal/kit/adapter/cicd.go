@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/internal/base/outcome"
+	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/wire"
 )
 
@@ -181,7 +182,7 @@ func (c *Config) StartRun(parent context.Context, r Run, t time.Time, attrs ...a
 		}
 	}
 	c.metrics.start(ctx, r.Pipeline)
-	c.Record(ctx, startedEvent(r.Operation, t))
+	c.recordAt(ctx, progress.OperationStarted(r.Operation), t)
 	return op
 }
 

@@ -13,10 +13,9 @@ import (
 // the adapter's warning.
 const headBytes = 256
 
-// LineReader reads newline-terminated lines of any length up to a limit,
-// unlike bufio.Scanner, whose default 64 KiB limit breaks on gathered
-// facts, big results and outputs messages. A longer line is read to its
-// end and skipped, never held whole in memory.
+// LineReader reads lines of any length up to a limit (bufio.Scanner's 64
+// KiB breaks on gathered facts and big results); a longer line is read to
+// its end and skipped, never held whole in memory.
 type LineReader struct {
 	br  *bufio.Reader
 	max int
@@ -31,10 +30,9 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 }
 
 // Next returns the next line without its line end ("\n" or "\r\n"),
-// valid until the next call. tooLong reports a line longer than the
-// limit: it has been skipped to its end, and line holds its first bytes
-// only. At the end of the stream err is io.EOF, or the read error; a last
-// line without a line end is returned before it.
+// valid until the next call. tooLong reports a line over the limit,
+// skipped to its end: line holds its first bytes. At the end err is io.EOF
+// or the read error, after a last line without a line end.
 func (lr *LineReader) Next() (line []byte, tooLong bool, err error) {
 	if lr.err != nil {
 		return nil, false, lr.err

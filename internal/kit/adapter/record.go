@@ -54,18 +54,16 @@ func (c *Config) StartOperation(parent context.Context, name, spanName string, t
 	return c.StartRun(parent, Run{Operation: name, Pipeline: name, OldSpan: spanName}, t, attrs...)
 }
 
-func startedEvent(name string, t time.Time) progress.Event {
-	evt := progress.OperationStarted(name)
+// recordAt records evt at t.
+func (c *Config) recordAt(ctx context.Context, evt progress.Event, t time.Time) {
 	evt.Time = t
-	return evt
+	c.Record(ctx, evt)
 }
 
 // Complete records common/OperationCompleted at end, with the duration
 // since start, and ends the span (never before start) with result success.
 func (o *Operation) Complete(start, end time.Time) {
-	evt := progress.OperationCompleted(o.Name, end.Sub(start))
-	evt.Time = end
-	o.cfg.Record(o.Ctx, evt)
+	o.cfg.recordAt(o.Ctx, progress.OperationCompleted(o.Name, end.Sub(start)), end)
 	o.end(start, end, cicdconv.PipelineResultSuccess, "")
 }
 
@@ -82,8 +80,7 @@ func (o *Operation) Fail(start, end time.Time, failureCode, description string, 
 func (o *Operation) FailAs(result cicdconv.PipelineResultAttr, start, end time.Time, failureCode, description string, extra map[string]any) {
 	evt := progress.OperationFailed(o.Name, failureCode, description)
 	maps.Copy(evt.Details.(map[string]any), extra)
-	evt.Time = end
-	o.cfg.Record(o.Ctx, evt)
+	o.cfg.recordAt(o.Ctx, evt, end)
 	o.Span.SetStatus(codes.Error, description)
 	o.end(start, end, result, failureCode)
 }

@@ -37,7 +37,7 @@ func Tool(arg0 string) string {
 
 // ShellQuote quotes args for a POSIX shell, or Python's shlex (as
 // ansible-runner splits --cmdline and its args file): each in single
-// quotes, a single quote inside as '\''.
+// quotes, a single quote inside closing them, escaped, reopening them.
 func ShellQuote(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {

@@ -74,10 +74,7 @@ func (inv *Invocation) command(ctx context.Context, sharesGroup bool) procctl.Co
 	inv.sup.sharesGroup.Store(sharesGroup)
 	stdin := inv.Stdin
 	if f, ok := stdin.(*os.File); ok && !sharesGroup && term.IsTerminal(f) {
-		// A process group that is not the terminal's foreground one
-		// would be stopped (SIGTTIN) by a read of the terminal: it
-		// reads nothing instead.
-		stdin = nil
+		stdin = nil // a background group reading the terminal would get SIGTTIN
 	}
 	return procctl.Command{Argv: inv.Argv, Env: inv.Env(ctx), Stdin: stdin, Stderr: inv.Stderr,
 		Signals: inv.sup.Signals(), Started: inv.Started}
@@ -151,8 +148,7 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 		op.Fail(started, time.Now(), inv.FailureCode, description, nil)
 	}
 
-	// The command's context is the operation's span: what it starts and
-	// emits nests under the operation.
+	// In the operation's span: what the command starts and emits nests under it.
 	c := inv.command(op.Ctx, true)
 	cmd := exec.Command(inv.Argv[0], inv.Argv[1:]...)
 	cmd.Env = c.Env
@@ -165,8 +161,7 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 		}
 	}
 	// In progressotel's own process group: the command may read the
-	// terminal, and gets a terminal's Ctrl-C from it as without
-	// progressotel.
+	// terminal, and gets a terminal's Ctrl-C from it.
 	child, err := procctl.New(cmd, procctl.Stop{Signal: syscall.SIGTERM, Grace: cfg.GracePeriod, InheritGroup: true})
 	if err == nil {
 		err = child.Start()

@@ -16,11 +16,10 @@ import (
 )
 
 // supervisor takes the signals a run forwards to its command and passes
-// them on Signals, which the adapter's launcher delivers to the command
-// (procctl.Command.Signals). It takes them from the start of the run, so
-// that a SIGTERM during the telemetry set-up is neither lost nor fatal: it
-// waits on Signals until the command has started. Signals after the
-// command has ended cut the telemetry shutdown short (afterExit) instead.
+// them on Signals, to the adapter's launcher (procctl.Command.Signals),
+// from the start of the run: a SIGTERM during the set-up is neither lost
+// nor fatal. Signals after the command has ended cut the telemetry
+// shutdown short (afterExit) instead.
 type supervisor struct {
 	sigs     chan os.Signal
 	out      chan os.Signal // Signals
@@ -34,7 +33,7 @@ type supervisor struct {
 	afterExit func()
 	exited    bool
 	late      bool // a signal arrived after the exit, before afterExit was set
-	stopped   bool
+	stopOnce  sync.Once
 }
 
 // newSupervisor starts taking the forwarded signals but those progressotel
@@ -111,15 +110,11 @@ func (s *supervisor) onSignalAfterExit(f func()) {
 // stop stops taking signals; their default handling is back once it
 // returns.
 func (s *supervisor) stop() {
-	s.mu.Lock()
-	stopped := s.stopped
-	s.stopped = true
-	s.mu.Unlock()
-	if !stopped {
+	s.stopOnce.Do(func() {
 		signal.Stop(s.sigs)
 		close(s.sigs)
 		<-s.done
-	}
+	})
 }
 
 // startFailure is the status, as a POSIX shell gives it, of a command that
@@ -131,19 +126,15 @@ func startFailure(err error) Status {
 	return Status{Code: ExitCannotRun}
 }
 
-// Status is how progressotel ends: with an exit code (Code), or, when the
-// child of `run` was killed by a signal, with that signal (Signal).
+// Status is how progressotel ends: with an exit code, or with the signal
+// that killed the child of `run`.
 type Status procctl.Exit
 
-// Exit statuses of progressotel's own.
+// Exit statuses of progressotel's own (the last two as in POSIX shells).
 const (
-	// ExitUsage: invalid flags or input; nothing was run or emitted.
-	ExitUsage = 2
-	// ExitCannotRun: the command was found but could not be started (as
-	// in POSIX shells).
-	ExitCannotRun = 126
-	// ExitNotFound: the command was not found (as in POSIX shells).
-	ExitNotFound = 127
+	ExitUsage     = 2   // invalid flags or input; nothing was run or emitted
+	ExitCannotRun = 126 // the command was found but could not be started
+	ExitNotFound  = 127 // the command was not found
 )
 
 // ExitCode is the status a POSIX shell reports for s: the exit code, or
@@ -162,9 +153,9 @@ func (s Status) String() string {
 	return fmt.Sprintf("exited with status %d", s.Code)
 }
 
-// Exit ends the process with s: it re-raises s.Signal where it can (see
-// reraise), so that the parent sees the same death as if it had run the
-// child itself, and otherwise exits with ExitCode.
+// Exit ends the process with s: it re-raises s.Signal where it can, so
+// that the parent sees the same death as without progressotel, else exits
+// with ExitCode.
 func (s Status) Exit() {
 	if s.Signal != 0 {
 		reraise(s.Signal)
