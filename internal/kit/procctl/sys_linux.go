@@ -1,11 +1,12 @@
 package procctl
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 )
 
@@ -33,8 +34,8 @@ func DescendantGroups(pid int) []int {
 	if err != nil {
 		return nil
 	}
-	type proc struct{ ppid, pgrp int }
-	procs := map[int]proc{}
+	type proc struct{ pid, pgrp int }
+	children := map[int][]proc{}
 	for _, e := range entries {
 		p, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -45,31 +46,21 @@ func DescendantGroups(pid int) []int {
 			continue
 		}
 		// pid (comm) state ppid pgrp ...: comm may hold spaces and ')'.
-		s := string(b)
 		var state string
-		var pr proc
-		if i := strings.LastIndexByte(s, ')'); i >= 0 {
-			if _, err := fmt.Sscan(s[i+1:], &state, &pr.ppid, &pr.pgrp); err == nil {
-				procs[p] = pr
+		var ppid, pgrp int
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 {
+			if _, err := fmt.Sscan(string(b[i+1:]), &state, &ppid, &pgrp); err == nil {
+				children[ppid] = append(children[ppid], proc{p, pgrp})
 			}
 		}
 	}
-	children := map[int][]int{}
-	for p, pr := range procs {
-		children[pr.ppid] = append(children[pr.ppid], p)
-	}
 	var groups []int
-	seen := map[int]bool{}
-	queue := []int{pid}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, c := range children[p] {
-			if g := procs[c].pgrp; !seen[g] {
-				seen[g] = true
-				groups = append(groups, g)
+	for queue := []int{pid}; len(queue) > 0; queue = queue[1:] {
+		for _, c := range children[queue[0]] {
+			if !slices.Contains(groups, c.pgrp) {
+				groups = append(groups, c.pgrp)
 			}
-			queue = append(queue, c)
+			queue = append(queue, c.pid)
 		}
 	}
 	return groups

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -177,14 +178,13 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	rec := progress.Default()
 
 	// The socket for the child's emits; without it they export directly.
+	var serving sync.WaitGroup
 	srv, err := handoff.Listen("")
-	srvDone := make(chan struct{})
 	if err != nil {
 		warnf(out.stderr, "no socket for emits: %v", err)
-		close(srvDone)
 	} else {
 		h := &emitHandler{ctx: ctx, rec: rec, env: env}
-		go func() { defer close(srvDone); _ = srv.Serve(ctx, handoff.WithSpans(h.handle, tel.localSpans())) }()
+		serving.Go(func() { _ = srv.Serve(ctx, handoff.WithSpans(h.handle, tel.localSpans())) })
 	}
 
 	inv := &Invocation{
@@ -204,7 +204,7 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	if srv != nil {
 		_ = srv.Close()
 	}
-	<-srvDone
+	serving.Wait()
 	span.SetAttributes(semconv.ProcessExitCode(st.ExitCode()))
 	if st.Signal != 0 {
 		span.SetAttributes(attribute.String("process.exit.signal", signalName(st.Signal)))
