@@ -126,8 +126,7 @@ func (c *Config) SetOperation(name string) { c.Operation = name }
 // SetRedactor sets the redactor; nil: progress.DefaultRedactor().
 func (c *Config) SetRedactor(r *progress.Redactor) { c.Redactor = r }
 
-// SetLogger sets the logger of the adapter's warnings; nil:
-// slog.Default().
+// SetLogger sets the logger of the adapter's warnings; nil: slog.Default().
 func (c *Config) SetLogger(l *slog.Logger) { c.Logger = l }
 
 // SetGracePeriod sets the grace period; zero or negative is ignored.

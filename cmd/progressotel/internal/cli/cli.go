@@ -83,10 +83,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 }
 
 func lookup(name string) *command {
-	for _, c := range commands {
-		if c.name == name {
-			return c
-		}
+	if i := slices.IndexFunc(commands, func(c *command) bool { return c.name == name }); i >= 0 {
+		return commands[i]
 	}
 	return nil
 }
