@@ -88,10 +88,9 @@ func (c *Config) ReadLines(ctx context.Context, r io.Reader, line func([]byte), 
 		}
 		l, long, err := lr.Next()
 		switch {
+		case errors.Is(err, io.EOF):
+			return nil
 		case err != nil:
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
 			return err
 		case long:
 			tooLong(l)

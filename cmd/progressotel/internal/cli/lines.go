@@ -33,12 +33,11 @@ type LinesOptions struct {
 // line, and records each line as an event: details {stream, line}. Its
 // methods do nothing on nil.
 type lineRecorder struct {
-	ctx     context.Context
-	cfg     *adapter.Config
-	typ     string
-	readers []*os.File
-	writers []*os.File
-	wg      sync.WaitGroup
+	ctx              context.Context
+	cfg              *adapter.Config
+	typ              string
+	readers, writers []*os.File
+	wg               sync.WaitGroup
 }
 
 func newLineRecorder(ctx context.Context, cfg *adapter.Config, inv *Invocation, cmd *exec.Cmd) (*lineRecorder, error) {

@@ -61,11 +61,10 @@ type Stats struct {
 
 // Server receives requests on a unix socket in a private directory.
 type Server struct {
-	dir  string
-	path string
-	ln   *net.UnixListener
-	sem  chan struct{}
-	wg   sync.WaitGroup
+	dir, path string
+	ln        *net.UnixListener
+	sem       chan struct{}
+	wg        sync.WaitGroup
 
 	accepted, invalid, failed, refused atomic.Int64
 
@@ -129,11 +128,10 @@ func (s *Server) Serve(ctx context.Context, h Handler) error {
 			continue
 		}
 		s.sem <- struct{}{}
-		s.wg.Add(1)
-		go func() {
-			defer func() { <-s.sem; s.wg.Done() }()
+		s.wg.Go(func() {
+			defer func() { <-s.sem }()
 			s.serveConn(ctx, conn, h)
-		}()
+		})
 	}
 }
 
