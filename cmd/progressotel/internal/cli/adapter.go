@@ -156,7 +156,7 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	var lines *lineRecorder
 	if inv.Lines.Enabled {
 		var err error
-		if lines, err = newLineRecorder(op.Ctx, cfg, inv, cmd); err != nil {
+		if lines, err = newLineRecorder(op.Ctx, inv, cmd); err != nil {
 			inv.Logger.Warn("--lines: output lines are not recorded", "error", err.Error())
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/progressotel/progressotel/internal/kit/adapter"
 	"github.com/progressotel/progressotel/internal/kit/procctl"
 	"github.com/progressotel/progressotel/progress"
 )
@@ -34,14 +33,13 @@ type LinesOptions struct {
 // methods do nothing on nil.
 type lineRecorder struct {
 	ctx              context.Context
-	cfg              *adapter.Config
-	typ              string
+	inv              *Invocation
 	readers, writers []*os.File
 	wg               sync.WaitGroup
 }
 
-func newLineRecorder(ctx context.Context, cfg *adapter.Config, inv *Invocation, cmd *exec.Cmd) (*lineRecorder, error) {
-	l := &lineRecorder{ctx: ctx, cfg: cfg, typ: inv.Lines.Type}
+func newLineRecorder(ctx context.Context, inv *Invocation, cmd *exec.Cmd) (*lineRecorder, error) {
+	l := &lineRecorder{ctx: ctx, inv: inv}
 	for name, dst := range map[string]*io.Writer{"stdout": &cmd.Stdout, "stderr": &cmd.Stderr} {
 		r, w, err := os.Pipe()
 		if err != nil {
@@ -92,8 +90,12 @@ func (l *lineRecorder) copy(stream string, r io.Reader, dst io.Writer) {
 		if len(chunk) > 0 {
 			_, _ = dst.Write(chunk)
 			line := bytes.TrimRight(chunk, "\r\n")
-			l.cfg.Record(l.ctx, progress.Event{Type: l.typ,
-				Details: map[string]any{"stream": stream, "line": string(line)}})
+			// Safe from both copies at once, unlike adapter.Config.Record.
+			evt := progress.Event{Type: l.inv.Lines.Type, Envelope: l.inv.Envelope,
+				Details: map[string]any{"stream": stream, "line": string(line)}}
+			if err := l.inv.Recorder.Record(l.ctx, evt); err != nil {
+				l.inv.Logger.Warn("event not recorded", "type", evt.Type, "error", err.Error())
+			}
 		}
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 			return
