@@ -9,25 +9,21 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/semconv/v1.43.0/cicdconv"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/internal/base/outcome"
+	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
-// SemconvEnv is the variable that chooses the span conventions, as it does
-// for the HTTP migration of OpenTelemetry's semantic conventions: a
-// comma-separated list in which "cicd" asks for the CI/CD conventions
-// only and "cicd/dup" for them beside the adapters' own names; without
-// either, the adapters keep their own names (SemconvOld).
+// SemconvEnv chooses the span conventions, as for OpenTelemetry's HTTP
+// migration: a comma-separated list in which "cicd" asks for the CI/CD
+// conventions only and "cicd/dup" for them beside the adapters' own names;
+// without either, SemconvOld.
 const SemconvEnv = "OTEL_SEMCONV_STABILITY_OPT_IN"
-
-// The tokens of SemconvEnv the adapters read.
-const (
-	semconvTokenNew = "cicd"
-	semconvTokenDup = "cicd/dup"
-)
 
 // The variables of the URL templates, read when no option set one.
 const (
@@ -40,9 +36,8 @@ type Semconv int
 
 const (
 	// SemconvOld: the adapters' own span names and attributes only, kind
-	// INTERNAL everywhere, as before the CI/CD conventions (the default:
-	// cicd.* is a Release Candidate, and span names are what saved
-	// queries and the live view read).
+	// INTERNAL everywhere (the default: cicd.* is a Release Candidate, and
+	// saved queries and the live view read span names).
 	SemconvOld Semconv = iota
 	// SemconvDup: the CI/CD conventions (span kinds, run and task span
 	// names, cicd.* attributes) and the adapters' own attributes beside
@@ -53,27 +48,15 @@ const (
 	SemconvNew
 )
 
-// String is the mode's SemconvEnv token ("cicd/old" for SemconvOld,
-// which is no token: the default).
-func (s Semconv) String() string {
-	switch s {
-	case SemconvDup:
-		return semconvTokenDup
-	case SemconvNew:
-		return semconvTokenNew
-	}
-	return "cicd/old"
-}
-
 // ParseSemconv reads a SemconvEnv value; "cicd/dup" wins over "cicd", as
 // "http/dup" does over "http".
 func ParseSemconv(v string) Semconv {
 	s := SemconvOld
 	for tok := range strings.SplitSeq(v, ",") {
 		switch strings.ToLower(strings.TrimSpace(tok)) {
-		case semconvTokenDup:
+		case "cicd/dup":
 			return SemconvDup
-		case semconvTokenNew:
+		case "cicd":
 			s = SemconvNew
 		}
 	}
@@ -95,9 +78,8 @@ func (c *Config) SetRunURLTemplate(t string) { c.RunURLTemplate, c.runURLSet = t
 // cicd reports whether the spans carry the CI/CD conventions.
 func (c *Config) cicd() bool { return c.Semconv != SemconvOld }
 
-// The placeholders of the URL templates. Each is replaced by its value,
-// escaped for any part of a URL (only unreserved characters stay as they
-// are); an unknown {name} stays as written.
+// The placeholders of the URL templates, each replaced by its value escaped
+// for any part of a URL; an unknown {name} stays as written.
 const (
 	PlaceTraceID   = "{trace.id}"      // the run's trace id, 32 hex digits
 	PlaceRunID     = "{run.id}"        // cicd.pipeline.run.id
@@ -107,43 +89,23 @@ const (
 	PlaceTaskRunID = "{task.run.id}"   // cicd.pipeline.task.run.id
 )
 
-// expandURL fills tmpl's placeholders from pairs (placeholder, value),
-// each value escaped; "" for no template. The template was checked by
-// checkURLTemplate.
+// expandURL fills tmpl's placeholders from pairs (placeholder, value); ""
+// for no template. Each value is percent-encoded but for RFC 3986's
+// unreserved bytes, so that it is safe in a path segment, a query value and
+// a fragment alike (url.PathEscape leaves "&" and "=", QueryEscape alone
+// writes "+" for a space).
 func expandURL(tmpl string, pairs ...string) string {
 	if tmpl == "" {
 		return ""
 	}
-	var b strings.Builder
-	b.Grow(len(tmpl) + 64)
-	for i := 0; i < len(tmpl); {
-		j := strings.IndexByte(tmpl[i:], '{')
-		if j < 0 {
-			b.WriteString(tmpl[i:])
-			break
-		}
-		b.WriteString(tmpl[i : i+j])
-		i += j
-		n := 0
-		for k := 0; k+1 < len(pairs); k += 2 {
-			if strings.HasPrefix(tmpl[i:], pairs[k]) {
-				escapeAll(&b, pairs[k+1])
-				n = len(pairs[k])
-				break
-			}
-		}
-		if n == 0 { // an unknown {name}: as written
-			b.WriteByte('{')
-			n = 1
-		}
-		i += n
+	for i := 1; i < len(pairs); i += 2 {
+		pairs[i] = strings.ReplaceAll(url.QueryEscape(pairs[i]), "+", "%20")
 	}
-	return b.String()
+	return strings.NewReplacer(pairs...).Replace(tmpl)
 }
 
 // checkURLTemplate reports whether tmpl, its placeholders filled, is an
-// absolute URL (url.full must be one): a template that is not gives no
-// attribute, since a wrong link is worse than none.
+// absolute URL (url.full must be one): a wrong link is worse than none.
 func checkURLTemplate(tmpl string) bool {
 	s := expandURL(tmpl, PlaceTraceID, "x", PlaceRunID, "x", PlacePipeline, "x",
 		PlaceTaskName, "x", PlaceTaskID, "x", PlaceTaskRunID, "x")
@@ -151,33 +113,13 @@ func checkURLTemplate(tmpl string) bool {
 	return err == nil && u.IsAbs() && u.Host != ""
 }
 
-// escapeAll writes s to b percent-encoded but for RFC 3986's unreserved
-// bytes, so that a value is safe in a path segment, a query value and a
-// fragment alike (url.PathEscape leaves "&" and "=", url.QueryEscape
-// writes "+" for a space).
-func escapeAll(b *strings.Builder, s string) {
-	const hex = "0123456789ABCDEF"
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
-}
-
 // Run describes a run for its span: a playbook run, a tofu command.
 type Run struct {
-	// Operation names the operation of the common events.
-	Operation string
-	// Pipeline is cicd.pipeline.name: the playbook's file name, the tofu
-	// command. The span is named "RUN <Pipeline>".
+	Operation string // the operation of the common events
+	// Pipeline is cicd.pipeline.name (the playbook's file name, the tofu
+	// command); the span is named "RUN <Pipeline>".
 	Pipeline string
-	// OldSpan is the span's name under SemconvOld ("playbook site.yml").
-	OldSpan string
+	OldSpan  string // the span's name under SemconvOld ("playbook site.yml")
 	// Old are the adapter's attributes that a convention replaces
 	// (ansible.playbook by cicd.pipeline.name): left out under SemconvNew.
 	Old []attribute.KeyValue
@@ -193,8 +135,7 @@ var runResultOutcome = map[cicdconv.PipelineResultAttr]string{
 	cicdconv.PipelineResultSkip:         outcome.Skipped,
 }
 
-// RunOutcome is the progress.outcome of a run span by its result, the
-// one Complete and FailAs set where the status cannot say it: for an
+// RunOutcome is the progress.outcome of a run span by its result: for an
 // adapter that sets the outcome on its own spans (a play, a host) by the
 // run's.
 func RunOutcome(r cicdconv.PipelineResultAttr) string { return runResultOutcome[r] }
@@ -205,9 +146,9 @@ func RunOutcome(r cicdconv.PipelineResultAttr) string { return runResultOutcome[
 // output broke off) is PipelineResultError: the adapter says so itself.
 func ResultOf(err error) cicdconv.PipelineResultAttr {
 	switch {
-	case isDeadline(err):
+	case errors.Is(err, context.DeadlineExceeded):
 		return cicdconv.PipelineResultTimeout
-	case isCancel(err):
+	case errors.Is(err, context.Canceled):
 		return cicdconv.PipelineResultCancellation
 	}
 	return cicdconv.PipelineResultFailure
@@ -241,12 +182,12 @@ func (c *Config) StartRun(parent context.Context, r Run, t time.Time, attrs ...a
 		}
 	}
 	c.metrics.start(ctx, r.Pipeline)
-	c.Record(ctx, startedEvent(r.Operation, t))
+	c.recordAt(ctx, progress.OperationStarted(r.Operation), t)
 	return op
 }
 
-// end sets the run span's result and ends it at end (never before start),
-// and records the run's metrics.
+// end sets the run span's result, records the run's metrics and ends the
+// span at end (never before start).
 func (o *Operation) end(start, end time.Time, result cicdconv.PipelineResultAttr, errType string) {
 	if o.ended {
 		return
@@ -267,17 +208,14 @@ func (o *Operation) end(start, end time.Time, result cicdconv.PipelineResultAttr
 // Task describes a task for its span: an Ansible task, a resource
 // operation.
 type Task struct {
-	// Name is cicd.pipeline.task.name: the task's name as the tool shows
-	// it ("Install nginx", "create null_resource.a[0]").
+	// Name is cicd.pipeline.task.name, as the tool shows it ("Install
+	// nginx", "create null_resource.a[0]").
 	Name string
-	// ID is the tool's own id of the task, for the URL template's
-	// {task.id}: Ansible's task uuid, tofu's resource address.
-	ID string
-	// Span is the span's name under the conventions: low-cardinality
-	// (no instance key, no id). "": OldSpan.
-	Span string
-	// OldSpan is the span's name under SemconvOld.
-	OldSpan string
+	ID   string // the tool's own id ({task.id}): Ansible's task uuid, tofu's address
+	// Span is the span's name under the conventions, low-cardinality (no
+	// instance key, no id); "": OldSpan.
+	Span    string
+	OldSpan string // the span's name under SemconvOld
 	// Old are the adapter's attributes a convention replaces
 	// (ansible.task.name by cicd.pipeline.task.name).
 	Old []attribute.KeyValue
@@ -306,11 +244,10 @@ func (o *Operation) StartTask(parent context.Context, t time.Time, task Task, at
 	if c.cicd() {
 		sc := span.SpanContext()
 		id := sc.SpanID().String()
+		span.SetAttributes(semconv.CICDPipelineTaskRunID(id))
 		if u := expandURL(c.TaskURLTemplate, PlaceTraceID, sc.TraceID().String(), PlaceRunID, o.runID,
 			PlacePipeline, o.pipeline, PlaceTaskName, task.Name, PlaceTaskID, task.ID, PlaceTaskRunID, id); u != "" {
-			span.SetAttributes(semconv.CICDPipelineTaskRunID(id), semconv.CICDPipelineTaskRunURLFull(u))
-		} else {
-			span.SetAttributes(semconv.CICDPipelineTaskRunID(id))
+			span.SetAttributes(semconv.CICDPipelineTaskRunURLFull(u))
 		}
 	}
 	return ctx, span
@@ -348,11 +285,9 @@ var failing = map[string]bool{outcome.Failed: true, outcome.Unreachable: true, o
 // non-empty status sets the span's status to Error with it (an adapter
 // that set the status before passes "").
 func (o *Operation) EndTask(span trace.Span, t time.Time, out, status string) {
-	if out != "" {
-		setOutcome(span, out)
-		if kv, ok := taskResult[out]; ok && o.cfg.cicd() {
-			span.SetAttributes(kv)
-		}
+	setOutcome(span, out)
+	if kv, ok := taskResult[out]; ok && o.cfg.cicd() {
+		span.SetAttributes(kv)
 	}
 	if status != "" {
 		span.SetStatus(codes.Error, status)
@@ -363,15 +298,58 @@ func (o *Operation) EndTask(span trace.Span, t time.Time, out, status string) {
 	span.End(trace.WithTimestamp(t))
 }
 
-func isDeadline(err error) bool { return errors.Is(err, context.DeadlineExceeded) }
-
-func isCancel(err error) bool { return errors.Is(err, context.Canceled) }
-
 // setOutcome sets progress.outcome where the span's status alone cannot
 // say it (contract of package outcome): not for ok and failed, which a
 // reader takes from the status.
 func setOutcome(span trace.Span, out string) {
 	if out != outcome.OK && out != outcome.Failed && out != "" {
 		span.SetAttributes(attribute.String(outcome.Key, out))
+	}
+}
+
+// runMetrics are the CI/CD conventions' run metrics, recorded by the run
+// span's helpers (StartRun, Complete, FailAs).
+type runMetrics struct {
+	duration cicdconv.PipelineRunDuration
+	active   cicdconv.PipelineRunActive
+	errors   cicdconv.PipelineRunErrors
+}
+
+// newRunMetrics makes the instruments on mp's meter of the adapter's
+// scope. One that cannot be made is a no-op (cicdconv's fallback), its
+// error returned for the adapter's log: metrics never stop a run.
+func newRunMetrics(mp metric.MeterProvider, scope string) (*runMetrics, error) {
+	m := mp.Meter(scope, metric.WithInstrumentationVersion(wire.ScopeVersion))
+	var rm runMetrics
+	var e1, e2, e3 error
+	rm.duration, e1 = cicdconv.NewPipelineRunDuration(m)
+	rm.active, e2 = cicdconv.NewPipelineRunActive(m)
+	rm.errors, e3 = cicdconv.NewPipelineRunErrors(m)
+	return &rm, errors.Join(e1, e2, e3)
+}
+
+// start counts a run as active (state executing: the adapters see a run
+// from its tool's start).
+func (m *runMetrics) start(ctx context.Context, pipeline string) {
+	if m == nil {
+		return
+	}
+	m.active.Add(ctx, 1, pipeline, cicdconv.PipelineRunStateExecuting)
+}
+
+// end records a run's duration by pipeline, result and error type, counts
+// an error for a result failure or error, and ends its count as active.
+func (m *runMetrics) end(ctx context.Context, pipeline string, d time.Duration, result cicdconv.PipelineResultAttr, errType string) {
+	if m == nil {
+		return
+	}
+	m.active.Add(ctx, -1, pipeline, cicdconv.PipelineRunStateExecuting)
+	attrs := []attribute.KeyValue{m.duration.AttrPipelineResult(result)}
+	if errType != "" {
+		attrs = append(attrs, m.duration.AttrErrorType(cicdconv.ErrorTypeAttr(errType)))
+	}
+	m.duration.Record(ctx, d.Seconds(), pipeline, cicdconv.PipelineRunStateExecuting, attrs...)
+	if errType != "" && (result == cicdconv.PipelineResultFailure || result == cicdconv.PipelineResultError) {
+		m.errors.Add(ctx, 1, pipeline, cicdconv.ErrorTypeAttr(errType))
 	}
 }

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"cmp"
 	"io"
 	"log/slog"
 	"os"
@@ -16,46 +17,32 @@ import (
 
 // Defaults are what differ between the adapters' configurations.
 type Defaults struct {
-	// Name prefixes the adapter's log messages ("ansible").
-	Name string
-	// Scope is the instrumentation scope of the adapter's spans.
-	Scope string
-	// GracePeriod is the default of SetGracePeriod.
-	GracePeriod time.Duration
-	// MaxLineBytes is the default of SetMaxLineBytes.
-	MaxLineBytes int
+	Name         string        // prefixes the adapter's log messages ("ansible")
+	Scope        string        // the instrumentation scope of the adapter's spans
+	GracePeriod  time.Duration // the default of SetGracePeriod
+	MaxLineBytes int           // the default of SetMaxLineBytes
 }
 
 // Config is the configuration every adapter has. An adapter embeds it in
 // its own config, which its Option functions change.
 type Config struct {
-	// Recorder records the events (progress.Default() unless set).
-	Recorder *progress.Recorder
-	// Tracer makes the spans (from the global TracerProvider unless set).
-	Tracer trace.Tracer
-	// Envelope is every event's envelope.
-	Envelope progress.Envelope
-	// Operation names the operation of the common events; empty: the
-	// adapter's default.
-	Operation string
-	// Redactor is the redactor the Recorder applies, for the adapter's
-	// own redaction of free text (progress.DefaultRedactor() unless set).
+	Recorder  *progress.Recorder // records the events (progress.Default() unless set)
+	Tracer    trace.Tracer       // makes the spans (from the global TracerProvider unless set)
+	Envelope  progress.Envelope  // every event's envelope
+	Operation string             // the operation of the common events; "": the adapter's default
+	// Redactor is the Recorder's, for the adapter's own redaction of free
+	// text (progress.DefaultRedactor() unless set).
 	Redactor *progress.Redactor
-	// Logger receives the adapter's warnings (slog.Default() unless set).
-	Logger *slog.Logger
+	Logger   *slog.Logger // the adapter's warnings (slog.Default() unless set)
 	// GracePeriod is how long a cancelled run may take to stop after the
 	// polite signal before it is killed; always positive.
-	GracePeriod time.Duration
-	// MaxLineBytes bounds one line of the tool's output; always positive.
-	MaxLineBytes int
-	// RawTee receives every line read, unchanged. Tests use it to record
-	// real streams; it is deliberately not an Option, since raw lines hold
-	// what the redaction removes.
+	GracePeriod  time.Duration
+	MaxLineBytes int // bounds one line of the tool's output; always positive
+	// RawTee receives every line read, unchanged (tests record real streams
+	// with it); not an Option, since raw lines hold what redaction removes.
 	RawTee io.Writer
-	// Display, when set, receives the tool's own text while the stream is
-	// read, as the tool would have shown it (see Show): how the
-	// progressotel command shows a tool's output from the one read of its
-	// machine-readable stream.
+	// Display, when set, receives the tool's own text as the tool would
+	// have shown it (see Show), from the one read of its stream.
 	Display io.Writer
 
 	// Semconv chooses the span conventions (SemconvEnv unless set).
@@ -92,9 +79,7 @@ func Configure[C any, O ~func(*C)](c *C, common *Config, d Defaults, opts []O) {
 	if common.Redactor == nil {
 		common.Redactor = progress.DefaultRedactor()
 	}
-	if common.Logger == nil {
-		common.Logger = slog.Default()
-	}
+	common.Logger = cmp.Or(common.Logger, slog.Default())
 	if !common.semconvSet {
 		common.Semconv = ParseSemconv(os.Getenv(SemconvEnv))
 	}
@@ -110,14 +95,11 @@ func Configure[C any, O ~func(*C)](c *C, common *Config, d Defaults, opts []O) {
 			*t = ""
 		}
 	}
-	if common.meterProvider == nil {
-		common.meterProvider = otel.GetMeterProvider()
-	}
-	m, err := newRunMetrics(common.meterProvider, common.scope)
+	var err error
+	common.metrics, err = newRunMetrics(cmp.Or(common.meterProvider, otel.GetMeterProvider()), common.scope)
 	if err != nil {
 		common.Logger.Warn(common.name+": the run metrics are off", "error", err.Error())
 	}
-	common.metrics = m
 }
 
 // SetMeterProvider records the run metrics with mp; nil: the global
@@ -144,8 +126,7 @@ func (c *Config) SetOperation(name string) { c.Operation = name }
 // SetRedactor sets the redactor; nil: progress.DefaultRedactor().
 func (c *Config) SetRedactor(r *progress.Redactor) { c.Redactor = r }
 
-// SetLogger sets the logger of the adapter's warnings; nil:
-// slog.Default().
+// SetLogger sets the logger of the adapter's warnings; nil: slog.Default().
 func (c *Config) SetLogger(l *slog.Logger) { c.Logger = l }
 
 // SetGracePeriod sets the grace period; zero or negative is ignored.

@@ -9,14 +9,13 @@ import (
 	"time"
 )
 
-// headBytes is how much of a line longer than the limit LineReader keeps,
-// for the adapter's warning.
+// headBytes is how much of a line over the limit LineReader keeps, for
+// the adapter's warning.
 const headBytes = 256
 
-// LineReader reads newline-terminated lines of any length up to a limit,
-// unlike bufio.Scanner, whose default 64 KiB limit breaks on gathered
-// facts, big results and outputs messages. A longer line is read to its
-// end and skipped, never held whole in memory.
+// LineReader reads lines of any length up to a limit (bufio.Scanner's 64
+// KiB breaks on gathered facts and big results); a longer line is read to
+// its end and skipped, never held whole in memory.
 type LineReader struct {
 	br  *bufio.Reader
 	max int
@@ -30,14 +29,10 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 	return &LineReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
 }
 
-// Max is the limit.
-func (lr *LineReader) Max() int { return lr.max }
-
 // Next returns the next line without its line end ("\n" or "\r\n"),
-// valid until the next call. tooLong reports a line longer than the
-// limit: it has been skipped to its end, and line holds its first bytes
-// only. At the end of the stream err is io.EOF, or the read error; a last
-// line without a line end is returned before it.
+// valid until the next call. tooLong reports a line over the limit,
+// skipped to its end: line holds its first bytes. At the end err is io.EOF
+// or the read error, after a last line without a line end.
 func (lr *LineReader) Next() (line []byte, tooLong bool, err error) {
 	if lr.err != nil {
 		return nil, false, lr.err
@@ -48,33 +43,22 @@ func (lr *LineReader) Next() (line []byte, tooLong bool, err error) {
 		if err == nil && len(lr.buf) == 0 && !tooLong && len(chunk) <= lr.max+2 {
 			return trimEOL(chunk), false, nil // the common case: no copy
 		}
-		if !tooLong {
-			if len(lr.buf)+len(chunk) > lr.max+2 { // +2: the line end is not counted
-				tooLong = true
-				keep := min(len(chunk), max(0, headBytes-len(lr.buf)))
-				lr.buf = append(lr.buf, chunk[:keep]...)
-			} else {
-				lr.buf = append(lr.buf, chunk...)
-			}
+		if !tooLong && len(lr.buf)+len(chunk) > lr.max+2 { // +2: the line end is not counted
+			tooLong = true
+			lr.buf = append(lr.buf, chunk[:min(len(chunk), max(0, headBytes-len(lr.buf)))]...)
+		} else if !tooLong {
+			lr.buf = append(lr.buf, chunk...)
 		}
-		switch {
-		case err == nil:
-			if tooLong {
-				return lr.buf, true, nil
-			}
-			return trimEOL(lr.buf), false, nil
-		case errors.Is(err, bufio.ErrBufferFull):
+		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
-		default:
-			lr.err = err
-			if tooLong {
-				return lr.buf, true, nil
-			}
-			if len(lr.buf) > 0 {
-				return trimEOL(lr.buf), false, nil
-			}
+		}
+		if lr.err = err; err != nil && !tooLong && len(lr.buf) == 0 {
 			return nil, false, err
 		}
+		if tooLong {
+			return lr.buf, true, nil
+		}
+		return trimEOL(lr.buf), false, nil
 	}
 }
 
@@ -84,15 +68,13 @@ func trimEOL(b []byte) []byte {
 }
 
 // ReadLines reads r line by line, at most c.MaxLineBytes each, until its
-// end, a read error or the end of ctx: it gives every line that is not
-// empty to line, and the first bytes of every line longer than the limit
-// to tooLong (the adapter counts it as skipped and logs it). Lines within
-// the limit, empty ones included, also go to c.RawTee.
+// end, a read error or the end of ctx: every line that is not empty goes
+// to line, the first bytes of every longer line to tooLong, and the lines
+// within the limit, empty ones included, to c.RawTee.
 //
 // It returns nil at the end of r, ctx's error when ctx ended, else the
-// read error. When ctx ends while a Read is blocked, ReadLines returns at
-// once only if r has a SetReadDeadline method (an *os.File pipe, a
-// net.Conn): the deadline releases the Read; otherwise when that Read
+// read error. A Read blocked when ctx ends is released at once only if r
+// has SetReadDeadline (an *os.File pipe, a net.Conn); otherwise when it
 // returns (close r to end it).
 func (c *Config) ReadLines(ctx context.Context, r io.Reader, line func([]byte), tooLong func(head []byte)) error {
 	if dl, ok := r.(interface{ SetReadDeadline(time.Time) error }); ok && ctx.Done() != nil {
@@ -106,10 +88,9 @@ func (c *Config) ReadLines(ctx context.Context, r io.Reader, line func([]byte), 
 		}
 		l, long, err := lr.Next()
 		switch {
+		case errors.Is(err, io.EOF):
+			return nil
 		case err != nil:
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
 			return err
 		case long:
 			tooLong(l)

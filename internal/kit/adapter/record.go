@@ -2,6 +2,8 @@ package adapter
 
 import (
 	"context"
+	"io"
+	"maps"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -10,18 +12,17 @@ import (
 	"go.opentelemetry.io/otel/semconv/v1.43.0/cicdconv"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/internal/base/tooltext"
 	"github.com/progressotel/progressotel/progress"
 )
 
 // Record records evt in ctx's span with the configured envelope. An event
-// that cannot be recorded (the adapters' events are built to be valid, so
-// this is a bug or a stream's own invalid type) is counted and the first
-// one logged: it never stops the stream.
+// that cannot be recorded (a bug, or a stream's own invalid type) is
+// counted and the first one logged: it never stops the stream.
 //
 // A failure that counts (severity ERROR or above: an ignored failure is a
 // warning) carries error.type: the event's own ErrorType, else its type
-// ("ansible/HostUnreachable", "terraform/ApplyErrored"), a class of error
-// as low-cardinality as the conventions ask.
+// ("ansible/HostUnreachable"), a low-cardinality class of error.
 func (c *Config) Record(ctx context.Context, evt progress.Event) {
 	evt.Envelope = c.Envelope
 	if evt.ErrorType == "" && evt.Severity >= log.SeverityError {
@@ -37,14 +38,9 @@ func (c *Config) Record(ctx context.Context, evt progress.Event) {
 
 // Operation is a run's span and the operation its common events name.
 type Operation struct {
-	// Name is the operation of common/OperationStarted, Completed and
-	// Failed.
-	Name string
-	// Ctx holds the operation's span: the parent of the adapter's spans
-	// and the context of its events.
-	Ctx context.Context
-	// Span is the operation's span.
-	Span trace.Span
+	Name string          // the operation of common/OperationStarted, Completed and Failed
+	Ctx  context.Context // holds Span: the parent of the adapter's spans, the events' context
+	Span trace.Span      // the operation's span
 
 	cfg      *Config
 	pipeline string // cicd.pipeline.name
@@ -52,25 +48,22 @@ type Operation struct {
 	ended    bool
 }
 
-// StartOperation is StartRun for a run whose pipeline is named by the
-// operation, with spanName its name under SemconvOld.
+// StartOperation is StartRun for a run whose pipeline is the operation,
+// named spanName under SemconvOld.
 func (c *Config) StartOperation(parent context.Context, name, spanName string, t time.Time, attrs ...attribute.KeyValue) *Operation {
 	return c.StartRun(parent, Run{Operation: name, Pipeline: name, OldSpan: spanName}, t, attrs...)
 }
 
-func startedEvent(name string, t time.Time) progress.Event {
-	evt := progress.OperationStarted(name)
+// recordAt records evt at t.
+func (c *Config) recordAt(ctx context.Context, evt progress.Event, t time.Time) {
 	evt.Time = t
-	return evt
+	c.Record(ctx, evt)
 }
 
 // Complete records common/OperationCompleted at end, with the duration
-// since start, and ends the span at end (never before start) with the
-// result success.
+// since start, and ends the span (never before start) with result success.
 func (o *Operation) Complete(start, end time.Time) {
-	evt := progress.OperationCompleted(o.Name, end.Sub(start))
-	evt.Time = end
-	o.cfg.Record(o.Ctx, evt)
+	o.cfg.recordAt(o.Ctx, progress.OperationCompleted(o.Name, end.Sub(start)), end)
 	o.end(start, end, cicdconv.PipelineResultSuccess, "")
 }
 
@@ -80,21 +73,14 @@ func (o *Operation) Fail(start, end time.Time, failureCode, description string, 
 	o.FailAs(cicdconv.PipelineResultFailure, start, end, failureCode, description, extra)
 }
 
-// FailAs records common/OperationFailed at end, with more details when
-// extra is set, sets the span's status to the error with the
-// description, its result and error.type (the failure code, also the
-// event's), and ends the span at end (never before start). description
-// must be user-safe.
+// FailAs records common/OperationFailed at end, with extra details, sets
+// the span's status to the error with the (user-safe) description, its
+// result and error.type (the failure code), and ends the span at end
+// (never before start).
 func (o *Operation) FailAs(result cicdconv.PipelineResultAttr, start, end time.Time, failureCode, description string, extra map[string]any) {
 	evt := progress.OperationFailed(o.Name, failureCode, description)
-	if len(extra) > 0 {
-		details := evt.Details.(map[string]any)
-		for k, v := range extra {
-			details[k] = v
-		}
-	}
-	evt.Time = end
-	o.cfg.Record(o.Ctx, evt)
+	maps.Copy(evt.Details.(map[string]any), extra)
+	o.cfg.recordAt(o.Ctx, evt, end)
 	o.Span.SetStatus(codes.Error, description)
 	o.end(start, end, result, failureCode)
 }
@@ -106,4 +92,22 @@ func Later(t, min time.Time) time.Time {
 		return min
 	}
 	return t
+}
+
+// Show writes text, the tool's own text of one message or event (Ansible's
+// display text, an OpenTofu @message), to Display as lines cleaned of
+// terminal escapes and control characters (tooltext.Text); nothing without
+// a Display.
+func (c *Config) Show(text string) {
+	if c.Display == nil || text == "" {
+		return
+	}
+	text = tooltext.Text(text, 0)
+	if text == "" {
+		return
+	}
+	if text[len(text)-1] != '\n' {
+		text += "\n"
+	}
+	_, _ = io.WriteString(c.Display, text)
 }

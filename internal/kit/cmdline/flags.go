@@ -19,9 +19,8 @@ func HasFlag(args []string, name string) bool {
 }
 
 // SplitSubcommand splits args into the global options before the
-// subcommand (such as -chdir=DIR), the subcommand, and its own arguments.
-// ok is false when no argument is a subcommand (every one starts with
-// "-"): then global is args.
+// subcommand (-chdir=DIR), the subcommand, and its own arguments; ok is
+// false when every argument starts with "-" (then global is args).
 func SplitSubcommand(args []string) (global []string, sub string, rest []string, ok bool) {
 	i := slices.IndexFunc(args, func(a string) bool { return !strings.HasPrefix(a, "-") })
 	if i < 0 {
@@ -34,4 +33,15 @@ func SplitSubcommand(args []string) (global []string, sub string, rest []string,
 // name or a path) runs: its base name, without a Windows ".exe".
 func Tool(arg0 string) string {
 	return strings.TrimSuffix(filepath.Base(arg0), ".exe")
+}
+
+// ShellQuote quotes args for a POSIX shell, or Python's shlex (as
+// ansible-runner splits --cmdline and its args file): each in single
+// quotes, a single quote inside closing them, escaped, reopening them.
+func ShellQuote(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
 }

@@ -1,8 +1,10 @@
 package procctl
 
 import (
+	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -19,32 +21,28 @@ type Stop struct {
 	// tool that treats it as Ctrl-C.
 	Signal os.Signal
 	// Group sends Signal to the child's whole process group, as a
-	// terminal's Ctrl-C does; otherwise to the child alone (which stops
-	// its own helpers).
+	// terminal's Ctrl-C does; otherwise to the child alone.
 	Group bool
 	// Grace is how long the child may take to exit after Signal before
 	// SIGKILL goes to its group and to the groups of Others.
 	Grace time.Duration
-	// Others returns the process groups of the run outside the child's
-	// own (a helper that made a session of its own), given the child's
-	// pid; see DescendantGroups. It is asked before Signal and again when
-	// the grace period ends. nil: none.
+	// Others returns the run's process groups outside the child's (a
+	// helper in a session of its own), given the child's pid (see
+	// DescendantGroups); asked before Signal and when the grace ends.
 	Others func(pid int) []int
 	// OnSignalError, when set, is told that Signal could not be sent.
 	OnSignalError func(error)
 	// OnGraceExpired, when set, is told that the grace period ended before
 	// the child exited, just before the SIGKILL.
 	OnGraceExpired func()
-	// Target returns the process groups of the user's own command when
-	// the child wraps it (ansible-playbook, in a session of its own under
-	// ansible-runner), given the child's pid: Deliver sends there. nil or
-	// none yet: Deliver sends to the child.
+	// Target returns the process groups of the user's command when the
+	// child wraps it (ansible-playbook under ansible-runner), given the
+	// child's pid: Deliver sends there; nil or none yet: to the child.
 	Target func(pid int) []int
-	// InheritGroup keeps the child in the caller's process group instead
-	// of one of its own: a command run in the foreground of a terminal,
-	// which reads the terminal and gets its Ctrl-C from it directly. A stop
-	// and Deliver then signal the child alone, never the group (the
-	// caller's own); what the child started is not reached.
+	// InheritGroup keeps the child in the caller's process group: a
+	// command in a terminal's foreground, which reads the terminal and gets
+	// its Ctrl-C directly. A stop and Deliver then signal the child alone;
+	// what it started is not reached.
 	InheritGroup bool
 }
 
@@ -53,12 +51,10 @@ type Stop struct {
 // then call Wait; Stop and Deliver may be called at any time, from any
 // goroutine.
 type Child struct {
-	// Cmd is the command; its Stdout is the pipe's write end.
-	Cmd *exec.Cmd
-	// Stdout is the read end of the child's stdout. Once the child has
-	// exited, a read blocked on it fails with os.ErrDeadlineExceeded
-	// after DrainTimeout (a leftover process may hold the pipe open).
-	// nil when the command's Stdout was set before New.
+	Cmd *exec.Cmd // the command; its Stdout is the pipe's write end
+	// Stdout is the read end of the child's stdout (nil when the command's
+	// Stdout was set before New). Once the child has exited, a blocked read
+	// fails with os.ErrDeadlineExceeded after DrainTimeout.
 	Stdout *os.File
 
 	stop      Stop
@@ -72,10 +68,9 @@ type Child struct {
 }
 
 // New prepares cmd to run in a process group of its own (unless
-// stop.InheritGroup) with its stdout on a pipe, unless cmd.Stdout is set
-// (a command whose output goes to the user as it is); cmd.WaitDelay is
-// DrainTimeout unless set. The error is the pipe's. Close releases the
-// pipe.
+// stop.InheritGroup), its stdout on a pipe unless cmd.Stdout is set, and
+// cmd.WaitDelay DrainTimeout unless set. The error is the pipe's; Close
+// releases it.
 func New(cmd *exec.Cmd, stop Stop) (*Child, error) {
 	c := &Child{Cmd: cmd, stop: stop, exited: make(chan struct{}), stopped: make(chan struct{})}
 	if cmd.Stdout == nil {
@@ -112,9 +107,31 @@ func (c *Child) Start() error {
 	return err
 }
 
-// TerminalSignal is a signal that a terminal sent to its whole foreground
-// job (Ctrl-C's SIGINT, Ctrl-\'s SIGQUIT), as opposed to one sent to a
-// process with kill(2): Deliver sends it to the whole process group.
+// startLocked runs start and then wait on one goroutine locked to its OS
+// thread while the child runs. Linux's parent-death signal follows the
+// thread that started the child, not the process: were that thread to end
+// (the runtime ends a thread whose goroutine exits locked to it), the child
+// would get the signal while the driver lives. The goroutine exits locked
+// once the child has been reaped, so the thread ends with nothing left to
+// signal. (Elsewhere it costs nothing: Wait holds a thread anyway.)
+func startLocked(start func() error, wait func()) error {
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		err := start()
+		started <- err
+		if err != nil {
+			runtime.UnlockOSThread()
+			return
+		}
+		wait()
+	}()
+	return <-started
+}
+
+// TerminalSignal is a signal a terminal sent to its whole foreground job
+// (Ctrl-C's SIGINT, Ctrl-\'s SIGQUIT), not with kill(2) to one process:
+// Deliver sends it to the whole process group.
 type TerminalSignal struct{ Sig syscall.Signal }
 
 // Signal makes TerminalSignal an os.Signal.
@@ -122,11 +139,11 @@ func (t TerminalSignal) Signal() {}
 
 func (t TerminalSignal) String() string { return t.Sig.String() + " from the terminal" }
 
-// Deliver sends sig to the user's command as if it had been sent to it
-// directly: to the groups of Stop.Target when there are any, else to the
-// child. A TerminalSignal goes to each whole group (unless the child
-// shares the caller's group), any other signal to the group's leader
-// alone, as kill(1) sends it. It does nothing once the child has exited.
+// Deliver sends sig to the user's command as if sent to it directly: to
+// the groups of Stop.Target, else to the child. A TerminalSignal goes to
+// each whole group (unless the child shares the caller's group), any other
+// to the group's leader alone, as kill(1) sends it. It does nothing once
+// the child has exited.
 func (c *Child) Deliver(sig os.Signal) {
 	select {
 	case <-c.exited:
@@ -158,9 +175,9 @@ func (c *Child) Stop() {
 	})
 }
 
-// Wait waits for the child to exit and for a stop under way to finish its
-// clean-up. signalled reports whether Stop signalled the child before it
-// exited; err is exec.Cmd.Wait's (the exit status is in Cmd.ProcessState).
+// Wait waits for the child to exit and for a stop under way to finish.
+// signalled reports whether Stop signalled the child before it exited; err
+// is exec.Cmd.Wait's (the exit status is in Cmd.ProcessState).
 func (c *Child) Wait() (signalled bool, err error) {
 	<-c.exited
 	c.stopOnce.Do(func() { close(c.stopped) }) // no stop from now on
@@ -173,8 +190,77 @@ func (c *Child) Delivered() syscall.Signal { return syscall.Signal(c.delivered.L
 
 // Close closes the read end of stdout.
 func (c *Child) Close() error {
-	if c.Stdout == nil {
-		return nil
+	if c.Stdout != nil {
+		return c.Stdout.Close()
 	}
-	return c.Stdout.Close()
+	return nil
+}
+
+// Command is a command line that a wrapper (the progressotel command) runs
+// as its user gave it, through an adapter's own launcher (packages ansible,
+// terraform). The adapter adds only what its stream needs (-json, an
+// ansible-runner private directory); the run ends with the status the
+// command itself would have had.
+type Command struct {
+	Argv   []string  // the command line; Argv[0] is the tool, a name or a path
+	Env    []string  // the environment; nil: the current process's
+	Stdin  io.Reader // nil: none (/dev/null)
+	Stderr io.Writer // the tool's stderr as it is; nil: kept for errors only
+	// Signals are delivered to the command as if sent to it directly (see
+	// Child.Deliver): what the wrapper receives. nil: none.
+	Signals <-chan os.Signal
+	// Started, when set, is called with the pid of the process started
+	// (ansible-runner for an ansible-playbook command line).
+	Started func(pid int)
+}
+
+// Forward delivers each signal of sigs to c (see Child.Deliver), from a
+// goroutine, until stop is called; stop waits for that goroutine.
+func Forward(c *Child, sigs <-chan os.Signal) (stop func()) {
+	if sigs == nil {
+		return func() {}
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-done:
+				return
+			case s := <-sigs:
+				c.Deliver(s)
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// ExitCode is the shell's view of how a process ended: its exit status, or
+// 128+n when signal n killed it.
+func ExitCode(ps *os.ProcessState) int { return ExitOf(ps).ExitCode() }
+
+// Exit is how a process ended, as a shell sees it: its exit code, or the
+// signal that killed it.
+type Exit struct {
+	Code   int            // the exit status when Signal is 0; -1: the process did not start
+	Signal syscall.Signal // the signal that killed the process, 0 when it exited
+}
+
+// ExitOf reads how a process ended; a nil ps (not started) is Code -1.
+func ExitOf(ps *os.ProcessState) Exit {
+	if ps == nil {
+		return Exit{Code: -1}
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return Exit{Signal: ws.Signal()}
+	}
+	return Exit{Code: ps.ExitCode()}
+}
+
+// ExitCode is the shell's view of e: the code, or 128+n for signal n.
+func (e Exit) ExitCode() int {
+	if e.Signal != 0 {
+		return 128 + int(e.Signal)
+	}
+	return e.Code
 }

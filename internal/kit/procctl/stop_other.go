@@ -3,6 +3,7 @@
 package procctl
 
 import (
+	"cmp"
 	"errors"
 	"os"
 	"os/exec"
@@ -23,11 +24,7 @@ func (c *Child) stopRun() bool {
 	default:
 	}
 	p := c.Cmd.Process
-	sig := c.stop.Signal
-	if sig == nil {
-		sig = os.Kill
-	}
-	err := p.Signal(sig)
+	err := p.Signal(cmp.Or[os.Signal](c.stop.Signal, os.Kill))
 	if err != nil && !errors.Is(err, os.ErrProcessDone) {
 		err = p.Kill()
 	}

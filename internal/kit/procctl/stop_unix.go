@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"syscall"
 	"time"
 )
@@ -23,19 +24,16 @@ func ownGroup(cmd *exec.Cmd) {
 // after the child has exited, before they are killed.
 const leftoverWait = 5 * time.Second
 
-// stopRun stops a child that is still running and reports whether it was:
-// false when it had exited before the signal. It returns when the child
-// has exited and what it left behind has been killed: after Signal and
-// the grace period, SIGKILL to its group and to the Others groups; once it
-// has exited, the Others groups get what is left of a short wait, then
-// SIGKILL, and its own group (what a provisioner's stopped shell left, say)
-// SIGKILL.
+// stopRun stops a child that is still running and reports whether it was
+// (false: it had exited before the signal). It returns once the child has
+// exited and what it left behind is killed: after Signal and the grace
+// period, SIGKILL to its group and the Others groups; once it has exited,
+// the Others groups get what is left of a short wait, then SIGKILL, and
+// its own group (what a provisioner's stopped shell left) SIGKILL.
 //
-// After the child has been reaped, its pid could in principle name a new
-// group, but the kernel does not reuse a pid while a process group of that
-// number has members, and with no members left there is nothing to kill:
-// a new group would have to take the number in the moment between the
-// reaping and the kill.
+// A reaped child's pid cannot name a new group in the meantime: the kernel
+// does not reuse a pid while a group of that number has members, and
+// without members there is nothing to kill.
 func (c *Child) stopRun() bool {
 	select {
 	case <-c.exited:
@@ -61,7 +59,7 @@ func (c *Child) stopRun() bool {
 			s.OnGraceExpired()
 		}
 		groups = append(groups, c.others()...)
-		killGroups(groups)
+		killGroups(groups...)
 		c.killOwn(pid) // not reaped yet: its group is still its own
 		<-c.exited
 	}
@@ -69,11 +67,10 @@ func (c *Child) stopRun() bool {
 	for anyAlive(groups) && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	killGroups(groups)
+	killGroups(groups...)
 	c.killOwn(pid)
-	// A SIGKILL takes effect asynchronously: wait, briefly, until the
-	// killed groups have no member left, so that no process of the run is
-	// still there when the caller is told the run is over.
+	// SIGKILL takes effect asynchronously: wait, briefly, until the killed
+	// groups are empty, so that the run is over when the caller is told.
 	killed := groups
 	if !c.stop.InheritGroup {
 		killed = append(killed, pid)
@@ -95,12 +92,11 @@ func (c *Child) killOwn(pid int) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 		return
 	}
-	killGroup(pid)
+	killGroups(pid)
 }
 
-// deliver sends sig to each of the groups, or to p when there are none:
-// to each whole group when whole is set (as a terminal does), else to the
-// leader alone.
+// deliver sends sig to each group (or to p when there are none): to the
+// whole group when whole is set (as a terminal does), else to its leader.
 func deliver(p *os.Process, groups []int, sig os.Signal, whole bool) {
 	ss, ok := sig.(syscall.Signal)
 	if !ok {
@@ -128,30 +124,22 @@ func (c *Child) signal(sig os.Signal) error {
 	if sig == nil {
 		sig = syscall.SIGKILL
 	}
-	if !c.stop.Group {
-		return c.Cmd.Process.Signal(sig)
+	if ss, ok := sig.(syscall.Signal); ok && c.stop.Group {
+		return syscall.Kill(-c.Cmd.Process.Pid, ss)
 	}
-	ss, ok := sig.(syscall.Signal)
-	if !ok {
-		return c.Cmd.Process.Signal(sig)
-	}
-	return syscall.Kill(-c.Cmd.Process.Pid, ss)
+	return c.Cmd.Process.Signal(sig)
 }
 
-// others returns the Others groups, without this process's own group, the
-// child's (signalled on its own) and the init group.
+// others returns the Others groups but this process's, the child's
+// (signalled on its own) and init's.
 func (c *Child) others() []int {
 	if c.stop.Others == nil {
 		return nil
 	}
 	own, pid := syscall.Getpgrp(), c.Cmd.Process.Pid
-	var gs []int
-	for _, g := range c.stop.Others(pid) {
-		if g > 1 && g != own && g != pid {
-			gs = append(gs, g)
-		}
-	}
-	return gs
+	return slices.DeleteFunc(slices.Clone(c.stop.Others(pid)), func(g int) bool {
+		return g <= 1 || g == own || g == pid
+	})
 }
 
 func anyAlive(groups []int) bool {
@@ -163,10 +151,8 @@ func anyAlive(groups []int) bool {
 	return false
 }
 
-func killGroups(groups []int) {
+func killGroups(groups ...int) {
 	for _, g := range groups {
-		killGroup(g)
+		_ = syscall.Kill(-g, syscall.SIGKILL)
 	}
 }
-
-func killGroup(g int) { _ = syscall.Kill(-g, syscall.SIGKILL) }

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -13,22 +15,22 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/ansible"
 	"github.com/progressotel/progressotel/internal/base/term"
 	"github.com/progressotel/progressotel/internal/kit/adapter"
+	"github.com/progressotel/progressotel/internal/kit/cmdline"
 	"github.com/progressotel/progressotel/internal/kit/procctl"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/terraform"
 )
 
 // Adapter turns the run of a tool it knows into progress events and
-// spans. `run` gives the command line to the first registered adapter
-// whose Match accepts it (or to the one --adapter names), else to the
-// generic command adapter.
-//
-// An adapter owns what the tool's output means, and runs the tool through
-// its package's own launcher (ansible.RunCommandLine,
-// terraform.RunCommandLine; procctl for a plain command), which delivers
-// Invocation.Signals to the command; it returns the status of the command
-// as it ended, never remapped.
+// spans. `run` gives the command line to the first adapter whose Match
+// accepts it (or to the one --adapter names), else to the generic command
+// adapter. An adapter runs the tool through its package's own launcher
+// (ansible.RunCommandLine, terraform.RunCommandLine; procctl for a plain
+// command), which delivers Invocation.Signals to the command, and returns
+// the command's status as it ended, never remapped.
 type Adapter interface {
 	// Name names the adapter, for --adapter and messages.
 	Name() string
@@ -36,40 +38,31 @@ type Adapter interface {
 	// after "--"; argv[0] is the command as given, a name or a path.
 	Match(argv []string) bool
 	// Run runs argv and reports it inside the span of ctx, framed by
-	// common/OperationStarted and common/OperationCompleted or
-	// common/OperationFailed.
+	// common/OperationStarted and common/OperationCompleted or Failed.
 	Run(ctx context.Context, inv *Invocation) Status
 }
 
 // Invocation is what an adapter runs, and with what.
 type Invocation struct {
-	// Argv is the command line after "--".
-	Argv []string
+	Argv []string // the command line after "--"
 	// Env is the child's environment for the span of ctx: progressotel's
 	// own, with that trace context (TRACEPARENT, X_TRACECTX_*, ...) and the
 	// run's socket.
 	Env func(ctx context.Context) []string
 	// Operation names the operation of the common events (--operation);
-	// empty when not given: each adapter has its default.
-	Operation string
-	// FailureCode is the failureCode of OperationFailed (--failure-code).
-	FailureCode string
-	// Envelope is every event's envelope.
-	Envelope progress.Envelope
-	// Recorder records the events: the run's, which numbers them with
-	// the emits of the child in one sequence.
-	Recorder *progress.Recorder
-	// TracerProvider makes the adapter's spans.
-	TracerProvider trace.TracerProvider
-	// Stdin, Stdout and Stderr are progressotel's own.
-	Stdin          io.Reader
+	// "": the adapter's default.
+	Operation   string
+	FailureCode string            // the failureCode of OperationFailed (--failure-code)
+	Envelope    progress.Envelope // every event's envelope
+	// Recorder records the events: the run's, which numbers them with the
+	// emits of the child in one sequence.
+	Recorder       *progress.Recorder
+	TracerProvider trace.TracerProvider // makes the adapter's spans
+	Stdin          io.Reader            // progressotel's own, as Stdout and Stderr
 	Stdout, Stderr io.Writer
-	// Logger receives the adapter's warnings; they go to stderr.
-	Logger *slog.Logger
-	// Lines makes the generic adapter record output lines (--lines).
-	Lines LinesOptions
-	// Started, when set, is told the pid of the process started.
-	Started func(pid int)
+	Logger         *slog.Logger  // the adapter's warnings, on stderr
+	Lines          LinesOptions  // --lines, for the generic adapter
+	Started        func(pid int) // when set, told the pid of the process started
 
 	sup *supervisor
 }
@@ -81,13 +74,21 @@ func (inv *Invocation) command(ctx context.Context, sharesGroup bool) procctl.Co
 	inv.sup.sharesGroup.Store(sharesGroup)
 	stdin := inv.Stdin
 	if f, ok := stdin.(*os.File); ok && !sharesGroup && term.IsTerminal(f) {
-		// A process group that is not the terminal's foreground one
-		// would be stopped (SIGTTIN) by a read of the terminal: it
-		// reads nothing instead.
-		stdin = nil
+		stdin = nil // a background group reading the terminal would get SIGTTIN
 	}
 	return procctl.Command{Argv: inv.Argv, Env: inv.Env(ctx), Stdin: stdin, Stderr: inv.Stderr,
 		Signals: inv.sup.Signals(), Started: inv.Started}
+}
+
+// launched is the status of a command an adapter's launcher ran. When
+// nothing ran (the package has reported the operation as failed), it is
+// the shell's status of a start failure.
+func launched(inv *Invocation, exit procctl.Exit, err error) Status {
+	if exit.Code == -1 && exit.Signal == 0 {
+		inv.Logger.Warn("cannot run the command", "command", cmdline.Tool(inv.Argv[0]), "error", err.Error())
+		return startFailure(err)
+	}
+	return Status(exit)
 }
 
 // adapters are the registered adapters, tried in order.
@@ -113,23 +114,16 @@ func chooseAdapter(name string, argv []string) (Adapter, error) {
 			return a, nil
 		}
 	}
-	return nil, invalidf("--adapter %q: unknown (known: auto, none%s)", name, adapterNames())
+	return nil, invalidf("--adapter %q: unknown (known: auto, none, %s)", name, adapterNames())
 }
 
-// adapterList lists the registered adapters for --help.
-func adapterList() string {
-	if len(adapters) == 0 {
-		return " (none in this build)"
-	}
-	return ": " + strings.TrimPrefix(adapterNames(), ", ")
-}
-
+// adapterNames lists the registered adapters, for --help and errors.
 func adapterNames() string {
-	s := ""
-	for _, a := range adapters {
-		s += ", " + a.Name()
+	names := make([]string, len(adapters))
+	for i, a := range adapters {
+		names[i] = a.Name()
 	}
-	return s
+	return strings.Join(names, ", ")
 }
 
 // commandAdapterName is the generic adapter's name.
@@ -144,26 +138,17 @@ func (commandAdapter) Match([]string) bool { return true }
 
 func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	name := filepath.Base(inv.Argv[0])
-	operation := inv.Operation
-	if operation == "" {
-		operation = name
-	}
-	cfg := &adapter.Config{}
+	operation := cmp.Or(inv.Operation, name)
+	cfg := &adapter.Config{Recorder: inv.Recorder, Envelope: inv.Envelope, Logger: inv.Logger}
 	adapter.Configure(cfg, cfg, adapter.Defaults{Name: "progressotel", Scope: ScopeName, GracePeriod: 10 * time.Second, MaxLineBytes: maxLine},
-		[]func(*adapter.Config){func(c *adapter.Config) {
-			c.SetRecorder(inv.Recorder)
-			c.SetTracerProvider(inv.TracerProvider)
-			c.SetEnvelope(inv.Envelope)
-			c.SetLogger(inv.Logger)
-		}})
+		[]func(*adapter.Config){func(c *adapter.Config) { c.SetTracerProvider(inv.TracerProvider) }})
 	started := time.Now()
 	op := cfg.StartOperation(ctx, operation, operation, started)
 	fail := func(description string) {
 		op.Fail(started, time.Now(), inv.FailureCode, description, nil)
 	}
 
-	// The command's context is the operation's span: what it starts and
-	// emits nests under the operation.
+	// In the operation's span: what the command starts and emits nests under it.
 	c := inv.command(op.Ctx, true)
 	cmd := exec.Command(inv.Argv[0], inv.Argv[1:]...)
 	cmd.Env = c.Env
@@ -173,39 +158,35 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 		var err error
 		if lines, err = newLineRecorder(op.Ctx, inv, cmd); err != nil {
 			inv.Logger.Warn("--lines: output lines are not recorded", "error", err.Error())
-			lines = nil
 		}
 	}
 	// In progressotel's own process group: the command may read the
-	// terminal, and gets a terminal's Ctrl-C from it as without
-	// progressotel.
+	// terminal, and gets a terminal's Ctrl-C from it.
 	child, err := procctl.New(cmd, procctl.Stop{Signal: syscall.SIGTERM, Grace: cfg.GracePeriod, InheritGroup: true})
 	if err == nil {
 		err = child.Start()
 	}
+	lines.started()
 	if err != nil {
-		if lines != nil {
-			lines.abort()
-		}
+		lines.wait()
 		st := startFailure(err)
 		inv.Logger.Warn("cannot run the command", "command", name, "error", err.Error())
-		fail(startFailureText(name, st))
+		if st.Code == ExitNotFound {
+			fail(name + ": command not found")
+		} else {
+			fail(name + ": cannot be run")
+		}
 		return st
 	}
 	defer child.Close()
 	if inv.Started != nil {
 		inv.Started(cmd.Process.Pid)
 	}
-	if lines != nil {
-		lines.started()
-	}
 	unforward := procctl.Forward(child, c.Signals)
 	_, _ = child.Wait() // the status is in ProcessState; I/O errors are the command's
 	unforward()
-	if lines != nil {
-		lines.wait()
-	}
-	st := statusOf(procctl.ExitOf(cmd.ProcessState))
+	lines.wait()
+	st := Status(procctl.ExitOf(cmd.ProcessState))
 	if st.OK() {
 		op.Complete(started, time.Now())
 	} else {
@@ -214,18 +195,53 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	return st
 }
 
-// record records evt with the invocation's envelope; an error (which a
-// constructor's event cannot cause) is logged.
-func record(ctx context.Context, inv *Invocation, evt progress.Event) {
-	evt.Envelope = inv.Envelope
-	if err := inv.Recorder.Record(ctx, evt); err != nil {
-		inv.Logger.Warn("event not recorded", "type", evt.Type, "error", err.Error())
+// ansibleAdapter reports Ansible runs with package ansible, from
+// ansible-runner's job events: each is recorded live, in the playbook →
+// play → task → host spans under the run's span, as for ansible.Run. The
+// command line runs through ansible.RunCommandLine; without ansible-runner
+// it runs as a plain command, with a warning. stdout shows what Ansible
+// would have printed.
+type ansibleAdapter struct{}
+
+func (ansibleAdapter) Name() string { return "ansible" }
+
+func (ansibleAdapter) Match(argv []string) bool { return ansible.Reports(argv) }
+
+func (a ansibleAdapter) Run(ctx context.Context, inv *Invocation) Status {
+	_, exit, err := ansible.RunCommandLine(ctx, inv.command(ctx, false), ansible.WithRecorder(inv.Recorder),
+		ansible.WithTracerProvider(inv.TracerProvider), ansible.WithEnvelope(inv.Envelope),
+		ansible.WithLogger(inv.Logger), ansible.WithDisplay(inv.Stdout), ansible.WithOperation(inv.Operation))
+	if errors.Is(err, ansible.ErrNotInstalled) {
+		inv.Logger.Warn("ansible-runner is not installed: ansible-playbook runs as a plain command, without Ansible's events (Debian: apt-get install python3-ansible-runner)")
+		return commandAdapter{}.Run(ctx, inv)
 	}
+	var prompt *ansible.VarsPromptError
+	if errors.As(err, &prompt) {
+		inv.Logger.Warn("the playbook prompts for a variable, which a run cannot answer: it was stopped (give the variable with -e)", "var", prompt.Var)
+	}
+	return launched(inv, exit, err)
 }
 
-func startFailureText(name string, st Status) string {
-	if st.Code == ExitNotFound {
-		return name + ": command not found"
+// terraformAdapter reports OpenTofu and Terraform runs with package
+// terraform, through terraform.RunCommandLine: it adds -json (and neither
+// -auto-approve nor -input=false) and records each message of the tool's
+// machine-readable UI live, in a span per resource operation. An apply or
+// destroy that would prompt for approval cannot run with -json: it runs as
+// a plain command, with a warning.
+type terraformAdapter struct{}
+
+func (terraformAdapter) Name() string { return "terraform" }
+
+func (terraformAdapter) Match(argv []string) bool { return terraform.Reports(argv) }
+
+func (a terraformAdapter) Run(ctx context.Context, inv *Invocation) Status {
+	_, sub, _, _ := cmdline.SplitSubcommand(inv.Argv[1:])
+	_, exit, err := terraform.RunCommandLine(ctx, inv.command(ctx, false), terraform.WithRecorder(inv.Recorder),
+		terraform.WithTracerProvider(inv.TracerProvider), terraform.WithEnvelope(inv.Envelope),
+		terraform.WithLogger(inv.Logger), terraform.WithDisplay(inv.Stdout), terraform.WithOperation(inv.Operation))
+	if errors.Is(err, terraform.ErrPrompts) {
+		inv.Logger.Warn(cmdline.Tool(inv.Argv[0]) + " " + sub + " asks for approval, which -json cannot: its events are not reported (add -auto-approve)")
+		return commandAdapter{}.Run(ctx, inv)
 	}
-	return name + ": cannot be run"
+	return launched(inv, exit, err)
 }

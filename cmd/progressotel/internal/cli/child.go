@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -15,15 +16,10 @@ import (
 )
 
 // supervisor takes the signals a run forwards to its command and passes
-// them on Signals, which the adapter's launcher delivers to the command as
-// if they had been sent to it directly (procctl.Command.Signals).
-//
-// It takes them from the start of the run, so that a SIGTERM that arrives
-// while telemetry is being set up is neither lost nor fatal to
-// progressotel: it waits on Signals until the command has started.
-// Signals that arrive after the command has ended cut the telemetry
-// shutdown short (afterExit) instead: progressotel then exits with the
-// command's status at once.
+// them on Signals, to the adapter's launcher (procctl.Command.Signals),
+// from the start of the run: a SIGTERM during the set-up is neither lost
+// nor fatal. Signals after the command has ended cut the telemetry
+// shutdown short (afterExit) instead.
 type supervisor struct {
 	sigs     chan os.Signal
 	out      chan os.Signal // Signals
@@ -37,13 +33,12 @@ type supervisor struct {
 	afterExit func()
 	exited    bool
 	late      bool // a signal arrived after the exit, before afterExit was set
-	stopped   bool
+	stopOnce  sync.Once
 }
 
-// newSupervisor starts taking the forwarded signals, except those that
-// progressotel was started with ignored (under nohup, or a shell script's
-// background job for SIGINT and SIGQUIT): taking one would stop ignoring
-// it, and the child would no longer inherit it ignored.
+// newSupervisor starts taking the forwarded signals but those progressotel
+// was started with ignored (nohup, a script's background job): taking one
+// would stop ignoring it, and the child would no longer inherit it ignored.
 func newSupervisor() *supervisor {
 	s := &supervisor{
 		sigs:     make(chan os.Signal, 32),
@@ -51,12 +46,7 @@ func newSupervisor() *supervisor {
 		done:     make(chan struct{}),
 		fromTerm: fromTerminal,
 	}
-	var take []os.Signal
-	for _, sig := range append(slices.Clone(forwardAlways), forwardWithoutTerminal...) {
-		if !signal.Ignored(sig) {
-			take = append(take, sig)
-		}
-	}
+	take := slices.DeleteFunc(slices.Concat(forwardAlways, forwardWithoutTerminal), signal.Ignored)
 	if len(take) > 0 {
 		signal.Notify(s.sigs, take...)
 	}
@@ -69,13 +59,12 @@ func (s *supervisor) loop() {
 	for sig := range s.sigs {
 		if slices.Contains(forwardWithoutTerminal, sig) && s.fromTerm() {
 			if s.sharesGroup.Load() {
-				// The terminal sent it to the command too. A second
-				// one would be taken as "really stop now".
+				// The terminal sent it to the command too: a second one
+				// would be taken as "really stop now".
 				continue
 			}
-			// The command runs in a process group of its own, which
-			// the terminal did not reach: it gets the signal as from
-			// the terminal, its whole group.
+			// The command's own process group, which the terminal did not
+			// reach, gets it as from the terminal.
 			if ss, ok := sig.(syscall.Signal); ok {
 				sig = procctl.TerminalSignal{Sig: ss}
 			}
@@ -118,23 +107,15 @@ func (s *supervisor) onSignalAfterExit(f func()) {
 	}
 }
 
-// stop stops taking signals. The process's own default handling is back
-// for them once it returns.
+// stop stops taking signals; their default handling is back once it
+// returns.
 func (s *supervisor) stop() {
-	s.mu.Lock()
-	if s.stopped {
-		s.mu.Unlock()
-		return
-	}
-	s.stopped = true
-	s.mu.Unlock()
-	signal.Stop(s.sigs)
-	close(s.sigs)
-	<-s.done
+	s.stopOnce.Do(func() {
+		signal.Stop(s.sigs)
+		close(s.sigs)
+		<-s.done
+	})
 }
-
-// statusOf is the Status of how a command ended.
-func statusOf(e procctl.Exit) Status { return Status{Code: e.Code, Signal: e.Signal} }
 
 // startFailure is the status, as a POSIX shell gives it, of a command that
 // could not be started: 127 when it was not found, else 126.
@@ -143,4 +124,41 @@ func startFailure(err error) Status {
 		return Status{Code: ExitNotFound}
 	}
 	return Status{Code: ExitCannotRun}
+}
+
+// Status is how progressotel ends: with an exit code, or with the signal
+// that killed the child of `run`.
+type Status procctl.Exit
+
+// Exit statuses of progressotel's own (the last two as in POSIX shells).
+const (
+	ExitUsage     = 2   // invalid flags or input; nothing was run or emitted
+	ExitCannotRun = 126 // the command was found but could not be started
+	ExitNotFound  = 127 // the command was not found
+)
+
+// ExitCode is the status a POSIX shell reports for s: the exit code, or
+// 128+N for signal N.
+func (s Status) ExitCode() int { return procctl.Exit(s).ExitCode() }
+
+// OK reports an exit with code 0.
+func (s Status) OK() bool { return s.Signal == 0 && s.Code == 0 }
+
+// String says how the child ended, for events and messages: "exited with
+// status 2", "killed by signal SIGTERM".
+func (s Status) String() string {
+	if s.Signal != 0 {
+		return fmt.Sprintf("killed by signal %s", signalName(s.Signal))
+	}
+	return fmt.Sprintf("exited with status %d", s.Code)
+}
+
+// Exit ends the process with s: it re-raises s.Signal where it can, so
+// that the parent sees the same death as without progressotel, else exits
+// with ExitCode.
+func (s Status) Exit() {
+	if s.Signal != 0 {
+		reraise(s.Signal)
+	}
+	os.Exit(s.ExitCode())
 }

@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"strings"
 
+	"github.com/progressotel/progressotel/cmd/progressotel/internal/handoff"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/wire"
 )
@@ -81,10 +83,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 }
 
 func lookup(name string) *command {
-	for _, c := range commands {
-		if c.name == name {
-			return c
-		}
+	if i := slices.IndexFunc(commands, func(c *command) bool { return c.name == name }); i >= 0 {
+		return commands[i]
 	}
 	return nil
 }
@@ -92,8 +92,8 @@ func lookup(name string) *command {
 // parseCommand parses a command's flags. done is true when the command
 // must end with st: help was asked for, or the flags are invalid.
 func parseCommand(c *command, fs *flag.FlagSet, args []string, s stdio) (st Status, done bool) {
-	err := parseFlags(fs, args)
-	switch {
+	fs.SetOutput(io.Discard)
+	switch err := fs.Parse(args); {
 	case err == nil:
 		return Status{}, false
 	case errors.Is(err, flag.ErrHelp):
@@ -172,35 +172,32 @@ func printTable(w io.Writer, rows [][2]string) {
 	}
 	width = min(width, 34)
 	for _, r := range rows {
-		lines := wrap(r[1], 78-width-4)
-		if len(r[0]) > width {
-			fmt.Fprintf(w, "  %s\n", r[0])
-			fmt.Fprintf(w, "  %-*s  %s\n", width, "", lines[0])
-		} else {
-			fmt.Fprintf(w, "  %-*s  %s\n", width, r[0], lines[0])
+		left := r[0]
+		if len(left) > width {
+			fmt.Fprintf(w, "  %s\n", left)
+			left = ""
 		}
-		for _, l := range lines[1:] {
-			fmt.Fprintf(w, "  %-*s  %s\n", width, "", l)
+		for _, l := range wrap(r[1], 78-width-4) {
+			fmt.Fprintf(w, "  %-*s  %s\n", width, left, l)
+			left = ""
 		}
 	}
 }
 
 func wrap(s string, width int) []string {
 	width = max(width, 30)
-	var lines []string
-	line := ""
+	lines := []string{""}
 	for _, word := range strings.Fields(s) {
-		if line != "" && len(line)+1+len(word) > width {
-			lines = append(lines, line)
-			line = word
-			continue
+		switch last := &lines[len(lines)-1]; {
+		case *last == "":
+			*last = word
+		case len(*last)+1+len(word) > width:
+			lines = append(lines, word)
+		default:
+			*last += " " + word
 		}
-		if line != "" {
-			line += " "
-		}
-		line += word
 	}
-	return append(lines, line)
+	return lines
 }
 
 var versionCommand = &command{
@@ -218,3 +215,42 @@ var versionCommand = &command{
 		return Status{}
 	},
 }
+
+// envVar is an environment variable, for --help and docs/cli.md.
+type envVar struct{ name, meaning string }
+
+// exporterEnv are the OpenTelemetry variables every command reads through
+// otelbridge.Setup.
+var exporterEnv = []envVar{
+	{"OTEL_LOGS_EXPORTER", "comma-separated exporters: live (a tree per operation on a terminal, the command's output above it), pretty, json, console (all on stderr, or --output: never in the command's stdout), otlp, none. Unset: otlp alone when an OTLP endpoint is set, else nothing is exported, with one warning"},
+	{"OTEL_EXPORTER_OTLP_ENDPOINT", "the collector, e.g. http://127.0.0.1:4318; setting it alone exports OTLP and nothing locally (also OTEL_EXPORTER_OTLP_LOGS_ENDPOINT, _TRACES_ENDPOINT)"},
+	{"OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf (default) or grpc"},
+	{"OTEL_EXPORTER_OTLP_HEADERS", "headers of every export, e.g. Authorization=Bearer%20... (also _INSECURE, _CERTIFICATE, _TIMEOUT)"},
+	{"OTEL_SERVICE_NAME", "service.name of the resource (default: --component, else progressotel); OTEL_RESOURCE_ATTRIBUTES adds to it"},
+	{"OTEL_BLRP_MAX_QUEUE_SIZE", "the batch processor's queue (and the other OTEL_BLRP_* settings)"},
+	{"OTEL_SDK_DISABLED", "true: export nothing, quietly"},
+	{"NO_COLOR", "no colour in the live view and the pretty format"},
+}
+
+// contextEnv are the variables the trace context is read from.
+var contextEnv = []envVar{
+	{"TRACEPARENT", "W3C trace context of the caller: the trace and parent span of what is recorded"},
+	{"TRACESTATE", "W3C trace state, with TRACEPARENT"},
+	{"BAGGAGE", "W3C baggage"},
+	{"X_TRACECTX_<KEY>", "a tracectx value of the request, stamped as tracectx.<key> on every record: X_TRACECTX_TRANSACTIONID, X_TRACECTX_TENANTID, ... ('-', '.', '_' in a key are _2D, _2E, _5F)"},
+}
+
+var ownEnv = []envVar{
+	{envOutput, "the default of --output"},
+	{envShutdownTimeout, "the default of --shutdown-timeout (a Go duration: 5s, 500ms)"},
+}
+
+var emitEnv = slices.Concat(
+	[]envVar{{handoff.EnvSocket, "set by 'progressotel run' for its child: the run's socket, through which the event goes"}},
+	contextEnv, ownEnv, exporterEnv)
+
+var runEnv = slices.Concat(contextEnv, ownEnv, exporterEnv,
+	[]envVar{
+		{"OTEL_TRACES_EXPORTER", "none: keep the run's spans local even when an OTLP endpoint is set"},
+		{"(set for the child)", "TRACEPARENT, TRACESTATE, BAGGAGE and X_TRACECTX_* of the run's span, and " + handoff.EnvSocket + " for its emits"},
+	})

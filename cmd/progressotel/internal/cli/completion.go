@@ -61,7 +61,7 @@ func completedFlags(c *command) []completedFlag {
 }
 
 func commandNames() []string {
-	names := make([]string, 0, len(commands)+1)
+	var names []string
 	for _, c := range commands {
 		names = append(names, c.name)
 	}
@@ -99,8 +99,9 @@ _progressotel() {
 			continue
 		}
 		fmt.Fprintf(w, "    %s)\n        case $prev in\n", c.name)
-		var plain []string
+		var plain, names []string
 		for _, f := range flags {
+			names = append(names, "--"+f.name)
 			switch {
 			case len(f.choices) > 0:
 				fmt.Fprintf(w, "            --%s) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n", f.name, strings.Join(f.choices, " "))
@@ -111,10 +112,6 @@ _progressotel() {
 		if len(plain) > 0 {
 			// Files for @file and --output; the rest takes free text.
 			fmt.Fprintf(w, "            %s) return ;;\n", strings.Join(plain, "|"))
-		}
-		names := make([]string, len(flags))
-		for i, f := range flags {
-			names[i] = "--" + f.name
 		}
 		names = append(names, "--help")
 		if c == runCommand {

@@ -8,11 +8,8 @@ import (
 
 type emitOptions struct {
 	commonOptions
-	typ      string
-	details  string
-	detail   pairs
-	severity string
-	time     string
+	typ, details, severity, time string
+	detail                       pairs
 }
 
 func newEmitFlags() (*flag.FlagSet, *emitOptions) {
@@ -47,20 +44,27 @@ warning says why), 2 for invalid input (nothing is emitted).`,
 	env:   emitEnv,
 }
 
-func runEmit(ctx context.Context, args []string, stdio stdio) Status {
+func runEmit(ctx context.Context, args []string, s stdio) Status {
 	fs, o := newEmitFlags()
-	if st, done := parseCommand(emitCommand, fs, args, stdio); done {
-		return st
-	}
-	m, err := o.message(stdio.stdin)
-	if err != nil {
-		return usageError(emitCommand, stdio.stderr, err)
-	}
-	return deliver(ctx, m, &o.commonOptions, stdio.stderr)
+	return runMessage(ctx, emitCommand, fs, &o.commonOptions, args, s, o.build)
 }
 
-// message checks the flags and builds the event.
-func (o *emitOptions) message(stdin io.Reader) (*message, error) {
+// runMessage runs emit or transition: it parses the flags, builds the
+// message (build checks them) and delivers it.
+func runMessage(ctx context.Context, c *command, fs *flag.FlagSet, o *commonOptions, args []string, s stdio,
+	build func(stdin io.Reader) (*message, error)) Status {
+	if st, done := parseCommand(c, fs, args, s); done {
+		return st
+	}
+	m, err := build(s.stdin)
+	if err != nil {
+		return usageError(c, s.stderr, err)
+	}
+	return deliver(ctx, m, o, s.stderr)
+}
+
+// build checks the flags and builds the event.
+func (o *emitOptions) build(stdin io.Reader) (*message, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
@@ -81,5 +85,64 @@ func (o *emitOptions) message(stdin io.Reader) (*message, error) {
 	}
 	m := &message{V: protocolVersion, Kind: kindEvent, Time: t, Type: o.typ, Details: details,
 		Severity: sev, Envelope: o.envelope.envelope()}
+	return m, m.validate()
+}
+
+type transitionOptions struct {
+	commonOptions
+	stream, status, reason, message, time string
+	prevStatus, prevReason, prevMessage   string
+}
+
+func newTransitionFlags() (*flag.FlagSet, *transitionOptions) {
+	o := &transitionOptions{}
+	fs := flag.NewFlagSet("transition", flag.ContinueOnError)
+	fs.StringVar(&o.stream, "stream", "", "the condition `stream` (required): provisioning, lifecycle, or another lower-case name")
+	fs.StringVar(&o.status, "status", "", "the condition's new `status` (required): True, False, Unknown")
+	fs.StringVar(&o.reason, "reason", "", "its `reason`: Provisioning, Provisioned, Errored, ...")
+	fs.StringVar(&o.message, "message", "", "its user-safe `text` (never a raw error)")
+	fs.StringVar(&o.prevStatus, "previous-status", "", "the condition's `status` before this transition, when known")
+	fs.StringVar(&o.prevReason, "previous-reason", "", "its `reason` before")
+	fs.StringVar(&o.prevMessage, "previous-message", "", "its `text` before")
+	fs.StringVar(&o.time, "time", "", "the transition's `time`, RFC 3339 (default: now)")
+	o.commonOptions.register(fs)
+	return fs, o
+}
+
+var transitionCommand = &command{
+	name:     "transition",
+	synopsis: "record one condition transition (provisioning, lifecycle, ...)",
+	usage:    "progressotel transition --stream provisioning --status True --reason Provisioned [--message text] [flags]",
+	description: `Records a Kubernetes-style condition transition on a stream, as
+progress.RecordTransition does in Go: the stream is the record's event name,
+the new condition and, with --previous-*, the one before. It does no
+edge-triggering: call it when the condition has changed, after the change
+was persisted.
+
+Inside 'progressotel run' it goes through the run, outside one it is
+exported directly, as with emit. Exit status: 0, or 2 for invalid input.`,
+	flags: func() *flag.FlagSet { fs, _ := newTransitionFlags(); return fs },
+	env:   emitEnv,
+}
+
+func runTransition(ctx context.Context, args []string, s stdio) Status {
+	fs, o := newTransitionFlags()
+	return runMessage(ctx, transitionCommand, fs, &o.commonOptions, args, s, o.build)
+}
+
+// build checks the flags and builds the transition.
+func (o *transitionOptions) build(io.Reader) (*message, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	t, err := parseTime(o.time)
+	if err != nil {
+		return nil, err
+	}
+	m := &message{V: protocolVersion, Kind: kindTransition, Time: t, Stream: o.stream,
+		Status: o.status, Reason: o.reason, Message: o.message, Envelope: o.envelope.envelope()}
+	if o.prevStatus != "" || o.prevReason != "" || o.prevMessage != "" {
+		m.Previous = &condition{Status: o.prevStatus, Reason: o.prevReason, Message: o.prevMessage}
+	}
 	return m, m.validate()
 }

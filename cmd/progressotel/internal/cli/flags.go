@@ -2,11 +2,11 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,10 +50,11 @@ func (o *commonOptions) check() error {
 		return invalidf("--shutdown-timeout must be positive")
 	}
 	for _, p := range o.tracectx {
-		if _, err := propagation.NormalizeKey(p.key); err != nil {
-			return fmt.Errorf("%w: --tracectx %s: %w", errInvalid, p.key, err)
+		_, err := propagation.NormalizeKey(p.key)
+		if err == nil {
+			_, err = propagation.NormalizeValue(p.value)
 		}
-		if _, err := propagation.NormalizeValue(p.value); err != nil {
+		if err != nil {
 			return fmt.Errorf("%w: --tracectx %s: %w", errInvalid, p.key, err)
 		}
 	}
@@ -63,29 +64,28 @@ func (o *commonOptions) check() error {
 // envelopeFlags are the envelope of the events: who emits them, about
 // which resource, for which tenant.
 type envelopeFlags struct {
-	component, componentVersion                              string
-	resourceType, resourceID, resourceNamespace, resourceUID string
-	tenant, organization, project                            string
-	scope                                                    pairs
-	generation                                               int64
+	env                           envelope // but its Scope, which envelope builds
+	tenant, organization, project string
+	scope                         pairs
 }
 
 func (e *envelopeFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&e.component, "component", "", "the emitting driver or component's `name` (progress.component.name)")
-	fs.StringVar(&e.componentVersion, "component-version", "", "its `version`")
-	fs.StringVar(&e.resourceType, "resource-type", "", "the managed resource's `type` (progress.resource.type)")
-	fs.StringVar(&e.resourceID, "resource-id", "", "the managed resource's `id` or name")
-	fs.StringVar(&e.resourceNamespace, "resource-namespace", "", "the managed resource's `namespace`")
-	fs.StringVar(&e.resourceUID, "resource-uid", "", "the managed resource's `uid`")
+	c, r := &e.env.Component, &e.env.Resource
+	fs.StringVar(&c.Name, "component", "", "the emitting driver or component's `name` (progress.component.name)")
+	fs.StringVar(&c.Version, "component-version", "", "its `version`")
+	fs.StringVar(&r.Type, "resource-type", "", "the managed resource's `type` (progress.resource.type)")
+	fs.StringVar(&r.ID, "resource-id", "", "the managed resource's `id` or name")
+	fs.StringVar(&r.Namespace, "resource-namespace", "", "the managed resource's `namespace`")
+	fs.StringVar(&r.UID, "resource-uid", "", "the managed resource's `uid`")
 	fs.StringVar(&e.tenant, "tenant", "", "the `tenant`: scope key tenant, the collector's routing key (progress.tenant)")
 	fs.StringVar(&e.organization, "organization", "", "scope key `organization` (the tenant when --tenant is not given)")
 	fs.StringVar(&e.project, "project", "", "scope key `project`")
 	fs.Var(&e.scope, "scope", "add a tenant scope `key=value` (repeatable)")
-	fs.Int64Var(&e.generation, "observed-generation", 0, "`n`, the resource's metadata.generation")
+	fs.Int64Var(&e.env.ObservedGeneration, "observed-generation", 0, "`n`, the resource's metadata.generation")
 }
 
 func (e *envelopeFlags) check() error {
-	if e.generation < 0 {
+	if e.env.ObservedGeneration < 0 {
 		return invalidf("--observed-generation must not be negative")
 	}
 	for _, p := range e.scope {
@@ -97,12 +97,7 @@ func (e *envelopeFlags) check() error {
 }
 
 func (e *envelopeFlags) envelope() envelope {
-	out := envelope{
-		ObservedGeneration: e.generation,
-	}
-	out.Component.Name, out.Component.Version = e.component, e.componentVersion
-	out.Resource.Type, out.Resource.ID = e.resourceType, e.resourceID
-	out.Resource.Namespace, out.Resource.UID = e.resourceNamespace, e.resourceUID
+	out := e.env
 	scope := map[string]string{}
 	for _, p := range e.scope {
 		scope[p.key] = p.value
@@ -144,30 +139,25 @@ func (p *pairs) Set(s string) error {
 	return nil
 }
 
-// details builds the details of emit from --details (a JSON object, @file
-// or - for stdin) and the --detail pairs, which win.
+// buildDetails builds the details of emit from --details (a JSON object,
+// @file or - for stdin) and the --detail pairs, which win.
 func buildDetails(raw string, extra pairs, stdin io.Reader) (json.RawMessage, error) {
-	var text []byte
-	switch {
-	case raw == "-":
-		b, err := io.ReadAll(io.LimitReader(stdin, maxDetailsInput+1))
-		if err != nil {
-			return nil, invalidf("--details -: %v", err)
+	text := []byte(raw)
+	if raw == "-" || strings.HasPrefix(raw, "@") {
+		src := stdin
+		if raw != "-" {
+			f, err := os.Open(raw[1:])
+			if err != nil {
+				return nil, invalidf("--details %s: %v", raw, err)
+			}
+			defer f.Close()
+			src = f
 		}
-		text = b
-	case strings.HasPrefix(raw, "@"):
-		f, err := os.Open(raw[1:])
-		if err != nil {
-			return nil, invalidf("--details %s: %v", raw, err)
-		}
-		defer f.Close()
-		b, err := io.ReadAll(io.LimitReader(f, maxDetailsInput+1))
+		b, err := io.ReadAll(io.LimitReader(src, maxDetailsInput+1))
 		if err != nil {
 			return nil, invalidf("--details %s: %v", raw, err)
 		}
 		text = b
-	default:
-		text = []byte(raw)
 	}
 	if len(text) > maxDetailsInput {
 		return nil, invalidf("details longer than %d bytes", maxDetailsInput)
@@ -180,7 +170,7 @@ func buildDetails(raw string, extra pairs, stdin io.Reader) (json.RawMessage, er
 		return json.RawMessage(text), nil
 	}
 	merged := map[string]json.RawMessage{}
-	if len(strings.TrimSpace(string(text))) > 0 && len(obj) > 0 {
+	if len(obj) > 0 {
 		if err := json.Unmarshal(text, &merged); err != nil {
 			return nil, invalidf("details: %v", err)
 		}
@@ -204,21 +194,18 @@ func buildDetails(raw string, extra pairs, stdin io.Reader) (json.RawMessage, er
 // hand-off bounds a request.
 const maxDetailsInput = 512 << 10
 
-// parseSeverity reads --severity: a level name or a severity number.
+// parseSeverity reads --severity: a level name (the first number of its
+// range of four) or a severity number.
 func parseSeverity(s string) (log.Severity, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "info":
+	switch name := strings.ToLower(strings.TrimSpace(s)); name {
+	case "":
 		return log.SeverityInfo, nil
-	case "trace":
-		return log.SeverityTrace, nil
-	case "debug":
-		return log.SeverityDebug, nil
-	case "warn", "warning":
+	case "warning":
 		return log.SeverityWarn, nil
-	case "error":
-		return log.SeverityError, nil
-	case "fatal":
-		return log.SeverityFatal, nil
+	default:
+		if i := slices.Index(severityNames, name); i >= 0 {
+			return log.SeverityTrace + log.Severity(4*i), nil
+		}
 	}
 	if n, err := strconv.Atoi(s); err == nil && n >= 1 && n <= int(log.SeverityFatal4) {
 		return log.Severity(n), nil
@@ -226,7 +213,8 @@ func parseSeverity(s string) (log.Severity, error) {
 	return 0, invalidf("--severity %q: want trace, debug, info, warn, error, fatal or a number from 1 to 24", s)
 }
 
-// severityNames are the values --severity completes to.
+// severityNames are the level names, in order: the values --severity
+// completes to.
 var severityNames = []string{"trace", "debug", "info", "warn", "error", "fatal"}
 
 // parseTime reads --time: RFC 3339, empty for now.
@@ -239,19 +227,4 @@ func parseTime(s string) (time.Time, error) {
 		return time.Time{}, invalidf("--time %q: not an RFC 3339 time", s)
 	}
 	return t, nil
-}
-
-// parseFlags parses args with fs, whose errors go to stderr, and reports
-// the usage error as errInvalid; -h and --help as flag.ErrHelp.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	fs.SetOutput(io.Discard)
-	err := fs.Parse(args)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, flag.ErrHelp):
-		return err
-	default:
-		return fmt.Errorf("%w: %w", errInvalid, err)
-	}
 }

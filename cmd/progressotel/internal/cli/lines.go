@@ -29,59 +29,50 @@ type LinesOptions struct {
 }
 
 // lineRecorder passes the child's stdout and stderr through, line by
-// line, and records each line as an event: details {stream, line}.
+// line, and records each line as an event: details {stream, line}. Its
+// methods do nothing on nil.
 type lineRecorder struct {
-	ctx     context.Context
-	inv     *Invocation
-	readers []*os.File
-	writers []*os.File
-	wg      sync.WaitGroup
+	ctx              context.Context
+	inv              *Invocation
+	readers, writers []*os.File
+	wg               sync.WaitGroup
 }
 
 func newLineRecorder(ctx context.Context, inv *Invocation, cmd *exec.Cmd) (*lineRecorder, error) {
 	l := &lineRecorder{ctx: ctx, inv: inv}
-	for _, s := range []struct {
-		name string
-		dst  io.Writer
-		set  func(w *os.File)
-	}{
-		{"stdout", inv.Stdout, func(w *os.File) { cmd.Stdout = w }},
-		{"stderr", inv.Stderr, func(w *os.File) { cmd.Stderr = w }},
-	} {
+	for name, dst := range map[string]*io.Writer{"stdout": &cmd.Stdout, "stderr": &cmd.Stderr} {
 		r, w, err := os.Pipe()
 		if err != nil {
-			l.abort()
+			l.started()
+			l.wait()
 			return nil, err
 		}
 		l.readers, l.writers = append(l.readers, r), append(l.writers, w)
-		s.set(w)
 		l.wg.Add(1)
-		go l.copy(s.name, r, s.dst)
+		go l.copy(name, r, *dst)
+		*dst = w
 	}
 	return l, nil
 }
 
 // started closes the parent's copies of the pipes' write ends, once the
-// child has its own.
+// child has its own (or could not start).
 func (l *lineRecorder) started() {
+	if l == nil {
+		return
+	}
 	for _, w := range l.writers {
 		_ = w.Close()
 	}
-}
-
-// abort closes everything, when the child did not start.
-func (l *lineRecorder) abort() {
-	l.started()
-	for _, r := range l.readers {
-		_ = r.Close()
-	}
-	l.wg.Wait()
 }
 
 // wait waits for the output to end, at most procctl.DrainTimeout after
 // the command's exit: a process it left in the background can hold the
 // pipes open.
 func (l *lineRecorder) wait() {
+	if l == nil {
+		return
+	}
 	for _, r := range l.readers {
 		_ = r.SetReadDeadline(time.Now().Add(procctl.DrainTimeout))
 	}
@@ -99,10 +90,12 @@ func (l *lineRecorder) copy(stream string, r io.Reader, dst io.Writer) {
 		if len(chunk) > 0 {
 			_, _ = dst.Write(chunk)
 			line := bytes.TrimRight(chunk, "\r\n")
-			record(l.ctx, l.inv, progress.Event{
-				Type:    l.inv.Lines.Type,
-				Details: map[string]any{"stream": stream, "line": string(line)},
-			})
+			// Safe from both copies at once, unlike adapter.Config.Record.
+			evt := progress.Event{Type: l.inv.Lines.Type, Envelope: l.inv.Envelope,
+				Details: map[string]any{"stream": stream, "line": string(line)}}
+			if err := l.inv.Recorder.Record(l.ctx, evt); err != nil {
+				l.inv.Logger.Warn("event not recorded", "type", evt.Type, "error", err.Error())
+			}
 		}
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 			return

@@ -6,15 +6,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"math"
+	"os"
 	"strconv"
 	"time"
 
 	"go.opentelemetry.io/otel/log"
 	lognoop "go.opentelemetry.io/otel/log/noop"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	otelprop "go.opentelemetry.io/otel/propagation"
 
+	"github.com/progressotel/progressotel/cmd/progressotel/internal/handoff"
+	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/propagation"
 )
 
 // protocolVersion is the version of message a run understands.
@@ -27,9 +34,9 @@ const (
 )
 
 // message is one event or transition, as emit and transition check it,
-// send it to the enclosing run and record it. Its JSON form is the
-// hand-off protocol: the run and its emits are the same binary, but a
-// child may run another version of it, so unknown versions are refused.
+// send it to the enclosing run and record it. Its JSON form is the hand-off
+// protocol: a child may run another version of progressotel, so unknown
+// versions are refused.
 type message struct {
 	V    int       `json:"v"`
 	Kind string    `json:"kind"`
@@ -49,28 +56,25 @@ type message struct {
 
 	Envelope envelope `json:"envelope,omitzero"`
 
-	// Carrier holds the emitter's trace context, baggage and tracectx
-	// as propagation.Default() injects them (traceparent, baggage,
-	// x-tracectx-*): the run records the event in that context.
+	// Carrier holds the emitter's trace context, baggage and tracectx, as
+	// propagation.Default() injects them: the run records in that context.
 	Carrier map[string]string `json:"carrier,omitempty"`
 }
 
+// condition is progress.Condition (the same fields, converted) in JSON.
 type condition struct {
 	Status  string `json:"status"`
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
 }
 
-// envelope is progress.Envelope in the message's JSON.
+// envelope is progress.Envelope (the same fields, converted) in the
+// message's JSON.
 type envelope struct {
 	Component          progress.Component `json:"component,omitzero"`
 	Resource           progress.Resource  `json:"resource,omitzero"`
 	Scope              map[string]string  `json:"scope,omitempty"`
 	ObservedGeneration int64              `json:"observedGeneration,omitempty"`
-}
-
-func (e envelope) progress() progress.Envelope {
-	return progress.Envelope{Component: e.Component, Resource: e.Resource, Scope: e.Scope, ObservedGeneration: e.ObservedGeneration}
 }
 
 // inherit fills what e leaves unset from the run's envelope: the component
@@ -84,13 +88,8 @@ func (e envelope) inherit(run envelope) envelope {
 		e.Resource = run.Resource
 	}
 	if len(run.Scope) > 0 {
-		scope := make(map[string]string, len(run.Scope)+len(e.Scope))
-		for k, v := range run.Scope {
-			scope[k] = v
-		}
-		for k, v := range e.Scope {
-			scope[k] = v
-		}
+		scope := maps.Clone(run.Scope)
+		maps.Copy(scope, e.Scope)
 		e.Scope = scope
 	}
 	if e.ObservedGeneration == 0 {
@@ -127,7 +126,6 @@ func (m *message) validate() error {
 		if m.Status == "" {
 			return invalidf("a transition needs a status (--status)")
 		}
-		// The Recorder's own rules: a transition recorded to nowhere.
 		t := progress.Transition{Stream: m.Stream, Condition: progress.Condition{Status: m.Status}}
 		if err := validator.RecordTransition(context.Background(), t); err != nil {
 			return fmt.Errorf("%w: %w", errInvalid, err)
@@ -142,8 +140,7 @@ func (m *message) validate() error {
 }
 
 // validator checks events and transitions by the Recorder's own rules,
-// recording them to nowhere: invalid ones are refused before anything is
-// sent or set up, with the error the run's Recorder would give.
+// recording them to nowhere, with the error the run's Recorder would give.
 var validator = progress.NewRecorder(
 	progress.WithLoggerProvider(lognoop.NewLoggerProvider()),
 	progress.WithMeterProvider(metricnoop.NewMeterProvider()))
@@ -156,7 +153,6 @@ func checkType(typ string) error {
 	return nil
 }
 
-// record records m through rec in ctx.
 func (m *message) record(ctx context.Context, rec *progress.Recorder, env envelope) error {
 	switch m.Kind {
 	case kindEvent:
@@ -165,19 +161,16 @@ func (m *message) record(ctx context.Context, rec *progress.Recorder, env envelo
 			return err
 		}
 		return rec.Record(ctx, progress.Event{
-			Type: m.Type, Details: details, Severity: m.Severity, Time: m.Time, Envelope: env.progress(),
+			Type: m.Type, Details: details, Severity: m.Severity, Time: m.Time, Envelope: progress.Envelope(env),
 		})
 	case kindTransition:
-		t := progress.Transition{
+		return rec.RecordTransition(ctx, progress.Transition{
 			Stream:    m.Stream,
 			Condition: progress.Condition{Status: m.Status, Reason: m.Reason, Message: m.Message},
+			Previous:  (*progress.Condition)(m.Previous),
 			Time:      m.Time,
-			Envelope:  env.progress(),
-		}
-		if m.Previous != nil {
-			t.Previous = &progress.Condition{Status: m.Previous.Status, Reason: m.Previous.Reason, Message: m.Previous.Message}
-		}
-		return rec.RecordTransition(ctx, t)
+			Envelope:  progress.Envelope(env),
+		})
 	}
 	return invalidf("unknown message kind %q", m.Kind)
 }
@@ -243,4 +236,63 @@ func jsonKind(v any) string {
 		return "a number"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// sendTimeout bounds the wait for the enclosing run's answer, given once its
+// Recorder (which never waits for I/O) took the event.
+const sendTimeout = 10 * time.Second
+
+// deliver records m, which has been checked: through the enclosing run when
+// there is one, else with an exporter of its own, else nowhere with a
+// warning. Only invalid input fails (exit status 2): a driver must not fail
+// because its telemetry did.
+func deliver(ctx context.Context, m *message, o *commonOptions, stderr io.Writer) Status {
+	ctx = contextFromEnv(ctx, o.tracectx)
+	if path := os.Getenv(handoff.EnvSocket); path != "" {
+		carrier := otelprop.MapCarrier{}
+		propagation.Default().Inject(ctx, carrier)
+		m.Carrier = carrier
+		req, err := json.Marshal(m)
+		if err != nil {
+			warnf(stderr, "%v", err)
+			return Status{Code: ExitUsage}
+		}
+		err = handoff.Send(path, req, sendTimeout)
+		switch {
+		case err == nil:
+			return Status{}
+		case errors.Is(err, handoff.ErrInvalid):
+			warnf(stderr, "%v", err)
+			return Status{Code: ExitUsage}
+		case errors.Is(err, handoff.ErrUnreachable): // the run has ended (this is a leftover)
+			warnf(stderr, "the enclosing run is gone (%s): exporting directly", path)
+		case errors.Is(err, handoff.ErrNoAnswer): // maybe recorded: exporting could duplicate it
+			warnf(stderr, "the enclosing run did not answer (%v): the event may be lost", err)
+			return Status{}
+		default: // refused, not for the input (another version runs the run)
+			warnf(stderr, "the enclosing run did not take the event (%v): exporting directly", err)
+		}
+	}
+
+	switch exporters() {
+	case exportersUnset:
+		warnf(stderr, "%s", noExporterWarning)
+		return Status{}
+	case exportersDisabled:
+		return Status{}
+	}
+	// Outside a run each emit is a process of its own, whose sequence
+	// numbers would restart at 1: there are none.
+	t, err := setupTelemetry(ctx, o, true, false, stderr, otelbridge.WithRecorderOptions(progress.WithoutSequence()))
+	if err != nil {
+		warnf(stderr, "telemetry: %v: nothing is exported", err)
+		return Status{}
+	}
+	if err := m.record(ctx, progress.Default(), m.Envelope); err != nil { // checked before
+		warnf(stderr, "%v", err)
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
+	defer cancel()
+	t.shutdown(sctx, stderr)
+	return Status{}
 }

@@ -8,8 +8,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -34,12 +36,8 @@ const DefaultFailureCode = "INTERNAL_ERROR"
 
 type runOptions struct {
 	commonOptions
-	operation   string
-	failureCode string
-	adapter     string
-	lines       bool
-	linesType   string
-	recordArgs  bool
+	operation, failureCode, adapter, linesType string
+	lines, recordArgs                          bool
 }
 
 func newRunFlags() (*flag.FlagSet, *runOptions) {
@@ -47,7 +45,7 @@ func newRunFlags() (*flag.FlagSet, *runOptions) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&o.operation, "operation", "", "the operation's `name`: the span's name and the operation of the common events, such as Install (default: the command's name)")
 	fs.StringVar(&o.failureCode, "failure-code", DefaultFailureCode, "the failureCode of common/OperationFailed when the command fails: an Ignition failure `code`")
-	fs.StringVar(&o.adapter, "adapter", "auto", "how the command's run is reported: auto (the adapter that knows the command, else command), command or none (operation events only, and --lines), or an adapter's `name`"+adapterList())
+	fs.StringVar(&o.adapter, "adapter", "auto", "how the command's run is reported: auto (the adapter that knows the command, else command), command or none (operation events only, and --lines), or an adapter's `name`: "+adapterNames())
 	fs.BoolVar(&o.lines, "lines", false, "record each line of the command's stdout and stderr as an event (the generic adapter); the lines are still passed through")
 	fs.StringVar(&o.linesType, "lines-type", DefaultLinesType, "the progressEventType of each line with --lines: a `group/Name`")
 	fs.BoolVar(&o.recordArgs, "record-args", false, "record the command line on the run's span (process.command_args), redacted: each argument that looks secret, and the value after a flag with a secret name, is replaced")
@@ -56,9 +54,8 @@ func newRunFlags() (*flag.FlagSet, *runOptions) {
 }
 
 // redactArgs is argv as --record-args records it: each argument through
-// the redaction policy (progress's Redactor), and the argument after a
-// flag with a secret name (--password x) or the value of one
-// (--token=x) replaced whole.
+// progress's Redactor, and the argument after a flag with a secret name
+// (--password x) or the value of one (--token=x) replaced whole.
 func redactArgs(argv []string) []string {
 	r := progress.DefaultRedactor()
 	out := make([]string, len(argv))
@@ -113,8 +110,8 @@ down or hangs delays the exit by --shutdown-timeout at most.`,
 }
 
 func runRun(ctx context.Context, args []string, stdio stdio) Status {
-	// Signals first: from here on a SIGTERM is forwarded to the
-	// command, not fatal to progressotel.
+	// Signals first: from here on a SIGTERM is forwarded to the command,
+	// not fatal to progressotel.
 	sup := newSupervisor()
 	defer sup.stop()
 
@@ -155,8 +152,11 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	// With the live view on progressotel's terminal, the command's output
 	// and progressotel's own warnings are printed above the live area.
 	out := stdio
+	var tp trace.TracerProvider = noop.NewTracerProvider()
 	if tel != nil {
 		out.stdout, out.stderr = tel.commandOutput(stdio)
+		tel.handSpansOver()
+		tp = tel.tel.TracerProvider()
 	}
 	logger := slog.New(slog.NewTextHandler(out.stderr, &slog.HandlerOptions{Level: slog.LevelWarn,
 		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
@@ -166,11 +166,6 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 			return a
 		}})).With("prog", "progressotel")
 
-	var tp trace.TracerProvider = noop.NewTracerProvider()
-	if tel != nil {
-		tel.handSpansOver()
-		tp = tel.tel.TracerProvider()
-	}
 	// The CLI conventions' span of a command run by another: kind CLIENT,
 	// named after the executable; the adapter's run span is its child.
 	executable := filepath.Base(argv[0])
@@ -182,22 +177,19 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	rec := progress.Default()
 
-	// The socket for the child's emits. Without it they export
-	// directly, which still works.
-	var srv *handoff.Server
-	srvDone := make(chan struct{})
-	if s, err := handoff.Listen(""); err != nil {
+	// The socket for the child's emits; without it they export directly.
+	var serving sync.WaitGroup
+	srv, err := handoff.Listen("")
+	if err != nil {
 		warnf(out.stderr, "no socket for emits: %v", err)
-		close(srvDone)
 	} else {
-		srv = s
 		h := &emitHandler{ctx: ctx, rec: rec, env: env}
-		go func() { defer close(srvDone); _ = srv.Serve(ctx, handoff.WithSpans(h.handle, tel.localSpans())) }()
+		serving.Go(func() { _ = srv.Serve(ctx, handoff.WithSpans(h.handle, tel.localSpans())) })
 	}
 
 	inv := &Invocation{
 		Argv: argv, Env: func(ctx context.Context) []string { return childEnv(ctx, os.Environ(), srv) }, Operation: o.operation, FailureCode: o.failureCode,
-		Envelope: env.progress(), Recorder: rec, TracerProvider: tp,
+		Envelope: progress.Envelope(env), Recorder: rec, TracerProvider: tp,
 		Stdin: stdio.stdin, Stdout: out.stdout, Stderr: out.stderr, Logger: logger,
 		Lines: LinesOptions{Enabled: o.lines, Type: o.linesType}, sup: sup,
 		Started: func(pid int) { span.SetAttributes(semconv.ProcessPID(pid)) },
@@ -211,8 +203,8 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	sup.onSignalAfterExit(cancel)
 	if srv != nil {
 		_ = srv.Close()
-		<-srvDone
 	}
+	serving.Wait()
 	span.SetAttributes(semconv.ProcessExitCode(st.ExitCode()))
 	if st.Signal != 0 {
 		span.SetAttributes(attribute.String("process.exit.signal", signalName(st.Signal)))
@@ -230,16 +222,11 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 // childEnv is env without the trace context, tracectx and socket it may
 // hold from an enclosing run, with those of ctx and srv.
 func childEnv(ctx context.Context, env []string, srv *handoff.Server) []string {
-	out := make([]string, 0, len(env)+8)
-	for _, kv := range env {
+	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
 		name, _, _ := strings.Cut(kv, "=")
-		switch {
-		case name == "TRACEPARENT", name == "TRACESTATE", name == "BAGGAGE", name == handoff.EnvSocket,
-			strings.HasPrefix(name, propagation.EnvPrefix):
-			continue
-		}
-		out = append(out, kv)
-	}
+		return slices.Contains([]string{"TRACEPARENT", "TRACESTATE", "BAGGAGE", handoff.EnvSocket}, name) ||
+			strings.HasPrefix(name, propagation.EnvPrefix)
+	})
 	propagation.Default().Inject(ctx, propagation.EnvCarrier{SetEnv: func(k, v string) {
 		out = append(out, k+"="+v)
 	}})
@@ -261,16 +248,14 @@ func (h *emitHandler) handle(_ context.Context, req []byte) error {
 	if err := json.Unmarshal(req, &m); err != nil {
 		return fmt.Errorf("%w: %v", handoff.ErrInvalid, err)
 	}
-	if m.V != protocolVersion {
-		// Another progressotel in the child: not the input's fault, and
-		// the emit can still export the event itself.
+	if m.V != protocolVersion { // not the input's fault: the emit can export the event itself
 		return fmt.Errorf("message version %d, this run speaks %d", m.V, protocolVersion)
 	}
 	if err := m.validate(); err != nil {
 		return fmt.Errorf("%w: %v", handoff.ErrInvalid, err)
 	}
-	// The emitter's context over the run's: the same span unless it
-	// was given another TRACEPARENT, the run's tracectx plus its own.
+	// The emitter's context over the run's: the same span unless it was
+	// given another TRACEPARENT, the run's tracectx plus its own.
 	ctx := propagation.Default().Extract(h.ctx, otelprop.MapCarrier(m.Carrier))
 	if err := m.record(ctx, h.rec, m.Envelope.inherit(h.env)); err != nil {
 		return fmt.Errorf("%w: %v", handoff.ErrInvalid, err)

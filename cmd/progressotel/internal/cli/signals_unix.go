@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"cmp"
 	"os"
 	"os/signal"
 	"strings"
@@ -16,15 +17,13 @@ import (
 var forwardAlways = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2}
 
 // forwardWithoutTerminal are forwarded only when they cannot have come from
-// the terminal (see fromTerminal): a terminal sends them to its whole
-// foreground process group, the child included.
+// the terminal, which sends them to its whole foreground process group.
 var forwardWithoutTerminal = []os.Signal{syscall.SIGINT, syscall.SIGQUIT}
 
 // reraisable are the signals the Go runtime lets a process die of once
-// their notification is reset: the others it ignores (SIGUSR1, SIGPIPE,
-// ...) or turns into a crash with a stack dump (SIGQUIT, SIGABRT, ...), so
-// for them progressotel exits with 128+N, which is what a shell reports
-// for a death by signal N anyway.
+// reset: others it ignores (SIGUSR1, SIGPIPE) or turns into a stack dump
+// (SIGQUIT, SIGABRT), so for them progressotel exits 128+N, as a shell
+// reports a death by signal N anyway.
 var reraisable = map[syscall.Signal]bool{
 	syscall.SIGHUP: true, syscall.SIGINT: true, syscall.SIGTERM: true, syscall.SIGKILL: true,
 }
@@ -39,17 +38,16 @@ func reraise(sig syscall.Signal) {
 	if err := syscall.Kill(os.Getpid(), sig); err != nil {
 		return
 	}
-	// The signal is delivered at once unless it is ignored (inherited
-	// SIG_IGN, as under nohup): then fall back to the exit code.
+	// Delivered at once unless ignored (SIG_IGN inherited under nohup):
+	// then the caller falls back to the exit code.
 	time.Sleep(time.Second)
 }
 
 // fromTerminal reports whether a SIGINT or SIGQUIT received now may have
-// come from the controlling terminal: there is one, and this process is in
-// its foreground process group, so the child (which shares the group) got
-// the same signal from it. With no controlling terminal (a CI job, a
-// service, a driver's subprocess), or in a background job, the signal was
-// sent to progressotel alone and must be forwarded.
+// come from the controlling terminal: this process is in its foreground
+// process group, so a child sharing the group got it too. Without one (a
+// CI job, a service), or in a background job, it was sent to progressotel
+// alone and must be forwarded.
 func fromTerminal() bool {
 	tty, err := os.OpenFile("/dev/tty", os.O_RDONLY, 0)
 	if err != nil {
@@ -61,9 +59,5 @@ func fromTerminal() bool {
 }
 
 func signalName(s syscall.Signal) string {
-	name := unix.SignalName(s)
-	if name == "" {
-		return strings.TrimSpace(s.String())
-	}
-	return name
+	return cmp.Or(unix.SignalName(s), strings.TrimSpace(s.String()))
 }

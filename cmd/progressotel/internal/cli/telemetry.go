@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,11 +13,12 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/progressotel/progressotel/cmd/progressotel/internal/handoff"
 	"github.com/progressotel/progressotel/internal/base/term"
 	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
-	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/propagation"
 )
 
@@ -29,9 +31,9 @@ const (
 	exportersSet                             // OTEL_LOGS_EXPORTER or an OTLP endpoint
 )
 
-// exporters reads the environment the way otelbridge.Setup does, to tell
-// whether anything is configured at all: Setup's own default (live or
-// JSON lines) suits a program, not a wrapper whose stdout is the child's.
+// exporters reads the environment as otelbridge.Setup does, to tell whether
+// anything is configured: Setup's own default suits a program, not a
+// wrapper whose stdout is the child's.
 func exporters() exporterSetting {
 	if strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true") {
 		return exportersDisabled
@@ -51,23 +53,18 @@ func exporters() exporterSetting {
 // noExporterWarning is the one line printed when nothing is configured.
 const noExporterWarning = "no exporter configured (set OTEL_LOGS_EXPORTER, or OTEL_EXPORTER_OTLP_ENDPOINT for a collector): nothing is exported"
 
-// telemetry is what a command set up: the SDK, and where its local
-// output goes.
+// telemetry is what a command set up: the SDK and its local output.
 type telemetry struct {
 	tel    *otelbridge.Telemetry
 	output *os.File // --output, closed by shutdown
 }
 
-// setupTelemetry sets up the SDK for a command. export false sets it up
-// with no exporter (a run still needs real span ids for its child).
-// Errors of the OpenTelemetry SDK (failed exports) are printed on stderr,
-// a few at most.
+// setupTelemetry sets up the SDK for a command; export false: with no
+// exporter (a run still needs real span ids for its child). The SDK's
+// errors (failed exports) are printed on stderr, a few at most.
 func setupTelemetry(ctx context.Context, o *commonOptions, export, spans bool, stderr io.Writer, extra ...otelbridge.Option) (*telemetry, error) {
-	otel.SetErrorHandler(newErrorPrinter(stderr, 3))
-	name := o.envelope.component
-	if name == "" {
-		name = "progressotel"
-	}
+	otel.SetErrorHandler(&errorPrinter{w: stderr, left: 3})
+	name := cmp.Or(o.envelope.env.Component.Name, "progressotel")
 	opts := []otelbridge.Option{
 		otelbridge.WithResource(resource.NewSchemaless(attribute.String("service.name", name))),
 	}
@@ -89,7 +86,7 @@ func setupTelemetry(ctx context.Context, o *commonOptions, export, spans bool, s
 	tel, err := otelbridge.Setup(ctx, append(opts, extra...)...)
 	if err != nil {
 		if t.output != nil {
-			t.output.Close()
+			_ = t.output.Close()
 		}
 		return nil, err
 	}
@@ -121,14 +118,12 @@ func (t *telemetry) shutdown(ctx context.Context, stderr io.Writer) {
 	}
 }
 
-// commandOutput is where a run's command writes, and progressotel's own
-// warnings during the run: through the live view's Output when the view
-// draws on progressotel's stderr, so that each line is printed above the
-// live area instead of through it (the command's stdout too when it is a
-// terminal: the same screen; stdout redirected to a file or a pipe stays
-// as it is). Without the live view, or with --output, unchanged. The
-// command then writes to a pipe, not to the terminal: OTEL_LOGS_EXPORTER=
-// pretty gives it the terminal.
+// commandOutput is where a run's command and progressotel's own warnings
+// write during the run: through the live view's Output when the view draws
+// on progressotel's stderr, so that each line is printed above the live
+// area (stdout too when it is that terminal; redirected, it stays as it
+// is). Without the live view, or with --output, unchanged. (The command
+// then writes to a pipe: OTEL_LOGS_EXPORTER=pretty gives it the terminal.)
 func (t *telemetry) commandOutput(s stdio) (stdout, stderr io.Writer) {
 	live := t.tel.Output()
 	if t.output != nil || live == io.Writer(os.Stderr) || s.stderr != io.Writer(os.Stderr) {
@@ -140,9 +135,6 @@ func (t *telemetry) commandOutput(s stdio) (stdout, stderr io.Writer) {
 	}
 	return stdout, live
 }
-
-// recorder is the Recorder Setup installed.
-func (t *telemetry) recorder() *progress.Recorder { return progress.Default() }
 
 // contextFromEnv returns ctx with the trace context, baggage and tracectx
 // of the environment (TRACEPARENT, TRACESTATE, BAGGAGE, X_TRACECTX_*) and
@@ -156,16 +148,13 @@ func contextFromEnv(ctx context.Context, tracectx pairs) context.Context {
 }
 
 // errorPrinter prints the first few errors of the OpenTelemetry SDK and
-// says when it stops: during a collector outage every export fails, and
-// the child's stderr is no place for a flood.
+// says when it stops: in a collector outage every export fails.
 type errorPrinter struct {
 	mu    sync.Mutex
 	w     io.Writer
 	left  int
 	muted bool
 }
-
-func newErrorPrinter(w io.Writer, n int) *errorPrinter { return &errorPrinter{w: w, left: n} }
 
 func (p *errorPrinter) Handle(err error) {
 	p.mu.Lock()
@@ -183,4 +172,52 @@ func (p *errorPrinter) Handle(err error) {
 // warnf prints one line on stderr, prefixed with the program's name.
 func warnf(w io.Writer, format string, args ...any) {
 	fmt.Fprintf(w, "progressotel: "+format+"\n", args...)
+}
+
+// A run inside a run hands the start and end of its spans to the
+// enclosing run over the socket its emits use, so that the enclosing run's
+// live view shows them as rows of its own tree. The nested run still
+// exports its spans itself.
+
+// nestedExporters returns, inside an enclosing run (its socket in the
+// environment) and without --output, the exporters of OTEL_LOGS_EXPORTER
+// but the live view: the enclosing run's view shows the nested run's spans,
+// while the nested run's own view, on a pipe to it, could only print plain
+// lines through it. The other exporters stay. ok is false when nothing
+// changes.
+func nestedExporters(o *commonOptions) (names []string, ok bool) {
+	env := os.Getenv("OTEL_LOGS_EXPORTER")
+	if os.Getenv(handoff.EnvSocket) == "" || o.output != "" {
+		return nil, false
+	}
+	for _, n := range strings.Split(env, ",") {
+		if n = strings.TrimSpace(n); strings.EqualFold(n, otelbridge.ExporterLive) {
+			ok = true
+		} else if n != "" {
+			names = append(names, n)
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	if len(names) == 0 {
+		names = []string{otelbridge.ExporterNone}
+	}
+	return names, true
+}
+
+// handSpansOver registers, inside an enclosing run, the processor that
+// hands this run's spans to it; before the run's span starts.
+func (t *telemetry) handSpansOver() {
+	if path, tp := os.Getenv(handoff.EnvSocket), t.tel.TracerProvider(); path != "" && tp != nil {
+		tp.RegisterSpanProcessor(handoff.NewSpanForwarder(path))
+	}
+}
+
+// localSpans is where a nested run's spans go: the run's live view, if any.
+func (t *telemetry) localSpans() sdktrace.SpanProcessor {
+	if t == nil {
+		return nil
+	}
+	return t.tel.LocalSpanProcessor()
 }

@@ -18,12 +18,10 @@ import (
 	"github.com/progressotel/progressotel/internal/base/outcome"
 )
 
-// Spans of a nested run. A `progressotel run` inside another one hands
-// the start and the end of each of its spans to the enclosing run over
-// the same socket (SpanForwarder), and the enclosing run shows them in its
-// live view as its own (WithSpans): the nested run's operation and its
-// adapter's plays, tasks and resources are rows of the outer tree. The
-// nested run still exports its spans itself; the hand-off only draws them.
+// Spans of a nested run: a `progressotel run` inside another one hands the
+// start and the end of each of its spans to the enclosing run over the same
+// socket (SpanForwarder), which shows them in its live view as rows of its
+// own tree (WithSpans). The nested run still exports its spans itself.
 
 // Kinds of span message.
 const (
@@ -31,8 +29,7 @@ const (
 	KindSpanEnd   = "span-end"
 )
 
-// spanVersion is the version of span message a run understands.
-const spanVersion = 1
+const spanVersion = 1 // the version of span message a run understands
 
 // SpanMessage is the start or the end of a span, on one line of JSON.
 type SpanMessage struct {
@@ -109,9 +106,8 @@ func WithSpans(h Handler, sink sdktrace.SpanProcessor) Handler {
 	}
 }
 
-// startedSpan is a handed-over span as a span processor's OnStart takes
-// it: what a started span reads, and writes that go nowhere (the span is
-// the other process's).
+// startedSpan is a handed-over span as OnStart takes it: writes go nowhere
+// (the span is the other process's).
 type startedSpan struct {
 	sdktrace.ReadOnlySpan
 	trace.Span // a no-op span
@@ -119,16 +115,15 @@ type startedSpan struct {
 
 func (s startedSpan) SpanContext() trace.SpanContext { return s.ReadOnlySpan.SpanContext() }
 
-// maxQueued bounds the span messages a forwarder holds while the
-// enclosing run answers: past it, messages are dropped and counted, never
-// waited for.
+// maxQueued bounds the span messages a forwarder holds while the run
+// answers: past it, messages are dropped and counted, never waited for.
 const maxQueued = 4096
 
 // SpanForwarder is the span processor of a nested run: it hands the start
 // and the end of each span to the run listening on path, in order, from a
-// goroutine of its own. A span never waits for the socket: when the queue
-// is full the message is dropped and counted (Dropped). Once the run does
-// not answer, the forwarder stops sending.
+// goroutine of its own. A span never waits: when the queue is full the
+// message is dropped and counted (Dropped). Once the run does not answer,
+// it stops sending.
 type SpanForwarder struct {
 	path    string
 	queue   chan []byte
@@ -153,12 +148,9 @@ func (f *SpanForwarder) run() {
 	defer close(f.done)
 	failed := false
 	for req := range f.queue {
-		if failed {
-			f.dropped.Add(1)
-			continue
-		}
-		if err := Send(f.path, req, sendTimeout); err != nil {
-			failed = true // gone, or another version: the rest would fail too
+		// Once the run is gone, or of another version, the rest would fail too.
+		if failed || Send(f.path, req, sendTimeout) != nil {
+			failed = true
 			f.dropped.Add(1)
 		}
 	}
@@ -170,13 +162,9 @@ const sendTimeout = 5 * time.Second
 func (f *SpanForwarder) enqueue(m SpanMessage) {
 	m.V = spanVersion
 	req, err := json.Marshal(m)
-	if err != nil {
-		f.dropped.Add(1)
-		return
-	}
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	if f.closed {
+	if err != nil || f.closed {
 		f.dropped.Add(1)
 		return
 	}

@@ -1,3 +1,13 @@
+// Package handoff carries the events of `progressotel emit` and
+// `progressotel transition` to the enclosing `progressotel run` over a unix
+// socket: a connection per emit instead of an exporter, and one sequence.
+//
+// The run listens (Listen) on a socket in a private directory (0700, the
+// socket 0600) whose path is in the child's environment (EnvSocket). An
+// emit sends one request per connection, a JSON object on one line, and
+// waits for the answer (Send), so that a loop's emits keep their order. On
+// Linux the run also checks each peer's user id (SO_PEERCRED); elsewhere
+// the directory's permissions alone keep other users out.
 package handoff
 
 import (
@@ -19,20 +29,19 @@ import (
 // the environment of a run's child.
 const EnvSocket = "PROGRESSOTEL_SOCKET"
 
-// MaxRequestBytes bounds one request. An event's details are bounded well
-// below it by progress.Limits.
+// MaxRequestBytes bounds one request (progress.Limits bound an event's
+// details well below it).
 const MaxRequestBytes = 1 << 20
 
-// connTimeout bounds one connection, from accept to answer, so that a peer
-// that connects and says nothing holds nothing for long.
-const connTimeout = 10 * time.Second
-
-// maxConcurrent bounds the connections served at once; more wait in the
-// listener's backlog (their emits wait, nothing is dropped).
-const maxConcurrent = 64
-
-// socketName is the socket's name inside the private directory.
-const socketName = "emit.sock"
+const (
+	// connTimeout bounds one connection, from accept to answer: a peer that
+	// says nothing holds nothing for long.
+	connTimeout = 10 * time.Second
+	// maxConcurrent bounds the connections served at once; more wait in
+	// the listener's backlog (their emits wait, nothing is dropped).
+	maxConcurrent = 64
+	socketName    = "emit.sock" // in the private directory
+)
 
 // Handler handles one request. A nil error is answered as accepted. An
 // error wrapping ErrInvalid is answered as invalid input; any other as a
@@ -52,11 +61,10 @@ type Stats struct {
 
 // Server receives requests on a unix socket in a private directory.
 type Server struct {
-	dir  string
-	path string
-	ln   *net.UnixListener
-	sem  chan struct{}
-	wg   sync.WaitGroup
+	dir, path string
+	ln        *net.UnixListener
+	sem       chan struct{}
+	wg        sync.WaitGroup
 
 	accepted, invalid, failed, refused atomic.Int64
 
@@ -66,9 +74,9 @@ type Server struct {
 
 // Listen creates a private directory under base (the system's temporary
 // directory when base is empty, or /tmp when that would make the socket's
-// path longer than a unix socket address allows) and listens on a socket in
-// it. Close removes both.
-func Listen(base string) (*Server, error) {
+// path too long for a unix socket address) and listens on a socket in it.
+// Close removes both.
+func Listen(base string) (_ *Server, err error) {
 	if base == "" {
 		base = os.TempDir()
 		// sun_path holds 108 bytes on Linux, 104 on the BSDs.
@@ -80,20 +88,22 @@ func Listen(base string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("handoff: private directory: %w", err)
 	}
+	defer func() {
+		if err != nil {
+			_ = os.RemoveAll(dir)
+		}
+	}()
 	// MkdirTemp creates it 0700; say so explicitly, whatever the umask.
 	if err := os.Chmod(dir, 0o700); err != nil {
-		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("handoff: private directory: %w", err)
 	}
 	path := filepath.Join(dir, socketName)
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
-		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("handoff: listen: %w", err)
 	}
 	if err := os.Chmod(path, 0o600); err != nil {
 		_ = ln.Close()
-		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("handoff: socket permissions: %w", err)
 	}
 	return &Server{dir: dir, path: path, ln: ln, sem: make(chan struct{}, maxConcurrent)}, nil
@@ -106,16 +116,10 @@ func (s *Server) Path() string { return s.path }
 func (s *Server) Serve(ctx context.Context, h Handler) error {
 	for {
 		conn, err := s.ln.AcceptUnix()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			// EMFILE and the like: wait a little instead of spinning.
-			time.Sleep(10 * time.Millisecond)
+		if errors.Is(err, net.ErrClosed) {
+			return nil
+		} else if err != nil {
+			time.Sleep(10 * time.Millisecond) // EMFILE and the like: no spinning
 			continue
 		}
 		if !samePeer(conn) {
@@ -124,11 +128,10 @@ func (s *Server) Serve(ctx context.Context, h Handler) error {
 			continue
 		}
 		s.sem <- struct{}{}
-		s.wg.Add(1)
-		go func() {
-			defer func() { <-s.sem; s.wg.Done() }()
+		s.wg.Go(func() {
+			defer func() { <-s.sem }()
 			s.serveConn(ctx, conn, h)
-		}()
+		})
 	}
 }
 
@@ -138,7 +141,7 @@ func (s *Server) serveConn(ctx context.Context, conn *net.UnixConn, h Handler) {
 	line, err := readLine(bufio.NewReaderSize(conn, 4096), MaxRequestBytes)
 	if err != nil {
 		s.failed.Add(1)
-		_ = writeAnswer(conn, answer{Error: "handoff: " + err.Error()})
+		_ = json.NewEncoder(conn).Encode(answer{Error: "handoff: " + err.Error()})
 		return
 	}
 	var a answer
@@ -153,7 +156,7 @@ func (s *Server) serveConn(ctx context.Context, conn *net.UnixConn, h Handler) {
 		s.failed.Add(1)
 		a.Error = err.Error()
 	}
-	_ = writeAnswer(conn, a)
+	_ = json.NewEncoder(conn).Encode(a)
 }
 
 // Stats returns the counts so far.
@@ -180,19 +183,9 @@ type answer struct {
 	Invalid bool   `json:"invalid,omitempty"`
 }
 
-func writeAnswer(conn net.Conn, a answer) error {
-	b, err := json.Marshal(a)
-	if err != nil {
-		return err
-	}
-	_, err = conn.Write(append(b, '\n'))
-	return err
-}
-
-// errTooLong reports a line over the limit.
 var errTooLong = errors.New("request longer than the limit")
 
-// readLine reads one line (without its newline) of at most max bytes. A
+// readLine reads one line (without its newline) of at most max bytes; a
 // last line without a newline is accepted.
 func readLine(r *bufio.Reader, max int) ([]byte, error) {
 	var line []byte
@@ -213,4 +206,57 @@ func readLine(r *bufio.Reader, max int) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// RejectedError is the run's answer to a request it did not accept.
+type RejectedError struct {
+	Message string
+	Invalid bool // invalid input, as opposed to a failure of the run
+}
+
+func (e *RejectedError) Error() string { return e.Message }
+
+// Unwrap lets errors.Is(err, ErrInvalid) tell invalid input.
+func (e *RejectedError) Unwrap() error {
+	if e.Invalid {
+		return ErrInvalid
+	}
+	return nil
+}
+
+var (
+	// ErrUnreachable wraps the error of a request that was not sent: no
+	// socket, or a refused connection (the run has ended).
+	ErrUnreachable = errors.New("handoff: the run is not reachable")
+	// ErrNoAnswer wraps the error of a request that was sent, or partly,
+	// and not answered in time: the run may have recorded it.
+	ErrNoAnswer = errors.New("handoff: no answer from the run")
+)
+
+// Send sends one request (a JSON object, without a newline) to the run
+// listening on path and waits, at most timeout, for its answer: nil when
+// the run accepted it, else a *RejectedError, or an error wrapping
+// ErrUnreachable or ErrNoAnswer.
+func Send(path string, request []byte, timeout time.Duration) error {
+	conn, err := net.DialTimeout("unix", path, timeout)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUnreachable, err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(timeout))
+	if _, err := conn.Write(append(request, '\n')); err != nil {
+		return fmt.Errorf("%w: %w", ErrNoAnswer, err)
+	}
+	line, err := readLine(bufio.NewReader(conn), 64<<10)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNoAnswer, err)
+	}
+	var a answer
+	if err := json.Unmarshal(line, &a); err != nil {
+		return fmt.Errorf("%w: unreadable answer: %w", ErrNoAnswer, err)
+	}
+	if !a.OK {
+		return &RejectedError{Message: a.Error, Invalid: a.Invalid}
+	}
+	return nil
 }
