@@ -14,11 +14,11 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/log"
-	"go.opentelemetry.io/otel/semconv/v1.43.0/cicdconv"
 	"go.opentelemetry.io/otel/trace"
 
 	outcomes "github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/kit/adapter"
+	"github.com/progressotel/progressotel/internal/kit/procctl"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/wire"
 )
@@ -46,31 +46,28 @@ const interruptNotice = "Interrupt received"
 
 // decoder turns machine-readable UI messages, one line at a time, into
 // progress events and spans, live: each event is recorded while its line is
-// handled. It is used by one goroutine.
+// handled. It is used by one goroutine, and the heartbeat (mu).
 type decoder struct {
 	cfg   *config
 	scrub *scrubber
 	run   context.Context // the caller's context: cancelled when the run is stopped
 	base  context.Context // the caller's context, never cancelled
 	msg   message         // reused between lines
+	mu    sync.Mutex      // serialises the lines and the heartbeat (heartbeat.go)
 
-	// mu serialises the handling of lines and the heartbeat (see
-	// heartbeat.go), the only other goroutine that reads the state.
-	mu sync.Mutex
+	operation, spanName string
+	spanAttrs           []attribute.KeyValue
+	op                  *adapter.Operation // the command span, once begun
+	cmdCtx              context.Context    // the context of the events: op.Ctx, or the init span's during init
+	last                time.Time          // the tool's last timestamp
 
-	operation string
-	spanName  string
-	spanAttrs []attribute.KeyValue
-	started   bool
-	op        *adapter.Operation // the command span, once begun
-	cmdCtx    context.Context    // the context of the events: op.Ctx, or the init span's during init
-	last      time.Time          // the tool's last timestamp
-
-	ops         map[string]*span // open apply operations, by address
-	refresh     map[string]*span // open refreshes, by address
-	provs       map[string]*span // open provisioner runs, by address and provisioner
-	failed      []*span          // errored operations: ended at finish, with their diagnostics
-	failedProvs []*span          // errored provisioner runs: ended at finish, when their outcome is sure
+	ops     map[string]*span // open apply operations, by address
+	refresh map[string]*span // open refreshes, by address
+	provs   map[string]*span // open provisioner runs, by address and provisioner
+	// held are errored operations and provisioner runs: ended at finish,
+	// with their diagnostics and once an interrupt notice can no longer
+	// make them cancelled.
+	held []*span
 
 	total       int  // resource operations the plan announced
 	haveTotal   bool // a plan's change_summary was seen
@@ -96,9 +93,10 @@ type span struct {
 	rf           resourceFields
 	ctx          context.Context
 	span         trace.Span
+	open         map[string]*span // the open spans it is one of, under key
+	key          string
 	end          time.Time // when it errored
-	outcome      string    // how it errored: outcomes.Failed or outcomes.Cancelled
-	counted      bool      // its error was counted in Result.Errored
+	outcome      string    // how it errored: outcomes.Failed or the stop's
 	diagnosed    bool      // an error diagnostic set its status
 	heard        time.Time // the wall clock when a message about it was last read (the heartbeat's)
 	opened       time.Time // the wall clock when its start was read
@@ -124,39 +122,21 @@ func newDecoder(ctx context.Context, cfg *config, operation, spanName string, at
 	}
 }
 
-// begin starts the command span and records common/OperationStarted, once.
+// begin starts the command span, the parent of every other (the run's span
+// of the CI/CD conventions: "RUN <command>"), once, and records
+// common/OperationStarted in it.
 func (d *decoder) begin(t time.Time) {
-	if d.started {
+	if d.op != nil {
 		return
 	}
-	d.started = true
 	d.res.Start = t
-	d.startCommandSpan(t)
-}
-
-// startCommandSpan starts the command span, the parent of every other
-// (the run's span of the CI/CD conventions: "RUN <command>"), and records
-// common/OperationStarted in it; endCommandSpan ends it.
-func (d *decoder) startCommandSpan(t time.Time) {
 	d.op = d.cfg.StartRun(d.base, adapter.Run{Operation: d.operation, Pipeline: d.operation, OldSpan: d.spanName,
 		Old: []attribute.KeyValue{attribute.String("terraform.operation", d.operation)}}, t, d.spanAttrs...)
 	d.cmdCtx = d.op.Ctx
 }
 
-// endCommandSpan ends the command span at end with its outcome, and
-// records common/OperationCompleted, or common/OperationFailed with the
-// failure code, description and extra details when failureCode is set;
-// result is then the run's cicd.pipeline.result (runResult).
-func (d *decoder) endCommandSpan(start, end time.Time, oc string, result cicdconv.PipelineResultAttr, failureCode, description string, extra map[string]any) {
-	d.op.Span.SetAttributes(attribute.String(outcomes.Key, oc))
-	if failureCode == "" {
-		d.op.Complete(start, end)
-		return
-	}
-	d.op.FailAs(result, start, end, failureCode, description, extra)
-}
-
-// handle decodes one line and records what it means.
+// handle decodes one line and records what it means. A known type without
+// its object is generic, like an unknown one.
 func (d *decoder) handle(line []byte) {
 	m := &d.msg
 	if !m.parse(line) {
@@ -172,32 +152,23 @@ func (d *decoder) handle(line []byte) {
 	if t.After(d.last) {
 		d.last = t
 	}
+	if (m.Type == "output" || m.Type == "init_output") && initialized(m.Message) {
+		d.final = true // an init's last word
+	}
 
-	switch m.Type {
-	case "version":
+	switch {
+	case m.Type == "version":
 		d.version(m, t)
-	case "log", "":
+	case m.Type == "log" || m.Type == "":
 		if strings.HasPrefix(strings.TrimSpace(m.Message), interruptNotice) {
 			d.interrupt(t)
 		}
 		d.emit(d.cmdCtx, TypeLog, levelSeverity(m.Level), t,
 			logDetails{Level: m.Level, Message: oneLine(d.scrub.value(m.Message))})
-	case "diagnostic":
-		if m.Diag == nil {
-			d.generic(m, t)
-			return
-		}
+	case m.Type == "diagnostic" && m.Diag != nil:
 		d.diagnostic(*m.Diag, t)
-	case "planned_change", "resource_drift":
-		if m.Change == nil {
-			d.generic(m, t)
-			return
-		}
+	case (m.Type == "planned_change" || m.Type == "resource_drift") && m.Change != nil:
 		d.final = false
-		typ := TypePlannedChange
-		if m.Type == "resource_drift" {
-			typ = TypeResourceDrift
-		}
 		c := m.Change
 		det := changeDetails{resourceFields: c.Resource.fields(), Action: c.Action, Reason: c.Reason}
 		if c.PreviousResource != nil {
@@ -206,27 +177,16 @@ func (d *decoder) handle(line []byte) {
 		if c.Importing != nil {
 			det.ImportingID = c.Importing.ID
 		}
-		d.emit(d.cmdCtx, typ, 0, t, det)
-	case "change_summary":
-		if m.Changes == nil {
-			d.generic(m, t)
-			return
-		}
+		d.emit(d.cmdCtx, knownTypes[m.Type], 0, t, det)
+	case m.Type == "change_summary" && m.Changes != nil:
 		d.changeSummary(*m.Changes, t)
-	case "outputs":
+	case m.Type == "outputs":
 		d.outputs(m.Outputs, t)
-	case "apply_start", "apply_progress", "apply_complete", "apply_errored",
+	case m.Hook != nil && slices.Contains([]string{"apply_start", "apply_progress", "apply_complete", "apply_errored",
 		"provision_start", "provision_progress", "provision_complete", "provision_errored",
-		"refresh_start", "refresh_complete":
-		if m.Hook == nil {
-			d.generic(m, t)
-			return
-		}
-		d.hook(m.Type, m.Hook, t)
+		"refresh_start", "refresh_complete"}, m.Type):
+		d.hook(m, t)
 	default:
-		if (m.Type == "output" || m.Type == "init_output") && initialized(m.Message) {
-			d.final = true // an init's last word
-		}
 		d.generic(m, t)
 	}
 }
@@ -303,8 +263,8 @@ func (d *decoder) diagnosed(addr string) *span {
 	if addr == "" {
 		return nil
 	}
-	for _, f := range d.failed {
-		if f.addr == addr {
+	for _, f := range d.held {
+		if f.task && f.addr == addr {
 			return f
 		}
 	}
@@ -384,10 +344,9 @@ func (d *decoder) scrubValue(v any) any {
 }
 
 // interruptWindow is how long before the tool's interrupt notice an error
-// is taken for the interrupt's doing. Ctrl-C in a terminal sends SIGINT to
-// the tool and to its provisioner commands at once: a command may die, and
-// the tool report its operation errored, a moment before the tool writes
-// its notice.
+// is taken for the interrupt's doing: Ctrl-C in a terminal sends SIGINT to
+// the tool and its provisioner commands at once, and a command may die a
+// moment before the tool writes its notice.
 const interruptWindow = time.Second
 
 // interrupt records the tool's interrupt notice at t: from now on what
@@ -396,21 +355,20 @@ const interruptWindow = time.Second
 // Result and common/OperationFailed count them as cancelled.
 func (d *decoder) interrupt(t time.Time) {
 	d.interrupted = true
-	for _, f := range append(slices.Clone(d.failedProvs), d.failed...) {
+	for _, f := range d.held {
 		if f.outcome != outcomes.Failed || t.Sub(f.end) > interruptWindow {
 			continue
 		}
 		f.outcome = d.stopOutcome()
 		f.span.SetStatus(codes.Error, cancelledStatus)
-		if f.action == "" { // a provisioner run
+		if !f.task { // a provisioner run
 			continue
 		}
 		if i := slices.Index(d.res.ErroredResources, f.addr); i >= 0 {
 			d.res.ErroredResources = slices.Delete(d.res.ErroredResources, i, i+1)
 		}
 		d.res.CancelledResources = append(d.res.CancelledResources, f.addr)
-		if f.counted {
-			f.counted = false
+		if counted(f.action) {
 			d.res.Errored--
 			d.res.Cancelled++
 		}
@@ -432,209 +390,154 @@ func (d *decoder) stopOutcome() string {
 	return outcomes.Cancelled
 }
 
-func (d *decoder) hook(typ string, h *hookMsg, t time.Time) {
-	addr := h.Resource.Addr
-	rf := h.Resource.fields()
-	idValue := h.IDValue
-	now := time.Now()
-	if op := d.ops[addr]; op != nil {
-		op.heard = now
+// errored is how what errors now ends: failed, with status, at ERROR; or,
+// while the run stops, cut short (cancelled), at WARN.
+func (d *decoder) errored(status string) (oc, st string, sev log.Severity, stopped bool) {
+	if d.stopping() {
+		return d.stopOutcome(), cancelledStatus, log.SeverityWarn, true
 	}
-	switch typ {
+	return outcomes.Failed, status, log.SeverityError, false
+}
+
+// hook records a hook message: each is recorded as an event in the span
+// of what it is about, its resource operation's or provisioner run's.
+func (d *decoder) hook(m *message, t time.Time) {
+	h := m.Hook
+	addr, rf, typ := h.Resource.Addr, h.Resource.fields(), knownTypes[m.Type]
+	op := d.ops[addr]
+	if op != nil {
+		op.heard = time.Now()
+	}
+	key := addr + "\x00" + h.Provisioner // of a provisioner run
+	switch m.Type {
 	case "apply_start":
 		d.applying, d.final = true, false
-		if prev := d.ops[addr]; prev != nil {
+		if op != nil {
 			// The tool reports one operation per address at a time; a
 			// second start means the end of the first was never written.
-			d.endResourceSpan(prev, outcomes.Failed, noEnd, t)
+			d.end(op, outcomes.Failed, noEnd, t)
 		}
-		op := d.startResourceSpan(addr, h.Action, rf, t)
-		d.emit(op.ctx, TypeApplyStarted, 0, t,
-			applyStartedDetails{resourceFields: rf, Action: h.Action, IDKey: h.IDKey, IDValue: idValue})
+		op = d.startTask(d.ops, addr, h.Action, rf, t)
+		d.emit(op.ctx, typ, 0, t,
+			applyStartedDetails{resourceFields: rf, Action: h.Action, IDKey: h.IDKey, IDValue: h.IDValue})
 	case "apply_progress":
-		d.emit(d.ctxOf(d.ops[addr]), TypeApplyProgress, 0, t,
-			applyProgressDetails{resourceFields: rf, Action: h.Action, ElapsedSeconds: h.Elapsed})
+		d.emit(d.ctxOf(op), typ, 0, t, elapsedDetails{resourceFields: rf, Action: h.Action, ElapsedSeconds: h.Elapsed})
 	case "apply_complete":
-		op := d.ops[addr]
-		d.emit(d.ctxOf(op), TypeApplyCompleted, 0, t, applyCompletedDetails{
-			resourceFields: rf, Action: h.Action, IDKey: h.IDKey, IDValue: idValue, ElapsedSeconds: h.Elapsed})
+		d.emit(d.ctxOf(op), typ, 0, t, applyCompletedDetails{
+			resourceFields: rf, Action: h.Action, IDKey: h.IDKey, IDValue: h.IDValue, ElapsedSeconds: h.Elapsed})
 		if op != nil {
 			if h.IDKey != "" {
-				op.span.SetAttributes(attribute.String("terraform.resource.id", idValue))
+				op.span.SetAttributes(attribute.String("terraform.resource.id", h.IDValue))
 			}
 			oc := outcomes.OK
 			if counted(h.Action) {
 				oc = outcomes.Changed
 			}
-			d.endResourceSpan(op, oc, "", t)
+			d.end(op, oc, "", t)
 		}
 		if counted(h.Action) {
 			d.res.Completed++
 			d.progress(t)
 		}
 	case "apply_errored":
-		op := d.ops[addr]
-		stopped := d.stopping()
-		det := applyErroredDetails{resourceFields: rf, Action: h.Action, ElapsedSeconds: h.Elapsed}
-		sev := log.SeverityError
-		if stopped {
-			// Stopped, not broken: a warning, and counted apart.
-			det.Cancelled, sev = true, log.SeverityWarn
-		}
-		d.emit(d.ctxOf(op), TypeApplyErrored, sev, t, det)
+		oc, status, sev, stopped := d.errored(h.Action + " errored")
+		d.emit(d.ctxOf(op), typ, sev, t, elapsedDetails{
+			resourceFields: rf, Action: h.Action, ElapsedSeconds: h.Elapsed, Cancelled: stopped})
 		if op != nil {
-			op.outcome, op.counted = outcomes.Failed, !stopped && counted(h.Action)
-			op.span.SetStatus(codes.Error, h.Action+" errored")
-			if stopped {
-				op.outcome = d.stopOutcome()
-				op.span.SetStatus(codes.Error, cancelledStatus)
-			}
-			// Ended when the run ends: the diagnostics that say why come
-			// last.
-			op.end = t
-			d.failed = append(d.failed, op)
-			delete(d.ops, addr)
+			d.hold(op, oc, status, t) // the diagnostics that say why come last
 		}
-		if stopped {
-			d.res.CancelledResources = append(d.res.CancelledResources, addr)
-			if counted(h.Action) {
-				d.res.Cancelled++
-			}
-		} else {
-			d.res.ErroredResources = append(d.res.ErroredResources, addr)
-			if counted(h.Action) {
-				d.res.Errored++
-			}
+		list, n := &d.res.ErroredResources, &d.res.Errored
+		if stopped { // stopped, not broken: counted apart
+			list, n = &d.res.CancelledResources, &d.res.Cancelled
+		}
+		*list = append(*list, addr)
+		if counted(h.Action) {
+			*n++
 		}
 	case "provision_start":
 		d.final = false
-		key := addr + "\x00" + h.Provisioner
 		if prev := d.provs[key]; prev != nil {
-			d.endProvisionSpan(key, prev, outcomes.Failed, noEnd, t)
+			d.end(prev, outcomes.Failed, noEnd, t)
 		}
-		p := d.startProvisionSpan(key, addr, h.Provisioner, t)
-		d.emit(p.ctx, TypeProvisionStarted, 0, t, provisionDetails{resourceFields: rf, Provisioner: h.Provisioner})
+		p := d.startSpan(d.ctxOf(op), "provision "+h.Provisioner, t,
+			attribute.String("terraform.resource.address", addr),
+			attribute.String("terraform.provisioner", h.Provisioner))
+		p.addr = addr
+		d.opened(p, d.provs, key)
+		d.emit(p.ctx, typ, 0, t, provisionDetails{resourceFields: rf, Provisioner: h.Provisioner})
 	case "provision_progress":
-		key := addr + "\x00" + h.Provisioner
 		if h.Output == suppressedOutput {
 			d.sensitive[addr] = true
 		}
-		ctx := d.ctxOf(d.provs[key])
-		if d.provs[key] == nil {
-			ctx = d.ctxOf(d.ops[addr])
-		}
-		d.emit(ctx, TypeProvisionOutput, 0, t, provisionOutputDetails{
+		d.emit(d.ctxOf(d.provs[key], op), typ, 0, t, provisionOutputDetails{
 			resourceFields: rf, Provisioner: h.Provisioner, Output: d.scrub.line(key, h.Output)})
 	case "provision_complete", "provision_errored":
-		key := addr + "\x00" + h.Provisioner
 		p := d.provs[key]
-		ctx := d.ctxOf(p)
-		if p == nil {
-			ctx = d.ctxOf(d.ops[addr])
-		}
 		det := provisionDetails{resourceFields: rf, Provisioner: h.Provisioner}
-		evtType, sev, oc, status := TypeProvisionCompleted, log.Severity(0), outcomes.OK, ""
-		if typ == "provision_errored" {
-			evtType, sev, oc, status = TypeProvisionErrored, log.SeverityError, outcomes.Failed, h.Provisioner+" errored"
-			if d.stopping() {
-				det.Cancelled, sev, oc, status = true, log.SeverityWarn, d.stopOutcome(), cancelledStatus
-			}
+		oc, status, sev := outcomes.OK, "", log.Severity(0)
+		if m.Type == "provision_errored" {
+			oc, status, sev, det.Cancelled = d.errored(h.Provisioner + " errored")
 		}
-		d.emit(ctx, evtType, sev, t, det)
+		d.emit(d.ctxOf(p, op), typ, sev, t, det)
 		switch {
 		case p == nil:
 		case oc == outcomes.Failed:
 			// Ended when the run ends: an interrupt notice that follows at
 			// once may still make it cancelled (see interrupt).
-			delete(d.provs, key)
-			p.outcome, p.end = oc, t
-			p.span.SetStatus(codes.Error, status)
-			d.failedProvs = append(d.failedProvs, p)
+			d.hold(p, oc, status, t)
 		default:
-			d.endProvisionSpan(key, p, oc, status, t)
+			d.end(p, oc, status, t)
 		}
 		d.scrub.endStream(key)
 	case "refresh_start":
 		d.final = false
 		if prev := d.refresh[addr]; prev != nil {
-			d.endRefreshSpan(prev, outcomes.OK, "", t)
+			d.end(prev, outcomes.OK, "", t)
 		}
-		r := d.startRefreshSpan(addr, rf, t)
-		d.emit(r.ctx, TypeRefreshStarted, 0, t, refreshDetails{resourceFields: rf, IDKey: h.IDKey, IDValue: idValue})
+		r := d.startTask(d.refresh, addr, "refresh", rf, t)
+		d.emit(r.ctx, typ, 0, t, refreshDetails{resourceFields: rf, IDKey: h.IDKey, IDValue: h.IDValue})
 	case "refresh_complete":
 		r := d.refresh[addr]
-		d.emit(d.ctxOf(r), TypeRefreshCompleted, 0, t, refreshDetails{resourceFields: rf, IDKey: h.IDKey, IDValue: idValue})
+		d.emit(d.ctxOf(r), typ, 0, t, refreshDetails{resourceFields: rf, IDKey: h.IDKey, IDValue: h.IDValue})
 		if r != nil {
-			d.endRefreshSpan(r, outcomes.OK, "", t)
+			d.end(r, outcomes.OK, "", t)
 		}
 	}
 }
 
-// startResourceSpan starts the span of a resource operation, "<action>
-// <address>", a task of the run under the command span (startTask);
-// endResourceSpan ends it.
-func (d *decoder) startResourceSpan(addr, action string, rf resourceFields, t time.Time) *span {
-	op := d.startTask(addr, action, rf, t)
-	op.addr, op.action, op.rf = addr, action, rf
-	d.ops[addr] = op
-	return op
+// startSpan starts a provisioner run's span, under its resource
+// operation's; startTask (semconv.go) those of the resource operations and
+// refreshes.
+func (d *decoder) startSpan(parent context.Context, name string, t time.Time, attrs ...attribute.KeyValue) *span {
+	ctx, s := d.cfg.Tracer.Start(parent, name, trace.WithTimestamp(t), trace.WithAttributes(attrs...))
+	return &span{ctx: ctx, span: s}
 }
 
-// endResourceSpan ends a resource operation's span at t with its outcome;
-// status, when set, is the description of an Error status (unless an
-// error diagnostic has already said why).
-func (d *decoder) endResourceSpan(op *span, oc, status string, t time.Time) {
-	if d.ops[op.addr] == op {
-		delete(d.ops, op.addr)
+// opened keeps s open in open under key, until end.
+func (d *decoder) opened(s *span, open map[string]*span, key string) *span {
+	now := time.Now()
+	s.open, s.key, s.heard, s.opened = open, key, now, now
+	open[key] = s
+	return s
+}
+
+// hold ends what errored at t when the run ends (see finish), with its
+// outcome and status: the diagnostics that say why come last, and an
+// interrupt notice may still make it cancelled.
+func (d *decoder) hold(s *span, oc, status string, t time.Time) {
+	delete(s.open, s.key)
+	s.outcome, s.end = oc, t
+	s.span.SetStatus(codes.Error, status)
+	d.held = append(d.held, s)
+}
+
+// end ends a span at t with its outcome, and an Error status with its
+// description unless an error diagnostic has said why; a task's span ends
+// through the kit's EndTask, which maps the outcome to the task's result.
+func (d *decoder) end(s *span, oc, status string, t time.Time) {
+	if s.open[s.key] == s {
+		delete(s.open, s.key)
 	}
-	d.endSpan(op, oc, status, t)
-}
-
-// startProvisionSpan starts the span of a provisioner run, "provision
-// <provisioner>", under its resource operation's span; endProvisionSpan
-// ends it.
-func (d *decoder) startProvisionSpan(key, addr, provisioner string, t time.Time) *span {
-	p := d.startSpan(d.ctxOf(d.ops[addr]), "provision "+provisioner, t,
-		attribute.String("terraform.resource.address", addr),
-		attribute.String("terraform.provisioner", provisioner))
-	p.addr = addr
-	d.provs[key] = p
-	return p
-}
-
-// endProvisionSpan ends a provisioner run's span; key is its key in
-// d.provs, or "" when it is no longer there.
-func (d *decoder) endProvisionSpan(key string, p *span, oc, status string, t time.Time) {
-	if d.provs[key] == p {
-		delete(d.provs, key)
-	}
-	d.endSpan(p, oc, status, t)
-}
-
-// startRefreshSpan starts the span of a refresh, "refresh <address>", a
-// task of the run under the command span (startTask); endRefreshSpan ends
-// it.
-func (d *decoder) startRefreshSpan(addr string, rf resourceFields, t time.Time) *span {
-	r := d.startTask(addr, "refresh", rf, t)
-	r.addr = addr
-	d.refresh[addr] = r
-	return r
-}
-
-// endRefreshSpan ends a refresh's span.
-func (d *decoder) endRefreshSpan(r *span, oc, status string, t time.Time) {
-	if d.refresh[r.addr] == r {
-		delete(d.refresh, r.addr)
-	}
-	d.endSpan(r, oc, status, t)
-}
-
-// endSpan is what the end functions of the three span kinds share: the
-// outcome, an Error status with its description (unless a diagnostic has
-// set one), and the end at t; a task's span (a resource operation, a
-// refresh) ends through the kit's EndTask, which maps the outcome to the
-// task's result.
-func (d *decoder) endSpan(s *span, oc, status string, t time.Time) {
 	if s.diagnosed {
 		status = ""
 	}
@@ -665,49 +568,45 @@ func counted(action string) bool {
 // were announced, so that N never exceeds M; without a plan summary (a
 // saved plan applied) it is unknown, and the event has none.
 func (d *decoder) progress(t time.Time) {
-	done := d.res.Completed
-	if d.haveTotal && done > d.total {
-		d.total = done
+	if d.haveTotal && d.res.Completed > d.total {
+		d.total = d.res.Completed
 	}
+	d.recordProgress(d.res.Completed, t)
+}
+
+func (d *decoder) recordProgress(done int, t time.Time) {
 	evt := progress.Progress(int64(done), int64(d.total), ProgressUnit)
 	evt.Time = t
-	d.record(d.cmdCtx, evt)
+	d.cfg.Record(d.cmdCtx, evt)
 }
 
 func (d *decoder) generic(m *message, t time.Time) {
-	det := genericDetails{Type: m.Type, Level: m.Level, Message: oneLine(d.scrub.value(m.Message))}
+	det := genericDetails{Level: m.Level, Message: oneLine(d.scrub.value(m.Message))}
 	if m.Hook != nil {
 		det.Address, det.Action = m.Hook.Resource.Addr, m.Hook.Action
 	}
 	typ := EventType(m.Type)
-	if _, known := knownTypes[m.Type]; known {
+	if knownTypes[m.Type] != "" {
 		typ = TypeMessage // a known type without its object: keep each type's shape
 	}
-	if typ != TypeMessage {
-		det.Type = ""
+	if typ == TypeMessage {
+		det.Type = m.Type
 	}
 	d.emit(d.cmdCtx, typ, levelSeverity(m.Level), t, det)
 }
 
-func (d *decoder) startSpan(parent context.Context, name string, t time.Time, attrs ...attribute.KeyValue) *span {
-	ctx, s := d.cfg.Tracer.Start(parent, name, trace.WithTimestamp(t), trace.WithAttributes(attrs...))
-	now := time.Now()
-	return &span{ctx: ctx, span: s, heard: now, opened: now}
-}
-
-func (d *decoder) ctxOf(s *span) context.Context {
-	if s == nil {
-		return d.cmdCtx
+// ctxOf is the context of the first span that is open, else the command's.
+func (d *decoder) ctxOf(spans ...*span) context.Context {
+	for _, s := range spans {
+		if s != nil {
+			return s.ctx
+		}
 	}
-	return s.ctx
+	return d.cmdCtx
 }
 
 func (d *decoder) emit(ctx context.Context, typ string, sev log.Severity, t time.Time, details any) {
-	d.record(ctx, progress.Event{Type: typ, Details: details, Severity: sev, Time: t})
-}
-
-func (d *decoder) record(ctx context.Context, evt progress.Event) {
-	d.cfg.Record(ctx, evt)
+	d.cfg.Record(ctx, progress.Event{Type: typ, Details: details, Severity: sev, Time: t})
 }
 
 // skip counts and logs a line that is not a message.
@@ -747,12 +646,10 @@ func levelSeverity(level string) log.Severity {
 	return 0
 }
 
-// oneLine joins the lines of a tool's text into one, for an event: the
-// tool writes its messages for a terminal ("\nInterrupt
-// received.\nPlease wait ...", prose wrapped at 80 columns, a
-// provisioner's output after "Output:"), and a line break inside a value
-// is escaped, or dropped, by whatever shows it. Each line is trimmed,
-// blank ones go, and the rest are joined by one space.
+// oneLine joins the lines of a tool's text, written for a terminal (prose
+// wrapped at 80 columns, a provisioner's output after "Output:"), into one
+// for an event, where a line break is escaped or dropped by whatever shows
+// it: each line trimmed, blank ones dropped, the rest joined by a space.
 func oneLine(s string) string {
 	if !strings.Contains(s, "\n") {
 		return strings.TrimSpace(s)
@@ -770,29 +667,30 @@ func oneLine(s string) string {
 }
 
 // reportedEnd reports whether the stream holds the tool's own report of
-// its end: after the last start of anything (a planned change, a
-// refresh, a resource operation, a provisioner), a change summary (a
-// plan's, an apply's or a destroy's), the outputs (a refresh's last
-// message) or an init's success; or an error diagnostic, the last word of
-// a failed run.
+// its end: after the last start of anything (a planned change, a refresh,
+// a resource operation, a provisioner), a change summary, the outputs (a
+// refresh's last message) or an init's success; or an error diagnostic,
+// the last word of a failed run.
 func (d *decoder) reportedEnd() bool {
-	if d.final {
-		return true
-	}
+	return d.final || d.errorDiagnostics() != nil
+}
+
+func (d *decoder) errorDiagnostics() (errs []Diagnostic) {
 	for _, diag := range d.res.Diagnostics {
 		if diag.Severity == SeverityError {
-			return true
+			errs = append(errs, diag)
 		}
 	}
-	return false
+	return errs
 }
 
 // outcome is how an operation ended, beyond what the messages said.
 type outcome struct {
 	end      time.Time
-	exitCode int   // -1: no process
-	failed   bool  // the process failed (a non-zero exit that is not a detailed "changes present")
-	cause    error // cancellation, read error, a stream cut short
+	exitCode int          // -1: no process
+	exit     procctl.Exit // how the process ended (Run's)
+	failed   bool         // the process failed (a non-zero exit that is not a detailed "changes present")
+	cause    error        // cancellation, read error, a stream cut short
 	stderr   string
 }
 
@@ -801,7 +699,6 @@ type outcome struct {
 // *OperationError.
 func (d *decoder) finish(o outcome) (Result, error) {
 	d.begin(o.end)
-	end := o.end
 	// The tool's interrupt notice is the cause of a run that failed (Run:
 	// the exit status says whether it did) or of a stream.
 	if o.cause == nil && d.interrupted && (o.failed || o.exitCode < 0) {
@@ -810,40 +707,28 @@ func (d *decoder) finish(o outcome) (Result, error) {
 	stopped := o.cause != nil && (errors.Is(o.cause, ErrInterrupted) || d.run.Err() != nil)
 	// Spans the tool never ended: it failed, was stopped, or the stream
 	// was cut.
-	openOutcome, openStatus := outcomes.Failed, noEnd
+	failedAs, status := outcomes.Failed, noEnd
 	if stopped {
-		openOutcome, openStatus = d.stopOutcome(), cancelledStatus
+		failedAs, status = d.stopOutcome(), cancelledStatus
 	}
-	for key, s := range d.provs {
-		d.endProvisionSpan(key, s, openOutcome, openStatus, d.last)
-	}
-	for _, s := range d.ops {
-		d.endResourceSpan(s, openOutcome, openStatus, d.last)
-	}
-	for _, s := range d.refresh {
-		d.endRefreshSpan(s, openOutcome, openStatus, d.last)
-	}
-	for _, p := range d.failedProvs {
-		d.endProvisionSpan("", p, p.outcome, "", p.end)
-	}
-	for _, f := range d.failed {
-		d.endResourceSpan(f, f.outcome, "", f.end)
-	}
-	d.failed, d.failedProvs = nil, nil
-
-	res := d.res
-	res.End = end
-	res.ExitCode = o.exitCode
-	res.Total = d.total
-
-	var errDiags []Diagnostic
-	for _, diag := range res.Diagnostics {
-		if diag.Severity == SeverityError {
-			errDiags = append(errDiags, diag)
+	for _, open := range []map[string]*span{d.provs, d.ops, d.refresh} {
+		for _, s := range open {
+			d.end(s, failedAs, status, d.last)
 		}
 	}
-	failed := o.failed || o.cause != nil || res.Errored > 0 || res.Cancelled > 0 || len(errDiags) > 0
-	res.failed = failed
+	for _, task := range []bool{false, true} { // the provisioner runs first
+		for _, s := range d.held {
+			if s.task == task {
+				d.end(s, s.outcome, "", s.end)
+			}
+		}
+	}
+	d.held = nil
+
+	res := d.res
+	res.End, res.ExitCode, res.Total = o.end, o.exitCode, d.total
+	errDiags := d.errorDiagnostics()
+	res.failed = o.failed || o.cause != nil || res.Errored > 0 || res.Cancelled > 0 || len(errDiags) > 0
 	d.op.Span.SetAttributes(
 		attribute.Int("terraform.changes.total", res.Total),
 		attribute.Int("terraform.changes.completed", res.Completed),
@@ -852,18 +737,17 @@ func (d *decoder) finish(o outcome) (Result, error) {
 	if o.exitCode >= 0 {
 		d.op.Span.SetAttributes(attribute.Int("terraform.exit_code", o.exitCode))
 	}
-	if !failed {
+	if !res.failed {
 		// A plan's progress is what it planned: all of it, once planned.
-		if d.res.Plan != nil && !d.applying && d.total > 0 {
-			evt := progress.Progress(int64(d.total), int64(d.total), ProgressUnit)
-			evt.Time = end
-			d.record(d.cmdCtx, evt)
+		if res.Plan != nil && !d.applying && d.total > 0 {
+			d.recordProgress(d.total, o.end)
 		}
 		oc := outcomes.OK
 		if res.Completed > 0 {
 			oc = outcomes.Changed
 		}
-		d.endCommandSpan(res.Start, end, oc, cicdconv.PipelineResultSuccess, "", "", nil)
+		d.op.Span.SetAttributes(attribute.String(outcomes.Key, oc))
+		d.op.Complete(res.Start, o.end)
 		return res, nil
 	}
 
@@ -890,11 +774,8 @@ func (d *decoder) finish(o outcome) (Result, error) {
 	if len(res.CancelledResources) > 0 {
 		extra["cancelledResources"] = res.CancelledResources
 	}
-	oc := outcomes.Failed
-	if stopped {
-		oc = d.stopOutcome()
-	}
-	d.endCommandSpan(res.Start, end, oc, d.runResult(o, stopped), code, d.describeFailure(opErr), extra)
+	d.op.Span.SetAttributes(attribute.String(outcomes.Key, failedAs))
+	d.op.FailAs(d.runResult(o, stopped), res.Start, o.end, code, d.describeFailure(opErr), extra)
 	return res, opErr
 }
 

@@ -94,19 +94,16 @@ type (
 		IDKey   string `json:"idKey,omitempty"`
 		IDValue string `json:"idValue,omitempty"`
 	}
-	applyProgressDetails struct {
+	// elapsedDetails are those of ApplyProgress and ApplyErrored.
+	elapsedDetails struct {
 		resourceFields
 		Action         string  `json:"action"`
 		ElapsedSeconds float64 `json:"elapsedSeconds"`
 		// Source is "adapter" for the adapter's own heartbeat (see
-		// WithHeartbeat), empty for the tool's.
+		// WithHeartbeat), empty for the tool's (ApplyProgress only).
 		Source string `json:"source,omitempty"`
-	}
-	applyErroredDetails struct {
-		resourceFields
-		Action         string  `json:"action"`
-		ElapsedSeconds float64 `json:"elapsedSeconds"`
-		// Cancelled marks an operation that a stop cut short.
+		// Cancelled marks an operation that a stop cut short (ApplyErrored
+		// only).
 		Cancelled bool `json:"cancelled,omitempty"`
 	}
 	applyCompletedDetails struct {

@@ -60,7 +60,7 @@ func (d *decoder) beat(now time.Time, every time.Duration) {
 			continue
 		}
 		op.heard = now
-		d.emit(op.ctx, TypeApplyProgress, 0, now, applyProgressDetails{resourceFields: op.rf, Action: op.action,
+		d.emit(op.ctx, TypeApplyProgress, 0, now, elapsedDetails{resourceFields: op.rf, Action: op.action,
 			ElapsedSeconds: now.Sub(op.opened).Round(time.Second).Seconds(), Source: heartbeatSource})
 	}
 }

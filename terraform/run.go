@@ -2,6 +2,7 @@ package terraform
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,20 +57,12 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 		cfg.sensitive = sensitiveStrings(v, cfg.sensitive)
 	}
 	global, sub, rest, splitErr := c.split()
-	op := cfg.Operation
-	if op == "" {
-		op = sub
-	}
-	if op == "" {
-		op = "terraform"
-	}
 	binary, binErr := c.binary()
 	tool := "terraform"
 	if binErr == nil {
 		tool = filepath.Base(binary)
 	}
-	d := newDecoder(ctx, cfg, op, strings.TrimSpace(tool+" "+sub), attribute.String("terraform.command", sub))
-	d.begin(time.Now())
+	d := newRunDecoder(ctx, cfg, tool, sub)
 	fail := func(err error) (Result, error) {
 		return d.finish(outcome{end: time.Now(), exitCode: -1, cause: err})
 	}
@@ -102,27 +95,35 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 			trace.WithAttributes(attribute.String("terraform.command", "init")))
 		saved := d.cmdCtx
 		d.cmdCtx = initCtx
-		p := d.runProcess(ctx, binary, args(global, "init", nil, ""), c.Dir, env, procIO{})
+		o := d.runProcess(ctx, binary, args(global, "init", nil, ""), c.Dir, env, procIO{})
 		d.cmdCtx = saved
-		if p.failed() {
+		if o.exitCode != 0 || o.cause != nil {
 			initSpan.SetStatus(codes.Error, "init failed")
 			initSpan.End()
-			return d.finish(outcome{end: time.Now(), exitCode: p.code, failed: true, cause: p.cause, stderr: p.stderr})
+			o.failed, o.end = true, time.Now()
+			return d.finish(o)
 		}
 		initSpan.End()
 	}
-
-	p := d.runProcess(ctx, binary, args(global, sub, rest, varFile), c.Dir, env, procIO{})
-	failed := p.code != 0 && !(p.code == 2 && cmdline.HasFlag(rest, "detailed-exitcode"))
-	return d.finish(outcome{end: time.Now(), exitCode: p.code, failed: failed, cause: p.cause, stderr: p.stderr})
+	return d.finish(d.runProcess(ctx, binary, args(global, sub, rest, varFile), c.Dir, env, procIO{}).of(rest))
 }
 
-// processOutcome is how one process of a run ended.
-type processOutcome struct {
-	code   int // exit status, -1 when it did not start
-	exit   procctl.Exit
-	cause  error // cancellation, or why it could not start
-	stderr string
+// newRunDecoder is the decoder of a run of the tool's subcommand, begun
+// now.
+func newRunDecoder(ctx context.Context, cfg *config, tool, sub string) *decoder {
+	d := newDecoder(ctx, cfg, cmp.Or(cfg.Operation, sub, "terraform"), strings.TrimSpace(tool+" "+sub),
+		attribute.String("terraform.command", sub))
+	d.begin(time.Now())
+	return d
+}
+
+// of ends the outcome of a subcommand's process with the arguments rest
+// now, failed for a status other than 0, or 2 under -detailed-exitcode
+// ("changes present").
+func (o outcome) of(rest []string) outcome {
+	o.end = time.Now()
+	o.failed = o.exitCode != 0 && !(o.exitCode == 2 && cmdline.HasFlag(rest, "detailed-exitcode"))
+	return o
 }
 
 // procIO is what a process gets beside its stdout, which the decoder reads:
@@ -134,16 +135,11 @@ type procIO struct {
 	started func(pid int) // nil: not told
 }
 
-func (p processOutcome) failed() bool { return p.code != 0 || p.cause != nil }
-
 // runProcess runs the tool once, decoding its stdout live, and stops it
-// when ctx is done: SIGINT to its process group, as Ctrl-C in a terminal
-// does, so that it stops gracefully (it finishes the operations under way
-// and writes its state; provider plugins ignore it and leave the stopping
-// to the tool; provisioner commands are interrupted); after the grace
-// period SIGKILL to the group. Once the tool has exited, what it left in
-// its group (a provisioner's child whose shell was stopped) is killed too.
-func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, dir string, env []string, pio procIO) processOutcome {
+// when ctx is done (see Run): SIGINT to its process group, after the grace
+// period SIGKILL, and once it has exited, what it left in its group (a
+// provisioner's child whose shell was stopped) is killed too.
+func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, dir string, env []string, pio procIO) outcome {
 	cmd := exec.Command(binary, argv...)
 	cmd.Dir = dir
 	cmd.Env = env
@@ -152,6 +148,9 @@ func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, 
 	cmd.Stderr = stderr
 	if pio.stderr != nil {
 		cmd.Stderr = io.MultiWriter(pio.stderr, stderr)
+	}
+	notStarted := func(err error) outcome {
+		return outcome{exitCode: -1, exit: procctl.Exit{Code: -1}, cause: err}
 	}
 	child, err := procctl.New(cmd, procctl.Stop{
 		Signal: os.Interrupt,
@@ -165,11 +164,11 @@ func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, 
 		},
 	})
 	if err != nil {
-		return processOutcome{code: -1, exit: procctl.Exit{Code: -1}, cause: fmt.Errorf("terraform: %w", err)}
+		return notStarted(fmt.Errorf("terraform: %w", err))
 	}
 	defer child.Close()
 	if err := child.Start(); err != nil {
-		return processOutcome{code: -1, exit: procctl.Exit{Code: -1}, cause: fmt.Errorf("terraform: starting %s: %w", binary, err)}
+		return notStarted(fmt.Errorf("terraform: starting %s: %w", binary, err))
 	}
 	if pio.started != nil {
 		pio.started(cmd.Process.Pid)
@@ -188,14 +187,14 @@ func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, 
 		d.cfg.Logger.Warn("terraform: reading the tool's output", "error", readErr.Error())
 	}
 
-	out := processOutcome{code: -1, exit: procctl.ExitOf(cmd.ProcessState), stderr: stderr.tail()}
+	o := outcome{exitCode: -1, exit: procctl.ExitOf(cmd.ProcessState), stderr: stderr.tail()}
 	if cmd.ProcessState != nil {
-		out.code = procctl.ExitCode(cmd.ProcessState)
+		o.exitCode = procctl.ExitCode(cmd.ProcessState)
 	}
 	if signalled {
-		out.cause = ctxCause(ctx)
+		o.cause = ctxCause(ctx)
 	}
-	return out
+	return o
 }
 
 // stderrLog receives the tool's stderr: each line is logged (redacted) as

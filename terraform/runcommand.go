@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-
 	"github.com/progressotel/progressotel/internal/kit/cmdline"
 	"github.com/progressotel/progressotel/internal/kit/procctl"
 )
@@ -59,13 +57,6 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 		return Result{}, Exit{Code: -1}, ErrPrompts
 	}
 	cfg := newConfig(opts)
-	op := cfg.Operation
-	if op == "" {
-		op = sub
-	}
-	if op == "" {
-		op = "terraform"
-	}
 	tool := cmdline.Tool(c.Argv[0])
 	argv := append(slices.Clone(global), sub)
 	if cmdline.HasFlag(rest, "json") {
@@ -79,17 +70,15 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 		env = os.Environ()
 	}
 
-	d := newDecoder(ctx, cfg, op, strings.TrimSpace(tool+" "+sub), attribute.String("terraform.command", sub))
-	d.begin(time.Now())
+	d := newRunDecoder(ctx, cfg, tool, sub)
 	if !ok {
 		res, err := d.finish(outcome{end: time.Now(), exitCode: -1, cause: errors.New("terraform: no subcommand (such as \"apply\")")})
 		return res, Exit{Code: -1}, err
 	}
 	env = d.toolTraceEnv(env, tool) // the tool's own spans in the run's trace (tooltrace.go)
-	p := d.runProcess(ctx, c.Argv[0], argv, "", env, procIO{stdin: c.Stdin, stderr: c.Stderr, sigs: c.Signals, started: c.Started})
-	failed := p.code != 0 && !(p.code == 2 && cmdline.HasFlag(rest, "detailed-exitcode"))
-	res, err := d.finish(outcome{end: time.Now(), exitCode: p.code, failed: failed, cause: p.cause, stderr: p.stderr})
-	return res, p.exit, err
+	o := d.runProcess(ctx, c.Argv[0], argv, "", env, procIO{stdin: c.Stdin, stderr: c.Stderr, sigs: c.Signals, started: c.Started})
+	res, err := d.finish(o.of(rest))
+	return res, o.exit, err
 }
 
 // prompts reports whether a subcommand would ask for approval: an apply or

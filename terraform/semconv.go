@@ -12,12 +12,12 @@ import (
 )
 
 // startTask starts the span of a resource operation (action "refresh" for
-// a refresh) under the command span: a task of the run, through the kit's
-// StartTask. Under the CI/CD conventions its name drops the address's
-// instance keys ("create null_resource.a" for every null_resource.a[i]),
-// so that it stays low-cardinality; the task's name keeps them. endSpan
-// ends it.
-func (d *decoder) startTask(addr, action string, rf resourceFields, t time.Time) *span {
+// a refresh) under the command span, a task of the run (the kit's
+// StartTask), and keeps it open in open. Under the CI/CD conventions its
+// name drops the address's instance keys ("create null_resource.a" for
+// every null_resource.a[i]), so that it stays low-cardinality; the task's
+// name keeps them.
+func (d *decoder) startTask(open map[string]*span, addr, action string, rf resourceFields, t time.Time) *span {
 	ctx, s := d.op.StartTask(d.cmdCtx, t, adapter.Task{
 		Name: action + " " + addr, ID: addr,
 		Span: action + " " + withoutKeys(addr), OldSpan: action + " " + addr,
@@ -25,8 +25,7 @@ func (d *decoder) startTask(addr, action string, rf resourceFields, t time.Time)
 		attribute.String("terraform.resource.address", addr),
 		attribute.String("terraform.resource.type", rf.ResourceType),
 		attribute.String("terraform.action", action))
-	now := time.Now()
-	return &span{ctx: ctx, span: s, heard: now, opened: now, task: true}
+	return d.opened(&span{addr: addr, action: action, rf: rf, ctx: ctx, span: s, task: true}, open, addr)
 }
 
 // runResult is cicd.pipeline.result of a failed run (docs/conventions.md

@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -39,10 +40,7 @@ import (
 // exactly when the error is not nil, common/OperationFailed.
 func Stream(ctx context.Context, r io.Reader, opts ...Option) (Result, error) {
 	cfg := newConfig(opts)
-	op := cfg.Operation
-	if op == "" {
-		op = "terraform"
-	}
+	op := cmp.Or(cfg.Operation, "terraform")
 	name := "terraform"
 	if op != name {
 		name += " " + op
@@ -77,16 +75,14 @@ func readAll(ctx context.Context, r io.Reader, d *decoder) error {
 	stop := d.startHeartbeat()
 	defer stop()
 	return d.cfg.ReadLines(ctx, r,
-		func(line []byte) {
-			d.mu.Lock()
-			defer d.mu.Unlock()
-			d.handle(line)
-		},
-		func([]byte) {
-			d.mu.Lock()
-			defer d.mu.Unlock()
-			d.skipTooLong()
-		})
+		func(line []byte) { d.locked(func() { d.handle(line) }) },
+		func([]byte) { d.locked(d.skipTooLong) })
+}
+
+func (d *decoder) locked(f func()) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	f()
 }
 
 // ctxCause is ctx's error, with its cause when one was given: errors.Is
