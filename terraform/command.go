@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,18 +106,11 @@ func (c Command) binary() (string, error) {
 }
 
 // writeVarFile writes Vars and SensitiveVars (which win) to a file of dir,
-// readable by the owner only. It returns "" when there are none.
+// readable by the owner only.
 func (c Command) writeVarFile(dir string) (string, error) {
-	if len(c.Vars) == 0 && len(c.SensitiveVars) == 0 {
-		return "", nil
-	}
 	all := make(map[string]any, len(c.Vars)+len(c.SensitiveVars))
-	for k, v := range c.Vars {
-		all[k] = v
-	}
-	for k, v := range c.SensitiveVars {
-		all[k] = v
-	}
+	maps.Copy(all, c.Vars)
+	maps.Copy(all, c.SensitiveVars)
 	b, err := json.Marshal(all)
 	if err != nil {
 		return "", fmt.Errorf("terraform: encoding the variables: %w", err)

@@ -408,7 +408,6 @@ func (d *decoder) hook(m *message, t time.Time) {
 	if op != nil {
 		op.heard = time.Now()
 	}
-	key := addr + "\x00" + h.Provisioner // of a provisioner run
 	switch m.Type {
 	case "apply_start":
 		d.applying, d.final = true, false
@@ -456,6 +455,7 @@ func (d *decoder) hook(m *message, t time.Time) {
 		}
 	case "provision_start":
 		d.final = false
+		key := addr + "\x00" + h.Provisioner // a provisioner run's
 		if prev := d.provs[key]; prev != nil {
 			d.end(prev, outcomes.Failed, noEnd, t)
 		}
@@ -466,12 +466,14 @@ func (d *decoder) hook(m *message, t time.Time) {
 		d.opened(p, d.provs, key)
 		d.emit(p.ctx, typ, 0, t, provisionDetails{resourceFields: rf, Provisioner: h.Provisioner})
 	case "provision_progress":
+		key := addr + "\x00" + h.Provisioner
 		if h.Output == suppressedOutput {
 			d.sensitive[addr] = true
 		}
 		d.emit(d.ctxOf(d.provs[key], op), typ, 0, t, provisionOutputDetails{
 			resourceFields: rf, Provisioner: h.Provisioner, Output: d.scrub.line(key, h.Output)})
 	case "provision_complete", "provision_errored":
+		key := addr + "\x00" + h.Provisioner
 		p := d.provs[key]
 		det := provisionDetails{resourceFields: rf, Provisioner: h.Provisioner}
 		oc, status, sev := outcomes.OK, "", log.Severity(0)
@@ -672,7 +674,7 @@ func oneLine(s string) string {
 // refresh's last message) or an init's success; or an error diagnostic,
 // the last word of a failed run.
 func (d *decoder) reportedEnd() bool {
-	return d.final || d.errorDiagnostics() != nil
+	return d.final || slices.ContainsFunc(d.res.Diagnostics, func(x Diagnostic) bool { return x.Severity == SeverityError })
 }
 
 func (d *decoder) errorDiagnostics() (errs []Diagnostic) {

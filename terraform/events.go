@@ -1,5 +1,7 @@
 package terraform
 
+import "strings"
+
 // The progressEventTypes of the adapter: one per message type of the
 // machine-readable UI, "terraform/" and the type in UpperCamelCase, with a
 // past participle for the hooks that start and end something. The package
@@ -154,16 +156,13 @@ var knownTypes = map[string]string{
 	"refresh_complete":   TypeRefreshCompleted,
 }
 
-// maxGenericName bounds the name of a generic event type.
-const maxGenericName = 64
-
 // EventType returns the progressEventType of a message type: the table's
 // name for the types the adapter reads ("apply_start" is
 // "terraform/ApplyStarted"), "terraform/Log" for a line without a type, and
 // for any other type its words in UpperCamelCase ("test_run" is
 // "terraform/TestRun", "init_output" "terraform/InitOutput"). A type that
-// is not lower-case words of ASCII letters and digits joined by '_', or
-// longer than 64 bytes, is TypeMessage.
+// is not lower-case words of ASCII letters and digits joined by '_',
+// starting with a letter, or longer than 64 bytes, is TypeMessage.
 func EventType(messageType string) string {
 	if messageType == "" {
 		return TypeLog
@@ -171,38 +170,18 @@ func EventType(messageType string) string {
 	if t, ok := knownTypes[messageType]; ok {
 		return t
 	}
-	if len(messageType) > maxGenericName {
+	if len(messageType) > 64 || messageType[0] < 'a' || messageType[0] > 'z' {
 		return TypeMessage
 	}
-	b := make([]byte, 0, len("terraform/")+len(messageType))
-	b = append(b, "terraform/"...)
-	upper := true
-	for i := 0; i < len(messageType); i++ {
-		c := messageType[i]
-		switch {
-		case c == '_':
-			if upper { // leading, trailing or doubled '_'
-				return TypeMessage
-			}
-			upper = true
-		case c >= 'a' && c <= 'z':
-			if upper {
-				c -= 'a' - 'A'
-				upper = false
-			}
-			b = append(b, c)
-		case c >= '0' && c <= '9':
-			if len(b) == len("terraform/") {
-				return TypeMessage // a name starts with a letter
-			}
-			upper = false
-			b = append(b, c)
-		default:
+	b := append(make([]byte, 0, len("terraform/")+len(messageType)), "terraform/"...)
+	for w := range strings.SplitSeq(messageType, "_") {
+		if w == "" || strings.Trim(w, "abcdefghijklmnopqrstuvwxyz0123456789") != "" {
 			return TypeMessage
 		}
-	}
-	if upper {
-		return TypeMessage
+		if w[0] >= 'a' {
+			b, w = append(b, w[0]-'a'+'A'), w[1:]
+		}
+		b = append(b, w...)
 	}
 	return string(b)
 }

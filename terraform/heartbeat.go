@@ -38,9 +38,7 @@ func (d *decoder) startHeartbeat() (stop func()) {
 			case <-done:
 				return
 			case now := <-tick.C:
-				d.mu.Lock()
-				d.beat(now, every)
-				d.mu.Unlock()
+				d.locked(func() { d.beat(now, every) })
 			}
 		}
 	}()
