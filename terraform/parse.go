@@ -1,35 +1,26 @@
 package terraform
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
-// The decoder's fast path, kept because a goal fails without it: the
-// adapter's CPU at most 5% of the tool's (BENCHMARKS.md). Measured side by
-// side in one run on a shared 2-core machine (the real OpenTofu on 40
-// resources, the ways in rotating order):
-//
-//	go test -run '^$' -bench BenchmarkAdapterCPU -benchmem -benchtime 15x ./terraform
-//
-// the CPU the adapter adds to a driver is 3.9% of the tool's with
-// parseFast (added-%) and 5.9% with encoding/json alone (json-added-%),
-// 1.5 times as much; three shorter runs gave 1.9-5.0% against 4.4-6.2%.
-// The decoder's own goal, 50,000 events per second, holds either way:
-// BenchmarkStream/sdk about 130,000-145,000 events per CPU-second,
-// sdk-json 85,000-102,000.
-//
-// encoding/json spends most of the decoder's time
-// on a line (a validating pre-scan, reflection, a field lookup per key), and
-// the machine-readable UI has a small, fixed shape. parseFast reads that
-// shape directly, and gives up (returns false) on anything it is not sure
-// to read exactly as encoding/json would: a key that differs from a known
-// one only in case, a repeated known key, a null or a value of another
-// type for a known key, deep nesting, and any invalid JSON. The caller then
-// decodes the line with encoding/json, so the result is always
-// encoding/json's; FuzzParse checks that both agree wherever the fast path
-// answers.
+// The decoder's fast path, kept because the adapter's CPU goal (at most 5%
+// of the tool's) fails without it: encoding/json spends most of the
+// decoder's time on a line (a validating pre-scan, reflection, a field
+// lookup per key), and the machine-readable UI has a small, fixed shape.
+// BenchmarkAdapterCPU and BenchmarkStream measure both ways (the figures
+// are in BENCHMARKS.md). parseFast reads the shape of the frequent messages
+// directly, hands the seldom importing object to
+// encoding/json, and gives up (returns false) on anything it is not sure to
+// read exactly as encoding/json would: a key that differs from a known one
+// only in case, a repeated known key, a null or a value of another type for
+// a known key, deep nesting, and any invalid JSON. The caller then decodes
+// the line with encoding/json, so the result is always encoding/json's;
+// FuzzParse checks that both agree wherever the fast path answers.
 
 // maxFastDepth bounds the nesting the fast path follows.
 const maxFastDepth = 64
@@ -134,15 +125,7 @@ func (r *fastReader) change(c *changeMsg) bool {
 		case "reason":
 			return r.str(&c.Reason)
 		case "importing":
-			c.Importing = &struct {
-				ID string `json:"id"`
-			}{}
-			return r.object(func(key []byte) bool {
-				if string(key) == "id" {
-					return r.str(&c.Importing.ID)
-				}
-				return r.unknown(key, 3)
-			}, 3)
+			return r.decode(&c.Importing)
 		}
 		return r.unknown(key, 2)
 	}, 2)
@@ -220,7 +203,7 @@ const maxFastKeys = 24
 func (r *fastReader) object(field func(key []byte) bool, depth int) bool {
 	var seen [maxFastKeys][]byte
 	n := 0
-	return r.anyObject(func(key []byte) bool {
+	return r.items('{', '}', func(key []byte) bool {
 		if n == len(seen) {
 			return false
 		}
@@ -235,31 +218,37 @@ func (r *fastReader) object(field func(key []byte) bool, depth int) bool {
 	}, depth)
 }
 
-// anyObject reads an object, calling field for each key.
-func (r *fastReader) anyObject(field func(key []byte) bool, depth int) bool {
+// items reads an object ('{', '}'), calling field for each key with the
+// reader on its value, or an array ('[', ']'), calling field(nil) for each
+// item.
+func (r *fastReader) items(open, close byte, field func(key []byte) bool, depth int) bool {
 	if depth > maxFastDepth {
 		return false
 	}
 	r.space()
-	if !r.byte('{') {
+	if !r.byte(open) {
 		return false
 	}
 	r.space()
-	if r.peek() == '}' {
+	if r.peek() == close {
 		r.i++
 		return true
 	}
 	for {
 		r.space()
-		key, ok := r.key()
-		if !ok {
-			return false
+		var key []byte
+		if open == '{' {
+			k, ok := r.key()
+			if !ok {
+				return false
+			}
+			r.space()
+			if !r.byte(':') {
+				return false
+			}
+			r.space()
+			key = k
 		}
-		r.space()
-		if !r.byte(':') {
-			return false
-		}
-		r.space()
 		if !field(key) {
 			return false
 		}
@@ -267,7 +256,7 @@ func (r *fastReader) anyObject(field func(key []byte) bool, depth int) bool {
 		switch r.peek() {
 		case ',':
 			r.i++
-		case '}':
+		case close:
 			r.i++
 			return true
 		default:
@@ -345,29 +334,17 @@ func (r *fastReader) str(s *string) bool {
 // int reads an integer.
 func (r *fastReader) int(n *int) bool {
 	lit, ok := r.number()
-	if !ok {
-		return false
-	}
 	v, err := strconv.ParseInt(string(lit), 10, 0)
-	if err != nil {
-		return false
-	}
 	*n = int(v)
-	return true
+	return ok && err == nil
 }
 
 // float reads a number.
 func (r *fastReader) float(f *float64) bool {
 	lit, ok := r.number()
-	if !ok {
-		return false
-	}
 	v, err := strconv.ParseFloat(string(lit), 64)
-	if err != nil {
-		return false
-	}
 	*f = v
-	return true
+	return ok && err == nil
 }
 
 // number reads a JSON number literal.
@@ -409,6 +386,12 @@ func (r *fastReader) digits() int {
 	return n
 }
 
+// decode reads any value with encoding/json, into v.
+func (r *fastReader) decode(v any) bool {
+	start := r.i
+	return r.skip(2) && json.Unmarshal(r.b[start:r.i], v) == nil
+}
+
 // raw reads any value into a copy of its bytes, as json.RawMessage does.
 func (r *fastReader) raw(m *json.RawMessage) bool {
 	start := r.i
@@ -428,30 +411,9 @@ func (r *fastReader) skip(depth int) bool {
 	case c == '"':
 		return r.skipString()
 	case c == '{':
-		return r.anyObject(func([]byte) bool { return r.skip(depth + 1) }, depth+1)
+		return r.items('{', '}', func([]byte) bool { return r.skip(depth + 1) }, depth+1)
 	case c == '[':
-		r.i++
-		r.space()
-		if r.peek() == ']' {
-			r.i++
-			return true
-		}
-		for {
-			r.space()
-			if !r.skip(depth + 1) {
-				return false
-			}
-			r.space()
-			switch r.peek() {
-			case ',':
-				r.i++
-			case ']':
-				r.i++
-				return true
-			default:
-				return false
-			}
-		}
+		return r.items('[', ']', func([]byte) bool { return r.skip(depth + 1) }, depth)
 	case c == '-' || c >= '0' && c <= '9':
 		_, ok := r.number()
 		return ok
@@ -482,7 +444,7 @@ func (r *fastReader) skipString() bool {
 			case 'u':
 				r.i++
 				for range 4 {
-					if !isHex(r.peek()) {
+					if strings.IndexByte("0123456789abcdefABCDEF", r.peek()) < 0 {
 						return false
 					}
 					r.i++
@@ -499,16 +461,12 @@ func (r *fastReader) skipString() bool {
 	return false
 }
 
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
 func (r *fastReader) literal(s string) bool {
-	if len(r.b)-r.i < len(s) || string(r.b[r.i:r.i+len(s)]) != s {
-		return false
+	ok := bytes.HasPrefix(r.b[r.i:], []byte(s))
+	if ok {
+		r.i += len(s)
 	}
-	r.i += len(s)
-	return true
+	return ok
 }
 
 func (r *fastReader) space() {
