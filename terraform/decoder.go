@@ -688,22 +688,25 @@ func (d *decoder) errorDiagnostics() (errs []Diagnostic) {
 
 // outcome is how an operation ended, beyond what the messages said.
 type outcome struct {
-	end      time.Time
-	exitCode int          // -1: no process
-	exit     procctl.Exit // how the process ended (Run's)
-	failed   bool         // the process failed (a non-zero exit that is not a detailed "changes present")
-	cause    error        // cancellation, read error, a stream cut short
-	stderr   string
+	end    time.Time
+	exit   procctl.Exit // noExit: no process
+	failed bool         // the process failed (a non-zero exit that is not a detailed "changes present")
+	cause  error        // cancellation, read error, a stream cut short
+	stderr string
 }
+
+// noExit is the exit of a process that did not start, or of a stream.
+var noExit = procctl.Exit{Code: -1}
 
 // finish ends every span and records common/OperationCompleted or
 // OperationFailed. It returns the Result and, for a failed operation, an
 // *OperationError.
 func (d *decoder) finish(o outcome) (Result, error) {
 	d.begin(o.end)
+	exitCode := o.exit.ExitCode()
 	// The tool's interrupt notice is the cause of a run that failed (Run:
 	// the exit status says whether it did) or of a stream.
-	if o.cause == nil && d.interrupted && (o.failed || o.exitCode < 0) {
+	if o.cause == nil && d.interrupted && (o.failed || exitCode < 0) {
 		o.cause = ErrInterrupted
 	}
 	stopped := o.cause != nil && (errors.Is(o.cause, ErrInterrupted) || d.run.Err() != nil)
@@ -728,7 +731,7 @@ func (d *decoder) finish(o outcome) (Result, error) {
 	d.held = nil
 
 	res := d.res
-	res.End, res.ExitCode, res.Total = o.end, o.exitCode, d.total
+	res.End, res.ExitCode, res.Total = o.end, exitCode, d.total
 	errDiags := d.errorDiagnostics()
 	res.failed = o.failed || o.cause != nil || res.Errored > 0 || res.Cancelled > 0 || len(errDiags) > 0
 	d.op.Span.SetAttributes(
@@ -736,8 +739,8 @@ func (d *decoder) finish(o outcome) (Result, error) {
 		attribute.Int("terraform.changes.completed", res.Completed),
 		attribute.Int("terraform.changes.errored", res.Errored),
 		attribute.Int("terraform.changes.cancelled", res.Cancelled))
-	if o.exitCode >= 0 {
-		d.op.Span.SetAttributes(attribute.Int("terraform.exit_code", o.exitCode))
+	if exitCode >= 0 {
+		d.op.Span.SetAttributes(attribute.Int("terraform.exit_code", exitCode))
 	}
 	if !res.failed {
 		// A plan's progress is what it planned: all of it, once planned.
@@ -755,7 +758,7 @@ func (d *decoder) finish(o outcome) (Result, error) {
 
 	opErr := &OperationError{
 		Operation:          d.operation,
-		ExitCode:           o.exitCode,
+		ExitCode:           exitCode,
 		Diagnostics:        errDiags,
 		ErroredResources:   res.ErroredResources,
 		CancelledResources: res.CancelledResources,

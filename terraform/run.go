@@ -27,30 +27,24 @@ import (
 const maxStderr = 16 << 10
 
 // Run runs the tofu or terraform CLI with -json and records its
-// machine-readable UI live, each message when the tool writes it, as
-// progress events inside a command span (a child of the span in ctx,
-// named after the tool and subcommand: "tofu apply") with a child span per
-// resource operation. See the package documentation for the events and
-// spans.
+// machine-readable UI live as progress events inside a command span (a
+// child of the span in ctx, named after the tool and subcommand: "tofu
+// apply") with a child span per resource operation (see the package
+// documentation). Variables go to the tool through a private variables
+// file (Command.Vars), and the values of Command.SensitiveVars are kept out
+// of every output.
 //
-// Variables go to the tool through a private variables file (see
-// Command.Vars), and the values of Command.SensitiveVars are kept out of
-// every output.
-//
-// Cancelling ctx stops the tool the way Ctrl-C does: SIGINT to its process
-// group, so that it stops gracefully and writes its state; then, after the
-// grace period (WithGracePeriod), SIGKILL to the group. Once the tool has
-// exited, whatever is left of its group is killed too, so no process of a
-// cancelled run survives it. Run returns once the tool has exited; the
-// messages it writes while stopping are reported.
+// Cancelling ctx stops the tool as Ctrl-C does, SIGINT to its process
+// group, so that it writes its state; after the grace period
+// (WithGracePeriod), SIGKILL. Once the tool has exited, whatever is left of
+// its group is killed too, and Run returns, having reported the messages
+// the tool wrote while stopping.
 //
 // The error is nil when the tool exited with status 0 (or 2 under
-// -detailed-exitcode, "changes present"). Otherwise it is an
-// *OperationError naming the error diagnostics, which wraps ctx's error
-// for a cancelled run and ErrNotInstalled when no tool was found. The
-// Result holds what was reported in every case, and every run is reported
-// as common/OperationStarted then common/OperationCompleted or
-// common/OperationFailed.
+// -detailed-exitcode, "changes present"), else an *OperationError naming
+// the error diagnostics, which wraps ctx's error for a cancelled run and
+// ErrNotInstalled when no tool was found. The Result holds what was
+// reported in every case.
 func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 	cfg := newConfig(opts)
 	for _, v := range c.SensitiveVars {
@@ -64,7 +58,7 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 	}
 	d := newRunDecoder(ctx, cfg, tool, sub)
 	fail := func(err error) (Result, error) {
-		return d.finish(outcome{end: time.Now(), exitCode: -1, cause: err})
+		return d.finish(outcome{end: time.Now(), exit: noExit, cause: err})
 	}
 	switch {
 	case splitErr != nil:
@@ -97,7 +91,7 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 		d.cmdCtx = initCtx
 		o := d.runProcess(ctx, binary, args(global, "init", nil, ""), c.Dir, env, procIO{})
 		d.cmdCtx = saved
-		if o.exitCode != 0 || o.cause != nil {
+		if o.exit.ExitCode() != 0 || o.cause != nil {
 			initSpan.SetStatus(codes.Error, "init failed")
 			initSpan.End()
 			o.failed, o.end = true, time.Now()
@@ -122,7 +116,8 @@ func newRunDecoder(ctx context.Context, cfg *config, tool, sub string) *decoder 
 // ("changes present").
 func (o outcome) of(rest []string) outcome {
 	o.end = time.Now()
-	o.failed = o.exitCode != 0 && !(o.exitCode == 2 && cmdline.HasFlag(rest, "detailed-exitcode"))
+	code := o.exit.ExitCode()
+	o.failed = code != 0 && !(code == 2 && cmdline.HasFlag(rest, "detailed-exitcode"))
 	return o
 }
 
@@ -136,9 +131,7 @@ type procIO struct {
 }
 
 // runProcess runs the tool once, decoding its stdout live, and stops it
-// when ctx is done (see Run): SIGINT to its process group, after the grace
-// period SIGKILL, and once it has exited, what it left in its group (a
-// provisioner's child whose shell was stopped) is killed too.
+// when ctx is done, as Run says.
 func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, dir string, env []string, pio procIO) outcome {
 	cmd := exec.Command(binary, argv...)
 	cmd.Dir = dir
@@ -149,9 +142,7 @@ func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, 
 	if pio.stderr != nil {
 		cmd.Stderr = io.MultiWriter(pio.stderr, stderr)
 	}
-	notStarted := func(err error) outcome {
-		return outcome{exitCode: -1, exit: procctl.Exit{Code: -1}, cause: err}
-	}
+	notStarted := func(err error) outcome { return outcome{exit: noExit, cause: err} }
 	child, err := procctl.New(cmd, procctl.Stop{
 		Signal: os.Interrupt,
 		Group:  true,
@@ -187,10 +178,7 @@ func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, 
 		d.cfg.Logger.Warn("terraform: reading the tool's output", "error", readErr.Error())
 	}
 
-	o := outcome{exitCode: -1, exit: procctl.ExitOf(cmd.ProcessState), stderr: stderr.tail()}
-	if cmd.ProcessState != nil {
-		o.exitCode = procctl.ExitCode(cmd.ProcessState)
-	}
+	o := outcome{exit: procctl.ExitOf(cmd.ProcessState), stderr: stderr.tail()}
 	if signalled {
 		o.cause = ctxCause(ctx)
 	}

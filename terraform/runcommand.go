@@ -72,7 +72,7 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 
 	d := newRunDecoder(ctx, cfg, tool, sub)
 	if !ok {
-		res, err := d.finish(outcome{end: time.Now(), exitCode: -1, cause: errors.New("terraform: no subcommand (such as \"apply\")")})
+		res, err := d.finish(outcome{end: time.Now(), exit: noExit, cause: errors.New("terraform: no subcommand (such as \"apply\")")})
 		return res, Exit{Code: -1}, err
 	}
 	env = d.toolTraceEnv(env, tool) // the tool's own spans in the run's trace (tooltrace.go)

@@ -39,7 +39,7 @@ func (d *decoder) runResult(o outcome, stopped bool) cicdconv.PipelineResultAttr
 		return cicdconv.PipelineResultTimeout
 	case stopped:
 		return cicdconv.PipelineResultCancellation
-	case o.cause != nil && o.exitCode < 0:
+	case o.cause != nil && o.exit.ExitCode() < 0:
 		return cicdconv.PipelineResultError
 	}
 	return cicdconv.PipelineResultFailure

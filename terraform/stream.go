@@ -52,7 +52,7 @@ func Stream(ctx context.Context, r io.Reader, opts ...Option) (Result, error) {
 	if end.IsZero() {
 		end = time.Now()
 	}
-	o := outcome{end: end, exitCode: -1}
+	o := outcome{end: end, exit: noExit}
 	switch {
 	case ctx.Err() != nil:
 		o.cause = ctxCause(ctx)
