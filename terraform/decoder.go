@@ -23,26 +23,21 @@ import (
 	"github.com/progressotel/progressotel/progress/wire"
 )
 
-// suppressedOutput is what the tool prints instead of a provisioner's
-// output when the provisioner's configuration holds a sensitive value.
-const suppressedOutput = "(output suppressed due to sensitive value in config)"
-
-// withheldDetail replaces the detail of a diagnostic about a resource whose
-// provisioner configuration holds a sensitive value: the tool quotes the
-// provisioner's command and output there unredacted.
-const withheldDetail = "(detail withheld: the resource's provisioner configuration holds a sensitive value)"
-
-// noEnd is the status of a span whose end the tool never reported.
-const noEnd = "the tool reported no end"
-
-// cancelledStatus is the status of a span that a stop cut short: the run
-// was cancelled, or the tool reported an interrupt.
-const cancelledStatus = "cancelled"
-
-// interruptNotice begins the log message that OpenTofu and Terraform write
-// when they receive SIGINT ("Interrupt received.\nPlease wait for ... to
-// exit"): from then on, what errors was stopped, not broken.
-const interruptNotice = "Interrupt received"
+const (
+	// suppressedOutput is what the tool prints instead of a provisioner's
+	// output when its configuration holds a sensitive value.
+	suppressedOutput = "(output suppressed due to sensitive value in config)"
+	// withheldDetail replaces the detail of a diagnostic about such a
+	// resource: the tool quotes the provisioner's command and output there.
+	withheldDetail = "(detail withheld: the resource's provisioner configuration holds a sensitive value)"
+	// noEnd and cancelledStatus are the statuses of a span whose end the
+	// tool never reported, and of one a stop cut short.
+	noEnd           = "the tool reported no end"
+	cancelledStatus = "cancelled"
+	// interruptNotice begins the tool's log message on SIGINT ("Interrupt
+	// received.\nPlease wait for ... to exit").
+	interruptNotice = "Interrupt received"
+)
 
 // decoder turns machine-readable UI messages, one line at a time, into
 // progress events and spans, live: each event is recorded while its line is
@@ -72,7 +67,7 @@ type decoder struct {
 	total       int  // resource operations the plan announced
 	haveTotal   bool // a plan's change_summary was seen
 	applying    bool // an apply_start was seen: the stream is an apply's or a destroy's
-	final       bool // the tool's final message came after the last start (see reportedEnd)
+	final       bool // a final message (a change summary, the outputs, an init's success) came after the last start
 	interrupted bool // the tool reported an interrupt
 	sensitive   map[string]bool
 	diags       map[diagKey]int // index in res.Diagnostics of each distinct diagnostic
@@ -191,10 +186,8 @@ func (d *decoder) handle(line []byte) {
 	}
 }
 
-// initialized reports whether a message of an init is the tool's report
-// of its success: "OpenTofu has been successfully initialized!",
-// "Terraform has been successfully initialized!", or "OpenTofu initialized
-// in an empty directory!".
+// initialized reports whether a message of an init is its success: "OpenTofu
+// has been successfully initialized!", "... initialized in an empty directory!".
 func initialized(msg string) bool {
 	msg = strings.TrimSpace(msg)
 	return strings.HasSuffix(msg, " successfully initialized!") || strings.HasSuffix(msg, " initialized in an empty directory!")
@@ -215,9 +208,8 @@ func (d *decoder) version(m *message, t time.Time) {
 	d.emit(d.cmdCtx, TypeVersion, 0, t, det)
 }
 
-// diagnostic records a diagnostic once: the tool repeats some word for
-// word (a halted apply writes "execution halted" once per stopped
-// operation), and a repeat is only counted, in Diagnostic.Repeated.
+// diagnostic records a diagnostic once; a repeat word for word is counted
+// in Diagnostic.Repeated.
 func (d *decoder) diagnostic(diag Diagnostic, t time.Time) {
 	diag.Summary = oneLine(d.scrub.text(diag.Summary))
 	diag.Detail = oneLine(d.scrub.text(diag.Detail))
@@ -240,9 +232,8 @@ func (d *decoder) diagnostic(diag Diagnostic, t time.Time) {
 	if diag.Severity == SeverityError {
 		sev = log.SeverityError
 	}
-	// The span of the operation a diagnostic is about (errored, or never
-	// ended: a data source that could not be read) takes it: the status
-	// says why, the event holds the detail.
+	// The span of the operation it is about (errored, or a data source
+	// that could not be read) takes it: the status says why.
 	if op := d.diagnosed(diag.Address); op != nil {
 		ctx = op.ctx
 		if diag.Severity == SeverityError {
@@ -286,11 +277,10 @@ func (d *decoder) changeSummary(cs ChangeSummary, t time.Time) {
 	}
 }
 
-// outputs records the root module's outputs, each with the same shape:
-// {name, sensitive, action, value}. They are a list, not a map by name,
-// so that an output whose name looks secret ("password_out") keeps its
-// shape: the Recorder would replace a map entry under such a key whole.
-// Its value is redacted here instead.
+// outputs records the root module's outputs as a list, not a map by name:
+// the Recorder would replace a map entry whose key looks secret
+// ("password_out") whole, and the output would lose its shape. Its value
+// is redacted here instead.
 func (d *decoder) outputs(raw json.RawMessage, t time.Time) {
 	var outs map[string]outputMsg
 	if err := json.Unmarshal(raw, &outs); err != nil {
@@ -351,8 +341,7 @@ const interruptWindow = time.Second
 
 // interrupt records the tool's interrupt notice at t: from now on what
 // errors is cancelled, and so is what errored within interruptWindow
-// before. Their events were recorded already, at ERROR; their spans, the
-// Result and common/OperationFailed count them as cancelled.
+// before (its event was recorded already, at ERROR).
 func (d *decoder) interrupt(t time.Time) {
 	d.interrupted = true
 	for _, f := range d.held {
@@ -399,8 +388,7 @@ func (d *decoder) errored(status string) (oc, st string, sev log.Severity, stopp
 	return outcomes.Failed, status, log.SeverityError, false
 }
 
-// hook records a hook message: each is recorded as an event in the span
-// of what it is about, its resource operation's or provisioner run's.
+// hook records a hook message in the span of what it is about.
 func (d *decoder) hook(m *message, t time.Time) {
 	h := m.Hook
 	addr, rf, typ := h.Resource.Addr, h.Resource.fields(), knownTypes[m.Type]
@@ -412,8 +400,7 @@ func (d *decoder) hook(m *message, t time.Time) {
 	case "apply_start":
 		d.applying, d.final = true, false
 		if op != nil {
-			// The tool reports one operation per address at a time; a
-			// second start means the end of the first was never written.
+			// One operation per address at a time: the first's end was lost.
 			d.end(op, outcomes.Failed, noEnd, t)
 		}
 		op = d.startTask(d.ops, addr, h.Action, rf, t)
@@ -507,9 +494,8 @@ func (d *decoder) hook(m *message, t time.Time) {
 	}
 }
 
-// startSpan starts a provisioner run's span, under its resource
-// operation's; startTask (semconv.go) those of the resource operations and
-// refreshes.
+// startSpan starts a provisioner run's span; startTask those of the
+// resource operations and refreshes.
 func (d *decoder) startSpan(parent context.Context, name string, t time.Time, attrs ...attribute.KeyValue) *span {
 	ctx, s := d.cfg.Tracer.Start(parent, name, trace.WithTimestamp(t), trace.WithAttributes(attrs...))
 	return &span{ctx: ctx, span: s}
@@ -523,8 +509,8 @@ func (d *decoder) opened(s *span, open map[string]*span, key string) *span {
 	return s
 }
 
-// hold ends what errored at t when the run ends (see finish), with its
-// outcome and status: the diagnostics that say why come last, and an
+// hold keeps what errored at t, with its outcome and status, to be ended
+// when the run ends: the diagnostics that say why come last, and an
 // interrupt notice may still make it cancelled.
 func (d *decoder) hold(s *span, oc, status string, t time.Time) {
 	delete(s.open, s.key)
@@ -554,9 +540,8 @@ func (d *decoder) end(s *span, oc, status string, t time.Time) {
 	s.span.End(trace.WithTimestamp(t))
 }
 
-// counted reports whether an operation's end counts toward the plan's
-// total: creates, updates and deletes do; reads of data sources, which the
-// change_summary leaves out, do not.
+// counted reports whether an operation counts toward the plan's total: a
+// create, update or delete does, a read (left out of the summary) not.
 func counted(action string) bool {
 	switch action {
 	case "create", "update", "delete", "replace":
@@ -566,9 +551,7 @@ func counted(action string) bool {
 }
 
 // progress records common/Progress: the operations that completed of the
-// plan's total. The total is raised when more operations complete than
-// were announced, so that N never exceeds M; without a plan summary (a
-// saved plan applied) it is unknown, and the event has none.
+// plan's total, raised if more complete than were announced.
 func (d *decoder) progress(t time.Time) {
 	if d.haveTotal && d.res.Completed > d.total {
 		d.total = d.res.Completed
@@ -669,10 +652,7 @@ func oneLine(s string) string {
 }
 
 // reportedEnd reports whether the stream holds the tool's own report of
-// its end: after the last start of anything (a planned change, a refresh,
-// a resource operation, a provisioner), a change summary, the outputs (a
-// refresh's last message) or an init's success; or an error diagnostic,
-// the last word of a failed run.
+// its end (see final), or an error diagnostic, a failed run's last word.
 func (d *decoder) reportedEnd() bool {
 	return d.final || slices.ContainsFunc(d.res.Diagnostics, func(x Diagnostic) bool { return x.Severity == SeverityError })
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -277,58 +276,47 @@ func (r *fastReader) unknown(key []byte, depth int) bool {
 	return r.skip(depth)
 }
 
-// key reads an object key without escapes.
-func (r *fastReader) key() ([]byte, bool) {
+// scan reads a string, reporting whether it holds escapes, and bytes
+// outside ASCII; raw is what is between its quotes.
+func (r *fastReader) scan() (raw []byte, escaped, unicode, ok bool) {
 	if !r.byte('"') {
-		return nil, false
+		return nil, false, false, false
 	}
 	start := r.i
 	for r.i < len(r.b) {
-		c := r.b[r.i]
-		switch {
+		switch c := r.b[r.i]; {
 		case c == '"':
-			k := r.b[start:r.i]
 			r.i++
-			return k, true
-		case c == '\\' || c < 0x20:
-			return nil, false
+			return r.b[start : r.i-1], escaped, unicode, true
+		case c == '\\':
+			escaped = true
+			r.i++
+		case c < 0x20:
+			return nil, false, false, false
+		case c >= utf8.RuneSelf:
+			unicode = true
 		}
 		r.i++
 	}
-	return nil, false
+	return nil, false, false, false
+}
+
+// key reads an object key without escapes.
+func (r *fastReader) key() ([]byte, bool) {
+	k, escaped, _, ok := r.scan()
+	return k, ok && !escaped
 }
 
 // str reads a string into s. A string with escapes or bytes outside ASCII
 // is decoded by encoding/json, for its exact handling of both.
 func (r *fastReader) str(s *string) bool {
-	if r.peek() != '"' {
-		return false
-	}
 	start := r.i
-	r.i++
-	plain := true
-	for r.i < len(r.b) {
-		c := r.b[r.i]
-		switch {
-		case c == '"':
-			r.i++
-			if plain {
-				*s = string(r.b[start+1 : r.i-1])
-				return true
-			}
-			return json.Unmarshal(r.b[start:r.i], s) == nil
-		case c == '\\':
-			plain = false
-			r.i += 2
-			continue
-		case c < 0x20:
-			return false
-		case c >= utf8.RuneSelf:
-			plain = false
-		}
-		r.i++
+	raw, escaped, unicode, ok := r.scan()
+	if ok && !escaped && !unicode {
+		*s = string(raw)
+		return true
 	}
-	return false
+	return ok && json.Unmarshal(r.b[start:r.i], s) == nil
 }
 
 // int reads an integer.
@@ -429,36 +417,9 @@ func (r *fastReader) skip(depth int) bool {
 
 // skipString skips a string, checking its escapes as encoding/json does.
 func (r *fastReader) skipString() bool {
-	r.i++
-	for r.i < len(r.b) {
-		c := r.b[r.i]
-		switch {
-		case c == '"':
-			r.i++
-			return true
-		case c == '\\':
-			r.i++
-			switch r.peek() {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				r.i++
-			case 'u':
-				r.i++
-				for range 4 {
-					if strings.IndexByte("0123456789abcdefABCDEF", r.peek()) < 0 {
-						return false
-					}
-					r.i++
-				}
-			default:
-				return false
-			}
-			continue
-		case c < 0x20:
-			return false
-		}
-		r.i++
-	}
-	return false
+	start := r.i
+	_, escaped, _, ok := r.scan()
+	return ok && (!escaped || json.Valid(r.b[start:r.i]))
 }
 
 func (r *fastReader) literal(s string) bool {
