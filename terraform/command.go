@@ -16,11 +16,10 @@ import (
 
 // Command is a run of the tofu or terraform CLI.
 type Command struct {
-	// Binary is the executable: a path, or a name looked up on PATH.
-	// Empty: "tofu", else "terraform", from PATH.
+	// Binary is the executable, a path or a name on PATH; empty: "tofu",
+	// else "terraform".
 	Binary string
-	// Dir is the working directory: the root module. Empty: the current
-	// directory.
+	// Dir is the working directory, the root module; empty: the current one.
 	Dir string
 	// Args are the subcommand and its own flags, as on the command line:
 	// {"apply"}, {"plan", "-out=tfplan"}, {"destroy", "-target=x.y"},
@@ -32,31 +31,22 @@ type Command struct {
 	// Init runs "init -input=false -json" first, in a child span, and
 	// stops there if it fails.
 	Init bool
-	// Vars are input variables, JSON-encodable. They are written to a
-	// private variables file (-var-file) that is removed when Run returns,
-	// never put on the command line, where every user of the machine can
-	// read them.
+	// Vars are input variables, JSON-encodable, written to a private
+	// variables file (-var-file) removed when Run returns: never to the
+	// command line, which every user of the machine can read.
 	Vars map[string]any
 	// SensitiveVars are input variables like Vars, whose values the
-	// adapter also keeps out of every output (see WithSensitiveValues):
-	// declare them sensitive in the configuration too, so that the tool
-	// keeps them out of its own messages.
+	// adapter also keeps out of every output (see WithSensitiveValues);
+	// declare them sensitive in the configuration too, for the tool's sake.
 	SensitiveVars map[string]any
-	// Env holds "KEY=value" entries added to the tool's environment,
-	// which is the driver's own plus TF_IN_AUTOMATION=1. Later entries
-	// win.
+	// Env holds "KEY=value" entries added to the tool's environment (the
+	// driver's own plus TF_IN_AUTOMATION=1); later entries win.
 	Env []string
 }
 
 // varFileName is the private variables file's name; the .tfvars.json
 // suffix makes the tool read it as JSON.
 const varFileName = "progressotel.tfvars.json"
-
-// subcommands that accept -input and -var-file.
-var (
-	takesInput = []string{"init", "plan", "apply", "destroy", "refresh", "import"}
-	takesVars  = []string{"plan", "apply", "destroy", "refresh", "import"}
-)
 
 // split returns the global options, the subcommand and its arguments.
 func (c Command) split() (global []string, sub string, rest []string, err error) {
@@ -74,13 +64,14 @@ func args(global []string, sub string, rest []string, varFile string) []string {
 	if !cmdline.HasFlag(rest, "json") {
 		out = append(out, "-json")
 	}
-	if slices.Contains(takesInput, sub) && !cmdline.HasFlag(rest, "input") {
+	takesInput := sub == "import" || slices.Contains(reportingSubcommands, sub) // and so -var-file, but for init
+	if takesInput && !cmdline.HasFlag(rest, "input") {
 		out = append(out, "-input=false")
 	}
 	if (sub == "apply" || sub == "destroy") && !cmdline.HasFlag(rest, "auto-approve") {
 		out = append(out, "-auto-approve")
 	}
-	if varFile != "" && slices.Contains(takesVars, sub) {
+	if varFile != "" && takesInput && sub != "init" {
 		out = append(out, "-var-file="+varFile)
 	}
 	return append(out, rest...)
@@ -122,8 +113,7 @@ func (c Command) writeVarFile(dir string) (string, error) {
 	return path, nil
 }
 
-// sensitiveStrings lists the string forms of the scalar values in v, to be
-// kept out of every output.
+// sensitiveStrings lists the string forms of the scalar values in v.
 func sensitiveStrings(v any, out []string) []string {
 	switch x := v.(type) {
 	case nil:

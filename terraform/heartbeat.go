@@ -3,6 +3,7 @@ package terraform
 import (
 	"maps"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -15,24 +16,20 @@ const DefaultHeartbeat = 30 * time.Second
 const heartbeatSource = "adapter"
 
 // startHeartbeat starts the adapter's own heartbeat while the tool's output
-// is read, and returns the function that stops it (and waits until it has
-// stopped). Every resource operation that is still open and about which
-// nothing was read for the heartbeat interval gets a
-// terraform/ApplyProgress of the adapter's, with the time elapsed since its
-// start was read. The tool has a heartbeat of its own (apply_progress every
-// 10 s), but OpenTofu 1.10 to 1.12 do not send it reliably (opentofu#4107),
-// and a provisioner may be silent for minutes: a watcher must still learn
-// that the operation is running. A tool that keeps talking about an
-// operation gets no adapter heartbeat for it.
+// is read, and returns the function that stops it and waits. Every open
+// resource operation about which nothing was read for the heartbeat
+// interval gets a terraform/ApplyProgress of the adapter's, with the time
+// since its start was read: the tool's own apply_progress is unreliable
+// (opentofu#4107), and a provisioner may be silent for minutes.
 func (d *decoder) startHeartbeat() (stop func()) {
 	every := d.cfg.heartbeat
 	if every <= 0 {
 		return func() {}
 	}
 	tick := time.NewTicker(max(every/4, 10*time.Millisecond))
-	done, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(exited)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
 		for {
 			select {
 			case <-done:
@@ -41,16 +38,15 @@ func (d *decoder) startHeartbeat() (stop func()) {
 				d.locked(func() { d.beat(now, every) })
 			}
 		}
-	}()
+	})
 	return func() {
 		tick.Stop()
 		close(done)
-		<-exited
+		wg.Wait()
 	}
 }
 
-// beat records a heartbeat for each open operation not heard of since
-// every.
+// beat records a heartbeat for each open operation not heard of since every.
 func (d *decoder) beat(now time.Time, every time.Duration) {
 	for _, addr := range slices.Sorted(maps.Keys(d.ops)) {
 		op := d.ops[addr]

@@ -13,12 +13,10 @@ import (
 	"github.com/progressotel/progressotel/internal/kit/procctl"
 )
 
-// CommandLine is a command line that RunCommandLine runs as its user gave
-// it: tofu or terraform, its global flags, a subcommand and its flags.
+// CommandLine is a command line that RunCommandLine runs as its user gave it.
 type CommandLine = procctl.Command
 
-// Exit is how the user's command ended: its exit code, or the signal that
-// killed it.
+// Exit is how the user's command ended: its exit code, or its signal.
 type Exit = procctl.Exit
 
 // ErrPrompts is returned by RunCommandLine, before anything runs or is
@@ -26,35 +24,30 @@ type Exit = procctl.Exit
 // -auto-approve, no saved plan): with -json the tool cannot ask.
 var ErrPrompts = errors.New("terraform: the command asks for approval, which -json cannot (add -auto-approve)")
 
-// WithDisplay writes what the tool would have printed to w while the run is
-// reported: each message's text (@message), and the lines that are not
-// messages, cleaned of terminal escapes. When the command line asks for
-// -json itself, w gets the message lines as they are. RunCommandLine only.
+// WithDisplay writes to w what the tool would have printed: each message's
+// @message and the lines that are not messages, cleaned of terminal
+// escapes; the lines as they are when the command line asks for -json
+// itself. RunCommandLine only.
 func WithDisplay(w io.Writer) Option {
 	return func(c *config) { c.Display = w }
 }
 
-// RunCommandLine runs a tofu or terraform command line as a user typed it,
-// with -json added after the subcommand (and nothing else: no
-// -auto-approve, no -input=false), and records its machine-readable UI
-// live as Run does, with the same launcher. It is how `progressotel run --
-// tofu apply ...` runs. c.Argv[0] is the tool, a name or a path.
-//
-// Signals from c.Signals go to the tool as if sent to it directly: SIGINT,
-// a terminal's Ctrl-C, to its process group (providers and provisioners
-// included), any other to the tool alone. Cancelling ctx stops it as Run
-// does.
+// RunCommandLine runs a tofu or terraform command line as a user typed it
+// (`progressotel run -- tofu apply ...`), with only -json added after the
+// subcommand, and records it live as Run does. c.Argv[0] is the tool, a
+// name or a path. Signals from c.Signals go to the tool as if sent to it
+// directly: SIGINT, a terminal's Ctrl-C, to its process group, any other
+// to the tool alone; cancelling ctx stops it as Run does.
 //
 // Exit is how the tool ended, -1 when it did not start. The error is
-// ErrPrompts (nothing run), or as for Run: nil for status 0, or 2 under
-// -detailed-exitcode.
+// ErrPrompts (nothing run), or as Run's.
 func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result, Exit, error) {
 	if len(c.Argv) == 0 {
-		return Result{}, Exit{Code: -1}, errors.New("terraform: RunCommandLine: no command line")
+		return Result{}, noExit, errors.New("terraform: RunCommandLine: no command line")
 	}
 	global, sub, rest, ok := cmdline.SplitSubcommand(c.Argv[1:])
 	if ok && prompts(sub, rest) {
-		return Result{}, Exit{Code: -1}, ErrPrompts
+		return Result{}, noExit, ErrPrompts
 	}
 	cfg := newConfig(opts)
 	tool := cmdline.Tool(c.Argv[0])
@@ -73,7 +66,7 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 	d := newRunDecoder(ctx, cfg, tool, sub)
 	if !ok {
 		res, err := d.finish(outcome{end: time.Now(), exit: noExit, cause: errors.New("terraform: no subcommand (such as \"apply\")")})
-		return res, Exit{Code: -1}, err
+		return res, noExit, err
 	}
 	env = d.toolTraceEnv(env, tool) // the tool's own spans in the run's trace (tooltrace.go)
 	o := d.runProcess(ctx, c.Argv[0], argv, "", env, procIO{stdin: c.Stdin, stderr: c.Stderr, sigs: c.Signals, started: c.Started})
@@ -100,9 +93,8 @@ func prompts(sub string, rest []string) bool {
 var reportingSubcommands = []string{"init", "plan", "apply", "destroy", "refresh"}
 
 // Reports reports whether RunCommandLine reports argv: tofu or terraform
-// with a subcommand whose -json output reports progress (init, plan,
-// apply, destroy, refresh). argv[0] is the command as given, a name or a
-// path.
+// (a name or a path) with a subcommand whose -json output reports progress
+// (init, plan, apply, destroy, refresh).
 func Reports(argv []string) bool {
 	if len(argv) == 0 || !slices.Contains([]string{"tofu", "terraform"}, cmdline.Tool(argv[0])) {
 		return false
