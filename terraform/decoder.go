@@ -158,8 +158,8 @@ func (d *decoder) handle(line []byte) {
 		if strings.HasPrefix(strings.TrimSpace(m.Message), interruptNotice) {
 			d.interrupt(t)
 		}
-		d.emit(d.cmdCtx, TypeLog, levelSeverity(m.Level), t,
-			logDetails{Level: m.Level, Message: oneLine(d.scrub.value(m.Message))})
+		d.emit(d.cmdCtx, TypeLog, levelSeverity[m.Level], t,
+			genericDetails{Level: m.Level, Message: oneLine(d.scrub.value(m.Message))})
 	case m.Type == "diagnostic" && m.Diag != nil:
 		d.diagnostic(*m.Diag, t)
 	case (m.Type == "planned_change" || m.Type == "resource_drift") && m.Change != nil:
@@ -364,12 +364,6 @@ func (d *decoder) interrupt(t time.Time) {
 	}
 }
 
-// stopping reports whether what errors now was stopped rather than broken:
-// the run's context is done, or the tool reported an interrupt.
-func (d *decoder) stopping() bool {
-	return d.interrupted || d.run.Err() != nil
-}
-
 // stopOutcome is the outcome of what a stop cut short, and of what errors
 // while the run stops.
 func (d *decoder) stopOutcome() string {
@@ -380,9 +374,10 @@ func (d *decoder) stopOutcome() string {
 }
 
 // errored is how what errors now ends: failed, with status, at ERROR; or,
-// while the run stops, cut short (cancelled), at WARN.
+// while the run stops (its context is done, or the tool reported an
+// interrupt), cut short, at WARN.
 func (d *decoder) errored(status string) (oc, st string, sev log.Severity, stopped bool) {
-	if d.stopping() {
+	if d.interrupted || d.run.Err() != nil {
 		return d.stopOutcome(), cancelledStatus, log.SeverityWarn, true
 	}
 	return outcomes.Failed, status, log.SeverityError, false
@@ -577,7 +572,7 @@ func (d *decoder) generic(m *message, t time.Time) {
 	if typ == TypeMessage {
 		det.Type = m.Type
 	}
-	d.emit(d.cmdCtx, typ, levelSeverity(m.Level), t, det)
+	d.emit(d.cmdCtx, typ, levelSeverity[m.Level], t, det)
 }
 
 // ctxOf is the context of the first span that is open, else the command's.
@@ -619,16 +614,9 @@ func (d *decoder) skipTooLong() {
 	d.cfg.Logger.Warn("terraform: skipped a line longer than the limit", "maxBytes", d.cfg.MaxLineBytes)
 }
 
-func levelSeverity(level string) log.Severity {
-	switch level {
-	case "error":
-		return log.SeverityError
-	case "warn":
-		return log.SeverityWarn
-	case "debug", "trace":
-		return log.SeverityDebug
-	}
-	return 0
+// levelSeverity is the severity of a message's @level; INFO (0) for the rest.
+var levelSeverity = map[string]log.Severity{
+	"error": log.SeverityError, "warn": log.SeverityWarn, "debug": log.SeverityDebug, "trace": log.SeverityDebug,
 }
 
 // oneLine joins the lines of a tool's text, written for a terminal (prose

@@ -60,10 +60,7 @@ type (
 		Version string `json:"version"`
 		UI      string `json:"ui,omitempty"`
 	}
-	logDetails struct {
-		Level   string `json:"level"`
-		Message string `json:"message"`
-	}
+	// genericDetails are also TypeLog's, without type, address and action.
 	genericDetails struct {
 		// Type is set for TypeMessage only: the other names say it.
 		Type    string `json:"type,omitempty"`

@@ -383,11 +383,9 @@ func (r *fastReader) decode(v any) bool {
 // raw reads any value into a copy of its bytes, as json.RawMessage does.
 func (r *fastReader) raw(m *json.RawMessage) bool {
 	start := r.i
-	if !r.skip(2) {
-		return false
-	}
+	ok := r.skip(2)
 	*m = append(json.RawMessage(nil), r.b[start:r.i]...)
-	return true
+	return ok
 }
 
 // skip validates and skips any value.
@@ -405,12 +403,8 @@ func (r *fastReader) skip(depth int) bool {
 	case c == '-' || c >= '0' && c <= '9':
 		_, ok := r.number()
 		return ok
-	case c == 't':
-		return r.literal("true")
-	case c == 'f':
-		return r.literal("false")
-	case c == 'n':
-		return r.literal("null")
+	case c == 't' || c == 'f' || c == 'n':
+		return r.literal("true") || r.literal("false") || r.literal("null")
 	}
 	return false
 }
@@ -431,13 +425,8 @@ func (r *fastReader) literal(s string) bool {
 }
 
 func (r *fastReader) space() {
-	for r.i < len(r.b) {
-		switch r.b[r.i] {
-		case ' ', '\t', '\n', '\r':
-			r.i++
-		default:
-			return
-		}
+	for c := r.peek(); c == ' ' || c == '\t' || c == '\n' || c == '\r'; c = r.peek() {
+		r.i++
 	}
 }
 

@@ -89,7 +89,7 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 			trace.WithAttributes(attribute.String("terraform.command", "init")))
 		saved := d.cmdCtx
 		d.cmdCtx = initCtx
-		o := d.runProcess(ctx, binary, args(global, "init", nil, ""), c.Dir, env, procIO{})
+		o := d.runProcess(ctx, procctl.Command{Argv: append([]string{binary}, args(global, "init", nil, "")...), Env: env}, c.Dir)
 		d.cmdCtx = saved
 		if o.exit.ExitCode() != 0 || o.cause != nil {
 			initSpan.SetStatus(codes.Error, "init failed")
@@ -99,7 +99,8 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 		}
 		initSpan.End()
 	}
-	return d.finish(d.runProcess(ctx, binary, args(global, sub, rest, varFile), c.Dir, env, procIO{}).of(rest))
+	argv := append([]string{binary}, args(global, sub, rest, varFile)...)
+	return d.finish(d.runProcess(ctx, procctl.Command{Argv: argv, Env: env}, c.Dir).of(rest))
 }
 
 // newRunDecoder is the decoder of a run of the tool's subcommand, begun
@@ -121,26 +122,16 @@ func (o outcome) of(rest []string) outcome {
 	return o
 }
 
-// procIO is what a process gets beside its stdout, which the decoder reads:
-// RunCommandLine's user's stdin, stderr and signals; Run's none.
-type procIO struct {
-	stdin   io.Reader
-	stderr  io.Writer // the tool's stderr as it is; nil: logged
-	sigs    <-chan os.Signal
-	started func(pid int) // nil: not told
-}
-
-// runProcess runs the tool once, decoding its stdout live, and stops it
-// when ctx is done, as Run says.
-func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, dir string, env []string, pio procIO) outcome {
-	cmd := exec.Command(binary, argv...)
-	cmd.Dir = dir
-	cmd.Env = env
-	cmd.Stdin = pio.stdin
-	stderr := &stderrLog{d: d, quiet: pio.stderr != nil}
+// runProcess runs the tool once in dir, decoding its stdout live, and stops
+// it when ctx is done, as Run says. Its stderr is logged unless c.Stderr
+// gets it.
+func (d *decoder) runProcess(ctx context.Context, c procctl.Command, dir string) outcome {
+	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, c.Env, c.Stdin
+	stderr := &stderrLog{d: d, quiet: c.Stderr != nil}
 	cmd.Stderr = stderr
-	if pio.stderr != nil {
-		cmd.Stderr = io.MultiWriter(pio.stderr, stderr)
+	if c.Stderr != nil {
+		cmd.Stderr = io.MultiWriter(c.Stderr, stderr)
 	}
 	notStarted := func(err error) outcome { return outcome{exit: noExit, cause: err} }
 	child, err := procctl.New(cmd, procctl.Stop{
@@ -159,13 +150,13 @@ func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, 
 	}
 	defer child.Close()
 	if err := child.Start(); err != nil {
-		return notStarted(fmt.Errorf("terraform: starting %s: %w", binary, err))
+		return notStarted(fmt.Errorf("terraform: starting %s: %w", c.Argv[0], err))
 	}
-	if pio.started != nil {
-		pio.started(cmd.Process.Pid)
+	if c.Started != nil {
+		c.Started(cmd.Process.Pid)
 	}
 	unwatch := context.AfterFunc(ctx, child.Stop)
-	unforward := procctl.Forward(child, pio.sigs)
+	unforward := procctl.Forward(child, c.Signals)
 
 	// Cancelling does not stop the reading: the messages of a tool that
 	// is stopping (its interrupt notice, the errored operations, the

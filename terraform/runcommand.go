@@ -51,16 +51,15 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 	}
 	cfg := newConfig(opts)
 	tool := cmdline.Tool(c.Argv[0])
-	argv := append(slices.Clone(global), sub)
+	argv := append(append([]string{c.Argv[0]}, global...), sub)
 	if cmdline.HasFlag(rest, "json") {
 		cfg.RawTee, cfg.Display = cfg.Display, nil // the user asked for the JSON itself
 	} else {
 		argv = append(argv, "-json")
 	}
-	argv = append(argv, rest...)
-	env := c.Env
-	if env == nil {
-		env = os.Environ()
+	c.Argv = append(argv, rest...)
+	if c.Env == nil {
+		c.Env = os.Environ()
 	}
 
 	d := newRunDecoder(ctx, cfg, tool, sub)
@@ -68,8 +67,8 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 		res, err := d.finish(outcome{end: time.Now(), exit: noExit, cause: errors.New("terraform: no subcommand (such as \"apply\")")})
 		return res, noExit, err
 	}
-	env = d.toolTraceEnv(env, tool) // the tool's own spans in the run's trace (tooltrace.go)
-	o := d.runProcess(ctx, c.Argv[0], argv, "", env, procIO{stdin: c.Stdin, stderr: c.Stderr, sigs: c.Signals, started: c.Started})
+	c.Env = d.toolTraceEnv(c.Env, tool) // the tool's own spans in the run's trace (tooltrace.go)
+	o := d.runProcess(ctx, c, "")
 	res, err := d.finish(o.of(rest))
 	return res, o.exit, err
 }
