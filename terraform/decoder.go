@@ -50,11 +50,11 @@ type decoder struct {
 	msg   message         // reused between lines
 	mu    sync.Mutex      // serialises the lines and the heartbeat (heartbeat.go)
 
-	operation, spanName string
-	spanAttrs           []attribute.KeyValue
-	op                  *adapter.Operation // the command span, once begun
-	cmdCtx              context.Context    // the context of the events: op.Ctx, or the init span's during init
-	last                time.Time          // the tool's last timestamp
+	spanName  string
+	spanAttrs []attribute.KeyValue
+	op        *adapter.Operation // the command span, once begun
+	cmdCtx    context.Context    // the context of the events: op.Ctx, or the init span's during init
+	last      time.Time          // the tool's last timestamp
 
 	ops     map[string]*span // open apply operations, by address
 	refresh map[string]*span // open refreshes, by address
@@ -64,8 +64,6 @@ type decoder struct {
 	// make them cancelled.
 	held []*span
 
-	total       int  // resource operations the plan announced
-	haveTotal   bool // a plan's change_summary was seen
 	applying    bool // an apply_start was seen: the stream is an apply's or a destroy's
 	final       bool // a final message (a change summary, the outputs, an init's success) came after the last start
 	interrupted bool // the tool reported an interrupt
@@ -104,7 +102,6 @@ func newDecoder(ctx context.Context, cfg *config, operation, spanName string, at
 		scrub:     newScrubber(cfg.Redactor, cfg.sensitive),
 		run:       ctx,
 		base:      context.WithoutCancel(ctx),
-		operation: operation,
 		spanName:  spanName,
 		spanAttrs: attrs,
 		ops:       map[string]*span{},
@@ -112,8 +109,7 @@ func newDecoder(ctx context.Context, cfg *config, operation, spanName string, at
 		provs:     map[string]*span{},
 		sensitive: map[string]bool{},
 		diags:     map[diagKey]int{},
-		total:     progress.UnknownTotal,
-		res:       Result{Operation: operation, ExitCode: -1},
+		res:       Result{Operation: operation, ExitCode: -1, Total: progress.UnknownTotal},
 	}
 }
 
@@ -125,8 +121,9 @@ func (d *decoder) begin(t time.Time) {
 		return
 	}
 	d.res.Start = t
-	d.op = d.cfg.StartRun(d.base, adapter.Run{Operation: d.operation, Pipeline: d.operation, OldSpan: d.spanName,
-		Old: []attribute.KeyValue{attribute.String("terraform.operation", d.operation)}}, t, d.spanAttrs...)
+	op := d.res.Operation
+	d.op = d.cfg.StartRun(d.base, adapter.Run{Operation: op, Pipeline: op, OldSpan: d.spanName,
+		Old: []attribute.KeyValue{attribute.String("terraform.operation", op)}}, t, d.spanAttrs...)
 	d.cmdCtx = d.op.Ctx
 }
 
@@ -147,8 +144,11 @@ func (d *decoder) handle(line []byte) {
 	if t.After(d.last) {
 		d.last = t
 	}
-	if (m.Type == "output" || m.Type == "init_output") && initialized(m.Message) {
-		d.final = true // an init's last word
+	// An init's last word: "OpenTofu has been successfully initialized!", or
+	// "... initialized in an empty directory!".
+	if msg := strings.TrimSpace(m.Message); (m.Type == "output" || m.Type == "init_output") &&
+		(strings.HasSuffix(msg, " successfully initialized!") || strings.HasSuffix(msg, " initialized in an empty directory!")) {
+		d.final = true
 	}
 
 	switch {
@@ -184,13 +184,6 @@ func (d *decoder) handle(line []byte) {
 	default:
 		d.generic(m, t)
 	}
-}
-
-// initialized reports whether a message of an init is its success: "OpenTofu
-// has been successfully initialized!", "... initialized in an empty directory!".
-func initialized(msg string) bool {
-	msg = strings.TrimSpace(msg)
-	return strings.HasSuffix(msg, " successfully initialized!") || strings.HasSuffix(msg, " initialized in an empty directory!")
 }
 
 func (d *decoder) version(m *message, t time.Time) {
@@ -270,9 +263,7 @@ func (d *decoder) changeSummary(cs ChangeSummary, t time.Time) {
 		return
 	}
 	d.res.Plan = &cs
-	d.total = max(cs.Add+cs.Change+cs.Remove, 0)
-	d.haveTotal = true
-	if d.total > 0 {
+	if d.res.Total = max(cs.Add+cs.Change+cs.Remove, 0); d.res.Total > 0 {
 		d.progress(t)
 	}
 }
@@ -548,14 +539,14 @@ func counted(action string) bool {
 // progress records common/Progress: the operations that completed of the
 // plan's total, raised if more complete than were announced.
 func (d *decoder) progress(t time.Time) {
-	if d.haveTotal && d.res.Completed > d.total {
-		d.total = d.res.Completed
+	if d.res.Plan != nil && d.res.Completed > d.res.Total {
+		d.res.Total = d.res.Completed
 	}
 	d.recordProgress(d.res.Completed, t)
 }
 
 func (d *decoder) recordProgress(done int, t time.Time) {
-	evt := progress.Progress(int64(done), int64(d.total), ProgressUnit)
+	evt := progress.Progress(int64(done), int64(d.res.Total), ProgressUnit)
 	evt.Time = t
 	d.cfg.Record(d.cmdCtx, evt)
 }
@@ -699,7 +690,7 @@ func (d *decoder) finish(o outcome) (Result, error) {
 	d.held = nil
 
 	res := d.res
-	res.End, res.ExitCode, res.Total = o.end, exitCode, d.total
+	res.End, res.ExitCode = o.end, exitCode
 	errDiags := d.errorDiagnostics()
 	res.failed = o.failed || o.cause != nil || res.Errored > 0 || res.Cancelled > 0 || len(errDiags) > 0
 	d.op.Span.SetAttributes(
@@ -712,8 +703,8 @@ func (d *decoder) finish(o outcome) (Result, error) {
 	}
 	if !res.failed {
 		// A plan's progress is what it planned: all of it, once planned.
-		if res.Plan != nil && !d.applying && d.total > 0 {
-			d.recordProgress(d.total, o.end)
+		if res.Plan != nil && !d.applying && res.Total > 0 {
+			d.recordProgress(res.Total, o.end)
 		}
 		oc := outcomes.OK
 		if res.Completed > 0 {
@@ -725,7 +716,7 @@ func (d *decoder) finish(o outcome) (Result, error) {
 	}
 
 	opErr := &OperationError{
-		Operation:          d.operation,
+		Operation:          res.Operation,
 		ExitCode:           exitCode,
 		Diagnostics:        errDiags,
 		ErroredResources:   res.ErroredResources,

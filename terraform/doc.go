@@ -2,11 +2,9 @@
 // live, as progress events, spans and an N-of-M progress bar.
 //
 // With -json both tools write their machine-readable UI, one JSON object per
-// line while they work: a version message, the planned changes, the plan's
-// change summary, then a message when each resource operation or
-// provisioner starts, prints a line, completes or errors. The adapter
-// records each message as a progress event, inside a span per resource
-// operation, the moment its line is read. Two entry points:
+// line while they work; the adapter records each message as a progress
+// event, inside a span per resource operation, the moment its line is
+// read. Two entry points:
 //
 //   - Run runs the tool itself: Run(ctx, Command{Dir: dir, Args:
 //     []string{"apply"}}) adds -json, -input=false and -auto-approve, passes
@@ -70,22 +68,18 @@
 //	common/OperationFailed     operation, failureCode, description, diagnostics (the error
 //	                           diagnostics), erroredResources, cancelledResources
 //
-// M is add + change + remove of the plan's change_summary, a replacement
-// counting twice (a delete and a create). N counts the operations that
-// completed, so the bar of a failed or stopped apply stops short of M;
-// reads of data sources are not counted, as the summary leaves them out.
-// Without a plan summary (a saved plan applied) the events have no total
-// (progress.UnknownTotal), never 0; M is raised if more operations complete
-// than announced. A plan with no change reports no Progress. The
-// failureCode is FailureInfrastructure when a resource operation errored,
-// else FailureInternal.
+// M is add + change + remove of the plan's change_summary (a replacement
+// counts twice); N counts the operations that completed, but not reads, so
+// a failed or stopped apply stops short of M. Without a plan summary (a
+// saved plan applied) there is no total (progress.UnknownTotal), never 0;
+// M is raised if more operations complete than announced. A plan with no
+// change reports no Progress. The failureCode is FailureInfrastructure when
+// a resource operation errored, else FailureInternal.
 //
 // An operation that errors while the run stops (Run's context was
 // cancelled, or the tool wrote its interrupt notice, as on Ctrl-C) is
-// cancelled, not errored: counted in Result.Cancelled and
-// CancelledResources, with cancelled events and span outcome. Ctrl-C also
-// reaches the provisioner commands, and one may die a moment before the
-// notice: what errored within a second before it is cancelled too, though
+// cancelled, not errored (Result.Cancelled, CancelledResources, its events
+// and span); so is what errored within a second before the notice, though
 // its event, already recorded, is at ERROR.
 //
 // # Spans
@@ -99,9 +93,8 @@
 // the init. Every event is recorded in the span it belongs to, and these
 // spans run on the tool's @timestamp. An errored operation's span has
 // status Error with its diagnostic's summary and a terraform.diagnostic
-// span event with the detail; the tool writes its diagnostics last, so
-// such a span is ended (at its apply_errored time) when the run ends. The
-// command span has status Error when the operation failed.
+// event with the detail, and ends (at its apply_errored time) when the run
+// does, as the tool writes its diagnostics last.
 //
 // Every span has the attribute progress.outcome: a resource operation is
 // changed (completed), failed (errored, or no end was reported: status
@@ -131,25 +124,17 @@
 //     WithSensitiveValues) are replaced wherever they occur.
 //   - Free text (provisioner output, diagnostics, log messages, stderr) goes
 //     through the Redactor: "key=value" and "key: value" pairs with a
-//     secret key (API_TOKEN=…, "password": "…", Authorization: Bearer …),
-//     passwords in URLs, and PEM private keys, which a provisioner prints
-//     one line at a time. The Recorder then redacts the details by key and
-//     shape as it does for every event.
+//     secret key (API_TOKEN=…, Authorization: Bearer …), passwords in URLs,
+//     and PEM private keys, even printed one line at a time.
 //
 // # Robustness
 //
 // A stream is whole only when it holds the tool's own last word after the
 // last thing it started: a change summary, the outputs (a refresh's last
-// message), an init's success or an error diagnostic. Stream reports any
-// other end, a cut or a dead tool, as failed with ErrIncomplete, and one
-// without a message with ErrNoMessages. An apply cut after its plan's
-// summary, or after its init, reads as a whole plan or init: nothing in
-// the stream tells them apart. Run follows the tool's exit status instead.
-//
-// Lines that are not messages (plain text, malformed JSON, lines longer
-// than WithMaxLineBytes, 8 MiB by default) never break the stream: they
-// are skipped, counted in Result.SkippedLines and logged (WithLogger).
-// Run stops a cancelled tool with SIGINT, waits for the grace period
-// (WithGracePeriod), then kills its process group; once the tool has
-// exited it kills what is left of the group, and only then returns.
+// message), an init's success or an error diagnostic; else Stream fails
+// with ErrIncomplete (ErrNoMessages without a message). An apply cut after
+// its plan's summary, or after its init, reads as a whole plan or init.
+// Run follows the tool's exit status instead. Lines that are not messages
+// (plain text, malformed JSON, lines over WithMaxLineBytes) are skipped,
+// counted in Result.SkippedLines and logged (WithLogger).
 package terraform
