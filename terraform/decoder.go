@@ -529,11 +529,7 @@ func (d *decoder) end(s *span, oc, status string, t time.Time) {
 // counted reports whether an operation counts toward the plan's total: a
 // create, update or delete does, a read (left out of the summary) not.
 func counted(action string) bool {
-	switch action {
-	case "create", "update", "delete", "replace":
-		return true
-	}
-	return false
+	return slices.Contains([]string{"create", "update", "delete", "replace"}, action)
 }
 
 // progress records common/Progress: the operations that completed of the

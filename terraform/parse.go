@@ -2,6 +2,7 @@ package terraform
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
@@ -12,14 +13,13 @@ import (
 // decoder's time on a line (a validating pre-scan, reflection, a field
 // lookup per key), and the machine-readable UI has a small, fixed shape.
 // BenchmarkAdapterCPU and BenchmarkStream measure both ways (the figures
-// are in BENCHMARKS.md). parseFast reads the shape of the frequent messages
-// directly, hands the seldom importing object to
-// encoding/json, and gives up (returns false) on anything it is not sure to
-// read exactly as encoding/json would: a key that differs from a known one
-// only in case, a repeated known key, a null or a value of another type for
-// a known key, deep nesting, and any invalid JSON. The caller then decodes
-// the line with encoding/json, so the result is always encoding/json's;
-// FuzzParse checks that both agree wherever the fast path answers.
+// are in BENCHMARKS.md). parseFast reads that shape directly, and gives up
+// (returns false) on anything it is not sure to read exactly as
+// encoding/json would: a key that differs from a known one only in case, a
+// null or a value of another type for a known key, deep nesting, and any
+// invalid JSON. The caller then decodes the line with encoding/json, so the
+// result is always encoding/json's; FuzzParse checks that both agree
+// wherever the fast path answers.
 
 // maxFastDepth bounds the nesting the fast path follows.
 const maxFastDepth = 64
@@ -51,18 +51,18 @@ func parseFast(line []byte, m *message) bool {
 		case "ui":
 			return r.str(&m.UI)
 		case "hook":
-			m.Hook = &hookMsg{}
+			m.Hook = cmp.Or(m.Hook, &hookMsg{})
 			return r.hook(m.Hook)
 		case "change":
-			m.Change = &changeMsg{}
+			m.Change = cmp.Or(m.Change, &changeMsg{})
 			return r.change(m.Change)
 		case "changes":
-			m.Changes = &ChangeSummary{}
+			m.Changes = cmp.Or(m.Changes, &ChangeSummary{})
 			return r.changes(m.Changes)
 		case "outputs":
 			return r.raw(&m.Outputs)
 		case "diagnostic":
-			m.Diag = &Diagnostic{}
+			m.Diag = cmp.Or(m.Diag, &Diagnostic{})
 			return r.diagnostic(m.Diag)
 		}
 		return r.unknown(key, 1)
@@ -117,7 +117,7 @@ func (r *fastReader) change(c *changeMsg) bool {
 		case "resource":
 			return r.resource(&c.Resource)
 		case "previous_resource":
-			c.PreviousResource = &resourceAddr{}
+			c.PreviousResource = cmp.Or(c.PreviousResource, &resourceAddr{})
 			return r.resource(c.PreviousResource)
 		case "action":
 			return r.str(&c.Action)
@@ -162,7 +162,7 @@ func (r *fastReader) diagnostic(d *Diagnostic) bool {
 		case "address":
 			return r.str(&d.Address)
 		case "range":
-			d.Range = &Range{}
+			d.Range = cmp.Or(d.Range, &Range{})
 			return r.object(func(key []byte) bool {
 				switch string(key) {
 				case "filename":
@@ -193,28 +193,12 @@ func (r *fastReader) pos(p *Pos) bool {
 	}, 4)
 }
 
-// maxFastKeys bounds the keys of an object the mapping reads.
-const maxFastKeys = 24
-
 // object reads an object the mapping reads, calling field for each key
-// with the reader on its value; field reads the value. A key seen twice
-// makes it give up: encoding/json merges a repeated object into the first.
+// with the reader on its value; field reads the value. A repeated key is
+// read again, as encoding/json does: a scalar replaced, an object merged
+// into the first.
 func (r *fastReader) object(field func(key []byte) bool, depth int) bool {
-	var seen [maxFastKeys][]byte
-	n := 0
-	return r.items('{', '}', func(key []byte) bool {
-		if n == len(seen) {
-			return false
-		}
-		for _, s := range seen[:n] {
-			if string(s) == string(key) {
-				return false
-			}
-		}
-		seen[n] = key
-		n++
-		return field(key)
-	}, depth)
+	return r.items('{', '}', field, depth)
 }
 
 // items reads an object ('{', '}'), calling field for each key with the
