@@ -116,10 +116,9 @@ func (c Command) writeVarFile(dir string) (string, error) {
 // sensitiveStrings lists the string forms of the scalar values in v.
 func sensitiveStrings(v any, out []string) []string {
 	switch x := v.(type) {
-	case nil:
+	case nil, bool:
 	case string:
 		out = append(out, x)
-	case bool:
 	case map[string]any:
 		for _, e := range x {
 			out = sensitiveStrings(e, out)
@@ -131,9 +130,7 @@ func sensitiveStrings(v any, out []string) []string {
 	case []string:
 		out = append(out, x...)
 	case map[string]string:
-		for _, e := range x {
-			out = append(out, e)
-		}
+		out = slices.AppendSeq(out, maps.Values(x))
 	case int:
 		out = append(out, strconv.Itoa(x))
 	case int64:

@@ -46,7 +46,6 @@ type decoder struct {
 	cfg   *config
 	scrub *scrubber
 	run   context.Context // the caller's context: cancelled when the run is stopped
-	base  context.Context // the caller's context, never cancelled
 	msg   message         // reused between lines
 	mu    sync.Mutex      // serialises the lines and the heartbeat (heartbeat.go)
 
@@ -101,7 +100,6 @@ func newDecoder(ctx context.Context, cfg *config, operation, spanName string, at
 		cfg:       cfg,
 		scrub:     newScrubber(cfg.Redactor, cfg.sensitive),
 		run:       ctx,
-		base:      context.WithoutCancel(ctx),
 		spanName:  spanName,
 		spanAttrs: attrs,
 		ops:       map[string]*span{},
@@ -122,7 +120,7 @@ func (d *decoder) begin(t time.Time) {
 	}
 	d.res.Start = t
 	op := d.res.Operation
-	d.op = d.cfg.StartRun(d.base, adapter.Run{Operation: op, Pipeline: op, OldSpan: d.spanName,
+	d.op = d.cfg.StartRun(context.WithoutCancel(d.run), adapter.Run{Operation: op, Pipeline: op, OldSpan: d.spanName,
 		Old: []attribute.KeyValue{attribute.String("terraform.operation", op)}}, t, d.spanAttrs...)
 	d.cmdCtx = d.op.Ctx
 }
@@ -187,14 +185,13 @@ func (d *decoder) handle(line []byte) {
 }
 
 func (d *decoder) version(m *message, t time.Time) {
-	det := versionDetails{UI: m.UI}
-	switch {
-	case m.Tofu != "":
-		det.Tool, det.Version = "tofu", m.Tofu
-	case m.Terraform != "":
+	det := versionDetails{Tool: "tofu", Version: m.Tofu, UI: m.UI}
+	if m.Tofu == "" {
 		det.Tool, det.Version = "terraform", m.Terraform
 	}
-	if det.Tool != "" {
+	if det.Version == "" {
+		det.Tool = ""
+	} else {
 		d.res.Tool, d.res.Version = det.Tool, det.Version
 		d.op.Span.SetAttributes(attribute.String("terraform.tool", det.Tool), attribute.String("terraform.version", det.Version))
 	}

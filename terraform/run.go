@@ -27,18 +27,12 @@ import (
 const maxStderr = 16 << 10
 
 // Run runs the tofu or terraform CLI with -json and records its
-// machine-readable UI live as progress events inside a command span (a
-// child of the span in ctx, named after the tool and subcommand: "tofu
-// apply") with a child span per resource operation (see the package
-// documentation). Variables go to the tool through a private variables
-// file (Command.Vars), and the values of Command.SensitiveVars are kept out
-// of every output.
-//
-// Cancelling ctx stops the tool as Ctrl-C does, SIGINT to its process
-// group, so that it writes its state; after the grace period
-// (WithGracePeriod), SIGKILL. Once the tool has exited, whatever is left of
-// its group is killed too, and Run returns, having reported the messages
-// the tool wrote while stopping.
+// machine-readable UI live in a command span ("tofu apply", a child of the
+// span in ctx), as the package documentation describes. Variables go to
+// the tool through a private file (Command.Vars). Cancelling ctx stops the
+// tool as Ctrl-C does, SIGINT to its process group so that it writes its
+// state, and SIGKILL after the grace period (WithGracePeriod); Run returns
+// once the tool has exited and what is left of its group is killed.
 //
 // The error is nil when the tool exited with status 0 (or 2 under
 // -detailed-exitcode, "changes present"), else an *OperationError naming
@@ -80,9 +74,7 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 			return fail(err)
 		}
 	}
-	env := append(os.Environ(), "TF_IN_AUTOMATION=1")
-	env = append(env, c.Env...)
-	env = d.toolTraceEnv(env, tool) // the tool's own spans in the run's trace (tooltrace.go)
+	env := d.toolTraceEnv(append(append(os.Environ(), "TF_IN_AUTOMATION=1"), c.Env...), tool)
 
 	if c.Init {
 		initCtx, initSpan := cfg.Tracer.Start(d.cmdCtx, tool+" init",
@@ -103,8 +95,7 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 	return d.finish(d.runProcess(ctx, procctl.Command{Argv: argv, Env: env}, c.Dir).of(rest))
 }
 
-// newRunDecoder is the decoder of a run of the tool's subcommand, begun
-// now.
+// newRunDecoder is the decoder of a run of the tool's subcommand, begun now.
 func newRunDecoder(ctx context.Context, cfg *config, tool, sub string) *decoder {
 	d := newDecoder(ctx, cfg, cmp.Or(cfg.Operation, sub, "terraform"), strings.TrimSpace(tool+" "+sub),
 		attribute.String("terraform.command", sub))
@@ -177,8 +168,7 @@ func (d *decoder) runProcess(ctx context.Context, c procctl.Command, dir string)
 }
 
 // stderrLog receives the tool's stderr: each line is logged (redacted) as
-// a warning, and the last lines are kept for errors. The tool writes plain
-// text there, such as a missing CLI configuration file.
+// a warning, and the last lines are kept for errors.
 type stderrLog struct {
 	d     *decoder
 	quiet bool // the user sees stderr as it is: keep the tail, log nothing
