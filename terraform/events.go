@@ -2,10 +2,8 @@ package terraform
 
 import "strings"
 
-// The progressEventTypes of the adapter: one per message type of the
-// machine-readable UI, "terraform/" and the type in UpperCamelCase, with a
-// past participle for the hooks that start and end something. The package
-// documentation has the full table with the details of each.
+// The progressEventTypes of the adapter, one per message type (the package
+// documentation has the table).
 const (
 	TypeVersion            = "terraform/Version"            // version
 	TypeLog                = "terraform/Log"                // log, and hclog lines without a type
@@ -42,12 +40,10 @@ const (
 	FailureInternal = "INTERNAL_ERROR"
 )
 
-// Details of the events, encoded by their json tags (see wire.Flatten).
-// Every hook event carries the resource fields; keys that the tool leaves
-// out are left out (omitempty), the others are always present.
+// Details of the events, encoded by their json tags (see wire.Flatten):
+// what the tool leaves out is left out (omitempty).
 type (
-	// resourceFields leave out the resource's name: the address holds it,
-	// and every attribute costs the SDK on every event.
+	// resourceFields leave out the resource's name: the address holds it.
 	resourceFields struct {
 		Address      string `json:"address"`
 		ResourceType string `json:"resourceType"`
@@ -131,8 +127,7 @@ type (
 	}
 )
 
-// knownTypes maps the message types of the machine-readable UI that the
-// adapter reads to their progressEventTypes.
+// knownTypes maps the message types the adapter reads to their event types.
 var knownTypes = map[string]string{
 	"version":            TypeVersion,
 	"log":                TypeLog,
@@ -154,12 +149,10 @@ var knownTypes = map[string]string{
 }
 
 // EventType returns the progressEventType of a message type: the table's
-// name for the types the adapter reads ("apply_start" is
-// "terraform/ApplyStarted"), "terraform/Log" for a line without a type, and
-// for any other type its words in UpperCamelCase ("test_run" is
-// "terraform/TestRun", "init_output" "terraform/InitOutput"). A type that
-// is not lower-case words of ASCII letters and digits joined by '_',
-// starting with a letter, or longer than 64 bytes, is TypeMessage.
+// for the types the adapter reads ("apply_start" is ApplyStarted), TypeLog
+// for none, and for any other its words in UpperCamelCase ("test_run" is
+// "terraform/TestRun"); TypeMessage for a type that is not lower-case
+// ASCII words joined by '_', starting with a letter, of at most 64 bytes.
 func EventType(messageType string) string {
 	if messageType == "" {
 		return TypeLog

@@ -97,12 +97,8 @@ func (m *message) time(fallback time.Time) time.Time {
 
 // fields returns the resource fields of the details.
 func (a *resourceAddr) fields() resourceFields {
-	return resourceFields{
-		Address:      a.Addr,
-		ResourceType: a.ResourceType,
-		Module:       a.Module,
-		ResourceKey:  resourceKey(a.ResourceKey),
-	}
+	return resourceFields{Address: a.Addr, ResourceType: a.ResourceType, Module: a.Module,
+		ResourceKey: resourceKey(a.ResourceKey)}
 }
 
 // resourceKey reads a resource_key: null, a count index or a for_each key.
@@ -166,11 +162,7 @@ func (a *resourceAddr) scrubValues(s *scrubber) {
 	for _, p := range []*string{&a.Addr, &a.Module, &a.ResourceType} {
 		*p = s.value(*p)
 	}
-	if len(a.ResourceKey) > 0 && a.ResourceKey[0] == '"' {
-		if k, ok := resourceKey(a.ResourceKey).(string); ok {
-			if scrubbed := s.value(k); scrubbed != k {
-				a.ResourceKey, _ = json.Marshal(scrubbed)
-			}
-		}
+	if k, ok := resourceKey(a.ResourceKey).(string); ok && a.ResourceKey[0] == '"' && s.value(k) != k {
+		a.ResourceKey, _ = json.Marshal(s.value(k))
 	}
 }

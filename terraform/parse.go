@@ -123,8 +123,9 @@ func (r *fastReader) change(c *changeMsg) bool {
 			return r.str(&c.Action)
 		case "reason":
 			return r.str(&c.Reason)
-		case "importing":
-			return r.decode(&c.Importing)
+		case "importing": // seldom: encoding/json's
+			start := r.i
+			return r.skip(2) && json.Unmarshal(r.b[start:r.i], &c.Importing) == nil
 		}
 		return r.unknown(key, 2)
 	}, 2)
@@ -221,8 +222,8 @@ func (r *fastReader) items(open, close byte, field func(key []byte) bool, depth 
 		r.space()
 		var key []byte
 		if open == '{' {
-			k, ok := r.key()
-			if !ok {
+			k, escaped, _, ok := r.scan()
+			if !ok || escaped { // a key with escapes could spell a known one
 				return false
 			}
 			r.space()
@@ -283,12 +284,6 @@ func (r *fastReader) scan() (raw []byte, escaped, unicode, ok bool) {
 		r.i++
 	}
 	return nil, false, false, false
-}
-
-// key reads an object key without escapes.
-func (r *fastReader) key() ([]byte, bool) {
-	k, escaped, _, ok := r.scan()
-	return k, ok && !escaped
 }
 
 // str reads a string into s. A string with escapes or bytes outside ASCII
@@ -356,12 +351,6 @@ func (r *fastReader) digits() int {
 		n++
 	}
 	return n
-}
-
-// decode reads any value with encoding/json, into v.
-func (r *fastReader) decode(v any) bool {
-	start := r.i
-	return r.skip(2) && json.Unmarshal(r.b[start:r.i], v) == nil
 }
 
 // raw reads any value into a copy of its bytes, as json.RawMessage does.
