@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/log"
+	"go.opentelemetry.io/otel/semconv/v1.43.0/cicdconv"
 	"go.opentelemetry.io/otel/trace"
 
 	outcomes "github.com/progressotel/progressotel/internal/base/outcome"
@@ -58,10 +59,7 @@ type decoder struct {
 	ops     map[string]*span // open apply operations, by address
 	refresh map[string]*span // open refreshes, by address
 	provs   map[string]*span // open provisioner runs, by address and provisioner
-	// held are errored operations and provisioner runs: ended at finish,
-	// with their diagnostics and once an interrupt notice can no longer
-	// make them cancelled.
-	held []*span
+	held    []*span          // errored operations and provisioner runs, ended at finish (see hold)
 
 	applying    bool // an apply_start was seen: the stream is an apply's or a destroy's
 	final       bool // a final message (a change summary, the outputs, an init's success) came after the last start
@@ -145,7 +143,8 @@ func (d *decoder) handle(line []byte) {
 	// An init's last word: "OpenTofu has been successfully initialized!", or
 	// "... initialized in an empty directory!".
 	if msg := strings.TrimSpace(m.Message); (m.Type == "output" || m.Type == "init_output") &&
-		(strings.HasSuffix(msg, " successfully initialized!") || strings.HasSuffix(msg, " initialized in an empty directory!")) {
+		(strings.HasSuffix(msg, " successfully initialized!") ||
+			strings.HasSuffix(msg, " initialized in an empty directory!")) {
 		d.final = true
 	}
 
@@ -244,10 +243,8 @@ func (d *decoder) diagnosed(addr string) *span {
 	if addr == "" {
 		return nil
 	}
-	for _, f := range d.held {
-		if f.task && f.addr == addr {
-			return f
-		}
+	if i := slices.IndexFunc(d.held, func(f *span) bool { return f.task && f.addr == addr }); i >= 0 {
+		return d.held[i]
 	}
 	return d.ops[addr]
 }
@@ -390,7 +387,8 @@ func (d *decoder) hook(m *message, t time.Time) {
 		d.emit(op.ctx, typ, 0, t,
 			applyStartedDetails{resourceFields: rf, Action: h.Action, IDKey: h.IDKey, IDValue: h.IDValue})
 	case "apply_progress":
-		d.emit(d.ctxOf(op), typ, 0, t, elapsedDetails{resourceFields: rf, Action: h.Action, ElapsedSeconds: h.Elapsed})
+		d.emit(d.ctxOf(op), typ, 0, t,
+			elapsedDetails{resourceFields: rf, Action: h.Action, ElapsedSeconds: h.Elapsed})
 	case "apply_complete":
 		d.emit(d.ctxOf(op), typ, 0, t, applyCompletedDetails{
 			resourceFields: rf, Action: h.Action, IDKey: h.IDKey, IDValue: h.IDValue, ElapsedSeconds: h.Elapsed})
@@ -429,11 +427,10 @@ func (d *decoder) hook(m *message, t time.Time) {
 		if prev := d.provs[key]; prev != nil {
 			d.end(prev, outcomes.Failed, noEnd, t)
 		}
-		p := d.startSpan(d.ctxOf(op), "provision "+h.Provisioner, t,
-			attribute.String("terraform.resource.address", addr),
-			attribute.String("terraform.provisioner", h.Provisioner))
-		p.addr = addr
-		d.opened(p, d.provs, key)
+		ctx, s := d.cfg.Tracer.Start(d.ctxOf(op), "provision "+h.Provisioner, trace.WithTimestamp(t),
+			trace.WithAttributes(attribute.String("terraform.resource.address", addr),
+				attribute.String("terraform.provisioner", h.Provisioner)))
+		p := d.opened(&span{addr: addr, ctx: ctx, span: s}, d.provs, key)
 		d.emit(p.ctx, typ, 0, t, provisionDetails{resourceFields: rf, Provisioner: h.Provisioner})
 	case "provision_progress":
 		key := addr + "\x00" + h.Provisioner
@@ -475,13 +472,6 @@ func (d *decoder) hook(m *message, t time.Time) {
 			d.end(r, outcomes.OK, "", t)
 		}
 	}
-}
-
-// startSpan starts a provisioner run's span; startTask those of the
-// resource operations and refreshes.
-func (d *decoder) startSpan(parent context.Context, name string, t time.Time, attrs ...attribute.KeyValue) *span {
-	ctx, s := d.cfg.Tracer.Start(parent, name, trace.WithTimestamp(t), trace.WithAttributes(attrs...))
-	return &span{ctx: ctx, span: s}
 }
 
 // opened keeps s open in open under key, until end.
@@ -626,16 +616,9 @@ func oneLine(s string) string {
 // reportedEnd reports whether the stream holds the tool's own report of
 // its end (see final), or an error diagnostic, a failed run's last word.
 func (d *decoder) reportedEnd() bool {
-	return d.final || slices.ContainsFunc(d.res.Diagnostics, func(x Diagnostic) bool { return x.Severity == SeverityError })
-}
-
-func (d *decoder) errorDiagnostics() (errs []Diagnostic) {
-	for _, diag := range d.res.Diagnostics {
-		if diag.Severity == SeverityError {
-			errs = append(errs, diag)
-		}
-	}
-	return errs
+	return d.final || slices.ContainsFunc(d.res.Diagnostics, func(x Diagnostic) bool {
+		return x.Severity == SeverityError
+	})
 }
 
 // outcome is how an operation ended, beyond what the messages said.
@@ -684,7 +667,12 @@ func (d *decoder) finish(o outcome) (Result, error) {
 
 	res := d.res
 	res.End, res.ExitCode = o.end, exitCode
-	errDiags := d.errorDiagnostics()
+	var errDiags []Diagnostic
+	for _, diag := range res.Diagnostics {
+		if diag.Severity == SeverityError {
+			errDiags = append(errDiags, diag)
+		}
+	}
 	res.failed = o.failed || o.cause != nil || res.Errored > 0 || res.Cancelled > 0 || len(errDiags) > 0
 	d.op.Span.SetAttributes(
 		attribute.Int("terraform.changes.total", res.Total),
@@ -731,8 +719,19 @@ func (d *decoder) finish(o outcome) (Result, error) {
 	if len(res.CancelledResources) > 0 {
 		extra["cancelledResources"] = res.CancelledResources
 	}
+	// cicd.pipeline.result (docs/conventions.md): an error when the tool
+	// never ran or its output could not be read, the machinery's failure.
+	result := cicdconv.PipelineResultFailure
+	switch {
+	case stopped && failedAs == outcomes.TimedOut:
+		result = cicdconv.PipelineResultTimeout
+	case stopped:
+		result = cicdconv.PipelineResultCancellation
+	case o.cause != nil && exitCode < 0:
+		result = cicdconv.PipelineResultError
+	}
 	d.op.Span.SetAttributes(attribute.String(outcomes.Key, failedAs))
-	d.op.FailAs(d.runResult(o, stopped), res.Start, o.end, code, d.describeFailure(opErr), extra)
+	d.op.FailAs(result, res.Start, o.end, code, d.describeFailure(opErr), extra)
 	return res, opErr
 }
 

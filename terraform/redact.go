@@ -29,10 +29,14 @@ type scrubber struct {
 
 func newScrubber(r *progress.Redactor, sensitive []string) *scrubber {
 	s := &scrubber{redactor: r, inKey: map[string]bool{}}
-	vals := slices.DeleteFunc(slices.Clone(sensitive), func(v string) bool { return len(v) < MinSensitiveValueLen })
+	vals := slices.DeleteFunc(slices.Clone(sensitive), func(v string) bool {
+		return len(v) < MinSensitiveValueLen
+	})
 	// Longest first, so that a value containing another is replaced whole:
 	// strings.Replacer tries the old strings in argument order.
-	slices.SortFunc(vals, func(a, b string) int { return cmp.Or(cmp.Compare(len(b), len(a)), strings.Compare(a, b)) })
+	slices.SortFunc(vals, func(a, b string) int {
+		return cmp.Or(cmp.Compare(len(b), len(a)), strings.Compare(a, b))
+	})
 	if vals = slices.Compact(vals); len(vals) > 0 {
 		pairs := make([]string, 0, 2*len(vals))
 		for _, v := range vals {

@@ -81,7 +81,8 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 			trace.WithAttributes(attribute.String("terraform.command", "init")))
 		saved := d.cmdCtx
 		d.cmdCtx = initCtx
-		o := d.runProcess(ctx, procctl.Command{Argv: append([]string{binary}, args(global, "init", nil, "")...), Env: env}, c.Dir)
+		initArgv := append([]string{binary}, args(global, "init", nil, "")...)
+		o := d.runProcess(ctx, procctl.Command{Argv: initArgv, Env: env}, c.Dir)
 		d.cmdCtx = saved
 		if o.exit.ExitCode() != 0 || o.cause != nil {
 			initSpan.SetStatus(codes.Error, "init failed")

@@ -5,9 +5,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/semconv/v1.43.0/cicdconv"
 
-	outcomes "github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/kit/adapter"
 )
 
@@ -26,23 +24,6 @@ func (d *decoder) startTask(open map[string]*span, addr, action string, rf resou
 		attribute.String("terraform.resource.type", rf.ResourceType),
 		attribute.String("terraform.action", action))
 	return d.opened(&span{addr: addr, action: action, rf: rf, ctx: ctx, span: s, task: true}, open, addr)
-}
-
-// runResult is cicd.pipeline.result of a failed run (docs/conventions.md
-// has the table): timeout or cancellation when the run was stopped (its
-// context, or the tool's own interrupt notice: stopped, see finish); an
-// error when the tool never ran or its output could not be read (exit -1
-// with a cause: the machinery around the tool); else the tool's failure.
-func (d *decoder) runResult(o outcome, stopped bool) cicdconv.PipelineResultAttr {
-	switch {
-	case stopped && d.stopOutcome() == outcomes.TimedOut:
-		return cicdconv.PipelineResultTimeout
-	case stopped:
-		return cicdconv.PipelineResultCancellation
-	case o.cause != nil && o.exit.ExitCode() < 0:
-		return cicdconv.PipelineResultError
-	}
-	return cicdconv.PipelineResultFailure
 }
 
 // withoutKeys drops the instance keys of a resource address:
