@@ -21,12 +21,11 @@ type Command struct {
 	Binary string
 	// Dir is the working directory, the root module; empty: the current one.
 	Dir string
-	// Args are the subcommand and its own flags, as on the command line:
-	// {"apply"}, {"plan", "-out=tfplan"}, {"destroy", "-target=x.y"},
-	// {"apply", "tfplan"}. Global options such as "-chdir=DIR" may come
-	// first. Run adds "-json", "-input=false" and, for apply and destroy,
-	// "-auto-approve" unless they are given. Run is meant for init, plan,
-	// apply, destroy and refresh: the subcommands that report progress.
+	// Args are the subcommand and its flags, after any global options:
+	// {"apply"}, {"-chdir=DIR", "plan", "-out=tfplan"}, {"apply", "tfplan"}.
+	// Run adds "-json", "-input=false" and, for apply and destroy,
+	// "-auto-approve" unless given. The subcommands that report progress
+	// are init, plan, apply, destroy and refresh.
 	Args []string
 	// Init runs "init -input=false -json" first, in a child span, and
 	// stops there if it fails.
@@ -137,14 +136,9 @@ func sensitiveStrings(v any, out []string) []string {
 		out = append(out, strconv.FormatInt(x, 10))
 	case float64:
 		out = append(out, strconv.FormatFloat(x, 'g', -1, 64))
-	default:
-		// Any other type: its JSON form, and the strings inside it.
-		b, err := json.Marshal(x)
-		if err != nil {
-			return out
-		}
+	default: // any other type: the strings of its JSON form
 		var generic any
-		if json.Unmarshal(b, &generic) == nil {
+		if b, err := json.Marshal(x); err == nil && json.Unmarshal(b, &generic) == nil {
 			return sensitiveStrings(generic, out)
 		}
 	}

@@ -450,9 +450,7 @@ func (d *decoder) hook(m *message, t time.Time) {
 		d.emit(d.ctxOf(p, op), typ, sev, t, det)
 		switch {
 		case p == nil:
-		case oc == outcomes.Failed:
-			// Ended when the run ends: an interrupt notice that follows at
-			// once may still make it cancelled (see interrupt).
+		case oc == outcomes.Failed: // an interrupt notice may follow (see hold)
 			d.hold(p, oc, status, t)
 		default:
 			d.end(p, oc, status, t)
@@ -639,14 +637,12 @@ var noExit = procctl.Exit{Code: -1}
 func (d *decoder) finish(o outcome) (Result, error) {
 	d.begin(o.end)
 	exitCode := o.exit.ExitCode()
-	// The tool's interrupt notice is the cause of a run that failed (Run:
-	// the exit status says whether it did) or of a stream.
+	// The interrupt notice is the cause of a run that failed, or of a stream.
 	if o.cause == nil && d.interrupted && (o.failed || exitCode < 0) {
 		o.cause = ErrInterrupted
 	}
 	stopped := o.cause != nil && (errors.Is(o.cause, ErrInterrupted) || d.run.Err() != nil)
-	// Spans the tool never ended: it failed, was stopped, or the stream
-	// was cut.
+	// Spans the tool never ended: it failed, was stopped, or was cut off.
 	failedAs, status := outcomes.Failed, noEnd
 	if stopped {
 		failedAs, status = d.stopOutcome(), cancelledStatus

@@ -11,8 +11,7 @@ import (
 // message about it before the adapter records a heartbeat of its own.
 const DefaultHeartbeat = 30 * time.Second
 
-// heartbeatSource marks the adapter's own heartbeats in
-// terraform/ApplyProgress (details.source): the tool's have no source.
+// heartbeatSource is details.source of the adapter's own heartbeats.
 const heartbeatSource = "adapter"
 
 // startHeartbeat starts the adapter's own heartbeat while the tool's output

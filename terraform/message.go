@@ -85,14 +85,12 @@ func (m *message) parse(line []byte) bool {
 // time returns the message's @timestamp, or fallback when it has none or
 // it cannot be read.
 func (m *message) time(fallback time.Time) time.Time {
-	if m.Timestamp == "" {
-		return fallback
+	if m.Timestamp != "" {
+		if t, err := time.Parse(time.RFC3339Nano, m.Timestamp); err == nil {
+			return t
+		}
 	}
-	t, err := time.Parse(time.RFC3339Nano, m.Timestamp)
-	if err != nil {
-		return fallback
-	}
-	return t
+	return fallback
 }
 
 // fields returns the resource fields of the details.

@@ -150,9 +150,8 @@ func (d *decoder) runProcess(ctx context.Context, c procctl.Command, dir string)
 	unwatch := context.AfterFunc(ctx, child.Stop)
 	unforward := procctl.Forward(child, c.Signals)
 
-	// Cancelling does not stop the reading: the messages of a tool that
-	// is stopping (its interrupt notice, the errored operations, the
-	// diagnostics) are still reported, until its output ends.
+	// Cancelling does not stop the reading: what a stopping tool writes (its
+	// interrupt notice, errored operations, diagnostics) is reported.
 	readErr := readAll(context.Background(), child.Stdout, d)
 	signalled, _ := child.Wait()
 	unforward()

@@ -45,8 +45,7 @@ func Stream(ctx context.Context, r io.Reader, opts ...Option) (Result, error) {
 	case d.res.Messages == 0:
 		o.cause = ErrNoMessages
 	case !d.reportedEnd():
-		// Only the tool's own last word says a stream is whole: without a
-		// process, nothing else can.
+		// Only the tool's own last word says a stream is whole.
 		o.cause = ErrIncomplete
 	}
 	return d.finish(o)

@@ -42,21 +42,18 @@ func WithToolTraces(on bool) Option {
 // command span's TRACEPARENT and TRACESTATE; env unchanged when tool traces
 // are off.
 func (d *decoder) toolTraceEnv(env []string, tool string) []string {
-	get := func(name string) string {
-		for _, kv := range slices.Backward(env) {
-			if k, v, _ := strings.Cut(kv, "="); k == name {
-				return strings.TrimSpace(v)
-			}
-		}
-		return ""
+	seen := map[string]string{} // the value the tool would see: the last one
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		seen[k] = strings.TrimSpace(v)
 	}
 	sc := trace.SpanContextFromContext(d.cmdCtx)
-	if !d.cfg.toolTrace || !sc.IsSampled() || get("OTEL_TRACES_EXPORTER") == "none" ||
-		get("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" ||
-		slices.Contains([]string{"off", "false", "0"}, strings.ToLower(get(ToolTracesEnv))) {
+	if !d.cfg.toolTrace || !sc.IsSampled() || seen["OTEL_TRACES_EXPORTER"] == "none" ||
+		seen["OTEL_EXPORTER_OTLP_ENDPOINT"] == "" && seen["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] == "" ||
+		slices.Contains([]string{"off", "false", "0"}, strings.ToLower(seen[ToolTracesEnv])) {
 		return env
 	}
-	protocol := cmp.Or(get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), get("OTEL_EXPORTER_OTLP_PROTOCOL"), defaultOTLPProtocol)
+	protocol := cmp.Or(seen["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"], seen["OTEL_EXPORTER_OTLP_PROTOCOL"], defaultOTLPProtocol)
 	set := map[string]string{
 		"OTEL_TRACES_EXPORTER":        "otlp",
 		"OTEL_EXPORTER_OTLP_PROTOCOL": protocol,
