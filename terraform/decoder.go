@@ -216,25 +216,23 @@ func (d *decoder) diagnostic(diag Diagnostic, t time.Time) {
 	d.diags[key] = len(d.res.Diagnostics)
 	d.res.Diagnostics = append(d.res.Diagnostics, diag)
 
-	ctx := d.cmdCtx
-	sev := log.SeverityWarn
-	if diag.Severity == SeverityError {
-		sev = log.SeverityError
-	}
 	// The span of the operation it is about (errored, or a data source
 	// that could not be read) takes it: the status says why.
-	if op := d.diagnosed(diag.Address); op != nil {
-		ctx = op.ctx
-		if diag.Severity == SeverityError {
+	op, sev := d.diagnosed(diag.Address), log.SeverityWarn
+	if diag.Severity == SeverityError {
+		sev = log.SeverityError
+		if op != nil {
 			op.span.SetStatus(codes.Error, firstLine(diag.Summary))
 			op.diagnosed = true
 		}
+	}
+	if op != nil {
 		op.span.AddEvent("terraform.diagnostic", trace.WithTimestamp(t), trace.WithAttributes(
 			attribute.String("terraform.diagnostic.severity", diag.Severity),
 			attribute.String("terraform.diagnostic.summary", diag.Summary),
 			attribute.String("terraform.diagnostic.detail", diag.Detail)))
 	}
-	d.emit(ctx, TypeDiagnostic, sev, t, diag)
+	d.emit(d.ctxOf(op), TypeDiagnostic, sev, t, diag)
 }
 
 // diagnosed returns the span a diagnostic about addr belongs to: an
@@ -392,18 +390,18 @@ func (d *decoder) hook(m *message, t time.Time) {
 	case "apply_complete":
 		d.emit(d.ctxOf(op), typ, 0, t, applyCompletedDetails{
 			resourceFields: rf, Action: h.Action, IDKey: h.IDKey, IDValue: h.IDValue, ElapsedSeconds: h.Elapsed})
+		oc := outcomes.OK
+		if counted(h.Action) {
+			oc = outcomes.Changed
+			d.res.Completed++
+		}
 		if op != nil {
 			if h.IDKey != "" {
 				op.span.SetAttributes(attribute.String("terraform.resource.id", h.IDValue))
 			}
-			oc := outcomes.OK
-			if counted(h.Action) {
-				oc = outcomes.Changed
-			}
 			d.end(op, oc, "", t)
 		}
-		if counted(h.Action) {
-			d.res.Completed++
+		if oc == outcomes.Changed {
 			d.progress(t)
 		}
 	case "apply_errored":

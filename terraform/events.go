@@ -30,14 +30,11 @@ const (
 // The unit of the common/Progress events: N of M resource operations.
 const ProgressUnit = "resources"
 
-// Ignition failure codes (failureDetails.failureCode) used in
+// Ignition failure codes (failureDetails.failureCode) of
 // common/OperationFailed, the same as the Ansible adapter's.
 const (
-	// FailureInfrastructure: a resource operation errored (apply_errored).
-	FailureInfrastructure = "INFRASTRUCTURE_ERROR"
-	// FailureInternal: the tool could not do the operation (invalid
-	// configuration, missing tool, cancelled, crashed).
-	FailureInternal = "INTERNAL_ERROR"
+	FailureInfrastructure = "INFRASTRUCTURE_ERROR" // a resource operation errored
+	FailureInternal       = "INTERNAL_ERROR"       // the tool could not: bad configuration, no tool, stopped, crashed
 )
 
 // Details of the events, encoded by their json tags (see wire.Flatten):

@@ -34,7 +34,7 @@ type fastReader struct {
 // could.
 func parseFast(line []byte, m *message) bool {
 	r := fastReader{b: line}
-	if !r.object(func(key []byte) bool {
+	ok := r.object(func(key []byte) bool {
 		switch string(key) {
 		case "@level":
 			return r.str(&m.Level)
@@ -66,11 +66,9 @@ func parseFast(line []byte, m *message) bool {
 			return r.diagnostic(m.Diag)
 		}
 		return r.unknown(key, 1)
-	}, 1) {
-		return false
-	}
+	}, 1)
 	r.space()
-	return r.i == len(r.b)
+	return ok && r.i == len(r.b)
 }
 
 func (r *fastReader) hook(h *hookMsg) bool {
@@ -345,12 +343,11 @@ func (r *fastReader) number() ([]byte, bool) {
 }
 
 func (r *fastReader) digits() int {
-	n := 0
-	for r.i < len(r.b) && r.b[r.i] >= '0' && r.b[r.i] <= '9' {
+	start := r.i
+	for c := r.peek(); c >= '0' && c <= '9'; c = r.peek() {
 		r.i++
-		n++
 	}
-	return n
+	return r.i - start
 }
 
 // raw reads any value into a copy of its bytes, as json.RawMessage does.
