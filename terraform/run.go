@@ -54,12 +54,9 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 	fail := func(err error) (Result, error) {
 		return d.finish(outcome{end: time.Now(), exit: noExit, cause: err})
 	}
-	switch {
-	case splitErr != nil:
-		return fail(splitErr)
-	case binErr != nil:
-		return fail(binErr)
-	case ctx.Err() != nil:
+	if err := cmp.Or(splitErr, binErr); err != nil {
+		return fail(err)
+	} else if ctx.Err() != nil {
 		return fail(ctxCause(ctx))
 	}
 

@@ -76,16 +76,8 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 // prompts reports whether a subcommand would ask for approval: an apply or
 // a destroy without -auto-approve, other than an apply of a saved plan.
 func prompts(sub string, rest []string) bool {
-	if cmdline.HasFlag(rest, "auto-approve") {
-		return false
-	}
-	switch sub {
-	case "destroy":
-		return true
-	case "apply":
-		return !slices.ContainsFunc(rest, func(a string) bool { return !strings.HasPrefix(a, "-") })
-	}
-	return false
+	savedPlan := slices.ContainsFunc(rest, func(a string) bool { return !strings.HasPrefix(a, "-") })
+	return !cmdline.HasFlag(rest, "auto-approve") && (sub == "destroy" || sub == "apply" && !savedPlan)
 }
 
 // reportingSubcommands report progress in their -json output.

@@ -36,14 +36,11 @@ func withoutKeys(addr string) string {
 	var b strings.Builder
 	depth, quoted := 0, false
 	for i := 0; i < len(addr); i++ {
-		c := addr[i]
-		switch {
+		switch c := addr[i]; {
+		case quoted && c == '\\':
+			i++
 		case quoted:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				quoted = false
-			}
+			quoted = c != '"'
 		case c == '"' && depth > 0:
 			quoted = true
 		case c == '[':
