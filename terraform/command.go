@@ -31,8 +31,7 @@ type Command struct {
 	// stops there if it fails.
 	Init bool
 	// Vars are input variables, JSON-encodable, written to a private
-	// variables file (-var-file) removed when Run returns: never to the
-	// command line, which every user of the machine can read.
+	// variables file (-var-file), never to the command line.
 	Vars map[string]any
 	// SensitiveVars are input variables like Vars, whose values the
 	// adapter also keeps out of every output (see WithSensitiveValues);
@@ -43,8 +42,7 @@ type Command struct {
 	Env []string
 }
 
-// varFileName is the private variables file's name; the .tfvars.json
-// suffix makes the tool read it as JSON.
+// varFileName is the private variables file's name: .tfvars.json is read as JSON.
 const varFileName = "progressotel.tfvars.json"
 
 // split returns the global options, the subcommand and its arguments.

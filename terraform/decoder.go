@@ -30,19 +30,14 @@ const (
 	suppressedOutput = "(output suppressed due to sensitive value in config)"
 	// withheldDetail replaces the detail of a diagnostic about such a
 	// resource: the tool quotes the provisioner's command and output there.
-	withheldDetail = "(detail withheld: the resource's provisioner configuration holds a sensitive value)"
-	// noEnd and cancelledStatus are the statuses of a span whose end the
-	// tool never reported, and of one a stop cut short.
-	noEnd           = "the tool reported no end"
-	cancelledStatus = "cancelled"
-	// interruptNotice begins the tool's log message on SIGINT ("Interrupt
-	// received.\nPlease wait for ... to exit").
-	interruptNotice = "Interrupt received"
+	withheldDetail  = "(detail withheld: the resource's provisioner configuration holds a sensitive value)"
+	noEnd           = "the tool reported no end" // the status of a span the tool never ended
+	cancelledStatus = "cancelled"                // of one a stop cut short
+	interruptNotice = "Interrupt received"       // begins the tool's log message on SIGINT
 )
 
 // decoder turns machine-readable UI messages, one line at a time, into
-// progress events and spans, live: each event is recorded while its line is
-// handled. It is used by one goroutine, and the heartbeat (mu).
+// progress events and spans, live. The heartbeat shares it (mu).
 type decoder struct {
 	cfg   *config
 	scrub *scrubber
@@ -261,9 +256,8 @@ func (d *decoder) changeSummary(cs ChangeSummary, t time.Time) {
 }
 
 // outputs records the root module's outputs as a list, not a map by name:
-// the Recorder would replace a map entry whose key looks secret
-// ("password_out") whole, and the output would lose its shape. Its value
-// is redacted here instead.
+// the Recorder would replace an entry whose key looks secret
+// ("password_out") whole. Its value is redacted here instead.
 func (d *decoder) outputs(raw json.RawMessage, t time.Time) {
 	var outs map[string]outputMsg
 	if err := json.Unmarshal(raw, &outs); err != nil {

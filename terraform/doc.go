@@ -50,13 +50,12 @@
 //	                                                    "init_output" terraform/InitOutput)
 //	unnamable type      terraform/Message               type, level, message
 //
-// Actions are the tool's: create, read, update, delete, replace (planned
-// only: the apply deletes and creates in two operations), noop, move,
-// import, remove (forget). Diagnostics are at ERROR or WARN, the errored
+// Actions are the tool's (create, read, update, delete, replace, noop,
+// move, import, remove). Diagnostics are at ERROR or WARN, the errored
 // hooks at ERROR, log messages at the tool's level, the rest INFO. A
 // diagnostic loses its snippet and expression values, and one the tool
-// repeats word for word is recorded once, with the repeats counted in
-// repeated. The tool's multi-line texts are made one line.
+// repeats word for word is recorded once (repeated counts the rest).
+// Multi-line texts are made one line.
 //
 // Around them, the common catalogue:
 //
@@ -96,11 +95,10 @@
 // event with the detail, and ends (at its apply_errored time) when the run
 // does, as the tool writes its diagnostics last.
 //
-// Every span has the attribute progress.outcome: a resource operation is
-// changed (completed), failed (errored, or no end was reported: status
-// "the tool reported no end") or cancelled; a refresh or provisioner run
-// ok, failed or cancelled; the command span changed (an operation
-// completed), ok, failed, cancelled, or timeout (the context's deadline).
+// Every span has the attribute progress.outcome: changed (a resource
+// operation completed, or the command completed one), ok, failed (errored,
+// or status "the tool reported no end"), cancelled, or timeout (the
+// context's deadline passed).
 //
 // With OTEL_SEMCONV_STABILITY_OPT_IN=cicd or cicd/dup the spans follow
 // OpenTelemetry's CI/CD conventions (docs/conventions.md): the command
@@ -114,12 +112,10 @@
 // # Sensitive values
 //
 // A sensitive value appears in no event, span, Result or error:
-//   - The tool never writes the value of a sensitive output or variable,
-//     and the adapter drops the value of an output marked sensitive.
-//   - When a provisioner's configuration holds a sensitive value, the tool
-//     suppresses its output but quotes it in clear in its error diagnostic:
-//     the adapter withholds the detail of every diagnostic about such a
-//     resource.
+//   - The adapter drops the value of an output marked sensitive.
+//   - The tool suppresses a provisioner's output when its configuration
+//     holds a sensitive value, but quotes it in its error diagnostic: the
+//     detail of every diagnostic about such a resource is withheld.
 //   - The values the driver knows are secret (Command.SensitiveVars,
 //     WithSensitiveValues) are replaced wherever they occur.
 //   - Free text (provisioner output, diagnostics, log messages, stderr) goes

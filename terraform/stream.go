@@ -8,10 +8,9 @@ import (
 	"time"
 )
 
-// Stream reads the machine-readable UI (the -json output) of a plan,
-// apply, destroy or refresh that the driver runs its own way, and records
-// it live as Run does, on the messages' @timestamp. Lines that are not
-// messages are skipped, counted and logged; they never stop the stream.
+// Stream reads the -json output of a plan, apply, destroy or refresh that
+// the driver runs its own way, and records it live as Run does, on the
+// messages' @timestamp.
 //
 // Stream returns at the end of r, or when ctx is done: at once when r has
 // a SetReadDeadline method (an *os.File pipe, a net.Conn), else after the
