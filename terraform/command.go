@@ -81,8 +81,7 @@ func (c Command) binary() (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("terraform: %w", err)
 		}
-		// exec resolves a relative path against Command.Dir; the caller
-		// means the current directory.
+		// exec would resolve a relative path against Command.Dir.
 		return filepath.Abs(p)
 	}
 	for _, name := range []string{"tofu", "terraform"} {

@@ -211,8 +211,7 @@ func (d *decoder) diagnostic(diag Diagnostic, t time.Time) {
 	d.diags[key] = len(d.res.Diagnostics)
 	d.res.Diagnostics = append(d.res.Diagnostics, diag)
 
-	// The span of the operation it is about (errored, or a data source
-	// that could not be read) takes it: the status says why.
+	// The span of the operation it is about takes it: the status says why.
 	op, sev := d.diagnosed(diag.Address), log.SeverityWarn
 	if diag.Severity == SeverityError {
 		sev = log.SeverityError
@@ -310,10 +309,8 @@ func (d *decoder) scrubValue(v any) any {
 	return v
 }
 
-// interruptWindow is how long before the tool's interrupt notice an error
-// is taken for the interrupt's doing: Ctrl-C in a terminal sends SIGINT to
-// the tool and its provisioner commands at once, and a command may die a
-// moment before the tool writes its notice.
+// interruptWindow is how long before the interrupt notice an error is the
+// interrupt's doing: Ctrl-C reaches the provisioner commands too, at once.
 const interruptWindow = time.Second
 
 // interrupt records the tool's interrupt notice at t: from now on what
@@ -351,8 +348,7 @@ func (d *decoder) stopOutcome() string {
 }
 
 // errored is how what errors now ends: failed, with status, at ERROR; or,
-// while the run stops (its context is done, or the tool reported an
-// interrupt), cut short, at WARN.
+// while the run stops (its context is done, or an interrupt), at WARN.
 func (d *decoder) errored(status string) (oc, st string, sev log.Severity, stopped bool) {
 	if d.interrupted || d.run.Err() != nil {
 		return d.stopOutcome(), cancelledStatus, log.SeverityWarn, true
@@ -572,7 +568,6 @@ func (d *decoder) skip(line []byte) {
 	d.cfg.Logger.Debug("terraform: skipped a line that is not a message", "line", text)
 }
 
-// skipTooLong counts and logs a line longer than the limit.
 func (d *decoder) skipTooLong() {
 	d.res.SkippedLines++
 	d.cfg.Logger.Warn("terraform: skipped a line longer than the limit", "maxBytes", d.cfg.MaxLineBytes)
@@ -651,7 +646,6 @@ func (d *decoder) finish(o outcome) (Result, error) {
 			}
 		}
 	}
-	d.held = nil
 
 	res := d.res
 	res.End, res.ExitCode = o.end, exitCode

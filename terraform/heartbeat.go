@@ -14,12 +14,10 @@ const DefaultHeartbeat = 30 * time.Second
 // heartbeatSource is details.source of the adapter's own heartbeats.
 const heartbeatSource = "adapter"
 
-// startHeartbeat starts the adapter's own heartbeat while the tool's output
-// is read, and returns the function that stops it and waits. Every open
-// resource operation about which nothing was read for the heartbeat
-// interval gets a terraform/ApplyProgress of the adapter's, with the time
-// since its start was read: the tool's own apply_progress is unreliable
-// (opentofu#4107), and a provisioner may be silent for minutes.
+// startHeartbeat starts the adapter's own heartbeat, and returns the function
+// that stops it and waits: an open resource operation about which nothing
+// was read for the interval gets a terraform/ApplyProgress of the adapter's.
+// The tool's own apply_progress is unreliable (opentofu#4107).
 func (d *decoder) startHeartbeat() (stop func()) {
 	every := d.cfg.heartbeat
 	if every <= 0 {
@@ -48,12 +46,10 @@ func (d *decoder) startHeartbeat() (stop func()) {
 // beat records a heartbeat for each open operation not heard of since every.
 func (d *decoder) beat(now time.Time, every time.Duration) {
 	for _, addr := range slices.Sorted(maps.Keys(d.ops)) {
-		op := d.ops[addr]
-		if now.Sub(op.heard) < every {
-			continue
+		if op := d.ops[addr]; now.Sub(op.heard) >= every {
+			op.heard = now
+			d.emit(op.ctx, TypeApplyProgress, 0, now, elapsedDetails{resourceFields: op.rf, Action: op.action,
+				ElapsedSeconds: now.Sub(op.opened).Round(time.Second).Seconds(), Source: heartbeatSource})
 		}
-		op.heard = now
-		d.emit(op.ctx, TypeApplyProgress, 0, now, elapsedDetails{resourceFields: op.rf, Action: op.action,
-			ElapsedSeconds: now.Sub(op.opened).Round(time.Second).Seconds(), Source: heartbeatSource})
 	}
 }

@@ -8,10 +8,8 @@ import (
 )
 
 // message is one line of the machine-readable UI (-json), reduced to the
-// fields the mapping reads; everything else (snippets, expression values,
-// output types, test objects) is skipped by encoding/json and never kept.
-// Terraform and OpenTofu write the same shape: Terraform names its version
-// field "terraform", OpenTofu "tofu".
+// fields the mapping reads. Terraform and OpenTofu write the same shape,
+// but for the name of the version field.
 type message struct {
 	Level     string          `json:"@level"`
 	Message   string          `json:"@message"`
@@ -60,13 +58,11 @@ type outputMsg struct {
 	Value     json.RawMessage `json:"value"`
 }
 
-// fastParse switches parseFast on. The benchmarks turn it off to measure
-// what it saves (see parse.go); nothing else does.
+// fastParse switches parseFast on; only the benchmarks turn it off.
 var fastParse = true
 
-// parse decodes line into m, which is reset first. It reports false for a
-// line that is not a JSON object with a type or a message: plain text,
-// malformed JSON, or JSON of another shape.
+// parse decodes line into m, which is reset first, and reports false for a
+// line that is not a JSON object with a type or a message.
 func (m *message) parse(line []byte) bool {
 	*m = message{}
 	if len(line) == 0 || line[0] != '{' {

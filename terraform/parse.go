@@ -9,17 +9,13 @@ import (
 )
 
 // The decoder's fast path, kept because the adapter's CPU goal (at most 5%
-// of the tool's) fails without it: encoding/json spends most of the
-// decoder's time on a line (a validating pre-scan, reflection, a field
-// lookup per key), and the machine-readable UI has a small, fixed shape.
-// BenchmarkAdapterCPU and BenchmarkStream measure both ways (the figures
-// are in BENCHMARKS.md). parseFast reads that shape directly, and gives up
-// (returns false) on anything it is not sure to read exactly as
-// encoding/json would: a key that differs from a known one only in case, a
-// null or a value of another type for a known key, deep nesting, and any
-// invalid JSON. The caller then decodes the line with encoding/json, so the
-// result is always encoding/json's; FuzzParse checks that both agree
-// wherever the fast path answers.
+// of the tool's) fails with encoding/json alone (BenchmarkAdapterCPU,
+// BenchmarkStream; BENCHMARKS.md). parseFast reads the UI's small, fixed
+// shape directly, and gives up (returns false) on anything it is not sure
+// to read exactly as encoding/json would: a key that differs from a known
+// one only in case, a null or a value of another type for a known key, deep
+// nesting, and any invalid JSON. The caller then decodes the line with
+// encoding/json, so the result is always encoding/json's (FuzzParse).
 
 // maxFastDepth bounds the nesting the fast path follows.
 const maxFastDepth = 64
@@ -30,8 +26,7 @@ type fastReader struct {
 	i int
 }
 
-// parseFast decodes line into m (which must be zero) and reports whether it
-// could.
+// parseFast decodes line into m (which must be zero), if it can.
 func parseFast(line []byte, m *message) bool {
 	r := fastReader{b: line}
 	ok := r.object(func(key []byte) bool {

@@ -9,10 +9,9 @@ import (
 	"github.com/progressotel/progressotel/progress/wire"
 )
 
-// MinSensitiveValueLen is the shortest sensitive value that is searched for
-// and replaced (see WithSensitiveValues). Shorter values ("1", "yes") occur
-// everywhere by chance: replacing them would garble every address and line
-// while protecting nothing a guess would not find.
+// MinSensitiveValueLen is the shortest sensitive value that is replaced
+// (see WithSensitiveValues): shorter ones ("1", "yes") occur everywhere by
+// chance, and replacing them would garble every line and protect nothing.
 const MinSensitiveValueLen = 4
 
 // scrubber applies what only this adapter knows, the exact sensitive

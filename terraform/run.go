@@ -28,11 +28,10 @@ const maxStderr = 16 << 10
 
 // Run runs the tofu or terraform CLI with -json and records its
 // machine-readable UI live in a command span ("tofu apply", a child of the
-// span in ctx), as the package documentation describes. Variables go to
-// the tool through a private file (Command.Vars). Cancelling ctx stops the
-// tool as Ctrl-C does, SIGINT to its process group so that it writes its
-// state, and SIGKILL after the grace period (WithGracePeriod); Run returns
-// once the tool has exited and what is left of its group is killed.
+// span in ctx). Cancelling ctx stops the tool as Ctrl-C does, SIGINT to its
+// process group so that it writes its state, and SIGKILL after the grace
+// period (WithGracePeriod); Run returns once the tool has exited and what
+// is left of its group is killed.
 //
 // The error is nil when the tool exited with status 0 (or 2 under
 // -detailed-exitcode, "changes present"), else an *OperationError naming

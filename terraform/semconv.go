@@ -10,11 +10,9 @@ import (
 )
 
 // startTask starts the span of a resource operation (action "refresh" for
-// a refresh) under the command span, a task of the run (the kit's
-// StartTask), and keeps it open in open. Under the CI/CD conventions its
-// name drops the address's instance keys ("create null_resource.a" for
-// every null_resource.a[i]), so that it stays low-cardinality; the task's
-// name keeps them.
+// a refresh), a task of the run, and keeps it open in open. Under the CI/CD
+// conventions its name drops the address's instance keys ("create
+// null_resource.a"), so that it stays low-cardinality; the task's keeps them.
 func (d *decoder) startTask(open map[string]*span, addr, action string, rf resourceFields, t time.Time) *span {
 	ctx, s := d.op.StartTask(d.cmdCtx, t, adapter.Task{
 		Name: action + " " + addr, ID: addr,

@@ -25,22 +25,19 @@ const defaultOTLPProtocol = "http/protobuf"
 
 // WithToolTraces sets whether Run passes the run's trace context and the
 // OTLP settings to the tool, so that OpenTofu (1.10 and later) exports its
-// own spans (the graph walk, provider calls) into the driver's trace,
-// under the command span. It is on by default, and takes effect only when
-// the tool's environment has an OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT
-// or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), OTEL_TRACES_EXPORTER is not
-// "none", PROGRESSOTEL_TOOL_TRACES is not off, and the command span is
-// sampled. Run only; the driver's own environment is never changed.
+// own spans into the driver's trace, under the command span. It is on by
+// default, and takes effect only when the tool's environment has an OTLP
+// endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or _TRACES_ENDPOINT),
+// OTEL_TRACES_EXPORTER is not "none", PROGRESSOTEL_TOOL_TRACES is not off,
+// and the command span is sampled. Run only.
 func WithToolTraces(on bool) Option {
 	return func(c *config) { c.toolTrace = on }
 }
 
-// toolTraceEnv returns the tool's environment with what makes OpenTofu
-// export its spans into the run's trace, in place of what it would
-// inherit: OTEL_TRACES_EXPORTER=otlp, OTEL_EXPORTER_OTLP_PROTOCOL (the
-// driver's traces protocol), OTEL_SERVICE_NAME (the tool's name), and the
-// command span's TRACEPARENT and TRACESTATE; env unchanged when tool traces
-// are off.
+// toolTraceEnv returns env with, in place of what the tool would inherit,
+// what makes OpenTofu export its spans into the run's trace: the exporter,
+// the driver's protocol, the tool's service name and the command span's
+// TRACEPARENT and TRACESTATE; env unchanged when tool traces are off.
 func (d *decoder) toolTraceEnv(env []string, tool string) []string {
 	seen := map[string]string{} // the value the tool would see: the last one
 	for _, kv := range env {
