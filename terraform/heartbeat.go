@@ -3,7 +3,6 @@ package terraform
 import (
 	"maps"
 	"slices"
-	"sync"
 	"time"
 )
 
@@ -24,9 +23,9 @@ func (d *decoder) startHeartbeat() (stop func()) {
 		return func() {}
 	}
 	tick := time.NewTicker(max(every/4, 10*time.Millisecond))
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
 		for {
 			select {
 			case <-done:
@@ -35,11 +34,11 @@ func (d *decoder) startHeartbeat() (stop func()) {
 				d.locked(func() { d.beat(now, every) })
 			}
 		}
-	})
+	}()
 	return func() {
 		tick.Stop()
 		close(done)
-		wg.Wait()
+		<-exited
 	}
 }
 
