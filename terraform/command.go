@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,47 +16,34 @@ import (
 
 // Command is a run of the tofu or terraform CLI.
 type Command struct {
-	// Binary is the executable: a path, or a name looked up on PATH.
-	// Empty: "tofu", else "terraform", from PATH.
+	// Binary is the executable, a path or a name on PATH; empty: "tofu",
+	// else "terraform".
 	Binary string
-	// Dir is the working directory: the root module. Empty: the current
-	// directory.
+	// Dir is the working directory, the root module; empty: the current one.
 	Dir string
-	// Args are the subcommand and its own flags, as on the command line:
-	// {"apply"}, {"plan", "-out=tfplan"}, {"destroy", "-target=x.y"},
-	// {"apply", "tfplan"}. Global options such as "-chdir=DIR" may come
-	// first. Run adds "-json", "-input=false" and, for apply and destroy,
-	// "-auto-approve" unless they are given. Run is meant for init, plan,
-	// apply, destroy and refresh: the subcommands that report progress.
+	// Args are the subcommand and its flags, after any global options:
+	// {"apply"}, {"-chdir=DIR", "plan", "-out=tfplan"}, {"apply", "tfplan"}.
+	// Run adds "-json", "-input=false" and, for apply and destroy,
+	// "-auto-approve" unless given. The subcommands that report progress
+	// are init, plan, apply, destroy and refresh.
 	Args []string
 	// Init runs "init -input=false -json" first, in a child span, and
 	// stops there if it fails.
 	Init bool
-	// Vars are input variables, JSON-encodable. They are written to a
-	// private variables file (-var-file) that is removed when Run returns,
-	// never put on the command line, where every user of the machine can
-	// read them.
+	// Vars are input variables, JSON-encodable, written to a private
+	// variables file (-var-file), never to the command line.
 	Vars map[string]any
 	// SensitiveVars are input variables like Vars, whose values the
-	// adapter also keeps out of every output (see WithSensitiveValues):
-	// declare them sensitive in the configuration too, so that the tool
-	// keeps them out of its own messages.
+	// adapter also keeps out of every output (see WithSensitiveValues);
+	// declare them sensitive in the configuration too, for the tool's sake.
 	SensitiveVars map[string]any
-	// Env holds "KEY=value" entries added to the tool's environment,
-	// which is the driver's own plus TF_IN_AUTOMATION=1. Later entries
-	// win.
+	// Env holds "KEY=value" entries added to the tool's environment (the
+	// driver's own plus TF_IN_AUTOMATION=1); later entries win.
 	Env []string
 }
 
-// varFileName is the private variables file's name; the .tfvars.json
-// suffix makes the tool read it as JSON.
+// varFileName is the private variables file's name: .tfvars.json is read as JSON.
 const varFileName = "progressotel.tfvars.json"
-
-// subcommands that accept -input and -var-file.
-var (
-	takesInput = []string{"init", "plan", "apply", "destroy", "refresh", "import"}
-	takesVars  = []string{"plan", "apply", "destroy", "refresh", "import"}
-)
 
 // split returns the global options, the subcommand and its arguments.
 func (c Command) split() (global []string, sub string, rest []string, err error) {
@@ -73,13 +61,14 @@ func args(global []string, sub string, rest []string, varFile string) []string {
 	if !cmdline.HasFlag(rest, "json") {
 		out = append(out, "-json")
 	}
-	if slices.Contains(takesInput, sub) && !cmdline.HasFlag(rest, "input") {
+	takesInput := sub == "import" || slices.Contains(reportingSubcommands, sub) // and so -var-file, but for init
+	if takesInput && !cmdline.HasFlag(rest, "input") {
 		out = append(out, "-input=false")
 	}
 	if (sub == "apply" || sub == "destroy") && !cmdline.HasFlag(rest, "auto-approve") {
 		out = append(out, "-auto-approve")
 	}
-	if varFile != "" && slices.Contains(takesVars, sub) {
+	if varFile != "" && takesInput && sub != "init" {
 		out = append(out, "-var-file="+varFile)
 	}
 	return append(out, rest...)
@@ -92,8 +81,7 @@ func (c Command) binary() (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("terraform: %w", err)
 		}
-		// exec resolves a relative path against Command.Dir; the caller
-		// means the current directory.
+		// exec would resolve a relative path against Command.Dir.
 		return filepath.Abs(p)
 	}
 	for _, name := range []string{"tofu", "terraform"} {
@@ -105,18 +93,11 @@ func (c Command) binary() (string, error) {
 }
 
 // writeVarFile writes Vars and SensitiveVars (which win) to a file of dir,
-// readable by the owner only. It returns "" when there are none.
+// readable by the owner only.
 func (c Command) writeVarFile(dir string) (string, error) {
-	if len(c.Vars) == 0 && len(c.SensitiveVars) == 0 {
-		return "", nil
-	}
 	all := make(map[string]any, len(c.Vars)+len(c.SensitiveVars))
-	for k, v := range c.Vars {
-		all[k] = v
-	}
-	for k, v := range c.SensitiveVars {
-		all[k] = v
-	}
+	maps.Copy(all, c.Vars)
+	maps.Copy(all, c.SensitiveVars)
 	b, err := json.Marshal(all)
 	if err != nil {
 		return "", fmt.Errorf("terraform: encoding the variables: %w", err)
@@ -128,14 +109,12 @@ func (c Command) writeVarFile(dir string) (string, error) {
 	return path, nil
 }
 
-// sensitiveStrings lists the string forms of the scalar values in v, to be
-// kept out of every output.
+// sensitiveStrings lists the string forms of the scalar values in v.
 func sensitiveStrings(v any, out []string) []string {
 	switch x := v.(type) {
-	case nil:
+	case nil, bool:
 	case string:
 		out = append(out, x)
-	case bool:
 	case map[string]any:
 		for _, e := range x {
 			out = sensitiveStrings(e, out)
@@ -147,23 +126,16 @@ func sensitiveStrings(v any, out []string) []string {
 	case []string:
 		out = append(out, x...)
 	case map[string]string:
-		for _, e := range x {
-			out = append(out, e)
-		}
+		out = slices.AppendSeq(out, maps.Values(x))
 	case int:
 		out = append(out, strconv.Itoa(x))
 	case int64:
 		out = append(out, strconv.FormatInt(x, 10))
 	case float64:
 		out = append(out, strconv.FormatFloat(x, 'g', -1, 64))
-	default:
-		// Any other type: its JSON form, and the strings inside it.
-		b, err := json.Marshal(x)
-		if err != nil {
-			return out
-		}
+	default: // any other type: the strings of its JSON form
 		var generic any
-		if json.Unmarshal(b, &generic) == nil {
+		if b, err := json.Marshal(x); err == nil && json.Unmarshal(b, &generic) == nil {
 			return sensitiveStrings(generic, out)
 		}
 	}

@@ -1,15 +1,10 @@
 // Package terraform reports a Terraform or OpenTofu plan, apply or destroy
 // live, as progress events, spans and an N-of-M progress bar.
 //
-// Both tools describe what they do, while they do it, in their
-// machine-readable UI: with -json they write one JSON object per line (a
-// version message first, then planned changes, the plan's change summary,
-// and one message when each resource operation or provisioner starts,
-// prints a line, completes or errors). The adapter turns each message into
-// a progress event recorded with progress.Record, inside a span per
-// resource operation, the moment the line is read.
-//
-// Two entry points:
+// With -json both tools write their machine-readable UI, one JSON object per
+// line while they work; the adapter records each message as a progress
+// event, inside a span per resource operation, the moment its line is
+// read. Two entry points:
 //
 //   - Run runs the tool itself: Run(ctx, Command{Dir: dir, Args:
 //     []string{"apply"}}) adds -json, -input=false and -auto-approve, passes
@@ -25,11 +20,10 @@
 // # Events
 //
 // Each message type becomes one progressEventType, "terraform/" and the
-// type in UpperCamelCase (EventType gives it for any type). The details keep
-// what a user needs; the resource fields of the hook events are address
-// ("module.net.aws_vpc.main[0]"), resourceType, module (present-only) and
-// resourceKey (the count index or for_each key,
-// present-only). The event's time is the message's @timestamp.
+// type in UpperCamelCase (EventType gives it for any type), at the
+// message's @timestamp. The resource fields of the hook events are address
+// ("module.net.aws_vpc.main[0]"), resourceType, and when present module and
+// resourceKey (the count index or for_each key).
 //
 //	message type        progressEventType               details
 //	version             terraform/Version               tool ("tofu", "terraform"), version, ui
@@ -56,14 +50,12 @@
 //	                                                    "init_output" terraform/InitOutput)
 //	unnamable type      terraform/Message               type, level, message
 //
-// Actions are the tool's: create, read, update, delete, replace (planned
-// only: the apply deletes and creates in two operations), noop, move,
-// import, remove (forget). Diagnostics are at severity ERROR or WARN, the
-// errored hooks at ERROR, log messages at the tool's level, the rest INFO.
-// Snippets and expression values of diagnostics are left out; a
-// diagnostic the tool repeats word for word is recorded once, its repeats
-// counted in repeated. The tool's multi-line texts (log messages,
-// diagnostics) are made one line: its line breaks become spaces.
+// Actions are the tool's (create, read, update, delete, replace, noop,
+// move, import, remove). Diagnostics are at ERROR or WARN, the errored
+// hooks at ERROR, log messages at the tool's level, the rest INFO. A
+// diagnostic loses its snippet and expression values, and one the tool
+// repeats word for word is recorded once (repeated counts the rest).
+// Multi-line texts are made one line.
 //
 // Around them, the common catalogue:
 //
@@ -75,25 +67,18 @@
 //	common/OperationFailed     operation, failureCode, description, diagnostics (the error
 //	                           diagnostics), erroredResources, cancelledResources
 //
-// M is add + change + remove of the plan's change_summary: the resource
-// operations the apply will do, a replacement counting twice because the
-// tool deletes and creates in two operations. N counts the operations that
-// completed: an errored or cancelled one is not done, so the bar of a
-// failed or stopped apply stops short of M. Reads of data sources are not
-// counted, as the summary leaves them out. Without a plan summary (a saved
-// plan applied) M is unknown and the events have no total (see
-// progress.UnknownTotal), never a total of 0; M is raised if more
-// operations complete than announced, so N never exceeds M. A plan with no
-// change reports no Progress. The failureCode is FailureInfrastructure
-// when a resource operation errored, else FailureInternal.
+// M is add + change + remove of the plan's change_summary (a replacement
+// counts twice); N counts the operations that completed, but not reads, so
+// a failed or stopped apply stops short of M. Without a plan summary (a
+// saved plan applied) there is no total (progress.UnknownTotal), never 0;
+// M is raised if more operations complete than announced. A plan with no
+// change reports no Progress. The failureCode is FailureInfrastructure when
+// a resource operation errored, else FailureInternal.
 //
 // An operation that errors while the run stops (Run's context was
 // cancelled, or the tool wrote its interrupt notice, as on Ctrl-C) is
-// cancelled, not errored: it is counted in Result.Cancelled and
-// CancelledResources, its events say cancelled, and its span's outcome is
-// cancelled. With Ctrl-C the tool's provisioner commands get SIGINT at the
-// same time as the tool, and one may die a moment before the notice: what
-// errored within a second before it is counted as cancelled too, though
+// cancelled, not errored (Result.Cancelled, CancelledResources, its events
+// and span); so is what errored within a second before the notice, though
 // its event, already recorded, is at ERROR.
 //
 // # Spans
@@ -103,74 +88,49 @@
 // it, one span per resource operation, from apply_start to apply_complete or
 // apply_errored, named "<action> <address>" ("create aws_instance.web[0]"),
 // and one per refresh ("refresh <address>"); under a resource operation, one
-// span per provisioner run ("provision local-exec"). With Command.Init, the
-// init has a child span of its own. Every event is recorded in the span it
-// belongs to, so its log record carries that span's ids. Resource and
-// provisioner spans start and end at the tool's @timestamp. An errored
-// operation's span has status Error with the summary of its diagnostic, and
-// a terraform.diagnostic span event with the detail; because the tool writes
-// its diagnostics at the end of the run, such a span is ended (at its
-// apply_errored time) when the run ends. The command span has status Error
-// when the operation failed.
+// per provisioner run ("provision local-exec"); with Command.Init, one for
+// the init. Every event is recorded in the span it belongs to, and these
+// spans run on the tool's @timestamp. An errored operation's span has
+// status Error with its diagnostic's summary and a terraform.diagnostic
+// event with the detail, and ends (at its apply_errored time) when the run
+// does, as the tool writes its diagnostics last.
 //
-// Every span has the attribute progress.outcome: a resource operation is
-// changed (completed), failed (errored, or no end was reported: status
-// "the tool reported no end") or cancelled; a refresh or provisioner run
-// ok, failed or cancelled; the command span changed (an operation
-// completed), ok, failed, cancelled, or timeout (the context's deadline).
+// Every span has the attribute progress.outcome: changed (a resource
+// operation completed, or the command completed one), ok, failed (errored,
+// or status "the tool reported no end"), cancelled, or timeout (the
+// context's deadline passed).
 //
 // With OTEL_SEMCONV_STABILITY_OPT_IN=cicd or cicd/dup the spans follow
 // OpenTelemetry's CI/CD conventions (docs/conventions.md): the command
 // span is the run's, "RUN apply" (kind SERVER, cicd.pipeline.*), and each
 // resource operation and refresh a task, named without instance keys
 // ("create null_resource.a"), whose cicd.pipeline.task.run.result follows
-// its outcome (TestStoppedRunConforms, TestTofuApplyConforms).
-//
-// When the driver exports traces over OTLP, Run passes the command span's
-// context and the OTLP settings to the tool, so that OpenTofu's own spans
-// join the trace under the command span: see WithToolTraces.
+// its outcome (TestStoppedRunConforms, TestTofuApplyConforms). When the
+// driver exports traces over OTLP, OpenTofu's own spans join the trace
+// under the command span: see WithToolTraces.
 //
 // # Sensitive values
 //
 // A sensitive value appears in no event, span, Result or error:
-//   - The tool never writes the value of a sensitive output or variable in
-//     its messages, and the adapter drops the value of an output marked
-//     sensitive even if a stream carried one.
-//   - When a provisioner's configuration holds a sensitive value, the tool
-//     suppresses its output; but its error diagnostic quotes the command and
-//     its output in clear. The adapter withholds the detail of every
-//     diagnostic about such a resource.
+//   - The adapter drops the value of an output marked sensitive.
+//   - The tool suppresses a provisioner's output when its configuration
+//     holds a sensitive value, but quotes it in its error diagnostic: the
+//     detail of every diagnostic about such a resource is withheld.
 //   - The values the driver knows are secret (Command.SensitiveVars,
 //     WithSensitiveValues) are replaced wherever they occur.
-//   - Free text (provisioner output lines, diagnostics, log messages, the
-//     tool's stderr) goes through the library's redaction before it is
-//     recorded: "key=value" and "key: value" pairs whose key the Redactor
-//     calls secret (API_TOKEN=…, "password": "…", Authorization: Bearer …),
-//     passwords in URLs, and PEM private keys, which a provisioner prints one
-//     line at a time, from the BEGIN line to the END line. The Recorder then
-//     redacts the details by key and shape as it does for every event.
+//   - Free text (provisioner output, diagnostics, log messages, stderr) goes
+//     through the Redactor: "key=value" and "key: value" pairs with a
+//     secret key (API_TOKEN=…, Authorization: Bearer …), passwords in URLs,
+//     and PEM private keys, even printed one line at a time.
 //
 // # Robustness
 //
-// A stream is whole only when it holds the tool's own last word: after the
-// last thing the tool started (a planned change, a refresh, a resource
-// operation, a provisioner), a change summary, the outputs (a refresh's last
-// message), an init's success or an error diagnostic. Stream reports one that ends elsewhere,
-// cut or from a tool that died, as common/OperationFailed with
-// ErrIncomplete, and one without any message with ErrNoMessages. An apply
-// cut after its plan's summary and before its first operation reads as a
-// whole plan, and one cut after its init as a whole init: nothing in the
-// stream tells them apart. Run follows the
-// tool's exit status instead.
-//
-// Lines that are not messages never break the stream: plain text (the tool
-// writes some before its first message), malformed JSON, and lines longer
-// than the limit (WithMaxLineBytes, 8 MiB by default) are skipped, counted
-// in Result.SkippedLines and logged (WithLogger). Lines of any size up to
-// the limit are read. A failed operation is reported as
-// common/OperationFailed with the error diagnostics, and the error is an
-// *OperationError that names them. Run stops a cancelled tool with SIGINT
-// (its graceful stop), waits for the grace period (WithGracePeriod), then
-// kills its process group; once the tool has exited it kills whatever is
-// left of the group, and only then returns.
+// A stream is whole only when it holds the tool's own last word after the
+// last thing it started: a change summary, the outputs (a refresh's last
+// message), an init's success or an error diagnostic; else Stream fails
+// with ErrIncomplete (ErrNoMessages without a message). An apply cut after
+// its plan's summary, or after its init, reads as a whole plan or init.
+// Run follows the tool's exit status instead. Lines that are not messages
+// (plain text, malformed JSON, lines over WithMaxLineBytes) are skipped,
+// counted in Result.SkippedLines and logged (WithLogger).
 package terraform

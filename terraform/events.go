@@ -1,9 +1,9 @@
 package terraform
 
-// The progressEventTypes of the adapter: one per message type of the
-// machine-readable UI, "terraform/" and the type in UpperCamelCase, with a
-// past participle for the hooks that start and end something. The package
-// documentation has the full table with the details of each.
+import "strings"
+
+// The progressEventTypes of the adapter, one per message type (the package
+// documentation has the table).
 const (
 	TypeVersion            = "terraform/Version"            // version
 	TypeLog                = "terraform/Log"                // log, and hclog lines without a type
@@ -30,22 +30,17 @@ const (
 // The unit of the common/Progress events: N of M resource operations.
 const ProgressUnit = "resources"
 
-// Ignition failure codes (failureDetails.failureCode) used in
+// Ignition failure codes (failureDetails.failureCode) of
 // common/OperationFailed, the same as the Ansible adapter's.
 const (
-	// FailureInfrastructure: a resource operation errored (apply_errored).
-	FailureInfrastructure = "INFRASTRUCTURE_ERROR"
-	// FailureInternal: the tool could not do the operation (invalid
-	// configuration, missing tool, cancelled, crashed).
-	FailureInternal = "INTERNAL_ERROR"
+	FailureInfrastructure = "INFRASTRUCTURE_ERROR" // a resource operation errored
+	FailureInternal       = "INTERNAL_ERROR"       // the tool could not: bad configuration, no tool, stopped, crashed
 )
 
-// Details of the events, encoded by their json tags (see wire.Flatten).
-// Every hook event carries the resource fields; keys that the tool leaves
-// out are left out (omitempty), the others are always present.
+// Details of the events, encoded by their json tags (see wire.Flatten):
+// what the tool leaves out is left out (omitempty).
 type (
-	// resourceFields leave out the resource's name: the address holds it,
-	// and every attribute costs the SDK on every event.
+	// resourceFields leave out the resource's name: the address holds it.
 	resourceFields struct {
 		Address      string `json:"address"`
 		ResourceType string `json:"resourceType"`
@@ -58,10 +53,7 @@ type (
 		Version string `json:"version"`
 		UI      string `json:"ui,omitempty"`
 	}
-	logDetails struct {
-		Level   string `json:"level"`
-		Message string `json:"message"`
-	}
+	// genericDetails are also TypeLog's, without type, address and action.
 	genericDetails struct {
 		// Type is set for TypeMessage only: the other names say it.
 		Type    string `json:"type,omitempty"`
@@ -94,19 +86,16 @@ type (
 		IDKey   string `json:"idKey,omitempty"`
 		IDValue string `json:"idValue,omitempty"`
 	}
-	applyProgressDetails struct {
+	// elapsedDetails are those of ApplyProgress and ApplyErrored.
+	elapsedDetails struct {
 		resourceFields
 		Action         string  `json:"action"`
 		ElapsedSeconds float64 `json:"elapsedSeconds"`
 		// Source is "adapter" for the adapter's own heartbeat (see
-		// WithHeartbeat), empty for the tool's.
+		// WithHeartbeat), empty for the tool's (ApplyProgress only).
 		Source string `json:"source,omitempty"`
-	}
-	applyErroredDetails struct {
-		resourceFields
-		Action         string  `json:"action"`
-		ElapsedSeconds float64 `json:"elapsedSeconds"`
-		// Cancelled marks an operation that a stop cut short.
+		// Cancelled marks an operation that a stop cut short (ApplyErrored
+		// only).
 		Cancelled bool `json:"cancelled,omitempty"`
 	}
 	applyCompletedDetails struct {
@@ -135,8 +124,7 @@ type (
 	}
 )
 
-// knownTypes maps the message types of the machine-readable UI that the
-// adapter reads to their progressEventTypes.
+// knownTypes maps the message types the adapter reads to their event types.
 var knownTypes = map[string]string{
 	"version":            TypeVersion,
 	"log":                TypeLog,
@@ -157,16 +145,11 @@ var knownTypes = map[string]string{
 	"refresh_complete":   TypeRefreshCompleted,
 }
 
-// maxGenericName bounds the name of a generic event type.
-const maxGenericName = 64
-
 // EventType returns the progressEventType of a message type: the table's
-// name for the types the adapter reads ("apply_start" is
-// "terraform/ApplyStarted"), "terraform/Log" for a line without a type, and
-// for any other type its words in UpperCamelCase ("test_run" is
-// "terraform/TestRun", "init_output" "terraform/InitOutput"). A type that
-// is not lower-case words of ASCII letters and digits joined by '_', or
-// longer than 64 bytes, is TypeMessage.
+// for the types the adapter reads ("apply_start" is ApplyStarted), TypeLog
+// for none, and for any other its words in UpperCamelCase ("test_run" is
+// "terraform/TestRun"); TypeMessage for a type that is not lower-case
+// ASCII words joined by '_', starting with a letter, of at most 64 bytes.
 func EventType(messageType string) string {
 	if messageType == "" {
 		return TypeLog
@@ -174,38 +157,18 @@ func EventType(messageType string) string {
 	if t, ok := knownTypes[messageType]; ok {
 		return t
 	}
-	if len(messageType) > maxGenericName {
+	if len(messageType) > 64 || messageType[0] < 'a' || messageType[0] > 'z' {
 		return TypeMessage
 	}
-	b := make([]byte, 0, len("terraform/")+len(messageType))
-	b = append(b, "terraform/"...)
-	upper := true
-	for i := 0; i < len(messageType); i++ {
-		c := messageType[i]
-		switch {
-		case c == '_':
-			if upper { // leading, trailing or doubled '_'
-				return TypeMessage
-			}
-			upper = true
-		case c >= 'a' && c <= 'z':
-			if upper {
-				c -= 'a' - 'A'
-				upper = false
-			}
-			b = append(b, c)
-		case c >= '0' && c <= '9':
-			if len(b) == len("terraform/") {
-				return TypeMessage // a name starts with a letter
-			}
-			upper = false
-			b = append(b, c)
-		default:
+	b := append(make([]byte, 0, len("terraform/")+len(messageType)), "terraform/"...)
+	for w := range strings.SplitSeq(messageType, "_") {
+		if w == "" || strings.Trim(w, "abcdefghijklmnopqrstuvwxyz0123456789") != "" {
 			return TypeMessage
 		}
-	}
-	if upper {
-		return TypeMessage
+		if w[0] >= 'a' {
+			b, w = append(b, w[0]-'a'+'A'), w[1:]
+		}
+		b = append(b, w...)
 	}
 	return string(b)
 }

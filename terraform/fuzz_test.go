@@ -93,6 +93,9 @@ func FuzzParse(f *testing.F) {
 		`{"hook":{"elapsed_seconds":1e400}}`, `{"@message":"a\u00e9\ud83d\ude00\"b"}`, `{"@message":"\xff"}`,
 		`{"x":[1,{"y":[true,false,null,"\u0041"]}]} `, `{"type":"x"} trailing`, `{"diagnostic":{"range":{"start":{"line":01}}}}`,
 		`{"ty\u0070e":"x"}`, `{"@level":"info","hook":{"resource":{"resource_key":null}}}`,
+		`{"hook":{"resource":{"addr":"a"},"action":"x"},"hook":{"resource":{"module":"m"}},"type":"apply_start"}`,
+		`{"diagnostic":{"range":{"filename":"f"}},"diagnostic":{"range":{"start":{"line":1}}},"type":"diagnostic"}`,
+		`{"x":"\q"}`, `{"x":"\u12G4","type":"a"}`, `{"x":["a\"b\u00e9"],"type":"a"}`, `{"\u0074ype":"a"}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -10,20 +10,13 @@ import (
 // message about it before the adapter records a heartbeat of its own.
 const DefaultHeartbeat = 30 * time.Second
 
-// heartbeatSource marks the adapter's own heartbeats in
-// terraform/ApplyProgress (details.source): the tool's have no source.
+// heartbeatSource is details.source of the adapter's own heartbeats.
 const heartbeatSource = "adapter"
 
-// startHeartbeat starts the adapter's own heartbeat while the tool's output
-// is read, and returns the function that stops it (and waits until it has
-// stopped). Every resource operation that is still open and about which
-// nothing was read for the heartbeat interval gets a
-// terraform/ApplyProgress of the adapter's, with the time elapsed since its
-// start was read. The tool has a heartbeat of its own (apply_progress every
-// 10 s), but OpenTofu 1.10 to 1.12 do not send it reliably (opentofu#4107),
-// and a provisioner may be silent for minutes: a watcher must still learn
-// that the operation is running. A tool that keeps talking about an
-// operation gets no adapter heartbeat for it.
+// startHeartbeat starts the adapter's own heartbeat, and returns the function
+// that stops it and waits: an open resource operation about which nothing
+// was read for the interval gets a terraform/ApplyProgress of the adapter's.
+// The tool's own apply_progress is unreliable (opentofu#4107).
 func (d *decoder) startHeartbeat() (stop func()) {
 	every := d.cfg.heartbeat
 	if every <= 0 {
@@ -38,9 +31,7 @@ func (d *decoder) startHeartbeat() (stop func()) {
 			case <-done:
 				return
 			case now := <-tick.C:
-				d.mu.Lock()
-				d.beat(now, every)
-				d.mu.Unlock()
+				d.locked(func() { d.beat(now, every) })
 			}
 		}
 	}()
@@ -51,16 +42,13 @@ func (d *decoder) startHeartbeat() (stop func()) {
 	}
 }
 
-// beat records a heartbeat for each open operation not heard of since
-// every.
+// beat records a heartbeat for each open operation not heard of since every.
 func (d *decoder) beat(now time.Time, every time.Duration) {
 	for _, addr := range slices.Sorted(maps.Keys(d.ops)) {
-		op := d.ops[addr]
-		if now.Sub(op.heard) < every {
-			continue
+		if op := d.ops[addr]; now.Sub(op.heard) >= every {
+			op.heard = now
+			d.emit(op.ctx, TypeApplyProgress, 0, now, elapsedDetails{resourceFields: op.rf, Action: op.action,
+				ElapsedSeconds: now.Sub(op.opened).Round(time.Second).Seconds(), Source: heartbeatSource})
 		}
-		op.heard = now
-		d.emit(op.ctx, TypeApplyProgress, 0, now, applyProgressDetails{resourceFields: op.rf, Action: op.action,
-			ElapsedSeconds: now.Sub(op.opened).Round(time.Second).Seconds(), Source: heartbeatSource})
 	}
 }

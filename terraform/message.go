@@ -8,10 +8,8 @@ import (
 )
 
 // message is one line of the machine-readable UI (-json), reduced to the
-// fields the mapping reads; everything else (snippets, expression values,
-// output types, test objects) is skipped by encoding/json and never kept.
-// Terraform and OpenTofu write the same shape: Terraform names its version
-// field "terraform", OpenTofu "tofu".
+// fields the mapping reads. Terraform and OpenTofu write the same shape,
+// but for the name of the version field.
 type message struct {
 	Level     string          `json:"@level"`
 	Message   string          `json:"@message"`
@@ -60,13 +58,11 @@ type outputMsg struct {
 	Value     json.RawMessage `json:"value"`
 }
 
-// fastParse switches parseFast on. The benchmarks turn it off to measure
-// what it saves (see parse.go); nothing else does.
+// fastParse switches parseFast on; only the benchmarks turn it off.
 var fastParse = true
 
-// parse decodes line into m, which is reset first. It reports false for a
-// line that is not a JSON object with a type or a message: plain text,
-// malformed JSON, or JSON of another shape.
+// parse decodes line into m, which is reset first, and reports false for a
+// line that is not a JSON object with a type or a message.
 func (m *message) parse(line []byte) bool {
 	*m = message{}
 	if len(line) == 0 || line[0] != '{' {
@@ -85,24 +81,18 @@ func (m *message) parse(line []byte) bool {
 // time returns the message's @timestamp, or fallback when it has none or
 // it cannot be read.
 func (m *message) time(fallback time.Time) time.Time {
-	if m.Timestamp == "" {
-		return fallback
+	if m.Timestamp != "" {
+		if t, err := time.Parse(time.RFC3339Nano, m.Timestamp); err == nil {
+			return t
+		}
 	}
-	t, err := time.Parse(time.RFC3339Nano, m.Timestamp)
-	if err != nil {
-		return fallback
-	}
-	return t
+	return fallback
 }
 
 // fields returns the resource fields of the details.
 func (a *resourceAddr) fields() resourceFields {
-	return resourceFields{
-		Address:      a.Addr,
-		ResourceType: a.ResourceType,
-		Module:       a.Module,
-		ResourceKey:  resourceKey(a.ResourceKey),
-	}
+	return resourceFields{Address: a.Addr, ResourceType: a.ResourceType, Module: a.Module,
+		ResourceKey: resourceKey(a.ResourceKey)}
 }
 
 // resourceKey reads a resource_key: null, a count index or a for_each key.
@@ -166,11 +156,7 @@ func (a *resourceAddr) scrubValues(s *scrubber) {
 	for _, p := range []*string{&a.Addr, &a.Module, &a.ResourceType} {
 		*p = s.value(*p)
 	}
-	if len(a.ResourceKey) > 0 && a.ResourceKey[0] == '"' {
-		if k, ok := resourceKey(a.ResourceKey).(string); ok {
-			if scrubbed := s.value(k); scrubbed != k {
-				a.ResourceKey, _ = json.Marshal(scrubbed)
-			}
-		}
+	if k, ok := resourceKey(a.ResourceKey).(string); ok && a.ResourceKey[0] == '"' && s.value(k) != k {
+		a.ResourceKey, _ = json.Marshal(s.value(k))
 	}
 }

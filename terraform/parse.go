@@ -1,35 +1,21 @@
 package terraform
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
 )
 
-// The decoder's fast path, kept because a goal fails without it: the
-// adapter's CPU at most 5% of the tool's (BENCHMARKS.md). Measured side by
-// side in one run on a shared 2-core machine (the real OpenTofu on 40
-// resources, the ways in rotating order):
-//
-//	go test -run '^$' -bench BenchmarkAdapterCPU -benchmem -benchtime 15x ./terraform
-//
-// the CPU the adapter adds to a driver is 3.9% of the tool's with
-// parseFast (added-%) and 5.9% with encoding/json alone (json-added-%),
-// 1.5 times as much; three shorter runs gave 1.9-5.0% against 4.4-6.2%.
-// The decoder's own goal, 50,000 events per second, holds either way:
-// BenchmarkStream/sdk about 130,000-145,000 events per CPU-second,
-// sdk-json 85,000-102,000.
-//
-// encoding/json spends most of the decoder's time
-// on a line (a validating pre-scan, reflection, a field lookup per key), and
-// the machine-readable UI has a small, fixed shape. parseFast reads that
+// The decoder's fast path, kept because the adapter's CPU goal (at most 5%
+// of the tool's) fails with encoding/json alone (BenchmarkAdapterCPU,
+// BenchmarkStream; BENCHMARKS.md). parseFast reads the UI's small, fixed
 // shape directly, and gives up (returns false) on anything it is not sure
 // to read exactly as encoding/json would: a key that differs from a known
-// one only in case, a repeated known key, a null or a value of another
-// type for a known key, deep nesting, and any invalid JSON. The caller then
-// decodes the line with encoding/json, so the result is always
-// encoding/json's; FuzzParse checks that both agree wherever the fast path
-// answers.
+// one only in case, a null or a value of another type for a known key, deep
+// nesting, and any invalid JSON. The caller then decodes the line with
+// encoding/json, so the result is always encoding/json's (FuzzParse).
 
 // maxFastDepth bounds the nesting the fast path follows.
 const maxFastDepth = 64
@@ -40,11 +26,10 @@ type fastReader struct {
 	i int
 }
 
-// parseFast decodes line into m (which must be zero) and reports whether it
-// could.
+// parseFast decodes line into m (which must be zero), if it can.
 func parseFast(line []byte, m *message) bool {
 	r := fastReader{b: line}
-	if !r.object(func(key []byte) bool {
+	ok := r.object(func(key []byte) bool {
 		switch string(key) {
 		case "@level":
 			return r.str(&m.Level)
@@ -61,26 +46,24 @@ func parseFast(line []byte, m *message) bool {
 		case "ui":
 			return r.str(&m.UI)
 		case "hook":
-			m.Hook = &hookMsg{}
+			m.Hook = cmp.Or(m.Hook, &hookMsg{})
 			return r.hook(m.Hook)
 		case "change":
-			m.Change = &changeMsg{}
+			m.Change = cmp.Or(m.Change, &changeMsg{})
 			return r.change(m.Change)
 		case "changes":
-			m.Changes = &ChangeSummary{}
+			m.Changes = cmp.Or(m.Changes, &ChangeSummary{})
 			return r.changes(m.Changes)
 		case "outputs":
 			return r.raw(&m.Outputs)
 		case "diagnostic":
-			m.Diag = &Diagnostic{}
+			m.Diag = cmp.Or(m.Diag, &Diagnostic{})
 			return r.diagnostic(m.Diag)
 		}
 		return r.unknown(key, 1)
-	}, 1) {
-		return false
-	}
+	}, 1)
 	r.space()
-	return r.i == len(r.b)
+	return ok && r.i == len(r.b)
 }
 
 func (r *fastReader) hook(h *hookMsg) bool {
@@ -127,22 +110,15 @@ func (r *fastReader) change(c *changeMsg) bool {
 		case "resource":
 			return r.resource(&c.Resource)
 		case "previous_resource":
-			c.PreviousResource = &resourceAddr{}
+			c.PreviousResource = cmp.Or(c.PreviousResource, &resourceAddr{})
 			return r.resource(c.PreviousResource)
 		case "action":
 			return r.str(&c.Action)
 		case "reason":
 			return r.str(&c.Reason)
-		case "importing":
-			c.Importing = &struct {
-				ID string `json:"id"`
-			}{}
-			return r.object(func(key []byte) bool {
-				if string(key) == "id" {
-					return r.str(&c.Importing.ID)
-				}
-				return r.unknown(key, 3)
-			}, 3)
+		case "importing": // seldom: encoding/json's
+			start := r.i
+			return r.skip(2) && json.Unmarshal(r.b[start:r.i], &c.Importing) == nil
 		}
 		return r.unknown(key, 2)
 	}, 2)
@@ -180,7 +156,7 @@ func (r *fastReader) diagnostic(d *Diagnostic) bool {
 		case "address":
 			return r.str(&d.Address)
 		case "range":
-			d.Range = &Range{}
+			d.Range = cmp.Or(d.Range, &Range{})
 			return r.object(func(key []byte) bool {
 				switch string(key) {
 				case "filename":
@@ -211,55 +187,45 @@ func (r *fastReader) pos(p *Pos) bool {
 	}, 4)
 }
 
-// maxFastKeys bounds the keys of an object the mapping reads.
-const maxFastKeys = 24
-
 // object reads an object the mapping reads, calling field for each key
-// with the reader on its value; field reads the value. A key seen twice
-// makes it give up: encoding/json merges a repeated object into the first.
+// with the reader on its value; field reads the value. A repeated key is
+// read again, as encoding/json does: a scalar replaced, an object merged
+// into the first.
 func (r *fastReader) object(field func(key []byte) bool, depth int) bool {
-	var seen [maxFastKeys][]byte
-	n := 0
-	return r.anyObject(func(key []byte) bool {
-		if n == len(seen) {
-			return false
-		}
-		for _, s := range seen[:n] {
-			if string(s) == string(key) {
-				return false
-			}
-		}
-		seen[n] = key
-		n++
-		return field(key)
-	}, depth)
+	return r.items('{', '}', field, depth)
 }
 
-// anyObject reads an object, calling field for each key.
-func (r *fastReader) anyObject(field func(key []byte) bool, depth int) bool {
+// items reads an object ('{', '}'), calling field for each key with the
+// reader on its value, or an array ('[', ']'), calling field(nil) for each
+// item.
+func (r *fastReader) items(open, close byte, field func(key []byte) bool, depth int) bool {
 	if depth > maxFastDepth {
 		return false
 	}
 	r.space()
-	if !r.byte('{') {
+	if !r.byte(open) {
 		return false
 	}
 	r.space()
-	if r.peek() == '}' {
+	if r.peek() == close {
 		r.i++
 		return true
 	}
 	for {
 		r.space()
-		key, ok := r.key()
-		if !ok {
-			return false
+		var key []byte
+		if open == '{' {
+			k, escaped, _, ok := r.scan()
+			if !ok || escaped { // a key with escapes could spell a known one
+				return false
+			}
+			r.space()
+			if !r.byte(':') {
+				return false
+			}
+			r.space()
+			key = k
 		}
-		r.space()
-		if !r.byte(':') {
-			return false
-		}
-		r.space()
 		if !field(key) {
 			return false
 		}
@@ -267,7 +233,7 @@ func (r *fastReader) anyObject(field func(key []byte) bool, depth int) bool {
 		switch r.peek() {
 		case ',':
 			r.i++
-		case '}':
+		case close:
 			r.i++
 			return true
 		default:
@@ -288,86 +254,57 @@ func (r *fastReader) unknown(key []byte, depth int) bool {
 	return r.skip(depth)
 }
 
-// key reads an object key without escapes.
-func (r *fastReader) key() ([]byte, bool) {
+// scan reads a string, reporting whether it holds escapes, and bytes
+// outside ASCII; raw is what is between its quotes.
+func (r *fastReader) scan() (raw []byte, escaped, unicode, ok bool) {
 	if !r.byte('"') {
-		return nil, false
+		return nil, false, false, false
 	}
 	start := r.i
 	for r.i < len(r.b) {
-		c := r.b[r.i]
-		switch {
+		switch c := r.b[r.i]; {
 		case c == '"':
-			k := r.b[start:r.i]
 			r.i++
-			return k, true
-		case c == '\\' || c < 0x20:
-			return nil, false
+			return r.b[start : r.i-1], escaped, unicode, true
+		case c == '\\':
+			escaped = true
+			r.i++
+		case c < 0x20:
+			return nil, false, false, false
+		case c >= utf8.RuneSelf:
+			unicode = true
 		}
 		r.i++
 	}
-	return nil, false
+	return nil, false, false, false
 }
 
 // str reads a string into s. A string with escapes or bytes outside ASCII
 // is decoded by encoding/json, for its exact handling of both.
 func (r *fastReader) str(s *string) bool {
-	if r.peek() != '"' {
-		return false
-	}
 	start := r.i
-	r.i++
-	plain := true
-	for r.i < len(r.b) {
-		c := r.b[r.i]
-		switch {
-		case c == '"':
-			r.i++
-			if plain {
-				*s = string(r.b[start+1 : r.i-1])
-				return true
-			}
-			return json.Unmarshal(r.b[start:r.i], s) == nil
-		case c == '\\':
-			plain = false
-			r.i += 2
-			continue
-		case c < 0x20:
-			return false
-		case c >= utf8.RuneSelf:
-			plain = false
-		}
-		r.i++
+	raw, escaped, unicode, ok := r.scan()
+	if ok && !escaped && !unicode {
+		*s = string(raw)
+		return true
 	}
-	return false
+	return ok && json.Unmarshal(r.b[start:r.i], s) == nil
 }
 
 // int reads an integer.
 func (r *fastReader) int(n *int) bool {
 	lit, ok := r.number()
-	if !ok {
-		return false
-	}
 	v, err := strconv.ParseInt(string(lit), 10, 0)
-	if err != nil {
-		return false
-	}
 	*n = int(v)
-	return true
+	return ok && err == nil
 }
 
 // float reads a number.
 func (r *fastReader) float(f *float64) bool {
 	lit, ok := r.number()
-	if !ok {
-		return false
-	}
 	v, err := strconv.ParseFloat(string(lit), 64)
-	if err != nil {
-		return false
-	}
 	*f = v
-	return true
+	return ok && err == nil
 }
 
 // number reads a JSON number literal.
@@ -401,22 +338,19 @@ func (r *fastReader) number() ([]byte, bool) {
 }
 
 func (r *fastReader) digits() int {
-	n := 0
-	for r.i < len(r.b) && r.b[r.i] >= '0' && r.b[r.i] <= '9' {
+	start := r.i
+	for c := r.peek(); c >= '0' && c <= '9'; c = r.peek() {
 		r.i++
-		n++
 	}
-	return n
+	return r.i - start
 }
 
 // raw reads any value into a copy of its bytes, as json.RawMessage does.
 func (r *fastReader) raw(m *json.RawMessage) bool {
 	start := r.i
-	if !r.skip(2) {
-		return false
-	}
+	ok := r.skip(2)
 	*m = append(json.RawMessage(nil), r.b[start:r.i]...)
-	return true
+	return ok
 }
 
 // skip validates and skips any value.
@@ -428,97 +362,36 @@ func (r *fastReader) skip(depth int) bool {
 	case c == '"':
 		return r.skipString()
 	case c == '{':
-		return r.anyObject(func([]byte) bool { return r.skip(depth + 1) }, depth+1)
+		return r.items('{', '}', func([]byte) bool { return r.skip(depth + 1) }, depth+1)
 	case c == '[':
-		r.i++
-		r.space()
-		if r.peek() == ']' {
-			r.i++
-			return true
-		}
-		for {
-			r.space()
-			if !r.skip(depth + 1) {
-				return false
-			}
-			r.space()
-			switch r.peek() {
-			case ',':
-				r.i++
-			case ']':
-				r.i++
-				return true
-			default:
-				return false
-			}
-		}
+		return r.items('[', ']', func([]byte) bool { return r.skip(depth + 1) }, depth)
 	case c == '-' || c >= '0' && c <= '9':
 		_, ok := r.number()
 		return ok
-	case c == 't':
-		return r.literal("true")
-	case c == 'f':
-		return r.literal("false")
-	case c == 'n':
-		return r.literal("null")
+	case c == 't' || c == 'f' || c == 'n':
+		return r.literal("true") || r.literal("false") || r.literal("null")
 	}
 	return false
 }
 
 // skipString skips a string, checking its escapes as encoding/json does.
 func (r *fastReader) skipString() bool {
-	r.i++
-	for r.i < len(r.b) {
-		c := r.b[r.i]
-		switch {
-		case c == '"':
-			r.i++
-			return true
-		case c == '\\':
-			r.i++
-			switch r.peek() {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				r.i++
-			case 'u':
-				r.i++
-				for range 4 {
-					if !isHex(r.peek()) {
-						return false
-					}
-					r.i++
-				}
-			default:
-				return false
-			}
-			continue
-		case c < 0x20:
-			return false
-		}
-		r.i++
-	}
-	return false
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+	start := r.i
+	_, escaped, _, ok := r.scan()
+	return ok && (!escaped || json.Valid(r.b[start:r.i]))
 }
 
 func (r *fastReader) literal(s string) bool {
-	if len(r.b)-r.i < len(s) || string(r.b[r.i:r.i+len(s)]) != s {
-		return false
+	ok := bytes.HasPrefix(r.b[r.i:], []byte(s))
+	if ok {
+		r.i += len(s)
 	}
-	r.i += len(s)
-	return true
+	return ok
 }
 
 func (r *fastReader) space() {
-	for r.i < len(r.b) {
-		switch r.b[r.i] {
-		case ' ', '\t', '\n', '\r':
-			r.i++
-		default:
-			return
-		}
+	for c := r.peek(); c == ' ' || c == '\t' || c == '\n' || c == '\r'; c = r.peek() {
+		r.i++
 	}
 }
 

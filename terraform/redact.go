@@ -9,24 +9,17 @@ import (
 	"github.com/progressotel/progressotel/progress/wire"
 )
 
-// MinSensitiveValueLen is the shortest sensitive value that is searched for
-// and replaced (see WithSensitiveValues). Shorter values ("1", "yes") occur
-// everywhere by chance: replacing them would garble every address and line
-// while protecting nothing a guess would not find.
+// MinSensitiveValueLen is the shortest sensitive value that is replaced
+// (see WithSensitiveValues): shorter ones ("1", "yes") occur everywhere by
+// chance, and replacing them would garble every line and protect nothing.
 const MinSensitiveValueLen = 4
 
-// scrubber applies, before text becomes an event, a span attribute, a
-// Result field or an error, what only this adapter knows: the exact
-// sensitive values the driver gave (WithSensitiveValues,
-// Command.SensitiveVars, tofu's own sensitive marks). Every other secret
-// in free text (key=value pairs, URL passwords, tokens, private keys) is
-// the Redactor's: Record applies it to every string of an event, and text
-// applies the same policy to what does not go through Record. line
-// follows a private key printed one line at a time across a provisioner's
-// output events, with the Redactor's own rule (Redactor.Line).
-//
-// text and value are safe for concurrent use; line is used by the decoder
-// goroutine only.
+// scrubber applies what only this adapter knows, the exact sensitive
+// values the driver gave, before text leaves the process; every other
+// secret of free text is the Redactor's, which Record applies to every
+// event and text to the rest. line follows a private key printed one line
+// at a time across a provisioner's output (Redactor.Line). text and value
+// are safe for concurrent use; line is the decoder goroutine's.
 type scrubber struct {
 	redactor *progress.Redactor
 	values   *strings.Replacer // nil without sensitive values
@@ -35,16 +28,15 @@ type scrubber struct {
 
 func newScrubber(r *progress.Redactor, sensitive []string) *scrubber {
 	s := &scrubber{redactor: r, inKey: map[string]bool{}}
-	var vals []string
-	for _, v := range sensitive {
-		if len(v) >= MinSensitiveValueLen && !slices.Contains(vals, v) {
-			vals = append(vals, v)
-		}
-	}
-	if len(vals) > 0 {
-		// Longest first, so that a value containing another is replaced
-		// whole: strings.Replacer tries the old strings in argument order.
-		slices.SortFunc(vals, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	vals := slices.DeleteFunc(slices.Clone(sensitive), func(v string) bool {
+		return len(v) < MinSensitiveValueLen
+	})
+	// Longest first, so that a value containing another is replaced whole:
+	// strings.Replacer tries the old strings in argument order.
+	slices.SortFunc(vals, func(a, b string) int {
+		return cmp.Or(cmp.Compare(len(b), len(a)), strings.Compare(a, b))
+	})
+	if vals = slices.Compact(vals); len(vals) > 0 {
 		pairs := make([]string, 0, 2*len(vals))
 		for _, v := range vals {
 			pairs = append(pairs, v, wire.Redacted)
@@ -54,9 +46,8 @@ func newScrubber(r *progress.Redactor, sensitive []string) *scrubber {
 	return s
 }
 
-// value replaces the sensitive values in v; for identifiers, values that
-// are not free text, and text that only an event carries (Record redacts
-// the rest).
+// value replaces the sensitive values in v: for identifiers, and text
+// that only an event carries (Record redacts the rest).
 func (s *scrubber) value(v string) string {
 	if s.values == nil || v == "" {
 		return v
@@ -65,8 +56,7 @@ func (s *scrubber) value(v string) string {
 }
 
 // text redacts free text that leaves the process other than through
-// Record (a Result field, an error, a span status, a log line): the
-// sensitive values, then the Redactor's policy.
+// Record (a Result field, an error, a span status, a log line).
 func (s *scrubber) text(v string) string {
 	return s.redactor.Value(s.value(v))
 }

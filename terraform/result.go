@@ -2,8 +2,8 @@ package terraform
 
 import "time"
 
-// Result is the outcome of a run or a stream, as the tool reported it.
-// Every string in it went through the same redaction as the events.
+// Result is the outcome of a run or a stream, as the tool reported it,
+// redacted as the events are.
 type Result struct {
 	// Operation is the name of the operation in the common events: the
 	// WithOperation name, else Run's subcommand ("apply"), else "terraform".
@@ -11,51 +11,37 @@ type Result struct {
 	// Tool and Version come from the version message: "tofu" or
 	// "terraform", and its version ("1.10.10").
 	Tool, Version string
-	// ExitCode is the tool's exit status, 128+n when it was killed by
-	// signal n, as a shell reports it; -1 for Stream, which has no process,
-	// and when the tool could not be started.
+	// ExitCode is the tool's exit status (128+n when killed by signal n);
+	// -1 for Stream, and when the tool could not be started.
 	ExitCode int
-	// Plan is the change_summary of the plan; nil when there was none (a
-	// saved plan was applied, or the tool failed before planning).
-	Plan *ChangeSummary
-	// Applied is the final change_summary of an apply or a destroy; nil
-	// when there was none (a plan, or the apply failed).
-	Applied *ChangeSummary
-	// Total is the number of resource operations the plan announced (add +
-	// change + remove: a replacement counts twice, as the tool does it in
-	// two steps), raised if more completed; progress.UnknownTotal (-1)
-	// without a plan summary (a saved plan applied). Completed counts the
-	// operations that completed, as the common/Progress events did;
-	// Errored those that errored, and Cancelled those that errored while
-	// the run was stopping (the context was cancelled, or the tool
-	// reported an interrupt).
+	// Plan is the plan's change_summary, and Applied the final one of an
+	// apply or a destroy; nil when there was none (a saved plan applied, a
+	// failure before planning; a plan, a failed apply).
+	Plan, Applied *ChangeSummary
+	// Total is the M of the common/Progress events (see the package
+	// documentation), progress.UnknownTotal without a plan summary;
+	// Completed counts the operations that completed, Errored those that
+	// errored, and Cancelled those that errored while the run was stopping.
 	Total, Completed, Errored, Cancelled int
 	// ErroredResources lists the addresses whose operation errored, in
 	// order; CancelledResources those whose operation a stop cut short.
 	ErroredResources, CancelledResources []string
 	// Diagnostics holds the tool's errors and warnings, in order.
 	Diagnostics []Diagnostic
-	// Outputs holds the root module's outputs from the last outputs
-	// message. A sensitive output has Sensitive set and no value.
+	// Outputs holds the root module's outputs of the last outputs message.
 	Outputs map[string]Output
 	// Start and End bound the operation: the tool's first and last
-	// timestamps for Stream, the wall clock around the process for Run.
+	// timestamps for Stream, the wall clock for Run.
 	Start, End time.Time
-	// Messages counts the machine-readable UI messages decoded.
-	Messages int
-	// SkippedLines counts the lines that were not messages: plain text,
-	// malformed JSON, or longer than the line limit.
-	SkippedLines int
+	// Messages counts the messages decoded, SkippedLines the lines that
+	// were not messages: plain text, malformed JSON, or over the limit.
+	Messages, SkippedLines int
 
 	failed bool
 }
 
-// OK reports an operation that did not fail: the tool exited with status
-// 0 (or 2 under -detailed-exitcode, "changes present"; for Stream, which
-// has no status, the stream held the tool's final message), reported no
-// error diagnostic and no errored or cancelled resource, and was not
-// cancelled or interrupted. It is false exactly when Run or Stream
-// returned an *OperationError.
+// OK reports an operation that did not fail: it is false exactly when Run
+// or Stream returned an *OperationError.
 func (r Result) OK() bool { return !r.failed }
 
 // ChangeSummary is a change_summary message: the counts of a plan, or of an
@@ -87,9 +73,8 @@ type Diagnostic struct {
 	Address string `json:"address,omitempty"`
 	// Range is where in the configuration, when the tool knows.
 	Range *Range `json:"range,omitempty"`
-	// Repeated counts the further identical diagnostics the tool wrote
-	// (a halted apply writes "execution halted" once per stopped
-	// operation): they are recorded once.
+	// Repeated counts the further identical diagnostics the tool wrote (a
+	// halted apply writes "execution halted" once per stopped operation).
 	Repeated int `json:"repeated,omitempty"`
 }
 
@@ -114,8 +99,7 @@ type Output struct {
 	// Action is the planned change of the output ("create", "update",
 	// "delete", "noop") in a plan's outputs message; empty after an apply.
 	Action string
-	// Value is the output's value, decoded from JSON (string, float64,
-	// bool, nil, []any, map[string]any); always nil for a sensitive output
-	// and in a plan.
+	// Value is the output's value, decoded from JSON; nil for a sensitive
+	// output and in a plan.
 	Value any
 }

@@ -2,6 +2,7 @@ package terraform
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,59 +27,35 @@ import (
 const maxStderr = 16 << 10
 
 // Run runs the tofu or terraform CLI with -json and records its
-// machine-readable UI live, each message when the tool writes it, as
-// progress events inside a command span (a child of the span in ctx,
-// named after the tool and subcommand: "tofu apply") with a child span per
-// resource operation. See the package documentation for the events and
-// spans.
-//
-// Variables go to the tool through a private variables file (see
-// Command.Vars), and the values of Command.SensitiveVars are kept out of
-// every output.
-//
-// Cancelling ctx stops the tool the way Ctrl-C does: SIGINT to its process
-// group, so that it stops gracefully and writes its state; then, after the
-// grace period (WithGracePeriod), SIGKILL to the group. Once the tool has
-// exited, whatever is left of its group is killed too, so no process of a
-// cancelled run survives it. Run returns once the tool has exited; the
-// messages it writes while stopping are reported.
+// machine-readable UI live in a command span ("tofu apply", a child of the
+// span in ctx). Cancelling ctx stops the tool as Ctrl-C does, SIGINT to its
+// process group so that it writes its state, and SIGKILL after the grace
+// period (WithGracePeriod); Run returns once the tool has exited and what
+// is left of its group is killed.
 //
 // The error is nil when the tool exited with status 0 (or 2 under
-// -detailed-exitcode, "changes present"). Otherwise it is an
-// *OperationError naming the error diagnostics, which wraps ctx's error
-// for a cancelled run and ErrNotInstalled when no tool was found. The
-// Result holds what was reported in every case, and every run is reported
-// as common/OperationStarted then common/OperationCompleted or
-// common/OperationFailed.
+// -detailed-exitcode, "changes present"), else an *OperationError naming
+// the error diagnostics, which wraps ctx's error for a cancelled run and
+// ErrNotInstalled when no tool was found. The Result holds what was
+// reported in every case.
 func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 	cfg := newConfig(opts)
 	for _, v := range c.SensitiveVars {
 		cfg.sensitive = sensitiveStrings(v, cfg.sensitive)
 	}
 	global, sub, rest, splitErr := c.split()
-	op := cfg.Operation
-	if op == "" {
-		op = sub
-	}
-	if op == "" {
-		op = "terraform"
-	}
 	binary, binErr := c.binary()
 	tool := "terraform"
 	if binErr == nil {
 		tool = filepath.Base(binary)
 	}
-	d := newDecoder(ctx, cfg, op, strings.TrimSpace(tool+" "+sub), attribute.String("terraform.command", sub))
-	d.begin(time.Now())
+	d := newRunDecoder(ctx, cfg, tool, sub)
 	fail := func(err error) (Result, error) {
-		return d.finish(outcome{end: time.Now(), exitCode: -1, cause: err})
+		return d.finish(outcome{end: time.Now(), exit: noExit, cause: err})
 	}
-	switch {
-	case splitErr != nil:
-		return fail(splitErr)
-	case binErr != nil:
-		return fail(binErr)
-	case ctx.Err() != nil:
+	if err := cmp.Or(splitErr, binErr); err != nil {
+		return fail(err)
+	} else if ctx.Err() != nil {
 		return fail(ctxCause(ctx))
 	}
 
@@ -93,66 +70,58 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 			return fail(err)
 		}
 	}
-	env := append(os.Environ(), "TF_IN_AUTOMATION=1")
-	env = append(env, c.Env...)
-	env = d.toolTraceEnv(env, tool) // the tool's own spans in the run's trace (tooltrace.go)
+	env := d.toolTraceEnv(append(append(os.Environ(), "TF_IN_AUTOMATION=1"), c.Env...), tool)
 
 	if c.Init {
 		initCtx, initSpan := cfg.Tracer.Start(d.cmdCtx, tool+" init",
 			trace.WithAttributes(attribute.String("terraform.command", "init")))
 		saved := d.cmdCtx
 		d.cmdCtx = initCtx
-		p := d.runProcess(ctx, binary, args(global, "init", nil, ""), c.Dir, env, procIO{})
+		initArgv := append([]string{binary}, args(global, "init", nil, "")...)
+		o := d.runProcess(ctx, procctl.Command{Argv: initArgv, Env: env}, c.Dir)
 		d.cmdCtx = saved
-		if p.failed() {
+		if o.exit.ExitCode() != 0 || o.cause != nil {
 			initSpan.SetStatus(codes.Error, "init failed")
 			initSpan.End()
-			return d.finish(outcome{end: time.Now(), exitCode: p.code, failed: true, cause: p.cause, stderr: p.stderr})
+			o.failed, o.end = true, time.Now()
+			return d.finish(o)
 		}
 		initSpan.End()
 	}
-
-	p := d.runProcess(ctx, binary, args(global, sub, rest, varFile), c.Dir, env, procIO{})
-	failed := p.code != 0 && !(p.code == 2 && cmdline.HasFlag(rest, "detailed-exitcode"))
-	return d.finish(outcome{end: time.Now(), exitCode: p.code, failed: failed, cause: p.cause, stderr: p.stderr})
+	argv := append([]string{binary}, args(global, sub, rest, varFile)...)
+	return d.finish(d.runProcess(ctx, procctl.Command{Argv: argv, Env: env}, c.Dir).of(rest))
 }
 
-// processOutcome is how one process of a run ended.
-type processOutcome struct {
-	code   int // exit status, -1 when it did not start
-	exit   procctl.Exit
-	cause  error // cancellation, or why it could not start
-	stderr string
+// newRunDecoder is the decoder of a run of the tool's subcommand, begun now.
+func newRunDecoder(ctx context.Context, cfg *config, tool, sub string) *decoder {
+	d := newDecoder(ctx, cfg, cmp.Or(cfg.Operation, sub, "terraform"), strings.TrimSpace(tool+" "+sub),
+		attribute.String("terraform.command", sub))
+	d.begin(time.Now())
+	return d
 }
 
-// procIO is what a process gets beside its stdout, which the decoder reads:
-// RunCommandLine's user's stdin, stderr and signals; Run's none.
-type procIO struct {
-	stdin   io.Reader
-	stderr  io.Writer // the tool's stderr as it is; nil: logged
-	sigs    <-chan os.Signal
-	started func(pid int) // nil: not told
+// of ends the outcome of a subcommand's process with the arguments rest
+// now, failed for a status other than 0, or 2 under -detailed-exitcode
+// ("changes present").
+func (o outcome) of(rest []string) outcome {
+	o.end = time.Now()
+	code := o.exit.ExitCode()
+	o.failed = code != 0 && !(code == 2 && cmdline.HasFlag(rest, "detailed-exitcode"))
+	return o
 }
 
-func (p processOutcome) failed() bool { return p.code != 0 || p.cause != nil }
-
-// runProcess runs the tool once, decoding its stdout live, and stops it
-// when ctx is done: SIGINT to its process group, as Ctrl-C in a terminal
-// does, so that it stops gracefully (it finishes the operations under way
-// and writes its state; provider plugins ignore it and leave the stopping
-// to the tool; provisioner commands are interrupted); after the grace
-// period SIGKILL to the group. Once the tool has exited, what it left in
-// its group (a provisioner's child whose shell was stopped) is killed too.
-func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, dir string, env []string, pio procIO) processOutcome {
-	cmd := exec.Command(binary, argv...)
-	cmd.Dir = dir
-	cmd.Env = env
-	cmd.Stdin = pio.stdin
-	stderr := &stderrLog{d: d, quiet: pio.stderr != nil}
+// runProcess runs the tool once in dir, decoding its stdout live, and stops
+// it when ctx is done, as Run says. Its stderr is logged unless c.Stderr
+// gets it.
+func (d *decoder) runProcess(ctx context.Context, c procctl.Command, dir string) outcome {
+	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, c.Env, c.Stdin
+	stderr := &stderrLog{d: d, quiet: c.Stderr != nil}
 	cmd.Stderr = stderr
-	if pio.stderr != nil {
-		cmd.Stderr = io.MultiWriter(pio.stderr, stderr)
+	if c.Stderr != nil {
+		cmd.Stderr = io.MultiWriter(c.Stderr, stderr)
 	}
+	notStarted := func(err error) outcome { return outcome{exit: noExit, cause: err} }
 	child, err := procctl.New(cmd, procctl.Stop{
 		Signal: os.Interrupt,
 		Group:  true,
@@ -165,21 +134,20 @@ func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, 
 		},
 	})
 	if err != nil {
-		return processOutcome{code: -1, exit: procctl.Exit{Code: -1}, cause: fmt.Errorf("terraform: %w", err)}
+		return notStarted(fmt.Errorf("terraform: %w", err))
 	}
 	defer child.Close()
 	if err := child.Start(); err != nil {
-		return processOutcome{code: -1, exit: procctl.Exit{Code: -1}, cause: fmt.Errorf("terraform: starting %s: %w", binary, err)}
+		return notStarted(fmt.Errorf("terraform: starting %s: %w", c.Argv[0], err))
 	}
-	if pio.started != nil {
-		pio.started(cmd.Process.Pid)
+	if c.Started != nil {
+		c.Started(cmd.Process.Pid)
 	}
 	unwatch := context.AfterFunc(ctx, child.Stop)
-	unforward := procctl.Forward(child, pio.sigs)
+	unforward := procctl.Forward(child, c.Signals)
 
-	// Cancelling does not stop the reading: the messages of a tool that
-	// is stopping (its interrupt notice, the errored operations, the
-	// diagnostics) are still reported, until its output ends.
+	// Cancelling does not stop the reading: what a stopping tool writes (its
+	// interrupt notice, errored operations, diagnostics) is reported.
 	readErr := readAll(context.Background(), child.Stdout, d)
 	signalled, _ := child.Wait()
 	unforward()
@@ -188,19 +156,15 @@ func (d *decoder) runProcess(ctx context.Context, binary string, argv []string, 
 		d.cfg.Logger.Warn("terraform: reading the tool's output", "error", readErr.Error())
 	}
 
-	out := processOutcome{code: -1, exit: procctl.ExitOf(cmd.ProcessState), stderr: stderr.tail()}
-	if cmd.ProcessState != nil {
-		out.code = procctl.ExitCode(cmd.ProcessState)
-	}
+	o := outcome{exit: procctl.ExitOf(cmd.ProcessState), stderr: stderr.tail()}
 	if signalled {
-		out.cause = ctxCause(ctx)
+		o.cause = ctxCause(ctx)
 	}
-	return out
+	return o
 }
 
 // stderrLog receives the tool's stderr: each line is logged (redacted) as
-// a warning, and the last lines are kept for errors. The tool writes plain
-// text there, such as a missing CLI configuration file.
+// a warning, and the last lines are kept for errors.
 type stderrLog struct {
 	d     *decoder
 	quiet bool // the user sees stderr as it is: keep the tail, log nothing

@@ -9,18 +9,14 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-
 	"github.com/progressotel/progressotel/internal/kit/cmdline"
 	"github.com/progressotel/progressotel/internal/kit/procctl"
 )
 
-// CommandLine is a command line that RunCommandLine runs as its user gave
-// it: tofu or terraform, its global flags, a subcommand and its flags.
+// CommandLine is a command line that RunCommandLine runs as its user gave it.
 type CommandLine = procctl.Command
 
-// Exit is how the user's command ended: its exit code, or the signal that
-// killed it.
+// Exit is how the user's command ended: its exit code, or its signal.
 type Exit = procctl.Exit
 
 // ErrPrompts is returned by RunCommandLine, before anything runs or is
@@ -28,92 +24,68 @@ type Exit = procctl.Exit
 // -auto-approve, no saved plan): with -json the tool cannot ask.
 var ErrPrompts = errors.New("terraform: the command asks for approval, which -json cannot (add -auto-approve)")
 
-// WithDisplay writes what the tool would have printed to w while the run is
-// reported: each message's text (@message), and the lines that are not
-// messages, cleaned of terminal escapes. When the command line asks for
-// -json itself, w gets the message lines as they are. RunCommandLine only.
+// WithDisplay writes to w what the tool would have printed: each message's
+// @message and the lines that are not messages, cleaned of terminal
+// escapes; the lines as they are when the command line asks for -json
+// itself. RunCommandLine only.
 func WithDisplay(w io.Writer) Option {
 	return func(c *config) { c.Display = w }
 }
 
-// RunCommandLine runs a tofu or terraform command line as a user typed it,
-// with -json added after the subcommand (and nothing else: no
-// -auto-approve, no -input=false), and records its machine-readable UI
-// live as Run does, with the same launcher. It is how `progressotel run --
-// tofu apply ...` runs. c.Argv[0] is the tool, a name or a path.
-//
-// Signals from c.Signals go to the tool as if sent to it directly: SIGINT,
-// a terminal's Ctrl-C, to its process group (providers and provisioners
-// included), any other to the tool alone. Cancelling ctx stops it as Run
-// does.
+// RunCommandLine runs a tofu or terraform command line as a user typed it
+// (`progressotel run -- tofu apply ...`), with only -json added after the
+// subcommand, and records it live as Run does. c.Argv[0] is the tool, a
+// name or a path. Signals from c.Signals go to the tool as if sent to it
+// directly: SIGINT, a terminal's Ctrl-C, to its process group, any other
+// to the tool alone; cancelling ctx stops it as Run does.
 //
 // Exit is how the tool ended, -1 when it did not start. The error is
-// ErrPrompts (nothing run), or as for Run: nil for status 0, or 2 under
-// -detailed-exitcode.
+// ErrPrompts (nothing run), or as Run's.
 func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result, Exit, error) {
 	if len(c.Argv) == 0 {
-		return Result{}, Exit{Code: -1}, errors.New("terraform: RunCommandLine: no command line")
+		return Result{}, noExit, errors.New("terraform: RunCommandLine: no command line")
 	}
 	global, sub, rest, ok := cmdline.SplitSubcommand(c.Argv[1:])
 	if ok && prompts(sub, rest) {
-		return Result{}, Exit{Code: -1}, ErrPrompts
+		return Result{}, noExit, ErrPrompts
 	}
 	cfg := newConfig(opts)
-	op := cfg.Operation
-	if op == "" {
-		op = sub
-	}
-	if op == "" {
-		op = "terraform"
-	}
 	tool := cmdline.Tool(c.Argv[0])
-	argv := append(slices.Clone(global), sub)
+	argv := append(append([]string{c.Argv[0]}, global...), sub)
 	if cmdline.HasFlag(rest, "json") {
 		cfg.RawTee, cfg.Display = cfg.Display, nil // the user asked for the JSON itself
 	} else {
 		argv = append(argv, "-json")
 	}
-	argv = append(argv, rest...)
-	env := c.Env
-	if env == nil {
-		env = os.Environ()
+	c.Argv = append(argv, rest...)
+	if c.Env == nil {
+		c.Env = os.Environ()
 	}
 
-	d := newDecoder(ctx, cfg, op, strings.TrimSpace(tool+" "+sub), attribute.String("terraform.command", sub))
-	d.begin(time.Now())
+	d := newRunDecoder(ctx, cfg, tool, sub)
 	if !ok {
-		res, err := d.finish(outcome{end: time.Now(), exitCode: -1, cause: errors.New("terraform: no subcommand (such as \"apply\")")})
-		return res, Exit{Code: -1}, err
+		res, err := d.finish(outcome{end: time.Now(), exit: noExit, cause: errors.New("terraform: no subcommand (such as \"apply\")")})
+		return res, noExit, err
 	}
-	env = d.toolTraceEnv(env, tool) // the tool's own spans in the run's trace (tooltrace.go)
-	p := d.runProcess(ctx, c.Argv[0], argv, "", env, procIO{stdin: c.Stdin, stderr: c.Stderr, sigs: c.Signals, started: c.Started})
-	failed := p.code != 0 && !(p.code == 2 && cmdline.HasFlag(rest, "detailed-exitcode"))
-	res, err := d.finish(outcome{end: time.Now(), exitCode: p.code, failed: failed, cause: p.cause, stderr: p.stderr})
-	return res, p.exit, err
+	c.Env = d.toolTraceEnv(c.Env, tool) // the tool's own spans in the run's trace (tooltrace.go)
+	o := d.runProcess(ctx, c, "")
+	res, err := d.finish(o.of(rest))
+	return res, o.exit, err
 }
 
 // prompts reports whether a subcommand would ask for approval: an apply or
 // a destroy without -auto-approve, other than an apply of a saved plan.
 func prompts(sub string, rest []string) bool {
-	if cmdline.HasFlag(rest, "auto-approve") {
-		return false
-	}
-	switch sub {
-	case "destroy":
-		return true
-	case "apply":
-		return !slices.ContainsFunc(rest, func(a string) bool { return !strings.HasPrefix(a, "-") })
-	}
-	return false
+	savedPlan := slices.ContainsFunc(rest, func(a string) bool { return !strings.HasPrefix(a, "-") })
+	return !cmdline.HasFlag(rest, "auto-approve") && (sub == "destroy" || sub == "apply" && !savedPlan)
 }
 
 // reportingSubcommands report progress in their -json output.
 var reportingSubcommands = []string{"init", "plan", "apply", "destroy", "refresh"}
 
 // Reports reports whether RunCommandLine reports argv: tofu or terraform
-// with a subcommand whose -json output reports progress (init, plan,
-// apply, destroy, refresh). argv[0] is the command as given, a name or a
-// path.
+// (a name or a path) with a subcommand whose -json output reports progress
+// (init, plan, apply, destroy, refresh).
 func Reports(argv []string) bool {
 	if len(argv) == 0 || !slices.Contains([]string{"tofu", "terraform"}, cmdline.Tool(argv[0])) {
 		return false

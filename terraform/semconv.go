@@ -5,19 +5,15 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/semconv/v1.43.0/cicdconv"
 
-	outcomes "github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/kit/adapter"
 )
 
 // startTask starts the span of a resource operation (action "refresh" for
-// a refresh) under the command span: a task of the run, through the kit's
-// StartTask. Under the CI/CD conventions its name drops the address's
-// instance keys ("create null_resource.a" for every null_resource.a[i]),
-// so that it stays low-cardinality; the task's name keeps them. endSpan
-// ends it.
-func (d *decoder) startTask(addr, action string, rf resourceFields, t time.Time) *span {
+// a refresh), a task of the run, and keeps it open in open. Under the CI/CD
+// conventions its name drops the address's instance keys ("create
+// null_resource.a"), so that it stays low-cardinality; the task's keeps them.
+func (d *decoder) startTask(open map[string]*span, addr, action string, rf resourceFields, t time.Time) *span {
 	ctx, s := d.op.StartTask(d.cmdCtx, t, adapter.Task{
 		Name: action + " " + addr, ID: addr,
 		Span: action + " " + withoutKeys(addr), OldSpan: action + " " + addr,
@@ -25,25 +21,7 @@ func (d *decoder) startTask(addr, action string, rf resourceFields, t time.Time)
 		attribute.String("terraform.resource.address", addr),
 		attribute.String("terraform.resource.type", rf.ResourceType),
 		attribute.String("terraform.action", action))
-	now := time.Now()
-	return &span{ctx: ctx, span: s, heard: now, opened: now, task: true}
-}
-
-// runResult is cicd.pipeline.result of a failed run (docs/conventions.md
-// has the table): timeout or cancellation when the run was stopped (its
-// context, or the tool's own interrupt notice: stopped, see finish); an
-// error when the tool never ran or its output could not be read (exit -1
-// with a cause: the machinery around the tool); else the tool's failure.
-func (d *decoder) runResult(o outcome, stopped bool) cicdconv.PipelineResultAttr {
-	switch {
-	case stopped && d.stopOutcome() == outcomes.TimedOut:
-		return cicdconv.PipelineResultTimeout
-	case stopped:
-		return cicdconv.PipelineResultCancellation
-	case o.cause != nil && o.exitCode < 0:
-		return cicdconv.PipelineResultError
-	}
-	return cicdconv.PipelineResultFailure
+	return d.opened(&span{addr: addr, action: action, rf: rf, ctx: ctx, span: s, task: true}, open, addr)
 }
 
 // withoutKeys drops the instance keys of a resource address:
@@ -56,14 +34,11 @@ func withoutKeys(addr string) string {
 	var b strings.Builder
 	depth, quoted := 0, false
 	for i := 0; i < len(addr); i++ {
-		c := addr[i]
-		switch {
+		switch c := addr[i]; {
+		case quoted && c == '\\':
+			i++
 		case quoted:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				quoted = false
-			}
+			quoted = c != '"'
 		case c == '"' && depth > 0:
 			quoted = true
 		case c == '[':

@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"slices"
@@ -17,65 +18,39 @@ import (
 // (the driver's, or Command.Env); see WithToolTraces.
 const ToolTracesEnv = "PROGRESSOTEL_TOOL_TRACES"
 
-// defaultOTLPProtocol is the OTLP protocol of a driver whose environment
-// names none: the specification's default, which otelbridge uses
-// (otelbridge.DefaultOTLPProtocol; a test holds the two equal). OpenTofu's
-// exporter defaults to gRPC instead, so the protocol is always spelt out
-// for it.
+// defaultOTLPProtocol is the specification's default, which otelbridge
+// uses (a test holds the two equal); OpenTofu's is gRPC, so the protocol
+// is always spelt out for it.
 const defaultOTLPProtocol = "http/protobuf"
 
 // WithToolTraces sets whether Run passes the run's trace context and the
 // OTLP settings to the tool, so that OpenTofu (1.10 and later) exports its
-// own spans (the graph walk, provider calls) into the driver's trace,
-// under the command span. It is on by default, and takes effect only when
-// the driver exports traces over OTLP: an OTLP endpoint is in the tool's
-// environment (OTEL_EXPORTER_OTLP_ENDPOINT or
-// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, as otelbridge.Setup reads them),
-// OTEL_TRACES_EXPORTER is not "none", and the command span is sampled.
-// PROGRESSOTEL_TOOL_TRACES=off in that environment turns it off too. Run
-// only; the driver's own environment is never changed.
+// own spans into the driver's trace, under the command span. It is on by
+// default, and takes effect only when the tool's environment has an OTLP
+// endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or _TRACES_ENDPOINT),
+// OTEL_TRACES_EXPORTER is not "none", PROGRESSOTEL_TOOL_TRACES is not off,
+// and the command span is sampled. Run only.
 func WithToolTraces(on bool) Option {
 	return func(c *config) { c.toolTrace = on }
 }
 
-// toolTraceEnv returns the tool's environment with what makes OpenTofu
-// export its spans into the run's trace: OTEL_TRACES_EXPORTER=otlp,
-// OTEL_EXPORTER_OTLP_PROTOCOL (the driver's traces protocol),
-// OTEL_SERVICE_NAME (the tool's name, rather than the driver's, which the
-// tool would otherwise inherit), and TRACEPARENT and TRACESTATE of the
-// command span, by the environment-carrier specification. Values of the
-// same names that the tool would inherit are replaced: a TRACEPARENT from
-// the driver's own parent is not the run's. env is returned unchanged when
-// tool traces are off (see WithToolTraces).
+// toolTraceEnv returns env with, in place of what the tool would inherit,
+// what makes OpenTofu export its spans into the run's trace: the exporter,
+// the driver's protocol, the tool's service name and the command span's
+// TRACEPARENT and TRACESTATE; env unchanged when tool traces are off.
 func (d *decoder) toolTraceEnv(env []string, tool string) []string {
-	get := func(name string) string {
-		for _, kv := range slices.Backward(env) {
-			if k, v, _ := strings.Cut(kv, "="); k == name {
-				return strings.TrimSpace(v)
-			}
-		}
-		return ""
+	seen := map[string]string{} // the value the tool would see: the last one
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		seen[k] = strings.TrimSpace(v)
 	}
 	sc := trace.SpanContextFromContext(d.cmdCtx)
-	switch {
-	case !d.cfg.toolTrace || !sc.IsSampled():
-		return env
-	case get("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "":
-		return env
-	case get("OTEL_TRACES_EXPORTER") == "none":
+	if !d.cfg.toolTrace || !sc.IsSampled() || seen["OTEL_TRACES_EXPORTER"] == "none" ||
+		seen["OTEL_EXPORTER_OTLP_ENDPOINT"] == "" && seen["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] == "" ||
+		slices.Contains([]string{"off", "false", "0"}, strings.ToLower(seen[ToolTracesEnv])) {
 		return env
 	}
-	switch strings.ToLower(get(ToolTracesEnv)) {
-	case "off", "false", "0":
-		return env
-	}
-	protocol := get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
-	if protocol == "" {
-		protocol = get("OTEL_EXPORTER_OTLP_PROTOCOL")
-	}
-	if protocol == "" {
-		protocol = defaultOTLPProtocol
-	}
+	protocol := cmp.Or(seen["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"], seen["OTEL_EXPORTER_OTLP_PROTOCOL"], defaultOTLPProtocol)
 	set := map[string]string{
 		"OTEL_TRACES_EXPORTER":        "otlp",
 		"OTEL_EXPORTER_OTLP_PROTOCOL": protocol,
