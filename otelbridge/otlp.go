@@ -55,24 +55,34 @@ func (c *config) otlpEndpoint(signal string) string {
 	return c.getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
 }
 
-func (c *config) otlpLogExporter(ctx context.Context) (sdklog.Exporter, error) {
-	p, from := c.otlpProtocol("LOGS")
-	var (
-		exp sdklog.Exporter
-		err error
-	)
+// newOTLP builds signal's OTLP exporter ("LOGS", "TRACES", "METRICS") in
+// the protocol the environment names, and the check of its export errors.
+func newOTLP[E any](c *config, signal, what string, grpcNew, httpNew func() (E, error)) (E, *protocolCheck, error) {
+	p, from := c.otlpProtocol(signal)
+	var exp E
+	var err error
 	switch p {
 	case ProtocolGRPC:
-		exp, err = otlploggrpc.New(ctx, otlploggrpc.WithDialOption(grpc.WithConnectParams(reconnectParams)))
+		exp, err = grpcNew()
 	case ProtocolHTTPProtobuf:
-		exp, err = otlploghttp.New(ctx)
+		exp, err = httpNew()
 	default:
-		return nil, unsupportedProtocol(p, from)
+		return exp, nil, unsupportedProtocol(p, from)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("otelbridge: otlp log exporter: %w", err)
+		return exp, nil, fmt.Errorf("otelbridge: otlp %s exporter: %w", what, err)
 	}
-	return splitLogExporter{&checkedLogExporter{Exporter: exp, check: c.protocolCheck("logs", "LOGS", p, from)}}, nil
+	return exp, c.protocolCheck(strings.ToLower(signal), signal, p, from), nil
+}
+
+func (c *config) otlpLogExporter(ctx context.Context) (sdklog.Exporter, error) {
+	exp, check, err := newOTLP(c, "LOGS", "log",
+		func() (sdklog.Exporter, error) { return otlploggrpc.New(ctx, otlploggrpc.WithDialOption(reconnect)) },
+		func() (sdklog.Exporter, error) { return otlploghttp.New(ctx) })
+	if err != nil {
+		return nil, err
+	}
+	return splitLogExporter{&checkedLogExporter{Exporter: exp, check: check}}, nil
 }
 
 // maxRequestBytes bounds the estimated size of one OTLP log request. A
@@ -119,36 +129,28 @@ func requestSize(r *sdklog.Record) int {
 }
 
 func (c *config) otlpSpanExporter(ctx context.Context) (sdktrace.SpanExporter, error) {
-	p, from := c.otlpProtocol("TRACES")
-	var (
-		exp sdktrace.SpanExporter
-		err error
-	)
-	switch p {
-	case ProtocolGRPC:
-		exp, err = otlptracegrpc.New(ctx, otlptracegrpc.WithDialOption(grpc.WithConnectParams(reconnectParams)))
-	case ProtocolHTTPProtobuf:
-		exp, err = otlptracehttp.New(ctx)
-	default:
-		return nil, unsupportedProtocol(p, from)
-	}
+	exp, check, err := newOTLP(c, "TRACES", "trace",
+		func() (sdktrace.SpanExporter, error) {
+			return otlptracegrpc.New(ctx, otlptracegrpc.WithDialOption(reconnect))
+		},
+		func() (sdktrace.SpanExporter, error) { return otlptracehttp.New(ctx) })
 	if err != nil {
-		return nil, fmt.Errorf("otelbridge: otlp trace exporter: %w", err)
+		return nil, err
 	}
-	return &checkedSpanExporter{SpanExporter: exp, check: c.protocolCheck("traces", "TRACES", p, from)}, nil
+	return &checkedSpanExporter{SpanExporter: exp, check: check}, nil
 }
 
 func unsupportedProtocol(p, from string) error {
 	return fmt.Errorf("otelbridge: unsupported OTLP protocol %q in %s (want %s or %s)", p, from, ProtocolGRPC, ProtocolHTTPProtobuf)
 }
 
-// reconnectParams cap gRPC's reconnect backoff at 5 seconds (gRPC's default
+// reconnect caps gRPC's reconnect backoff at 5 seconds (gRPC's default
 // grows to 120 s), so that logs and spans flow again soon after a collector
 // comes back.
-var reconnectParams = grpc.ConnectParams{
+var reconnect = grpc.WithConnectParams(grpc.ConnectParams{
 	Backoff:           backoff.Config{BaseDelay: time.Second, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 5 * time.Second},
 	MinConnectTimeout: 10 * time.Second,
-}
+})
 
 // ProtocolMismatchError reports that an OTLP endpoint answered in the other
 // OTLP protocol: a gRPC exporter reached an HTTP server (such as a

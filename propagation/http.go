@@ -1,6 +1,7 @@
 package propagation
 
 import (
+	"cmp"
 	"net/http"
 
 	"go.opentelemetry.io/otel"
@@ -30,10 +31,7 @@ func HTTPMiddleware(next http.Handler) http.Handler {
 func NewHTTPMiddleware(p otelprop.TextMapPropagator) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			prop := p
-			if prop == nil {
-				prop = otel.GetTextMapPropagator()
-			}
+			prop := cmp.Or(p, otel.GetTextMapPropagator())
 			ctx := r.Context()
 			ext := prop.Extract(ctx, otelprop.HeaderCarrier(r.Header))
 			if span := trace.SpanFromContext(ctx); span.SpanContext().IsValid() {
@@ -67,14 +65,8 @@ func NewTransport(base http.RoundTripper) *Transport { return &Transport{Base: b
 // RoundTrip implements http.RoundTripper. The caller's request is not
 // modified: headers are set on a clone.
 func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
-	prop := t.Propagator
-	if prop == nil {
-		prop = otel.GetTextMapPropagator()
-	}
-	base := t.Base
-	if base == nil {
-		base = http.DefaultTransport
-	}
+	prop := cmp.Or(t.Propagator, otel.GetTextMapPropagator())
+	base := cmp.Or(t.Base, http.DefaultTransport)
 	out := r.Clone(r.Context())
 	if out.Header == nil {
 		out.Header = make(http.Header)

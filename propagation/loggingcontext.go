@@ -139,8 +139,8 @@ func jsonScalar(rv json.RawMessage) (s string, ok bool, err error) {
 
 func stripKeyPrefix(k string) string {
 	for _, p := range []string{"tracectx.", HeaderPrefix} {
-		if len(k) > len(p) && strings.EqualFold(k[:len(p)], p) {
-			return k[len(p):]
+		if rest, ok := cutPrefixFold(k, p); ok {
+			return rest
 		}
 	}
 	return k

@@ -82,10 +82,11 @@ func extract(base Values, carrier otelprop.TextMapCarrier) (v Values, n int, err
 	type cand struct{ raw, key, val string }
 	var cands []cand
 	for _, raw := range carrier.Keys() {
-		if len(raw) <= len(HeaderPrefix) || !strings.EqualFold(raw[:len(HeaderPrefix)], HeaderPrefix) {
+		name, ok := tracectxHeader(raw)
+		if !ok {
 			continue
 		}
-		k, err := NormalizeKey(raw[len(HeaderPrefix):])
+		k, err := NormalizeKey(name)
 		if err != nil {
 			errs = append(errs, err)
 			continue

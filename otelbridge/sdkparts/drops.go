@@ -126,34 +126,30 @@ func (l *ledger) stats() DropStats {
 	return s
 }
 
+// counter returns reason's counter and metric attributes.
+func (l *ledger) counter(reason string) (*atomic.Int64, metric.AddOption) {
+	switch reason {
+	case DropQueueFull:
+		return &l.queueFull, l.attrs.queueFull
+	case DropExportFailed:
+		return &l.exportFailed, l.attrs.exportFailed
+	}
+	return &l.shutdown, l.attrs.shutdown
+}
+
 // add counts n records lost for reason, without a group (records lost at
 // shutdown can no longer be reported in the stream).
 func (l *ledger) add(reason string, n int64) {
-	switch reason {
-	case DropQueueFull:
-		l.queueFull.Add(n)
-	case DropExportFailed:
-		l.exportFailed.Add(n)
-	default:
-		l.shutdown.Add(n)
-	}
+	c, _ := l.counter(reason)
+	c.Add(n)
 }
 
 // observe adds n lost records to the progress.records.dropped metric.
 func (l *ledger) observe(reason string, n int64) {
-	if n <= 0 {
-		return
+	if n > 0 {
+		_, attrs := l.counter(reason)
+		l.metric.Add(context.Background(), n, attrs)
 	}
-	var attrs metric.AddOption
-	switch reason {
-	case DropQueueFull:
-		attrs = l.attrs.queueFull
-	case DropExportFailed:
-		attrs = l.attrs.exportFailed
-	default:
-		attrs = l.attrs.shutdown
-	}
-	l.metric.Add(context.Background(), n, attrs)
 }
 
 // takePending hands the unreported groups to the reporter.
