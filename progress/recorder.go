@@ -80,12 +80,11 @@ func (r *Recorder) Stats() Stats {
 
 // Record emits evt as a log record correlated with the span in ctx.
 //
-// It returns a *ValidationError (wrapping ErrInvalidEvent) when evt.Type
-// breaks the naming rule; the event is then not emitted and is counted as
-// invalid. Oversized or unsupported details are not an error: they are cut
-// as documented on Limits, marked progress.truncated and counted. Record
-// never blocks on I/O and never panics, whatever the details hold (typed
-// nils, methods that panic, cycles); a nil ctx is treated as
+// It returns a *ValidationError (wrapping ErrInvalidEvent), emits nothing
+// and counts the event as invalid when evt.Type breaks the naming rule.
+// Oversized or unsupported details are cut as documented on Limits,
+// marked progress.truncated and counted. Record never blocks on I/O and
+// never panics, whatever the details hold; a nil ctx is
 // context.Background().
 func (r *Recorder) Record(ctx context.Context, evt Event) error {
 	if !validType(evt.Type) {

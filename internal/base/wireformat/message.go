@@ -97,6 +97,17 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 		b = AppendStdString(b, k)
 		b = append(b, ':')
 	}
+	// field writes k: the Extra attribute when the record has one, else
+	// the View's value when it has one.
+	field := func(k string, extra *attribute.Value, has bool, val attribute.Value) {
+		if extra != nil {
+			val, has = *extra, true
+		}
+		if has {
+			key(k)
+			b = AppendStdValue(b, val)
+		}
+	}
 	if m.TimeUnixNano > 0 {
 		key(msgTimestamp)
 		b = append(b, '"')
@@ -125,14 +136,7 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 		key(msgLevel)
 		b = AppendStdString(b, m.SeverityText)
 	}
-	switch {
-	case generation != nil:
-		key(msgGeneration)
-		b = AppendStdValue(b, *generation)
-	case v.HasGeneration:
-		key(msgGeneration)
-		b = AppendStdValue(b, attribute.Int64Value(v.Generation))
-	}
+	field(msgGeneration, generation, v.HasGeneration, attribute.Int64Value(v.Generation))
 	key(msgEventName)
 	b = AppendStdString(b, v.Name)
 	s.resource = v.appendRaw(s.resource, rawResourceID, "id")
@@ -150,26 +154,12 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 		key(msgScope)
 		b = AppendStdMap(b, s.scope)
 	}
-	switch {
-	case sequence != nil:
-		key(msgSequence)
-		b = AppendStdValue(b, *sequence)
-	case v.HasSequence:
-		key(msgSequence)
-		b = AppendStdValue(b, attribute.Int64Value(v.Sequence))
-	}
+	field(msgSequence, sequence, v.HasSequence, attribute.Int64Value(v.Sequence))
 	if m.SpanID != [8]byte{} {
 		key(msgSpanID)
 		b = appendHex(b, m.SpanID[:])
 	}
-	switch {
-	case tenant != nil:
-		key(msgTenant)
-		b = AppendStdValue(b, *tenant)
-	case v.raw[rawTenant].ok:
-		key(msgTenant)
-		b = AppendStdValue(b, v.raw[rawTenant].v)
-	}
+	field(msgTenant, tenant, v.raw[rawTenant].ok, v.raw[rawTenant].v)
 	if m.TraceID != [16]byte{} {
 		key(msgTraceID)
 		b = appendHex(b, m.TraceID[:])
@@ -184,14 +174,7 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 		first = false
 		b = appendMembers(b, s.tracectx)
 	}
-	switch {
-	case truncated != nil:
-		key(msgTruncated)
-		b = AppendStdValue(b, *truncated)
-	case v.Truncated:
-		key(msgTruncated)
-		b = append(b, "true"...)
-	}
+	field(msgTruncated, truncated, v.Truncated, attribute.BoolValue(true))
 	return append(b, '}')
 }
 
