@@ -35,15 +35,12 @@ type Telemetry struct {
 // Shutdown flushes everything recorded before it, logs and spans, and shuts
 // the exporters down, within ctx's deadline. Later calls return nil.
 //
-// When it returns, Stats is final and no export of Telemetry's is still
-// running: when ctx ends first, the exports in progress are cancelled,
-// every record still queued or in flight is counted as lost, and Shutdown
-// returns an error wrapping a *sdkparts.LostRecordsError per exporter that
-// lost records, which says how many. Exports are cancelled
-// sdkparts.CancelGrace before the deadline, so that they return by it; an
-// exporter that ignores cancellation is left behind at the deadline, its
-// records counted as lost. Shutdown returns by its deadline, however many
-// exporters are stuck.
+// When it returns, Stats is final and no export is still running: when ctx
+// ends first, the exports in progress are cancelled (sdkparts.CancelGrace
+// before the deadline), every record still queued or in flight is counted
+// as lost, and the error wraps a *sdkparts.LostRecordsError per exporter
+// that lost records. An exporter that ignores cancellation is left behind:
+// Shutdown returns by its deadline.
 func (t *Telemetry) Shutdown(ctx context.Context) error {
 	if t == nil {
 		return nil
@@ -70,9 +67,8 @@ func (t *Telemetry) shutdown(ctx context.Context) error {
 		errs = append(errs, fmt.Errorf("otelbridge: log shutdown: %w", err))
 	}
 	// The provider skips its processors when ctx ends while a record is
-	// being emitted; shut them anyway, so that their goroutines end and
-	// what they held is counted and reported as lost. After a normal
-	// shutdown this is a no-op.
+	// being emitted; shut them anyway, so that what they held is counted
+	// as lost. A no-op after a normal shutdown.
 	for _, b := range t.batches {
 		if err := b.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("otelbridge: log shutdown: %w", err))
@@ -153,11 +149,10 @@ func (t *Telemetry) Stats() sdkparts.DropStats {
 	return s
 }
 
-// Output returns where the program's own text belongs: a wrapped tool's
-// output, notices, a slog.TextHandler. With the live view (the default on
-// a terminal) it is the view's writer, which prints each line above the
-// live area instead of through it (see prettyexporter.LiveExporter.Output);
-// otherwise os.Stderr. It never returns nil, also on a nil *Telemetry.
+// Output returns where the program's own text belongs (a wrapped tool's
+// output, notices, a slog.TextHandler): with the live view, its writer,
+// which prints each line above the live area; otherwise os.Stderr. It
+// never returns nil, also on a nil *Telemetry.
 func (t *Telemetry) Output() io.Writer {
 	if t == nil || t.output == nil {
 		return os.Stderr

@@ -40,10 +40,8 @@ import (
 
 // CancelGrace is how long before its deadline Shutdown cancels the export
 // in progress (at most a quarter of the time it was given), so that an
-// exporter that honours its context returns before the deadline: long
-// enough for any such exporter. Shutdown itself returns at its deadline
-// whatever the export does, so that any number of exporters that ignore
-// cancellation hold a driver's exit up by nothing past it.
+// exporter that honours its context returns by the deadline. Shutdown
+// itself returns at its deadline whatever the export does.
 const CancelGrace = 500 * time.Millisecond
 
 // CutContext returns the context Shutdown cuts the exports with: ctx,
@@ -63,18 +61,14 @@ func CutContext(ctx context.Context) (context.Context, context.CancelFunc) {
 var errShutdownDeadline = errors.New("sdkparts: the export was cut at the shutdown deadline")
 
 // BatchProcessor exports records in batches, like the SDK's BatchProcessor,
-// and accounts for every record it loses. otelbridge.Setup puts one in
-// front of every exporter it builds; put one in front of yours in a
-// LoggerProvider you build yourself.
-//
-// A record dropped from a full queue, in a failed Export, or left queued or
-// in flight at Shutdown is counted (Stats, and the progress.records.dropped
-// metric). After the next successful export, the processor exports a
-// common/EventsDropped event (progress.EventsDropped) into the same stream,
-// one per tenant, trace and reason, with the count and the time window of
-// the loss, so that whoever reads the stream knows what it is missing.
-// Shutdown returns a *LostRecordsError when records could not be flushed or
-// their loss could not be reported.
+// and accounts for every record it loses: dropped from a full queue, in a
+// failed Export, or left at Shutdown (Stats, the progress.records.dropped
+// metric). After the next successful export it exports a
+// common/EventsDropped event (progress.EventsDropped) into the same
+// stream, one per tenant, trace and reason, with the count and time window
+// of the loss. Shutdown returns a *LostRecordsError when records could not
+// be flushed or their loss could not be reported. otelbridge.Setup puts one
+// in front of every exporter it builds.
 type BatchProcessor struct {
 	exp       sdklog.Exporter
 	name      string
@@ -308,10 +302,9 @@ func (b *BatchProcessor) flush(ctx context.Context, buf []sdklog.Record) error {
 // returns the exporter's errors and the first export error; Shutdown
 // builds the LostRecordsError from the ledger.
 func (b *BatchProcessor) shutdown(ctx context.Context, buf []sdklog.Record) error {
-	// Shutdown's deadline reaches the exports only through cut, which
-	// Shutdown cancels when its context ends: an export that ends because
-	// of it then always finds cut cancelled, and settles as lost at
-	// shutdown rather than as a failed export.
+	// Shutdown's deadline reaches the exports only through cut: an export
+	// it ends always finds cut cancelled, and settles as lost at shutdown
+	// rather than as a failed export.
 	ctx, cancel := b.bounded(context.WithoutCancel(ctx))
 	defer cancel()
 	_, drainErr, healthy := b.drain(ctx, buf)
@@ -361,16 +354,11 @@ func (b *BatchProcessor) ForceFlush(ctx context.Context) error {
 //
 // The export in progress is cancelled CancelGrace before ctx's deadline
 // (see CutContext). When ctx ends first, Shutdown counts every record
-// still queued or in flight as lost (DropShutdown) and returns at once.
-// So when it returns, Stats is final and, for an exporter that honours its
-// context, no export of this processor is running; an exporter that
-// ignores cancellation is left to finish on its own, and its outcome no
-// longer counts (its records stay counted as lost). Shutdown never
-// returns later than its deadline, however many processors share it.
-//
-// When records could not be flushed, or were lost earlier and their loss
-// could not be reported in the stream, the error includes a
-// *LostRecordsError that says how many.
+// still queued or in flight as lost (DropShutdown) and returns at once, so
+// Stats is final on return; an exporter that ignores cancellation is left
+// to finish on its own, its records counted as lost. When records could
+// not be flushed, or earlier losses could not be reported in the stream,
+// the error includes a *LostRecordsError that says how many.
 func (b *BatchProcessor) Shutdown(ctx context.Context) error {
 	first := false
 	b.stopOnce.Do(func() { first = true; close(b.stopped) })
