@@ -1,6 +1,7 @@
 package wireformat
 
 import (
+	"cmp"
 	"encoding/base64"
 	"math"
 	"slices"
@@ -103,15 +104,7 @@ func AppendStdMap(b []byte, kvs []attribute.KeyValue) []byte {
 func appendJSONMap(b []byte, kvs []attribute.KeyValue, e *JSONEscapes) []byte {
 	if e.goMaps && !strictlySorted(kvs) {
 		kvs = slices.Clone(kvs)
-		slices.SortStableFunc(kvs, func(x, y attribute.KeyValue) int {
-			switch {
-			case x.Key < y.Key:
-				return -1
-			case x.Key > y.Key:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(kvs, func(x, y attribute.KeyValue) int { return cmp.Compare(x.Key, y.Key) })
 		out := kvs[:0]
 		for i, kv := range kvs {
 			if i+1 < len(kvs) && kvs[i+1].Key == kv.Key {

@@ -125,7 +125,8 @@ func (e *Encoder) details(v any) {
 	}
 }
 
-// value writes v in s, without reflection for the common types.
+// value writes v in s, without reflection for the common types (the other
+// integer and float types take reflectScalar, which writes the same).
 func (e *Encoder) value(s slot, v any) {
 	switch x := v.(type) {
 	case string:
@@ -136,26 +137,8 @@ func (e *Encoder) value(s slot, v any) {
 		e.put(s, attribute.Int64Value(int64(x)))
 	case int64:
 		e.put(s, attribute.Int64Value(x))
-	case int32:
-		e.put(s, attribute.Int64Value(int64(x)))
-	case int16:
-		e.put(s, attribute.Int64Value(int64(x)))
-	case int8:
-		e.put(s, attribute.Int64Value(int64(x)))
-	case uint:
-		e.put(s, e.uint(uint64(x)))
-	case uint64:
-		e.put(s, e.uint(x))
-	case uint32:
-		e.put(s, attribute.Int64Value(int64(x)))
-	case uint16:
-		e.put(s, attribute.Int64Value(int64(x)))
-	case uint8:
-		e.put(s, attribute.Int64Value(int64(x)))
 	case float64:
 		e.put(s, e.float(x, 64))
-	case float32:
-		e.put(s, e.float(float64(x), 32))
 	case nil:
 		e.put(s, attribute.Value{})
 	case map[string]any:
