@@ -352,6 +352,25 @@ func (e *Encoder) mapAny(s slot, m map[string]any) {
 	e.end(s, nested, kvStart, attrStart)
 }
 
+// sortedEntries writes the entries of a map put in s in key order until a
+// budget runs out; only the entries the budget leaves room for are sorted.
+func sortedEntries[T any](e *Encoder, s slot, all []T, cmp func(a, b T) int, key func(*T) string, write func(slot, *T)) {
+	keys := sortFirst(all, e.writable(s), cmp)
+	for i := range keys {
+		c, ok := e.admit(s, key(&keys[i]))
+		if !ok {
+			if e.full {
+				break
+			}
+			continue
+		}
+		write(c, &keys[i])
+	}
+	if len(keys) < len(all) {
+		e.stop() // the budget left no room for the rest
+	}
+}
+
 // mapString is mapAny for map[string]string.
 func (e *Encoder) mapString(s slot, m map[string]string) {
 	if !e.enter(s) {
@@ -379,23 +398,8 @@ func (e *Encoder) mapString(s slot, m map[string]string) {
 		return
 	}
 	nested, kvStart, attrStart := e.begin(s)
-	{
-		n := len(e.sortBuf) - start
-		keys := sortFirst(e.sortBuf[start:], e.writable(s), strings.Compare)
-		for _, k := range keys {
-			c, ok := e.admit(s, k)
-			if !ok {
-				if e.full {
-					break
-				}
-				continue
-			}
-			e.put(c, e.str(m[k], false))
-		}
-		if len(keys) < n {
-			e.stop()
-		}
-	}
+	sortedEntries(e, s, e.sortBuf[start:], strings.Compare, func(k *string) string { return *k },
+		func(c slot, k *string) { e.put(c, e.str(m[*k], false)) })
 	clear(e.sortBuf[start:])
 	e.sortBuf = e.sortBuf[:start]
 	e.end(s, nested, kvStart, attrStart)
@@ -498,22 +502,8 @@ func (e *Encoder) reflectMap(s slot, rv reflect.Value, info *typeInfo) {
 		return
 	}
 	nested, kvStart, attrStart := e.begin(s)
-	{
-		keys := sortFirst(all, e.writable(s), cmpMapKeys)
-		for _, k := range keys {
-			c, ok := e.admit(s, k.s)
-			if !ok {
-				if e.full {
-					break
-				}
-				continue
-			}
-			e.mapElem(c, rv.MapIndex(k.v), info)
-		}
-		if len(keys) < len(all) {
-			e.stop()
-		}
-	}
+	sortedEntries(e, s, all, cmpMapKeys, func(k *mapKey) string { return k.s },
+		func(c slot, k *mapKey) { e.mapElem(c, rv.MapIndex(k.v), info) })
 	e.end(s, nested, kvStart, attrStart)
 }
 
@@ -547,23 +537,8 @@ func (e *Encoder) stringKeyMap(s slot, rv reflect.Value, info *typeInfo) {
 		return
 	}
 	nested, kvStart, attrStart := e.begin(s)
-	{
-		all := e.rkeys[start:]
-		keys := sortFirst(all, e.writable(s), cmpReflectKeys)
-		for _, k := range keys {
-			c, ok := e.admit(s, k.s)
-			if !ok {
-				if e.full {
-					break
-				}
-				continue
-			}
-			e.mapElem(c, vals.Index(k.i), info)
-		}
-		if len(keys) < len(all) {
-			e.stop()
-		}
-	}
+	sortedEntries(e, s, e.rkeys[start:], cmpReflectKeys, func(k *reflectKey) string { return k.s },
+		func(c slot, k *reflectKey) { e.mapElem(c, vals.Index(k.i), info) })
 	clear(e.rkeys[start:])
 	e.rkeys = e.rkeys[:start]
 	e.end(s, nested, kvStart, attrStart)
@@ -587,64 +562,26 @@ func (e *Encoder) mapElem(c slot, mv reflect.Value, info *typeInfo) {
 
 // sliceAny writes a []any as one SLICE value.
 func (e *Encoder) sliceAny(s slot, x []any) {
-	if !e.enter(s) {
-		return
-	}
-	e.size += valueCost
-	x = cutSlice(e, x)
-	start := len(e.vals)
-	saved := e.inKey
-	e.inKey = false
-	for _, el := range x {
-		c, ok := e.admitElem()
-		if !ok {
-			break
-		}
-		e.value(c, el)
-	}
-	e.inKey = saved
-	e.leave()
-	e.put(s, e.popSlice(start))
+	e.slice(s, len(x), func(c slot, i int) { e.value(c, x[i]) })
 }
 
 // sliceString writes a []string as one SLICE value.
 func (e *Encoder) sliceString(s slot, x []string) {
-	if !e.enter(s) {
-		return
-	}
-	e.size += valueCost
-	x = cutSlice(e, x)
-	start := len(e.vals)
-	saved := e.inKey
-	e.inKey = false
-	for _, el := range x {
-		c, ok := e.admitElem()
-		if !ok {
-			break
-		}
-		e.put(c, e.str(el, true))
-	}
-	e.inKey = saved
-	e.leave()
-	e.put(s, e.popSlice(start))
-}
-
-// cutSlice keeps the first MaxSliceLen elements.
-func cutSlice[T any](e *Encoder, x []T) []T {
-	if len(x) > e.lim.MaxSliceLen {
-		e.truncated++
-		return x[:e.lim.MaxSliceLen]
-	}
-	return x
+	e.slice(s, len(x), func(c slot, i int) { e.put(c, e.str(x[i], true)) })
 }
 
 // sliceReflect writes any other slice or array as one SLICE value.
 func (e *Encoder) sliceReflect(s slot, rv reflect.Value) {
+	e.slice(s, rv.Len(), func(c slot, i int) { e.reflectValue(c, rv.Index(i)) })
+}
+
+// slice writes the first MaxSliceLen of n elements as one SLICE value in
+// s, each through elem.
+func (e *Encoder) slice(s slot, n int, elem func(c slot, i int)) {
 	if !e.enter(s) {
 		return
 	}
 	e.size += valueCost
-	n := rv.Len()
 	if n > e.lim.MaxSliceLen {
 		e.truncated++
 		n = e.lim.MaxSliceLen
@@ -657,7 +594,7 @@ func (e *Encoder) sliceReflect(s slot, rv reflect.Value) {
 		if !ok {
 			break
 		}
-		e.reflectValue(c, rv.Index(i))
+		elem(c, i)
 	}
 	e.inKey = saved
 	e.leave()
