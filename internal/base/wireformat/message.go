@@ -47,18 +47,18 @@ const (
 )
 
 // AppendMessage appends the TNCO message of the progress record in v (an
-// event or a transition; nothing for an ordinary log) to b: one JSON
-// object, the layout of docs/collector.md ("The TNCO message"), exactly
-// as collector-config's pipeline writes it from the same record. Keys are
-// in byte order at every level, as encoding/json writes a map:
+// event or a transition; nothing for an ordinary log) to b, exactly as
+// collector-config's pipeline writes it (docs/collector.md, "The TNCO
+// message"). Keys are in byte order at every level, as encoding/json
+// writes a map:
 //
 //	@timestamp, component, details, eventType, level, observedGeneration,
 //	progressEventType, resource, scope, sequence, spanId, tenant, traceId,
 //	tracectx.<name>..., truncated
 //
-// Envelope fields are present only when the record has them; details are
-// nested back from the flattened attributes (Nest), a transition's details
-// are {message?, previous?: {message?, reason, status}, reason, status}.
+// Envelope fields are present only when the record has them; a
+// transition's details are {message?, previous?: {message?, reason,
+// status}, reason, status}.
 func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 	if v.Kind == KindLog {
 		return b

@@ -34,17 +34,14 @@ type PathValue struct {
 type Condition struct{ Status, Reason, Message string }
 
 // View is a record split along the wire contract, in one pass over its
-// attributes, without copying a string or building a map. Every reader of
-// the format adapts it: progress/wire builds Go maps or a nested body from
-// it, the exporters write lines from it.
-//
-// The rules it applies, once for all readers:
-//   - The kind comes from progress.event_type; a record without it (or with
-//     another value) is an ordinary log, all of whose attributes other
-//     than tracectx.* stay in Extra, even ones that look like the contract.
-//   - The envelope's typed fields are taken only with their wire type
-//     (generation and sequence INT64, truncated BOOL); otherwise they stay
-//     in Extra. String fields are read with attribute.Value.String.
+// attributes, without copying a string or building a map; every reader of
+// the format adapts it. The rules, once for all readers:
+//   - The kind comes from progress.event_type; a record without it (or
+//     with another value) is an ordinary log, whose attributes other than
+//     tracectx.* all stay in Extra.
+//   - Typed envelope fields are taken only with their wire type
+//     (generation and sequence INT64, truncated BOOL), else stay in Extra;
+//     string fields are read with attribute.Value.String.
 //   - A transition's payload is progress.<EventName>.<field>; other
 //     progress.<x>.* keys stay in Extra.
 type View struct {
