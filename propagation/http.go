@@ -10,18 +10,15 @@ import (
 )
 
 // HTTPMiddleware extracts the trace context, baggage and tracectx of every
-// request with the global propagator (otel.GetTextMapPropagator, looked up
-// per request so that a later otelbridge.Setup takes effect) and serves the
-// request with the resulting context. It is itself a
-// func(http.Handler) http.Handler:
+// request with the global propagator (looked up per request, so that a
+// later otelbridge.Setup takes effect) and serves the request with the
+// resulting context:
 //
-//	mux := http.NewServeMux()
 //	http.ListenAndServe(addr, propagation.HTTPMiddleware(mux))
 //
-// It creates no span. Composed with otelhttp.NewHandler in either order it
-// does not duplicate otelhttp's work: when the request context already has
-// a valid span (otelhttp's server span), that span stays the active one and
-// only baggage and tracectx are taken from the headers.
+// It creates no span. When the request context already has a valid span
+// (otelhttp's server span, in either order of composition), that span
+// stays the active one and only baggage and tracectx are taken.
 func HTTPMiddleware(next http.Handler) http.Handler {
 	return NewHTTPMiddleware(nil)(next)
 }

@@ -14,18 +14,12 @@ import (
 //
 //	"logging_context": {"transactionId": "tx-1", "processId": "p-1", "tenantId": "t-1"}
 //
-// These functions convert it to and from Values with these rules:
-//
-//   - In: a key loses a "tracectx." or "x-tracectx-" prefix (any case), if
-//     it has one, and is lower-cased ("transactionId" -> transactionid).
-//     String values are taken as they are; numbers and booleans as their
-//     JSON text; null entries are skipped. Keys and values then follow the
-//     rules of NormalizeKey and NormalizeValue and MaxValues; a breaking
-//     entry, or an object or array value, is left out.
-//   - Out: the well-known keys get Ignition's camelCase spelling
-//     (transactionId, processId, taskId, tenantId, driverRequestId,
-//     externalRequestId); others stay lower-case. Every value is a string.
-//
+// In: a key loses a "tracectx." or "x-tracectx-" prefix (any case) and is
+// lower-cased; string values are taken as they are, numbers and booleans
+// as their JSON text, null entries skipped; entries that break
+// NormalizeKey, NormalizeValue or MaxValues, and object or array values,
+// are left out. Out: the well-known keys get Ignition's camelCase spelling
+// (transactionId, ...), others stay lower-case; every value is a string.
 // In then out then in gives the same Values.
 
 // LoggingContextField is the name of the body field holding the context.

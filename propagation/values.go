@@ -71,23 +71,31 @@ func NewValues(m map[string]string) (Values, error) {
 	}
 	slices.Sort(raws)
 	for _, raw := range raws {
-		k, err := NormalizeKey(raw)
-		if err != nil {
-			errs = append(errs, err)
-			continue
+		if e, ok := normalize(raw, m[raw], &errs); ok {
+			cands = append(cands, e)
 		}
-		val, err := NormalizeValue(m[raw])
-		if err != nil {
-			errs = append(errs, fmt.Errorf("key %q: %w", k, err))
-			continue
-		}
-		cands = append(cands, kv{k, val})
 	}
 	v, err := Values{}.merge(cands)
 	if err != nil {
 		errs = append(errs, err)
 	}
 	return v, errors.Join(errs...)
+}
+
+// normalize returns the entry key = value normalised, or adds why it is
+// invalid to errs.
+func normalize(key, value string, errs *[]error) (kv, bool) {
+	k, err := NormalizeKey(key)
+	if err != nil {
+		*errs = append(*errs, err)
+		return kv{}, false
+	}
+	val, err := NormalizeValue(value)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("key %q: %w", k, err))
+		return kv{}, false
+	}
+	return kv{k, val}, true
 }
 
 // With returns a copy of v that also holds key = value, replacing the value
