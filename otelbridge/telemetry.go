@@ -62,29 +62,18 @@ func (t *Telemetry) shutdown(ctx context.Context) error {
 	if t.mp != nil {
 		wg.Go(func() { metricErr = t.mp.Shutdown(ctx) })
 	}
-	var errs []error
-	if err := t.lp.Shutdown(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("otelbridge: log shutdown: %w", err))
-	}
+	errs := []error{wrapErr("log shutdown", t.lp.Shutdown(ctx))}
 	// The provider skips its processors when ctx ends while a record is
 	// being emitted; shut them anyway, so that what they held is counted
 	// as lost. A no-op after a normal shutdown.
 	for _, b := range t.batches {
-		if err := b.Shutdown(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("otelbridge: log shutdown: %w", err))
-		}
+		errs = append(errs, wrapErr("log shutdown", b.Shutdown(ctx)))
 	}
 	for _, p := range t.direct {
 		_ = p.Shutdown(ctx) // a no-op after the provider's; the view's final screen otherwise
 	}
 	wg.Wait()
-	if spanErr != nil {
-		errs = append(errs, spanErr)
-	}
-	if metricErr != nil {
-		errs = append(errs, fmt.Errorf("otelbridge: metric shutdown: %w", metricErr))
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, spanErr, wrapErr("metric shutdown", metricErr))...)
 }
 
 func (t *Telemetry) shutdownSpans(ctx context.Context) error {
@@ -106,10 +95,7 @@ func (t *Telemetry) shutdownSpans(ctx context.Context) error {
 			err = errors.Join(err, fmt.Errorf("otelbridge: the span export did not return by the shutdown deadline, %v after its cancellation", sdkparts.CancelGrace))
 		}
 	}
-	if err != nil {
-		return fmt.Errorf("otelbridge: trace shutdown: %w", err)
-	}
-	return nil
+	return wrapErr("trace shutdown", err)
 }
 
 // ForceFlush exports everything recorded so far, logs and spans, within
@@ -120,19 +106,20 @@ func (t *Telemetry) ForceFlush(ctx context.Context) error {
 	}
 	var errs []error
 	if t.tp != nil {
-		if err := t.tp.ForceFlush(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("otelbridge: trace flush: %w", err))
-		}
+		errs = append(errs, wrapErr("trace flush", t.tp.ForceFlush(ctx)))
 	}
 	if t.mp != nil {
-		if err := t.mp.ForceFlush(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("otelbridge: metric flush: %w", err))
-		}
+		errs = append(errs, wrapErr("metric flush", t.mp.ForceFlush(ctx)))
 	}
-	if err := t.lp.ForceFlush(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("otelbridge: log flush: %w", err))
+	return errors.Join(append(errs, wrapErr("log flush", t.lp.ForceFlush(ctx)))...)
+}
+
+// wrapErr says what failed; nil stays nil (errors.Join drops it).
+func wrapErr(what string, err error) error {
+	if err == nil {
+		return nil
 	}
-	return errors.Join(errs...)
+	return fmt.Errorf("otelbridge: %s: %w", what, err)
 }
 
 // Stats sums the drop accounting of every exporter's batch processor:
