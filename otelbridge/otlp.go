@@ -28,11 +28,10 @@ const (
 )
 
 // DefaultOTLPProtocol is the OTLP protocol when no variable names one:
-// http/protobuf, the OpenTelemetry specification's default and
-// contrib autoexport's, so that OTEL_EXPORTER_OTLP_ENDPOINT=http://host:4318
-// works on its own. A collector's gRPC port (4317) needs
-// OTEL_EXPORTER_OTLP_PROTOCOL=grpc; a mismatch is reported as a
-// *ProtocolMismatchError.
+// http/protobuf, the specification's default, so that
+// OTEL_EXPORTER_OTLP_ENDPOINT=http://host:4318 works on its own. A
+// collector's gRPC port (4317) needs OTEL_EXPORTER_OTLP_PROTOCOL=grpc; a
+// mismatch is reported as a *ProtocolMismatchError.
 const DefaultOTLPProtocol = ProtocolHTTPProtobuf
 
 // otlpProtocol returns the protocol of signal ("LOGS", "TRACES") and the
@@ -85,19 +84,15 @@ func (c *config) otlpLogExporter(ctx context.Context) (sdklog.Exporter, error) {
 	return splitLogExporter{&checkedLogExporter{Exporter: exp, check: check}}, nil
 }
 
-// maxRequestBytes bounds the estimated size of one OTLP log request. A
-// collector's OTLP/gRPC receiver takes at most 4 MiB a request (its
-// default; 20 MiB over HTTP), and a batch of 512 records at the library's
-// limit (64 KiB of details, carried twice: as attributes and in the
-// message body) would be far over it and refused whole. The margin covers
-// the estimate's error.
+// maxRequestBytes bounds the estimated size of one OTLP log request: a
+// collector's OTLP/gRPC receiver takes at most 4 MiB (its default), and a
+// batch of 512 records at the library's limits (details carried twice, as
+// attributes and in the body) would be far over it and refused whole.
 const maxRequestBytes = 3 << 20
 
-// splitLogExporter sends a batch as several requests when its records'
-// estimated size is over maxRequestBytes. A failed request fails the
-// export (the batch processor counts the batch as lost, as it does for a
-// timed-out export the collector may have taken): later requests of the
-// batch are not sent.
+// splitLogExporter sends a batch as several requests when its estimated
+// size is over maxRequestBytes. A failed request fails the export (the
+// batch is counted as lost) and later requests are not sent.
 type splitLogExporter struct{ sdklog.Exporter }
 
 func (e splitLogExporter) Export(ctx context.Context, recs []sdklog.Record) error {
@@ -153,12 +148,11 @@ var reconnect = grpc.WithConnectParams(grpc.ConnectParams{
 })
 
 // ProtocolMismatchError reports that an OTLP endpoint answered in the other
-// OTLP protocol: a gRPC exporter reached an HTTP server (such as a
-// collector's OTLP/HTTP port, 4318), or an http/protobuf exporter reached a
-// gRPC server (port 4317). Every export to it fails, so Setup reports it
-// once per signal through the OpenTelemetry error handler (otel.Handle,
-// which prints to stderr unless otel.SetErrorHandler replaced it), in
-// addition to the exporter's own errors and the drop accounting.
+// OTLP protocol: a gRPC exporter reached an HTTP server (a collector's
+// OTLP/HTTP port, 4318), or an http/protobuf exporter a gRPC server
+// (4317). Every export to it fails, so Setup reports it once per signal
+// through otel.Handle, besides the exporter's own errors and the drop
+// accounting.
 type ProtocolMismatchError struct {
 	Signal   string // "logs" or "traces"
 	Endpoint string // as configured; "" for the exporter's default

@@ -261,12 +261,9 @@ func (c *config) tracerProvider(ctx context.Context, t *Telemetry, res *resource
 }
 
 // LocalSpanProcessor returns a span processor that shows spans made
-// elsewhere in the local views: the live view's tree draws them as its
-// own. progressotel run feeds it the spans of a nested run, handed over
-// from the child process. Spans the TracerProvider makes reach the views
-// without it. With no local view that takes spans (or on a nil
-// *Telemetry) it does nothing. It never exports: the process that made a
-// span exports it.
+// elsewhere (progressotel run feeds it a nested run's spans) in the local
+// views, as the live view's own. With no local view that takes spans, or
+// on a nil *Telemetry, it does nothing. It never exports.
 func (t *Telemetry) LocalSpanProcessor() sdktrace.SpanProcessor {
 	if t == nil {
 		return localSpans(nil)

@@ -69,7 +69,11 @@ func CICDViolations(spans []sdktrace.ReadOnlySpan, opts ...CICDOption) []string 
 	bad := func(s sdktrace.ReadOnlySpan, format string, args ...any) {
 		out = append(out, fmt.Sprintf("span %q (%s): ", s.Name(), s.SpanContext().SpanID())+fmt.Sprintf(format, args...))
 	}
-	taskIDs := map[trace.SpanID]map[string]bool{} // by run span
+	type taskID struct {
+		run trace.SpanID
+		id  string
+	}
+	taskIDs := map[taskID]bool{}
 	seen := 0
 	for _, s := range spans {
 		a := attrsOf(s)
@@ -83,15 +87,11 @@ func CICDViolations(spans []sdktrace.ReadOnlySpan, opts ...CICDOption) []string 
 			if run == nil {
 				bad(s, "a task span without a run span above it")
 			} else if id := a.str(semconv.CICDPipelineTaskRunIDKey); id != "" {
-				ids := taskIDs[run.SpanContext().SpanID()]
-				if ids == nil {
-					ids = map[string]bool{}
-					taskIDs[run.SpanContext().SpanID()] = ids
-				}
-				if ids[id] {
+				k := taskID{run.SpanContext().SpanID(), id}
+				if taskIDs[k] {
 					bad(s, "cicd.pipeline.task.run.id %q is not unique within its run", id)
 				}
-				ids[id] = true
+				taskIDs[k] = true
 			}
 			c.task(s, a, run, bad)
 		}

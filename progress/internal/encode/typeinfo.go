@@ -201,16 +201,7 @@ func structFields(t reflect.Type) []fieldInfo {
 	return out
 }
 
-func hasOpt(opts, want string) bool {
-	for opts != "" {
-		var o string
-		o, opts, _ = strings.Cut(opts, ",")
-		if o == want {
-			return true
-		}
-	}
-	return false
-}
+func hasOpt(opts, want string) bool { return slices.Contains(strings.Split(opts, ","), want) }
 
 // isEmptyValue is encoding/json's omitempty rule.
 func isEmptyValue(v reflect.Value) bool {
