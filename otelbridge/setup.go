@@ -128,18 +128,18 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	}
 	t := &Telemetry{lp: sdklog.NewLoggerProvider(popts...), batches: batches, output: output, local: liveSpans, direct: direct}
 
-	if err := c.meterProvider(ctx, t, res); err != nil {
+	err = c.meterProvider(ctx, t, res)
+	if err == nil && !c.noTracer {
+		err = c.tracerProvider(ctx, t, res, liveSpans)
+	}
+	if err != nil {
 		_ = t.lp.Shutdown(context.Background())
+		if t.mp != nil {
+			_ = t.mp.Shutdown(context.Background())
+		}
 		return nil, err
 	}
-	if !c.noTracer {
-		if err := c.tracerProvider(ctx, t, res, liveSpans); err != nil {
-			_ = t.lp.Shutdown(context.Background())
-			if t.mp != nil {
-				_ = t.mp.Shutdown(context.Background())
-			}
-			return nil, err
-		}
+	if t.tp != nil {
 		otel.SetTracerProvider(t.tp)
 	}
 	if t.mp != nil {

@@ -2,6 +2,7 @@ package sdkparts
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -237,11 +238,7 @@ func dropKeyOf(r *sdklog.Record, reason string) (dropKey, []attribute.KeyValue) 
 			k.tenant = kv.Value.String()
 		}
 	}
-	var tracectx []attribute.KeyValue
-	if len(v.TraceCtx) > 0 {
-		tracectx = append(tracectx, v.TraceCtx...)
-	}
-	return k, tracectx
+	return k, slices.Clone(v.TraceCtx)
 }
 
 // dropAttrs are the metric's attribute sets, built once: a full queue
