@@ -25,25 +25,10 @@ type MessageMeta struct {
 // have one width and sort by time.
 const MessageTimeLayout = "2006-01-02T15:04:05.000Z"
 
-// The names of the TNCO message's top-level keys other than tracectx.*.
+// The prefixes of the envelope keys the message nests.
 const (
-	msgTimestamp   = "@timestamp"
-	msgComponent   = "component"
-	msgDetails     = "details"
-	msgEventType   = "eventType"
-	msgLevel       = "level"
-	msgGeneration  = "observedGeneration"
-	msgEventName   = "progressEventType"
-	msgResource    = "resource"
-	msgScope       = "scope"
-	msgSequence    = "sequence"
-	msgSpanID      = "spanId"
-	msgTenant      = "tenant"
-	msgTraceID     = "traceId"
-	msgTruncated   = "truncated"
-	componentRoot  = "progress.component."
-	resourceRoot   = "progress.resource."
-	generationName = AttrObservedGeneration
+	componentRoot = "progress.component."
+	resourceRoot  = "progress.resource."
 )
 
 // AppendMessage appends the TNCO message of the progress record in v (an
@@ -72,7 +57,7 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 	for i := range v.Extra {
 		kv := &v.Extra[i]
 		switch k := string(kv.Key); {
-		case k == generationName:
+		case k == AttrObservedGeneration:
 			generation = &kv.Value
 		case k == AttrSequence:
 			sequence = &kv.Value
@@ -109,7 +94,7 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 		}
 	}
 	if m.TimeUnixNano > 0 {
-		key(msgTimestamp)
+		key("@timestamp")
 		b = append(b, '"')
 		b = time.Unix(0, m.TimeUnixNano).UTC().AppendFormat(b, MessageTimeLayout)
 		b = append(b, '"')
@@ -117,51 +102,51 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 	s.component = v.appendRaw(s.component, rawComponentName, "name")
 	s.component = v.appendRaw(s.component, rawComponentVersion, "version")
 	if len(s.component) > 0 {
-		key(msgComponent)
+		key("component")
 		b = AppendStdMap(b, s.component)
 	}
-	key(msgDetails)
+	key("details")
 	if v.Kind == KindEvent {
 		b = AppendNestedJSON(b, v.Details, StdEscapes)
 	} else {
 		b = appendTransition(b, v)
 	}
-	key(msgEventType)
+	key("eventType")
 	if v.Kind == KindEvent {
 		b = AppendStdString(b, EventType)
 	} else {
 		b = AppendStdString(b, TransitionEventType)
 	}
 	if m.SeverityText != "" {
-		key(msgLevel)
+		key("level")
 		b = AppendStdString(b, m.SeverityText)
 	}
-	field(msgGeneration, generation, v.HasGeneration, attribute.Int64Value(v.Generation))
-	key(msgEventName)
+	field("observedGeneration", generation, v.HasGeneration, attribute.Int64Value(v.Generation))
+	key("progressEventType")
 	b = AppendStdString(b, v.Name)
 	s.resource = v.appendRaw(s.resource, rawResourceID, "id")
 	s.resource = v.appendRaw(s.resource, rawResourceNamespace, "namespace")
 	s.resource = v.appendRaw(s.resource, rawResourceType, "type")
 	s.resource = v.appendRaw(s.resource, rawResourceUID, "uid")
 	if len(s.resource) > 0 {
-		key(msgResource)
+		key("resource")
 		b = AppendStdMap(b, s.resource)
 	}
 	if len(v.Scope) > 0 {
 		for _, p := range v.Scope { // keys as on the wire (escaped), as the collector has them
 			s.scope = append(s.scope, attribute.KeyValue{Key: attribute.Key(p.Path), Value: p.Value})
 		}
-		key(msgScope)
+		key("scope")
 		b = AppendStdMap(b, s.scope)
 	}
-	field(msgSequence, sequence, v.HasSequence, attribute.Int64Value(v.Sequence))
+	field("sequence", sequence, v.HasSequence, attribute.Int64Value(v.Sequence))
 	if m.SpanID != [8]byte{} {
-		key(msgSpanID)
+		key("spanId")
 		b = appendHex(b, m.SpanID[:])
 	}
-	field(msgTenant, tenant, v.raw[rawTenant].ok, v.raw[rawTenant].v)
+	field("tenant", tenant, v.raw[rawTenant].ok, v.raw[rawTenant].v)
 	if m.TraceID != [16]byte{} {
-		key(msgTraceID)
+		key("traceId")
 		b = appendHex(b, m.TraceID[:])
 	}
 	if len(v.TraceCtx) > 0 {
@@ -174,7 +159,7 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 		first = false
 		b = appendMembers(b, s.tracectx)
 	}
-	field(msgTruncated, truncated, v.Truncated, attribute.BoolValue(true))
+	field("truncated", truncated, v.Truncated, attribute.BoolValue(true))
 	return append(b, '}')
 }
 
