@@ -192,13 +192,12 @@ func (b *BatchProcessor) run() {
 			return
 		case req := <-b.flushReq:
 			req.resp <- b.flush(req.ctx, buf)
+			continue
 		case <-timer.C:
-			b.exportOne(buf)
-			resetTimer(timer, b.interval)
 		case <-b.trigger:
-			b.exportOne(buf)
-			resetTimer(timer, b.interval)
 		}
+		b.exportOne(buf)
+		resetTimer(timer, b.interval)
 	}
 }
 

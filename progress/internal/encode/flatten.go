@@ -19,10 +19,9 @@ import (
 	"github.com/progressotel/progressotel/internal/base/wireformat"
 )
 
-// This file walks a value. Every map entry and struct field passes admit,
-// every slice element admitElem, every container enter, every string str
-// (or fit), and every wide map scan: the checks live there, once, and the
-// walkers below only decide what a Go value looks like on the wire.
+// This file walks a value: the checks live in admit, admitElem, enter,
+// str, fit and scan, once; the walkers only decide what a Go value looks
+// like on the wire.
 
 // mapEntry is one entry of a map[string]any being flattened: collecting
 // the values with the keys saves a lookup per key.
@@ -86,10 +85,8 @@ func (e *Encoder) details(v any) {
 		}
 		return
 	case error:
-		// An error is its message, wherever it is: at the root too,
-		// where a pointer to a struct would otherwise be flattened (an
-		// *errors.errorString has no exported field, so nothing). A
-		// typed nil is no details, as a nil pointer is.
+		// An error is its message, at the root too (where a pointer to a
+		// struct would otherwise be flattened); a typed nil is no details.
 		if isNil(reflect.ValueOf(d)) {
 			return
 		}
@@ -239,9 +236,8 @@ func (e *Encoder) end(s slot, nested bool, kvStart, attrStart int) {
 }
 
 // scan charges the visit of a map's n entries before they are read. A map
-// too wide for the work left is written as one marker instead, so no call
-// walks or sorts an unbounded map; whether it fits depends only on its
-// size, so the result stays deterministic.
+// too wide for the work left is written as one marker instead; whether it
+// fits depends only on its size, so the result stays deterministic.
 func (e *Encoder) scan(s slot, n int) bool {
 	if e.work+n*valueCost <= e.workLimit {
 		e.work += n * valueCost
@@ -251,10 +247,8 @@ func (e *Encoder) scan(s slot, n int) bool {
 	return false
 }
 
-// keysFit charges the key bytes of a map about to be sorted. A map whose
-// keys do not fit in the work left is too wide as well: it is written as
-// the same marker, and the details go on after it (its siblings are not
-// lost to it).
+// keysFit charges the key bytes of a map about to be sorted; a map whose
+// keys do not fit is too wide as well, and the details go on after it.
 func (e *Encoder) keysFit(s slot, n, keyBytes int) bool {
 	if e.work+keyBytes <= e.workLimit {
 		e.work += keyBytes
@@ -292,10 +286,10 @@ func sortEntries(p []mapEntry) {
 	}
 }
 
-// mapAny writes a non-empty map[string]any in s, its keys in sorted order,
-// so that what a limit cuts never depends on map iteration order. Entries
-// a budget will cut are not sorted (sortFirst), and entries whose key is
-// longer than MaxStringLen are dropped before anything else.
+// mapAny writes a non-empty map[string]any in s in sorted key order, so
+// that what a limit cuts never depends on map iteration order. Entries a
+// budget will cut are not sorted, and keys longer than MaxStringLen are
+// dropped first.
 func (e *Encoder) mapAny(s slot, m map[string]any) {
 	if !e.enter(s) {
 		return
@@ -722,10 +716,8 @@ func (e *Encoder) reflectValue(s slot, rv reflect.Value) {
 	}
 }
 
-// unsupported writes the fallback for a value JSON cannot hold (channels,
-// functions, complex numbers, unsafe pointers, maps with keys that are not
-// strings, integers or TextMarshalers) or a method that failed: it counts
-// as a cut.
+// unsupported writes the fallback for a value JSON cannot hold or a method
+// that failed, counted as a cut.
 func (e *Encoder) unsupported(s slot, t reflect.Type, what string) {
 	e.truncated++
 	e.put(s, e.fit(wireformat.UnsupportedPrefix+t.String()+what+"]"))
