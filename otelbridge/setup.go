@@ -81,7 +81,7 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	}
 	var exporters []sdklog.Exporter
 	var batches []*sdkparts.BatchProcessor
-	var output io.Writer                   // the live view's, when there is one
+	var output io.Writer                   // the live view's, when there is one (else Output's stderr)
 	var direct []sdklog.Processor          // local human outputs, fed as records are emitted
 	var liveSpans []sdktrace.SpanProcessor // the live view's tree
 	closeAll := func() {
@@ -123,9 +123,6 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	for _, p := range direct {
 		popts = append(popts, sdklog.WithProcessor(p))
 	}
-	if output == nil {
-		output = os.Stderr
-	}
 	t := &Telemetry{lp: sdklog.NewLoggerProvider(popts...), batches: batches, output: output, local: liveSpans, direct: direct}
 
 	err = c.meterProvider(ctx, t, res)
@@ -159,11 +156,9 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 func (c *config) exporterNames() ([]string, error) {
 	names := c.exporters
 	if names == nil {
-		if env := strings.TrimSpace(c.getenv("OTEL_LOGS_EXPORTER")); env != "" {
-			for _, n := range strings.Split(env, ",") {
-				if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
-					names = append(names, n)
-				}
+		for n := range strings.SplitSeq(c.getenv("OTEL_LOGS_EXPORTER"), ",") {
+			if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
+				names = append(names, n)
 			}
 		}
 	}
