@@ -1,6 +1,7 @@
 package progress
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 	"sync/atomic"
@@ -42,12 +43,7 @@ func NewRecorder(opts ...Option) *Recorder {
 	for _, o := range opts {
 		o(&c)
 	}
-	if c.provider == nil {
-		c.provider = otel.GetLoggerProvider()
-	}
-	if c.meter == nil {
-		c.meter = otel.GetMeterProvider()
-	}
+	c.provider, c.meter = cmp.Or(c.provider, otel.GetLoggerProvider()), cmp.Or(c.meter, otel.GetMeterProvider())
 	r := &Recorder{
 		logger: c.provider.Logger(wireformat.ScopeName, log.WithInstrumentationVersion(wireformat.ScopeVersion)),
 		red:    c.red,
@@ -191,8 +187,5 @@ func (r *Recorder) emit(ctx context.Context, e *encode.Encoder, env *Envelope, n
 
 func (r *Recorder) reject(ctx context.Context, reason string) {
 	r.invalid.Add(1)
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	r.metrics.invalid.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", reason)))
+	r.metrics.invalid.Add(cmp.Or(ctx, context.Background()), 1, metric.WithAttributes(attribute.String("reason", reason)))
 }

@@ -77,26 +77,23 @@ func (r *Redactor) SecretValue(v string) bool {
 // "[REDACTED]": the whole of v when it holds private-key material, else
 // each secret its shape shows (see Redactor). It is what Record does to
 // every string value of an event.
-func (r *Redactor) Value(v string) string {
-	if r == nil {
-		return v
-	}
-	if r.rules.SecretValue(v) {
-		return wireformat.Redacted
-	}
-	out, _ := r.rules.Shapes(v)
-	return out
-}
+func (r *Redactor) Value(v string) string { return r.redact(v, r != nil && r.rules.SecretValue(v)) }
 
 // Line is Value for one line of a sequence (a provisioner's output, one
 // line per event): in carries "inside a private key" from one line to the
 // next, so that every line from a key's header to its end line is
 // redacted whole.
 func (r *Redactor) Line(in *bool, v string) string {
-	if r == nil {
+	return r.redact(v, r != nil && r.rules.SecretLine(in, v))
+}
+
+// redact returns v whole when secret, else with the secrets its shape shows
+// replaced.
+func (r *Redactor) redact(v string, secret bool) string {
+	switch {
+	case r == nil:
 		return v
-	}
-	if r.rules.SecretLine(in, v) {
+	case secret:
 		return wireformat.Redacted
 	}
 	out, _ := r.rules.Shapes(v)

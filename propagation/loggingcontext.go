@@ -2,6 +2,7 @@ package propagation
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -90,9 +91,7 @@ func (v *Values) UnmarshalJSON(data []byte) error {
 // ParseLoggingContext.
 func ContextWithLoggingContext(ctx context.Context, data []byte) (context.Context, error) {
 	v, err := ParseLoggingContext(data)
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx = cmp.Or(ctx, context.Background())
 	if v.Len() == 0 {
 		return ctx, err
 	}

@@ -33,10 +33,7 @@ func FromContext(ctx context.Context) Values {
 // ContextWithValues returns a copy of ctx carrying v in place of any
 // tracectx values it had.
 func ContextWithValues(ctx context.Context, v Values) context.Context {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return context.WithValue(ctx, valuesKey{}, v)
+	return context.WithValue(cmp.Or(ctx, context.Background()), valuesKey{}, v)
 }
 
 // WithValue returns a copy of ctx whose tracectx values also hold key =
@@ -48,10 +45,7 @@ func ContextWithValues(ctx context.Context, v Values) context.Context {
 func WithValue(ctx context.Context, key, value string) (context.Context, error) {
 	v, err := FromContext(ctx).With(key, value)
 	if err != nil {
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		return ctx, err
+		return cmp.Or(ctx, context.Background()), err
 	}
 	return ContextWithValues(ctx, v), nil
 }

@@ -1,6 +1,7 @@
 package sdkparts
 
 import (
+	"cmp"
 	"os"
 	"strconv"
 	"strings"
@@ -73,9 +74,7 @@ func newBatchConfig(opts []BatchOption) batchConfig {
 	c.timeout = positive(c.timeout, DefaultExportTimeout)
 	c.batchSize = positive(c.batchSize, DefaultExportMaxBatchSize)
 	c.batchSize = min(c.batchSize, c.maxQueue)
-	if c.meter == nil {
-		c.meter = otel.GetMeterProvider()
-	}
+	c.meter = cmp.Or(c.meter, otel.GetMeterProvider())
 	return c
 }
 
