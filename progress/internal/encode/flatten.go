@@ -139,27 +139,17 @@ func (e *Encoder) value(s slot, v any) {
 	case nil:
 		e.put(s, attribute.Value{})
 	case map[string]any:
-		if e.nilOrEmpty(s, x == nil, len(x)) {
-			return
+		if !e.nilOrEmpty(s, x == nil, len(x)) {
+			e.mapAny(s, x)
 		}
-		e.mapAny(s, x)
 	case map[string]string:
-		if e.nilOrEmpty(s, x == nil, len(x)) {
-			return
+		if !e.nilOrEmpty(s, x == nil, len(x)) {
+			e.mapString(s, x)
 		}
-		e.mapString(s, x)
 	case []any:
-		if x == nil {
-			e.put(s, attribute.Value{})
-		} else {
-			e.sliceAny(s, x)
-		}
+		e.slice(s, x == nil, len(x), func(c slot, i int) { e.value(c, x[i]) })
 	case []string:
-		if x == nil {
-			e.put(s, attribute.Value{})
-		} else {
-			e.sliceString(s, x)
-		}
+		e.slice(s, x == nil, len(x), func(c slot, i int) { e.put(c, e.str(x[i], true)) })
 	case json.Number:
 		if i, err := x.Int64(); err == nil {
 			e.put(s, attribute.Int64Value(i))
@@ -554,24 +544,18 @@ func (e *Encoder) mapElem(c slot, mv reflect.Value, info *typeInfo) {
 	}
 }
 
-// sliceAny writes a []any as one SLICE value.
-func (e *Encoder) sliceAny(s slot, x []any) {
-	e.slice(s, len(x), func(c slot, i int) { e.value(c, x[i]) })
-}
-
-// sliceString writes a []string as one SLICE value.
-func (e *Encoder) sliceString(s slot, x []string) {
-	e.slice(s, len(x), func(c slot, i int) { e.put(c, e.str(x[i], true)) })
-}
-
 // sliceReflect writes any other slice or array as one SLICE value.
 func (e *Encoder) sliceReflect(s slot, rv reflect.Value) {
-	e.slice(s, rv.Len(), func(c slot, i int) { e.reflectValue(c, rv.Index(i)) })
+	e.slice(s, false, rv.Len(), func(c slot, i int) { e.reflectValue(c, rv.Index(i)) })
 }
 
 // slice writes the first MaxSliceLen of n elements as one SLICE value in
-// s, each through elem.
-func (e *Encoder) slice(s slot, n int, elem func(c slot, i int)) {
+// s, each through elem; a nil slice is null.
+func (e *Encoder) slice(s slot, isNil bool, n int, elem func(c slot, i int)) {
+	if isNil {
+		e.put(s, attribute.Value{})
+		return
+	}
 	if !e.enter(s) {
 		return
 	}
