@@ -22,16 +22,14 @@ import (
 // progress.records.dropped metric and the reason detail of a
 // common/EventsDropped event.
 const (
-	// DropQueueFull: the queue was full, so the oldest queued record was
-	// dropped to make room for a new one (the exporter is slower than the
-	// driver, or the collector is unreachable).
+	// DropQueueFull: the queue was full, so its oldest record was dropped
+	// (the exporter is slower than the driver, or the collector is down).
 	DropQueueFull = "queue_full"
 	// DropExportFailed: the exporter returned an error for the batch that
 	// held the record (collector down, rejected, timed out).
 	DropExportFailed = "export_failed"
-	// DropShutdown: the record was still queued, or its export was in
-	// progress, when Shutdown's context ended; or it was emitted after
-	// Shutdown.
+	// DropShutdown: the record was still queued or being exported when
+	// Shutdown's context ended, or it was emitted after Shutdown.
 	DropShutdown = "shutdown"
 )
 
@@ -60,10 +58,9 @@ type dropGroup struct {
 }
 
 // ledger writes down what became of every record a BatchProcessor
-// received: exported, or lost with a reason. Its counters are the only
-// ones: Stats, the Shutdown error and the reports are read from them. Lost
-// records are also kept in groups per (tenant, trace, reason) until a
-// common/EventsDropped report for them reaches the exporter.
+// received, exported or lost with a reason, in the only counters (Stats,
+// the Shutdown error and the reports read them), and keeps lost records in
+// groups per (tenant, trace, reason) until a report for them is exported.
 type ledger struct {
 	exported, queueFull, exportFailed, shutdown, reported atomic.Int64
 
