@@ -10,7 +10,6 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
-	"google.golang.org/grpc"
 )
 
 // WithMetricReader adds a reader of the MeterProvider Setup installs, in
@@ -83,23 +82,15 @@ func (c *config) meterProvider(ctx context.Context, t *Telemetry, res *resource.
 }
 
 func (c *config) otlpMetricExporter(ctx context.Context) (sdkmetric.Exporter, error) {
-	p, from := c.otlpProtocol("METRICS")
-	var (
-		exp sdkmetric.Exporter
-		err error
-	)
-	switch p {
-	case ProtocolGRPC:
-		exp, err = otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithDialOption(grpc.WithConnectParams(reconnectParams)))
-	case ProtocolHTTPProtobuf:
-		exp, err = otlpmetrichttp.New(ctx)
-	default:
-		return nil, unsupportedProtocol(p, from)
-	}
+	exp, check, err := newOTLP(c, "METRICS", "metric",
+		func() (sdkmetric.Exporter, error) {
+			return otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithDialOption(reconnect))
+		},
+		func() (sdkmetric.Exporter, error) { return otlpmetrichttp.New(ctx) })
 	if err != nil {
-		return nil, fmt.Errorf("otelbridge: otlp metric exporter: %w", err)
+		return nil, err
 	}
-	return &checkedMetricExporter{Exporter: exp, check: c.protocolCheck("metrics", "METRICS", p, from)}, nil
+	return &checkedMetricExporter{Exporter: exp, check: check}, nil
 }
 
 type checkedMetricExporter struct {

@@ -66,10 +66,8 @@ func WithProcessor(p sdklog.Processor) Option {
 }
 
 // WithResource sets the driver's own resource attributes, such as its
-// default service.name. They are defaults: OTEL_RESOURCE_ATTRIBUTES
-// overrides them, and OTEL_SERVICE_NAME overrides both, so that an
-// operator renames a deployed driver through its environment, as with
-// every OpenTelemetry SDK.
+// default service.name: OTEL_RESOURCE_ATTRIBUTES overrides them, and
+// OTEL_SERVICE_NAME both, as with every OpenTelemetry SDK.
 func WithResource(r *resource.Resource) Option {
 	return func(c *config) { c.res = r }
 }
@@ -90,8 +88,8 @@ func WithoutTracerProvider() Option {
 
 // WithoutMessageBody sends OTLP records without the TNCO message as their
 // body (see sdkparts.NewMessageBodyExporter): smaller payloads, for
-// pipelines that do not forward events to TNCO. collector-config's
-// pipeline then builds the message itself, slower.
+// pipelines that do not forward events to TNCO (collector-config's
+// pipeline then builds the message itself, slower).
 func WithoutMessageBody() Option {
 	return func(c *config) { c.noMessageBody = true }
 }

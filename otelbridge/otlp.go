@@ -28,11 +28,10 @@ const (
 )
 
 // DefaultOTLPProtocol is the OTLP protocol when no variable names one:
-// http/protobuf, the OpenTelemetry specification's default and
-// contrib autoexport's, so that OTEL_EXPORTER_OTLP_ENDPOINT=http://host:4318
-// works on its own. A collector's gRPC port (4317) needs
-// OTEL_EXPORTER_OTLP_PROTOCOL=grpc; a mismatch is reported as a
-// *ProtocolMismatchError.
+// http/protobuf, the specification's default, so that
+// OTEL_EXPORTER_OTLP_ENDPOINT=http://host:4318 works on its own. A
+// collector's gRPC port (4317) needs OTEL_EXPORTER_OTLP_PROTOCOL=grpc; a
+// mismatch is reported as a *ProtocolMismatchError.
 const DefaultOTLPProtocol = ProtocolHTTPProtobuf
 
 // otlpProtocol returns the protocol of signal ("LOGS", "TRACES") and the
@@ -55,39 +54,45 @@ func (c *config) otlpEndpoint(signal string) string {
 	return c.getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
 }
 
-func (c *config) otlpLogExporter(ctx context.Context) (sdklog.Exporter, error) {
-	p, from := c.otlpProtocol("LOGS")
-	var (
-		exp sdklog.Exporter
-		err error
-	)
+// newOTLP builds signal's OTLP exporter ("LOGS", "TRACES", "METRICS") in
+// the protocol the environment names, and the check of its export errors.
+func newOTLP[E any](c *config, signal, what string, grpcNew, httpNew func() (E, error)) (E, *protocolCheck, error) {
+	p, from := c.otlpProtocol(signal)
+	var exp E
+	var err error
 	switch p {
 	case ProtocolGRPC:
-		exp, err = otlploggrpc.New(ctx, otlploggrpc.WithDialOption(grpc.WithConnectParams(reconnectParams)))
+		exp, err = grpcNew()
 	case ProtocolHTTPProtobuf:
-		exp, err = otlploghttp.New(ctx)
+		exp, err = httpNew()
 	default:
-		return nil, unsupportedProtocol(p, from)
+		return exp, nil, unsupportedProtocol(p, from)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("otelbridge: otlp log exporter: %w", err)
+		return exp, nil, fmt.Errorf("otelbridge: otlp %s exporter: %w", what, err)
 	}
-	return splitLogExporter{&checkedLogExporter{Exporter: exp, check: c.protocolCheck("logs", "LOGS", p, from)}}, nil
+	return exp, c.protocolCheck(strings.ToLower(signal), signal, p, from), nil
 }
 
-// maxRequestBytes bounds the estimated size of one OTLP log request. A
-// collector's OTLP/gRPC receiver takes at most 4 MiB a request (its
-// default; 20 MiB over HTTP), and a batch of 512 records at the library's
-// limit (64 KiB of details, carried twice: as attributes and in the
-// message body) would be far over it and refused whole. The margin covers
-// the estimate's error.
+func (c *config) otlpLogExporter(ctx context.Context) (sdklog.Exporter, error) {
+	exp, check, err := newOTLP(c, "LOGS", "log",
+		func() (sdklog.Exporter, error) { return otlploggrpc.New(ctx, otlploggrpc.WithDialOption(reconnect)) },
+		func() (sdklog.Exporter, error) { return otlploghttp.New(ctx) })
+	if err != nil {
+		return nil, err
+	}
+	return splitLogExporter{&checkedLogExporter{Exporter: exp, check: check}}, nil
+}
+
+// maxRequestBytes bounds the estimated size of one OTLP log request: a
+// collector's OTLP/gRPC receiver takes at most 4 MiB (its default), and a
+// batch of 512 records at the library's limits (details carried twice, as
+// attributes and in the body) would be far over it and refused whole.
 const maxRequestBytes = 3 << 20
 
-// splitLogExporter sends a batch as several requests when its records'
-// estimated size is over maxRequestBytes. A failed request fails the
-// export (the batch processor counts the batch as lost, as it does for a
-// timed-out export the collector may have taken): later requests of the
-// batch are not sent.
+// splitLogExporter sends a batch as several requests when its estimated
+// size is over maxRequestBytes. A failed request fails the export (the
+// batch is counted as lost) and later requests are not sent.
 type splitLogExporter struct{ sdklog.Exporter }
 
 func (e splitLogExporter) Export(ctx context.Context, recs []sdklog.Record) error {
@@ -119,44 +124,35 @@ func requestSize(r *sdklog.Record) int {
 }
 
 func (c *config) otlpSpanExporter(ctx context.Context) (sdktrace.SpanExporter, error) {
-	p, from := c.otlpProtocol("TRACES")
-	var (
-		exp sdktrace.SpanExporter
-		err error
-	)
-	switch p {
-	case ProtocolGRPC:
-		exp, err = otlptracegrpc.New(ctx, otlptracegrpc.WithDialOption(grpc.WithConnectParams(reconnectParams)))
-	case ProtocolHTTPProtobuf:
-		exp, err = otlptracehttp.New(ctx)
-	default:
-		return nil, unsupportedProtocol(p, from)
-	}
+	exp, check, err := newOTLP(c, "TRACES", "trace",
+		func() (sdktrace.SpanExporter, error) {
+			return otlptracegrpc.New(ctx, otlptracegrpc.WithDialOption(reconnect))
+		},
+		func() (sdktrace.SpanExporter, error) { return otlptracehttp.New(ctx) })
 	if err != nil {
-		return nil, fmt.Errorf("otelbridge: otlp trace exporter: %w", err)
+		return nil, err
 	}
-	return &checkedSpanExporter{SpanExporter: exp, check: c.protocolCheck("traces", "TRACES", p, from)}, nil
+	return &checkedSpanExporter{SpanExporter: exp, check: check}, nil
 }
 
 func unsupportedProtocol(p, from string) error {
 	return fmt.Errorf("otelbridge: unsupported OTLP protocol %q in %s (want %s or %s)", p, from, ProtocolGRPC, ProtocolHTTPProtobuf)
 }
 
-// reconnectParams cap gRPC's reconnect backoff at 5 seconds (gRPC's default
+// reconnect caps gRPC's reconnect backoff at 5 seconds (gRPC's default
 // grows to 120 s), so that logs and spans flow again soon after a collector
 // comes back.
-var reconnectParams = grpc.ConnectParams{
+var reconnect = grpc.WithConnectParams(grpc.ConnectParams{
 	Backoff:           backoff.Config{BaseDelay: time.Second, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 5 * time.Second},
 	MinConnectTimeout: 10 * time.Second,
-}
+})
 
 // ProtocolMismatchError reports that an OTLP endpoint answered in the other
-// OTLP protocol: a gRPC exporter reached an HTTP server (such as a
-// collector's OTLP/HTTP port, 4318), or an http/protobuf exporter reached a
-// gRPC server (port 4317). Every export to it fails, so Setup reports it
-// once per signal through the OpenTelemetry error handler (otel.Handle,
-// which prints to stderr unless otel.SetErrorHandler replaced it), in
-// addition to the exporter's own errors and the drop accounting.
+// OTLP protocol: a gRPC exporter reached an HTTP server (a collector's
+// OTLP/HTTP port, 4318), or an http/protobuf exporter a gRPC server
+// (4317). Every export to it fails, so Setup reports it once per signal
+// through otel.Handle, besides the exporter's own errors and the drop
+// accounting.
 type ProtocolMismatchError struct {
 	Signal   string // "logs" or "traces"
 	Endpoint string // as configured; "" for the exporter's default

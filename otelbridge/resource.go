@@ -13,21 +13,13 @@ import (
 )
 
 // resource builds the resource in the OpenTelemetry SDKs' order of
-// precedence, each layer overriding the ones before it:
-//
-//  1. what the SDK detects: telemetry.sdk.*, process.* except the command
-//     line, and service.name unknown_service:<executable>;
-//  2. WithResource: the driver's own defaults, such as its service.name;
-//  3. OTEL_RESOURCE_ATTRIBUTES;
-//  4. OTEL_SERVICE_NAME.
-//
-// So the environment, where operators configure a deployed driver, wins
-// over code. The SDK's detector reads the process environment (os.Getenv),
-// not withEnv.
+// precedence, each layer overriding the ones before: what the SDK detects
+// (telemetry.sdk.*, process.* except the command line, service.name
+// unknown_service:<executable>), WithResource, OTEL_RESOURCE_ATTRIBUTES,
+// OTEL_SERVICE_NAME. The SDK's detector reads os.Getenv, not withEnv.
 //
 // process.command_args is left out on purpose: a command line can hold
-// secrets (ansible-playbook -e password=…, a wrapped tool's flags), and the
-// resource is sent with every batch, past the library's redaction.
+// secrets, and the resource is sent with every batch, past the redaction.
 func (c *config) resource(ctx context.Context) (*resource.Resource, error) {
 	detected, err := resource.New(ctx, resource.WithTelemetrySDK(),
 		resource.WithProcessPID(), resource.WithProcessExecutableName(), resource.WithProcessExecutablePath(),

@@ -26,36 +26,32 @@ import (
 // driver never waits on a terminal.
 const localExportInterval = 100 * time.Millisecond
 
-// Setup builds the SDK LoggerProvider, installs it as the global provider,
-// installs the default progress Recorder bound to it, and (unless turned
-// off) an SDK TracerProvider and the default propagator, and an SDK
-// MeterProvider when it has a metric reader (OTEL_METRICS_EXPORTER, see
-// WithoutMeterProvider). It returns the Telemetry handle whose Shutdown
-// the driver defers.
+// Setup builds the SDK LoggerProvider, installs it as the global provider
+// with the default progress Recorder bound to it, and (unless turned off)
+// an SDK TracerProvider, the default propagator, and an SDK MeterProvider
+// when it has a metric reader (OTEL_METRICS_EXPORTER, see
+// WithoutMeterProvider). The driver defers the returned Telemetry's
+// Shutdown.
 //
 // Exporters come from WithExporters, else OTEL_LOGS_EXPORTER (a
 // comma-separated list), else the default: otlp alone when
-// OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT is set
-// (a production setup: no local output unless asked for), otherwise the
-// live view when stderr is a terminal and json lines on stderr when it is
-// not. pretty gives the flat lines, one per record, on a terminal too.
-// Every local exporter (live, pretty, json, console) writes to stderr
-// unless WithWriter says otherwise: telemetry never lands in the
-// program's stdout, which is its result (a driver's JSON answer, the
-// output of a command that progressotel run wraps).
-// OTLP speaks http/protobuf unless OTEL_EXPORTER_OTLP_PROTOCOL (or
-// OTEL_EXPORTER_OTLP_LOGS_PROTOCOL, _TRACES_PROTOCOL) says grpc, as the
-// OpenTelemetry specification defaults it.
+// OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT is set,
+// otherwise the live view when stderr is a terminal and json lines on
+// stderr when it is not. pretty gives flat lines, one per record. Every
+// local exporter (live, pretty, json, console) writes to stderr unless
+// WithWriter says otherwise: telemetry never lands in the program's
+// stdout, which is its result. OTLP speaks http/protobuf unless
+// OTEL_EXPORTER_OTLP_PROTOCOL (or OTEL_EXPORTER_OTLP_LOGS_PROTOCOL,
+// _TRACES_PROTOCOL) says grpc, the OpenTelemetry specification's default.
 //
 // Each exporter sits behind its own sdkparts.BatchProcessor, after the
 // tracectx processor; the otlp one is wrapped in
-// sdkparts.NewMessageBodyExporter unless WithoutMessageBody is given. The
-// two formats a person reads (live and pretty) are not batched: each
-// record goes into the view's memory as it is emitted (a mutex, no I/O;
-// the view's goroutine writes, and drops and counts lines when the
-// terminal does not keep up), so that records, spans and Output's lines
-// come out in the order they happened. The live view also gets the spans,
-// through a span processor: its tree is theirs.
+// sdkparts.NewMessageBodyExporter unless WithoutMessageBody. The formats a
+// person reads (live and pretty) are not batched: each record goes into
+// the view's memory as it is emitted (the view's goroutine writes, and
+// drops and counts lines when the terminal does not keep up), so records,
+// spans and Output's lines come out in the order they happened. The live
+// view also gets the spans, for its tree.
 //
 // After Shutdown, Record calls are accepted and discarded without error.
 func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
@@ -85,7 +81,7 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	}
 	var exporters []sdklog.Exporter
 	var batches []*sdkparts.BatchProcessor
-	var output io.Writer                   // the live view's, when there is one
+	var output io.Writer                   // the live view's, when there is one (else Output's stderr)
 	var direct []sdklog.Processor          // local human outputs, fed as records are emitted
 	var liveSpans []sdktrace.SpanProcessor // the live view's tree
 	closeAll := func() {
@@ -107,10 +103,6 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 		}
 		exporters = append(exporters, exp)
 		if live, ok := exp.(*prettyexporter.LiveExporter); ok {
-			// A person reads it: records in the order they happened,
-			// with the spans and Output's lines, each taken as it is
-			// emitted (never waiting for the terminal: the view's own
-			// goroutine writes).
 			direct = append(direct, live.LogProcessor())
 			if name == ExporterLive {
 				liveSpans = append(liveSpans, live.SpanProcessor())
@@ -131,23 +123,20 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	for _, p := range direct {
 		popts = append(popts, sdklog.WithProcessor(p))
 	}
-	if output == nil {
-		output = os.Stderr
-	}
 	t := &Telemetry{lp: sdklog.NewLoggerProvider(popts...), batches: batches, output: output, local: liveSpans, direct: direct}
 
-	if err := c.meterProvider(ctx, t, res); err != nil {
+	err = c.meterProvider(ctx, t, res)
+	if err == nil && !c.noTracer {
+		err = c.tracerProvider(ctx, t, res, liveSpans)
+	}
+	if err != nil {
 		_ = t.lp.Shutdown(context.Background())
+		if t.mp != nil {
+			_ = t.mp.Shutdown(context.Background())
+		}
 		return nil, err
 	}
-	if !c.noTracer {
-		if err := c.tracerProvider(ctx, t, res, liveSpans); err != nil {
-			_ = t.lp.Shutdown(context.Background())
-			if t.mp != nil {
-				_ = t.mp.Shutdown(context.Background())
-			}
-			return nil, err
-		}
+	if t.tp != nil {
 		otel.SetTracerProvider(t.tp)
 	}
 	if t.mp != nil {
@@ -167,11 +156,9 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 func (c *config) exporterNames() ([]string, error) {
 	names := c.exporters
 	if names == nil {
-		if env := strings.TrimSpace(c.getenv("OTEL_LOGS_EXPORTER")); env != "" {
-			for _, n := range strings.Split(env, ",") {
-				if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
-					names = append(names, n)
-				}
+		for n := range strings.SplitSeq(c.getenv("OTEL_LOGS_EXPORTER"), ",") {
+			if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
+				names = append(names, n)
 			}
 		}
 	}
@@ -211,49 +198,33 @@ func (c *config) stderrTerminal() bool {
 // newExporter builds one exporter by name; local reports whether it writes
 // to a local stream. A nil exporter means "none".
 func (c *config) newExporter(ctx context.Context, name string) (exp sdklog.Exporter, local bool, err error) {
+	w := c.writer
+	if w == nil {
+		w = os.Stderr
+	}
 	switch name {
 	case ExporterLive:
-		w := c.writer
-		if w == nil {
-			w = os.Stderr
-		}
 		exp, err = prettyexporter.NewLive(prettyexporter.WithWriter(w))
-		return exp, true, err
 	case ExporterPretty:
-		w := c.writer
-		if w == nil {
-			w = os.Stderr
-		}
-		// The pretty lines, written by a goroutine of their own so that
-		// they can be taken in order as they are emitted (see Setup).
+		// The flat lines, through the live view's goroutine, so that they
+		// are taken in order as they are emitted (see Setup).
 		exp, err = prettyexporter.NewLive(prettyexporter.WithWriter(w), prettyexporter.WithLiveMode(prettyexporter.LiveFlat))
-		return exp, true, err
 	case ExporterJSON:
-		w := c.writer
-		if w == nil {
-			w = os.Stderr
-		}
 		exp, err = prettyexporter.NewJSON(prettyexporter.WithWriter(w))
-		return exp, true, err
 	case ExporterConsole:
-		w := c.writer
-		if w == nil {
-			w = os.Stderr
-		}
-		o := []stdoutlog.Option{stdoutlog.WithWriter(w)}
-		exp, err = stdoutlog.New(o...)
-		return exp, true, err
+		exp, err = stdoutlog.New(stdoutlog.WithWriter(w))
 	case ExporterOTLP:
-		exp, err = c.otlpLogExporter(ctx)
-		if err != nil {
+		if exp, err = c.otlpLogExporter(ctx); err != nil {
 			return nil, false, err
 		}
 		if !c.noMessageBody {
 			exp = sdkparts.NewMessageBodyExporter(exp)
 		}
 		return exp, false, nil
+	default:
+		return nil, false, nil
 	}
-	return nil, false, nil
+	return exp, true, err
 }
 
 // batch puts exp behind a BatchProcessor, which counts and reports every
@@ -285,12 +256,9 @@ func (c *config) tracerProvider(ctx context.Context, t *Telemetry, res *resource
 }
 
 // LocalSpanProcessor returns a span processor that shows spans made
-// elsewhere in the local views: the live view's tree draws them as its
-// own. progressotel run feeds it the spans of a nested run, handed over
-// from the child process. Spans the TracerProvider makes reach the views
-// without it. With no local view that takes spans (or on a nil
-// *Telemetry) it does nothing. It never exports: the process that made a
-// span exports it.
+// elsewhere (progressotel run feeds it a nested run's spans) in the local
+// views, as the live view's own. With no local view that takes spans, or
+// on a nil *Telemetry, it does nothing. It never exports.
 func (t *Telemetry) LocalSpanProcessor() sdktrace.SpanProcessor {
 	if t == nil {
 		return localSpans(nil)

@@ -13,12 +13,10 @@ import (
 var errSpansCut = errors.New("otelbridge: the span export was cut at the shutdown deadline")
 
 // boundedSpanExporter lets Telemetry.Shutdown cut the span exports of the
-// SDK's span batcher at its deadline. The batcher's Shutdown returns when
-// its context ends, but its goroutine goes on draining with a context of
-// its own (OTEL_BSP_EXPORT_TIMEOUT, 30 s), so without this an export to a
-// collector that hangs outlives Shutdown by that long. Once cut, every
-// export fails at once, the batcher reaches the exporter's Shutdown, and
-// done tells Telemetry.Shutdown that no span export is left.
+// SDK's span batcher at its deadline: the batcher's Shutdown returns when
+// its context ends, but its goroutine goes on draining for up to
+// OTEL_BSP_EXPORT_TIMEOUT. Once cut, every export fails at once, and done
+// tells Telemetry.Shutdown that no span export is left.
 type boundedSpanExporter struct {
 	next sdktrace.SpanExporter
 

@@ -35,15 +35,12 @@ type Telemetry struct {
 // Shutdown flushes everything recorded before it, logs and spans, and shuts
 // the exporters down, within ctx's deadline. Later calls return nil.
 //
-// When it returns, Stats is final and no export of Telemetry's is still
-// running: when ctx ends first, the exports in progress are cancelled,
-// every record still queued or in flight is counted as lost, and Shutdown
-// returns an error wrapping a *sdkparts.LostRecordsError per exporter that
-// lost records, which says how many. Exports are cancelled
-// sdkparts.CancelGrace before the deadline, so that they return by it; an
-// exporter that ignores cancellation is left behind at the deadline, its
-// records counted as lost. Shutdown returns by its deadline, however many
-// exporters are stuck.
+// When it returns, Stats is final and no export is still running: when ctx
+// ends first, the exports in progress are cancelled (sdkparts.CancelGrace
+// before the deadline), every record still queued or in flight is counted
+// as lost, and the error wraps a *sdkparts.LostRecordsError per exporter
+// that lost records. An exporter that ignores cancellation is left behind:
+// Shutdown returns by its deadline.
 func (t *Telemetry) Shutdown(ctx context.Context) error {
 	if t == nil {
 		return nil
@@ -65,30 +62,18 @@ func (t *Telemetry) shutdown(ctx context.Context) error {
 	if t.mp != nil {
 		wg.Go(func() { metricErr = t.mp.Shutdown(ctx) })
 	}
-	var errs []error
-	if err := t.lp.Shutdown(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("otelbridge: log shutdown: %w", err))
-	}
+	errs := []error{wrapErr("log shutdown", t.lp.Shutdown(ctx))}
 	// The provider skips its processors when ctx ends while a record is
-	// being emitted; shut them anyway, so that their goroutines end and
-	// what they held is counted and reported as lost. After a normal
-	// shutdown this is a no-op.
+	// being emitted; shut them anyway, so that what they held is counted
+	// as lost. A no-op after a normal shutdown.
 	for _, b := range t.batches {
-		if err := b.Shutdown(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("otelbridge: log shutdown: %w", err))
-		}
+		errs = append(errs, wrapErr("log shutdown", b.Shutdown(ctx)))
 	}
 	for _, p := range t.direct {
 		_ = p.Shutdown(ctx) // a no-op after the provider's; the view's final screen otherwise
 	}
 	wg.Wait()
-	if spanErr != nil {
-		errs = append(errs, spanErr)
-	}
-	if metricErr != nil {
-		errs = append(errs, fmt.Errorf("otelbridge: metric shutdown: %w", metricErr))
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, spanErr, wrapErr("metric shutdown", metricErr))...)
 }
 
 func (t *Telemetry) shutdownSpans(ctx context.Context) error {
@@ -110,10 +95,7 @@ func (t *Telemetry) shutdownSpans(ctx context.Context) error {
 			err = errors.Join(err, fmt.Errorf("otelbridge: the span export did not return by the shutdown deadline, %v after its cancellation", sdkparts.CancelGrace))
 		}
 	}
-	if err != nil {
-		return fmt.Errorf("otelbridge: trace shutdown: %w", err)
-	}
-	return nil
+	return wrapErr("trace shutdown", err)
 }
 
 // ForceFlush exports everything recorded so far, logs and spans, within
@@ -124,19 +106,20 @@ func (t *Telemetry) ForceFlush(ctx context.Context) error {
 	}
 	var errs []error
 	if t.tp != nil {
-		if err := t.tp.ForceFlush(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("otelbridge: trace flush: %w", err))
-		}
+		errs = append(errs, wrapErr("trace flush", t.tp.ForceFlush(ctx)))
 	}
 	if t.mp != nil {
-		if err := t.mp.ForceFlush(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("otelbridge: metric flush: %w", err))
-		}
+		errs = append(errs, wrapErr("metric flush", t.mp.ForceFlush(ctx)))
 	}
-	if err := t.lp.ForceFlush(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("otelbridge: log flush: %w", err))
+	return errors.Join(append(errs, wrapErr("log flush", t.lp.ForceFlush(ctx)))...)
+}
+
+// wrapErr says what failed; nil stays nil (errors.Join drops it).
+func wrapErr(what string, err error) error {
+	if err == nil {
+		return nil
 	}
-	return errors.Join(errs...)
+	return fmt.Errorf("otelbridge: %s: %w", what, err)
 }
 
 // Stats sums the drop accounting of every exporter's batch processor:
@@ -153,11 +136,10 @@ func (t *Telemetry) Stats() sdkparts.DropStats {
 	return s
 }
 
-// Output returns where the program's own text belongs: a wrapped tool's
-// output, notices, a slog.TextHandler. With the live view (the default on
-// a terminal) it is the view's writer, which prints each line above the
-// live area instead of through it (see prettyexporter.LiveExporter.Output);
-// otherwise os.Stderr. It never returns nil, also on a nil *Telemetry.
+// Output returns where the program's own text belongs (a wrapped tool's
+// output, notices, a slog.TextHandler): with the live view, its writer,
+// which prints each line above the live area; otherwise os.Stderr. It
+// never returns nil, also on a nil *Telemetry.
 func (t *Telemetry) Output() io.Writer {
 	if t == nil || t.output == nil {
 		return os.Stderr

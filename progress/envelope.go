@@ -1,8 +1,10 @@
 package progress
 
 import (
+	"cmp"
 	"context"
 	"slices"
+	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -59,28 +61,12 @@ func (r *Recorder) wideScope(e *encode.Encoder, scope map[string]string) {
 		}
 	}
 	rank := func(k string) int {
-		switch k {
-		case "tenant":
-			return 0
-		case "organization":
-			return 1
-		case "project":
-			return 2
+		if i := slices.Index(routingScopeKeys, k); i >= 0 {
+			return i
 		}
-		return 3
+		return len(routingScopeKeys)
 	}
-	slices.SortFunc(keys, func(a, b string) int {
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra - rb
-		}
-		if a < b {
-			return -1
-		}
-		if a > b {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(rank(a)-rank(b), strings.Compare(a, b)) })
 	if len(keys) > maxScopeKeys {
 		e.Cut()
 		keys = keys[:maxScopeKeys]
@@ -99,6 +85,9 @@ func (r *Recorder) scope(e *encode.Encoder, k, v string) {
 	}
 	r.envString(e, scopeKey(k), v)
 }
+
+// routingScopeKeys are the scope keys a wide scope keeps first, in order.
+var routingScopeKeys = []string{"tenant", "organization", "project"}
 
 func scopeKey(k string) string {
 	switch k {

@@ -1,6 +1,7 @@
 package progress
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 	"sync/atomic"
@@ -42,12 +43,7 @@ func NewRecorder(opts ...Option) *Recorder {
 	for _, o := range opts {
 		o(&c)
 	}
-	if c.provider == nil {
-		c.provider = otel.GetLoggerProvider()
-	}
-	if c.meter == nil {
-		c.meter = otel.GetMeterProvider()
-	}
+	c.provider, c.meter = cmp.Or(c.provider, otel.GetLoggerProvider()), cmp.Or(c.meter, otel.GetMeterProvider())
 	r := &Recorder{
 		logger: c.provider.Logger(wireformat.ScopeName, log.WithInstrumentationVersion(wireformat.ScopeVersion)),
 		red:    c.red,
@@ -80,12 +76,11 @@ func (r *Recorder) Stats() Stats {
 
 // Record emits evt as a log record correlated with the span in ctx.
 //
-// It returns a *ValidationError (wrapping ErrInvalidEvent) when evt.Type
-// breaks the naming rule; the event is then not emitted and is counted as
-// invalid. Oversized or unsupported details are not an error: they are cut
-// as documented on Limits, marked progress.truncated and counted. Record
-// never blocks on I/O and never panics, whatever the details hold (typed
-// nils, methods that panic, cycles); a nil ctx is treated as
+// It returns a *ValidationError (wrapping ErrInvalidEvent), emits nothing
+// and counts the event as invalid when evt.Type breaks the naming rule.
+// Oversized or unsupported details are cut as documented on Limits,
+// marked progress.truncated and counted. Record never blocks on I/O and
+// never panics, whatever the details hold; a nil ctx is
 // context.Background().
 func (r *Recorder) Record(ctx context.Context, evt Event) error {
 	if !validType(evt.Type) {
@@ -192,8 +187,5 @@ func (r *Recorder) emit(ctx context.Context, e *encode.Encoder, env *Envelope, n
 
 func (r *Recorder) reject(ctx context.Context, reason string) {
 	r.invalid.Add(1)
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	r.metrics.invalid.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", reason)))
+	r.metrics.invalid.Add(cmp.Or(ctx, context.Background()), 1, metric.WithAttributes(attribute.String("reason", reason)))
 }

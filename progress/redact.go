@@ -16,38 +16,28 @@ var DefaultSecretKeys = []string{
 
 // Redactor decides which details never leave the process. The zero value
 // redacts nothing; use NewRedactor or DefaultRedactor. A Redactor is
-// immutable and safe for concurrent use. Record applies it to every
-// string value of an event (details at any depth, a transition's status,
-// reason and message), so adapters and drivers need no redaction of
-// their own.
-//
-// What it redacts, before anything leaves the process:
-//   - the value of every key (at any depth, in maps, structs and maps
-//     inside slices) whose name contains a secret fragment, whole subtree
-//     included;
-//   - every string or []byte value (also inside slices, and before a
-//     []byte is base64-encoded) that holds private-key material anywhere:
-//     a PEM or PGP armor header naming a private key ("-----BEGIN ...
-//     PRIVATE KEY-----", "-----BEGIN PGP PRIVATE KEY BLOCK-----",
-//     "-----BEGIN OPENSSH PRIVATE KEY-----") in any position, after any
-//     certificate, public key or EC PARAMETERS block, also when cut short;
-//     a PuTTY key file; the base64 encoding of such a PEM text (as in a
-//     Kubernetes Secret's data);
+// immutable and safe for concurrent use. Record applies it to every string
+// value of an event (details at any depth, a transition's status, reason
+// and message), so adapters and drivers need no redaction of their own.
+// It redacts:
+//   - the value, whole subtree included, of every key (at any depth, also
+//     in maps inside slices) whose name contains a secret fragment;
+//   - every string or []byte value (before a []byte is base64-encoded)
+//     that holds private-key material anywhere: a PEM or PGP armor header
+//     naming a private key, also after other blocks or cut short; a PuTTY
+//     key file; the base64 encoding of such a PEM text;
 //   - in a slice of strings (a key file's lines, Ansible's stdout_lines),
 //     every line from a private key's header to its end line;
-//   - in every other string, the secrets free text shows by their shape,
-//     and only them, so that the rest of the text still reads: the value
-//     of "key=value", "key: value", "key is value" and a JSON pair
-//     ("key": "value", also escaped inside a JSON string) whose key is
-//     secret by the same fragments; the password of a URL's user info;
-//     the credentials after "Bearer" and "Basic"; JSON Web Tokens; tokens
-//     with a well-known prefix (GitHub ghp_, gho_, ghu_, ghs_, ghr_,
-//     github_pat_; GitLab glpat- and its kin; Slack xox?-; AWS access key
-//     ids AKIA, ASIA and kin; Google AIza; Stripe, npm, PyPI, Docker Hub,
-//     Hugging Face, Shopify, SendGrid, Vault and others).
+//   - in every other string, only the secrets free text shows by their
+//     shape: the value of "key=value", "key: value", "key is value" and
+//     JSON pairs whose key is secret by the same fragments; a URL's
+//     password; the credentials after "Bearer" and "Basic"; JSON Web
+//     Tokens; tokens with a well-known prefix (GitHub, GitLab, Slack, AWS
+//     access key ids, Google, Stripe, npm, PyPI, Docker Hub, Hugging
+//     Face, Shopify, SendGrid, Vault and others).
 //
 // docs/reliability.md lists what is found and what is not. The scan of a
-// string is linear in its length whatever it holds.
+// string is linear in its length.
 type Redactor struct {
 	rules redact.Rules
 }
@@ -87,26 +77,23 @@ func (r *Redactor) SecretValue(v string) bool {
 // "[REDACTED]": the whole of v when it holds private-key material, else
 // each secret its shape shows (see Redactor). It is what Record does to
 // every string value of an event.
-func (r *Redactor) Value(v string) string {
-	if r == nil {
-		return v
-	}
-	if r.rules.SecretValue(v) {
-		return wireformat.Redacted
-	}
-	out, _ := r.rules.Shapes(v)
-	return out
-}
+func (r *Redactor) Value(v string) string { return r.redact(v, r != nil && r.rules.SecretValue(v)) }
 
 // Line is Value for one line of a sequence (a provisioner's output, one
 // line per event): in carries "inside a private key" from one line to the
 // next, so that every line from a key's header to its end line is
 // redacted whole.
 func (r *Redactor) Line(in *bool, v string) string {
-	if r == nil {
+	return r.redact(v, r != nil && r.rules.SecretLine(in, v))
+}
+
+// redact returns v whole when secret, else with the secrets its shape shows
+// replaced.
+func (r *Redactor) redact(v string, secret bool) string {
+	switch {
+	case r == nil:
 		return v
-	}
-	if r.rules.SecretLine(in, v) {
+	case secret:
 		return wireformat.Redacted
 	}
 	out, _ := r.rules.Shapes(v)

@@ -19,36 +19,27 @@ const maxTrackedStreams = 16
 // Tracker makes condition transitions edge-triggered: Observe emits a
 // transition only when the (status, reason, message) tuple of a resource's
 // stream differs from the one it saw last, and fills Transition.Previous
-// with that last tuple.
-//
-// The rules, which the tests pin down:
-//   - A change of status, reason or message is a transition; a message-only
-//     change is one too. Observing the same tuple again emits nothing.
-//   - Every distinct transition is emitted, in full: the Tracker never merges
-//     transitions, never counts repeats into one record and never rewrites a
-//     message (unlike Kubernetes event aggregation).
+// with that last tuple. The rules, which the tests pin down:
+//   - Any change of status, reason or message, a message-only one too, is a
+//     transition; the same tuple again emits nothing. Every distinct
+//     transition is emitted in full: never merged, counted into one record
+//     or rewritten (unlike Kubernetes event aggregation).
 //   - The key is (Resource.Type, Resource.Namespace, Resource.ID, Stream).
 //     When Resource.UID is set and differs from the UID last seen for that
-//     key, the object was deleted and re-created under the same name: its
-//     remembered state is dropped first.
-//   - Memory is bounded: at most the capacity's number of resources are
-//     remembered, the least recently observed is evicted first, and Forget
-//     drops a deleted resource at once.
-//   - A resource the Tracker does not remember (first observation, evicted,
-//     forgotten, or after a process restart) has no known previous state:
-//     its next observation is emitted with Previous nil, even when it
-//     repeats what was emitted before the Tracker lost it. Consumers read a
-//     nil Previous as "unknown", not as "created". Where the prior condition
-//     is persisted on the object, RecordIfChanged against it survives
-//     restarts.
+//     key, the object was re-created under the same name: its remembered
+//     state is dropped first.
+//   - At most the capacity's number of resources are remembered, the least
+//     recently observed evicted first; Forget drops a deleted one at once.
+//   - A resource the Tracker does not remember (first observation,
+//     evicted, forgotten, a process restart) is emitted with Previous nil,
+//     even when it repeats what was emitted before: consumers read nil as
+//     "unknown", not "created". RecordIfChanged against a condition
+//     persisted on the object survives restarts.
 //
-// Observe overwrites Transition.Previous with what the Tracker remembers.
-// Its methods are safe for concurrent use. Controllers reconcile one object
-// at a time, so observations of the same key rarely race; when they do,
-// each is decided under a lock in one order, and every emitted record's
-// Previous is the state emitted just before it in that order, so a consumer
-// can still chain them, though records of one key may reach the exporter
-// out of that order.
+// Its methods are safe for concurrent use. Racing observations of one key
+// are decided under a lock in one order, and every emitted record's
+// Previous is the state emitted just before it in that order, though
+// records of one key may reach the exporter out of that order.
 type Tracker struct {
 	rec *Recorder // nil: Default() at each emission
 
@@ -109,17 +100,15 @@ type trackedStream struct {
 	cond   Condition
 }
 
-// Observe emits t through the Recorder when t's condition differs from the
+// Observe emits tr through the Recorder when its condition differs from the
 // last one observed for the same resource and stream, with Previous set to
 // that last condition (nil when unknown). It reports whether it emitted.
 //
 // An invalid transition (bad stream name, empty status) is not remembered:
-// Observe returns the Recorder's error, wrapping ErrInvalidEvent, and the
-// Recorder counts it. A nil ctx is treated as context.Background().
-//
-// Call Observe after the new condition has been persisted (for a controller:
-// after the status update succeeded), so that a failed write does not emit a
-// transition that did not happen; see RecordIfChanged.
+// Observe returns the Recorder's error, wrapping ErrInvalidEvent. A nil ctx
+// is treated as context.Background(). Call Observe after the new condition
+// has been persisted, so that a failed write emits nothing; see
+// RecordIfChanged.
 func (t *Tracker) Observe(ctx context.Context, tr Transition) (emitted bool, err error) {
 	key := resourceKey{tr.Resource.Type, tr.Resource.Namespace, tr.Resource.ID}
 
@@ -299,13 +288,11 @@ func Changed(prior, next Condition) bool { return prior != next }
 //
 // Call it after the status write has been persisted, never before: a write
 // that fails (a conflict, a lost leader election) then emits nothing, and
-// the retry, which reads the same prior from the object, emits the
-// transition once it really happened. Emitting first can report a
-// transition that never happened and then report it again on the retry.
+// the retry, which reads the same prior, emits the transition once it
+// really happened.
 //
-// Messages must be fixed, user-safe text ("an unexpected error occurred"),
-// never raw error strings, which can leak internals (CWE-209): they become
-// attributes that tenants read.
+// Messages must be fixed, user-safe text, never raw error strings, which
+// can leak internals (CWE-209): tenants read them.
 func (r *Recorder) RecordIfChanged(ctx context.Context, prior Condition, t Transition) (bool, error) {
 	if !Changed(prior, t.Condition) {
 		return false, nil

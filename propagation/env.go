@@ -9,11 +9,11 @@ import (
 	otelprop "go.opentelemetry.io/otel/propagation"
 )
 
-// EnvPrefix starts the environment variable name of every tracectx value.
-// It is what the OpenTelemetry environment-variable carrier makes of the
-// header prefix "x-tracectx-", so that a tracectx key without '-', '.' or
-// '_' (every key Ignition knows) has the same variable name here and in any
-// other tool that follows that specification: X_TRACECTX_TRANSACTIONID.
+// EnvPrefix starts the environment variable name of every tracectx value:
+// what the OpenTelemetry environment-variable carrier makes of
+// "x-tracectx-", so that a key without '-', '.' or '_' (every key Ignition
+// knows) has the same variable name in every tool that follows that
+// specification: X_TRACECTX_TRANSACTIONID.
 const EnvPrefix = "X_TRACECTX_"
 
 // envEscape starts an escape in the environment spelling of a key.
@@ -23,8 +23,7 @@ const envEscape = '_'
 // tracectx key (without the x-tracectx- prefix, any case): EnvPrefix then
 // the key upper-cased, with '-', '.' and '_' written as '_' and their two
 // hexadecimal digits ("_2D", "_2E", "_5F"), as percent-encoding does with
-// '%'. Environment variable names hold only letters, digits and '_', and a
-// header name such as "x-tracectx-TransactionId" cannot be one as it is.
+// '%'.
 //
 //	transactionid   X_TRACECTX_TRANSACTIONID
 //	request-id      X_TRACECTX_REQUEST_2DID
@@ -75,12 +74,12 @@ func EnvKey(name string) (string, bool) {
 		case c >= '0' && c <= '9':
 			b = append(b, c)
 		case c == envEscape:
-			if e, ok := envUnescape(rest[i+1:]); ok {
+			if e, ok := envEscapes[rest[i+1:min(i+3, len(rest))]]; ok {
 				b = append(b, e)
 				i += 2
-				continue
+			} else {
+				b = append(b, '_')
 			}
-			b = append(b, '_')
 		default:
 			return "", false
 		}
@@ -92,36 +91,20 @@ func EnvKey(name string) (string, bool) {
 	return k, true
 }
 
-// envUnescape decodes the two hex digits at the start of s when they are
-// one of EnvName's escapes.
-func envUnescape(s string) (byte, bool) {
-	if len(s) < 2 {
-		return 0, false
-	}
-	switch s[:2] {
-	case "2D":
-		return '-', true
-	case "2E":
-		return '.', true
-	case "5F":
-		return '_', true
-	}
-	return 0, false
-}
+// envEscapes are EnvName's escapes, the two hex digits after envEscape.
+var envEscapes = map[string]byte{"2D": '-', "2E": '.', "5F": '_'}
 
 // EnvCarrier is a TextMapCarrier over environment variables, following the
-// OpenTelemetry specification of environment variables as context
-// propagation carriers (package go.opentelemetry.io/contrib/propagators/envcar):
-// traceparent travels as TRACEPARENT, tracestate as TRACESTATE and baggage
-// as BAGGAGE. tracectx headers, whose names envcar would fold together
-// (x-tracectx-a-b, x-tracectx-a.b and x-tracectx-a_b would all become
-// X_TRACECTX_A_B), travel under EnvName's reversible spelling, so that
-// every key comes back as it went.
+// OpenTelemetry specification of environment variables as carriers
+// (go.opentelemetry.io/contrib/propagators/envcar): traceparent travels as
+// TRACEPARENT, tracestate as TRACESTATE, baggage as BAGGAGE. tracectx
+// headers, whose names envcar would fold together (x-tracectx-a-b, -a.b
+// and -a_b would all become X_TRACECTX_A_B), travel under EnvName's
+// reversible spelling.
 //
-// Get and Keys read the current process's environment, as envcar does:
-// extract once at start-up. Set writes through SetEnv, so that Inject
-// fills the environment of a child process without touching the current
-// one:
+// Get and Keys read the current process's environment, as envcar does
+// (extract once at start-up). Set writes through SetEnv, so that Inject
+// fills a child process's environment without touching the current one:
 //
 //	env := os.Environ()
 //	propagation.Default().Inject(ctx, propagation.EnvCarrier{SetEnv: func(k, v string) {
@@ -200,9 +183,13 @@ func (c EnvCarrier) Keys() []string {
 }
 
 // tracectxHeader returns the key of a tracectx header name.
-func tracectxHeader(key string) (string, bool) {
-	if len(key) <= len(HeaderPrefix) || !strings.EqualFold(key[:len(HeaderPrefix)], HeaderPrefix) {
-		return "", false
+func tracectxHeader(key string) (string, bool) { return cutPrefixFold(key, HeaderPrefix) }
+
+// cutPrefixFold is strings.CutPrefix ignoring case; a name that is all
+// prefix has none.
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) <= len(prefix) || !strings.EqualFold(s[:len(prefix)], prefix) {
+		return s, false
 	}
-	return key[len(HeaderPrefix):], true
+	return s[len(prefix):], true
 }

@@ -1,6 +1,7 @@
 package propagation
 
 import (
+	"cmp"
 	"net/http"
 
 	"go.opentelemetry.io/otel"
@@ -9,18 +10,15 @@ import (
 )
 
 // HTTPMiddleware extracts the trace context, baggage and tracectx of every
-// request with the global propagator (otel.GetTextMapPropagator, looked up
-// per request so that a later otelbridge.Setup takes effect) and serves the
-// request with the resulting context. It is itself a
-// func(http.Handler) http.Handler:
+// request with the global propagator (looked up per request, so that a
+// later otelbridge.Setup takes effect) and serves the request with the
+// resulting context:
 //
-//	mux := http.NewServeMux()
 //	http.ListenAndServe(addr, propagation.HTTPMiddleware(mux))
 //
-// It creates no span. Composed with otelhttp.NewHandler in either order it
-// does not duplicate otelhttp's work: when the request context already has
-// a valid span (otelhttp's server span), that span stays the active one and
-// only baggage and tracectx are taken from the headers.
+// It creates no span. When the request context already has a valid span
+// (otelhttp's server span, in either order of composition), that span
+// stays the active one and only baggage and tracectx are taken.
 func HTTPMiddleware(next http.Handler) http.Handler {
 	return NewHTTPMiddleware(nil)(next)
 }
@@ -30,10 +28,7 @@ func HTTPMiddleware(next http.Handler) http.Handler {
 func NewHTTPMiddleware(p otelprop.TextMapPropagator) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			prop := p
-			if prop == nil {
-				prop = otel.GetTextMapPropagator()
-			}
+			prop := cmp.Or(p, otel.GetTextMapPropagator())
 			ctx := r.Context()
 			ext := prop.Extract(ctx, otelprop.HeaderCarrier(r.Header))
 			if span := trace.SpanFromContext(ctx); span.SpanContext().IsValid() {
@@ -67,14 +62,8 @@ func NewTransport(base http.RoundTripper) *Transport { return &Transport{Base: b
 // RoundTrip implements http.RoundTripper. The caller's request is not
 // modified: headers are set on a clone.
 func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
-	prop := t.Propagator
-	if prop == nil {
-		prop = otel.GetTextMapPropagator()
-	}
-	base := t.Base
-	if base == nil {
-		base = http.DefaultTransport
-	}
+	prop := cmp.Or(t.Propagator, otel.GetTextMapPropagator())
+	base := cmp.Or(t.Base, http.DefaultTransport)
 	out := r.Clone(r.Context())
 	if out.Header == nil {
 		out.Header = make(http.Header)

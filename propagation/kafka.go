@@ -71,10 +71,7 @@ func (h *KafkaHeaders) Keys() []string {
 // KafkaHeadersFrom converts headers of a client whose header type is
 // struct{Key string; Value []byte} (franz-go kgo.RecordHeader,
 // confluent-kafka-go kafka.Header). Values are shared, not copied.
-func KafkaHeadersFrom[H ~struct {
-	Key   string
-	Value []byte
-}](hs []H) KafkaHeaders {
+func KafkaHeadersFrom[H stringKeyHeader](hs []H) KafkaHeaders {
 	out := make(KafkaHeaders, len(hs))
 	for i, e := range hs {
 		out[i] = KafkaHeader(e)
@@ -84,10 +81,7 @@ func KafkaHeadersFrom[H ~struct {
 
 // KafkaHeadersTo converts hs to a client's header type (see
 // KafkaHeadersFrom).
-func KafkaHeadersTo[H ~struct {
-	Key   string
-	Value []byte
-}](hs KafkaHeaders) []H {
+func KafkaHeadersTo[H stringKeyHeader](hs KafkaHeaders) []H {
 	out := make([]H, len(hs))
 	for i, e := range hs {
 		out[i] = H(e)
@@ -100,13 +94,21 @@ type byteHeader = struct {
 	Value []byte
 }
 
+// stringKeyHeader and byteKeyHeader are the header types of Kafka clients.
+type (
+	stringKeyHeader interface {
+		~struct {
+			Key   string
+			Value []byte
+		}
+	}
+	byteKeyHeader interface{ ~byteHeader }
+)
+
 // KafkaHeadersFromBytes converts headers whose type is
 // struct{Key, Value []byte} (sarama.RecordHeader, as in a
 // ProducerMessage). For []*sarama.RecordHeader use KafkaHeadersFromBytePtrs.
-func KafkaHeadersFromBytes[H ~struct {
-	Key   []byte
-	Value []byte
-}](hs []H) KafkaHeaders {
+func KafkaHeadersFromBytes[H byteKeyHeader](hs []H) KafkaHeaders {
 	out := make(KafkaHeaders, len(hs))
 	for i, e := range hs {
 		b := byteHeader(e)
@@ -117,10 +119,7 @@ func KafkaHeadersFromBytes[H ~struct {
 
 // KafkaHeadersFromBytePtrs converts []*sarama.RecordHeader (a consumer
 // message's headers); nil elements are skipped.
-func KafkaHeadersFromBytePtrs[H ~struct {
-	Key   []byte
-	Value []byte
-}](hs []*H) KafkaHeaders {
+func KafkaHeadersFromBytePtrs[H byteKeyHeader](hs []*H) KafkaHeaders {
 	out := make(KafkaHeaders, 0, len(hs))
 	for _, e := range hs {
 		if e == nil {
@@ -134,10 +133,7 @@ func KafkaHeadersFromBytePtrs[H ~struct {
 
 // KafkaHeadersToBytes converts hs to sarama.RecordHeader or another
 // struct{Key, Value []byte} type.
-func KafkaHeadersToBytes[H ~struct {
-	Key   []byte
-	Value []byte
-}](hs KafkaHeaders) []H {
+func KafkaHeadersToBytes[H byteKeyHeader](hs KafkaHeaders) []H {
 	out := make([]H, len(hs))
 	for i, e := range hs {
 		out[i] = H(byteHeader{Key: []byte(e.Key), Value: e.Value})

@@ -2,6 +2,7 @@ package propagation
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,18 +15,12 @@ import (
 //
 //	"logging_context": {"transactionId": "tx-1", "processId": "p-1", "tenantId": "t-1"}
 //
-// These functions convert it to and from Values with these rules:
-//
-//   - In: a key loses a "tracectx." or "x-tracectx-" prefix (any case), if
-//     it has one, and is lower-cased ("transactionId" -> transactionid).
-//     String values are taken as they are; numbers and booleans as their
-//     JSON text; null entries are skipped. Keys and values then follow the
-//     rules of NormalizeKey and NormalizeValue and MaxValues; a breaking
-//     entry, or an object or array value, is left out.
-//   - Out: the well-known keys get Ignition's camelCase spelling
-//     (transactionId, processId, taskId, tenantId, driverRequestId,
-//     externalRequestId); others stay lower-case. Every value is a string.
-//
+// In: a key loses a "tracectx." or "x-tracectx-" prefix (any case) and is
+// lower-cased; string values are taken as they are, numbers and booleans
+// as their JSON text, null entries skipped; entries that break
+// NormalizeKey, NormalizeValue or MaxValues, and object or array values,
+// are left out. Out: the well-known keys get Ignition's camelCase spelling
+// (transactionId, ...), others stay lower-case; every value is a string.
 // In then out then in gives the same Values.
 
 // LoggingContextField is the name of the body field holding the context.
@@ -96,9 +91,7 @@ func (v *Values) UnmarshalJSON(data []byte) error {
 // ParseLoggingContext.
 func ContextWithLoggingContext(ctx context.Context, data []byte) (context.Context, error) {
 	v, err := ParseLoggingContext(data)
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx = cmp.Or(ctx, context.Background())
 	if v.Len() == 0 {
 		return ctx, err
 	}
@@ -139,8 +132,8 @@ func jsonScalar(rv json.RawMessage) (s string, ok bool, err error) {
 
 func stripKeyPrefix(k string) string {
 	for _, p := range []string{"tracectx.", HeaderPrefix} {
-		if len(k) > len(p) && strings.EqualFold(k[:len(p)], p) {
-			return k[len(p):]
+		if rest, ok := cutPrefixFold(k, p); ok {
+			return rest
 		}
 	}
 	return k

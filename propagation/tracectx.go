@@ -3,7 +3,6 @@ package propagation
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -79,23 +78,17 @@ func (TraceCtxPropagator) Fields() []string {
 // extract merges the valid tracectx entries of carrier over base. n is the
 // number of valid entries found; errs reports each skipped entry.
 func extract(base Values, carrier otelprop.TextMapCarrier) (v Values, n int, errs []error) {
-	type cand struct{ raw, key, val string }
+	type cand struct {
+		raw string
+		kv
+	}
 	var cands []cand
 	for _, raw := range carrier.Keys() {
-		if len(raw) <= len(HeaderPrefix) || !strings.EqualFold(raw[:len(HeaderPrefix)], HeaderPrefix) {
-			continue
+		if name, ok := tracectxHeader(raw); ok {
+			if e, ok := normalize(name, carrier.Get(raw), &errs); ok {
+				cands = append(cands, cand{raw, e})
+			}
 		}
-		k, err := NormalizeKey(raw[len(HeaderPrefix):])
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		val, err := NormalizeValue(carrier.Get(raw))
-		if err != nil {
-			errs = append(errs, fmt.Errorf("key %q: %w", k, err))
-			continue
-		}
-		cands = append(cands, cand{raw, k, val})
 	}
 	if len(cands) == 0 {
 		return base, 0, errs
@@ -105,7 +98,7 @@ func extract(base Values, carrier otelprop.TextMapCarrier) (v Values, n int, err
 	slices.SortFunc(cands, func(a, b cand) int { return strings.Compare(a.raw, b.raw) })
 	kvs := make([]kv, len(cands))
 	for i, c := range cands {
-		kvs[i] = kv{c.key, c.val}
+		kvs[i] = c.kv
 	}
 	v, err := base.merge(kvs)
 	if err != nil {

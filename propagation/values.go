@@ -33,10 +33,7 @@ func FromContext(ctx context.Context) Values {
 // ContextWithValues returns a copy of ctx carrying v in place of any
 // tracectx values it had.
 func ContextWithValues(ctx context.Context, v Values) context.Context {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return context.WithValue(ctx, valuesKey{}, v)
+	return context.WithValue(cmp.Or(ctx, context.Background()), valuesKey{}, v)
 }
 
 // WithValue returns a copy of ctx whose tracectx values also hold key =
@@ -48,10 +45,7 @@ func ContextWithValues(ctx context.Context, v Values) context.Context {
 func WithValue(ctx context.Context, key, value string) (context.Context, error) {
 	v, err := FromContext(ctx).With(key, value)
 	if err != nil {
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		return ctx, err
+		return cmp.Or(ctx, context.Background()), err
 	}
 	return ContextWithValues(ctx, v), nil
 }
@@ -71,23 +65,31 @@ func NewValues(m map[string]string) (Values, error) {
 	}
 	slices.Sort(raws)
 	for _, raw := range raws {
-		k, err := NormalizeKey(raw)
-		if err != nil {
-			errs = append(errs, err)
-			continue
+		if e, ok := normalize(raw, m[raw], &errs); ok {
+			cands = append(cands, e)
 		}
-		val, err := NormalizeValue(m[raw])
-		if err != nil {
-			errs = append(errs, fmt.Errorf("key %q: %w", k, err))
-			continue
-		}
-		cands = append(cands, kv{k, val})
 	}
 	v, err := Values{}.merge(cands)
 	if err != nil {
 		errs = append(errs, err)
 	}
 	return v, errors.Join(errs...)
+}
+
+// normalize returns the entry key = value normalised, or adds why it is
+// invalid to errs.
+func normalize(key, value string, errs *[]error) (kv, bool) {
+	k, err := NormalizeKey(key)
+	if err != nil {
+		*errs = append(*errs, err)
+		return kv{}, false
+	}
+	val, err := NormalizeValue(value)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("key %q: %w", k, err))
+		return kv{}, false
+	}
+	return kv{k, val}, true
 }
 
 // With returns a copy of v that also holds key = value, replacing the value

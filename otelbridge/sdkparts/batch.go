@@ -1,48 +1,33 @@
 // The BatchProcessor in this file is a fork of the BatchProcessor of
 // go.opentelemetry.io/otel/sdk/log v1.47.0 (sdk/log/batch.go).
 //
-// What it keeps from the SDK:
-//   - the defaults and the OTEL_BLRP_* variables (queue 2048, interval 1 s,
-//     export timeout 30 s, batch 512; a batch never exceeds the queue);
-//   - OnEmit clones the record into a bounded queue and never blocks on
-//     I/O; a full queue overwrites its oldest record;
-//   - one goroutine owns every Export, ForceFlush and Shutdown call of the
-//     exporter; it exports every interval, or as soon as a batch is full,
-//     and serves a queued Shutdown before a ForceFlush before an export;
-//   - ForceFlush and Shutdown honour their context; a stopped processor
-//     accepts records without exporting them, and a second Shutdown
-//     returns nil.
+// It keeps the SDK's defaults and OTEL_BLRP_* variables, its bounded queue
+// that OnEmit never blocks on (a full queue overwrites its oldest record),
+// its single worker goroutine that owns every exporter call (a queued
+// Shutdown before a ForceFlush before an export), and its context
+// handling.
 //
-// What it changes: drop accounting. The SDK counts only the records its
-// full queue overwrote, and only in a warning; the records of a failed
-// export and those left at Shutdown's deadline go without a count. Here
-// every record is written down once, exported or lost with a reason, in
-// one set of counters, so the processor is split in three:
-//   - the queue (queue.go) knows which records are queued, in flight or
-//     settled, and settles them in the ledger under one lock;
-//   - the drop ledger (drops.go) holds the counters (Stats, the
-//     progress.records.dropped metric, Shutdown's *LostRecordsError) and
-//     groups the lost records per tenant, trace and reason;
-//   - the reporter (reporter.go) exports those groups into the stream as
-//     common/EventsDropped events after the next successful export.
+// It changes the drop accounting: the SDK counts only overwritten records,
+// in a warning. Here every record is written down once, exported or lost
+// with a reason: the queue (queue.go) knows which records are queued, in
+// flight or settled and settles them in the ledger (drops.go: Stats, the
+// progress.records.dropped metric, Shutdown's *LostRecordsError, the lost
+// records grouped per tenant, trace and reason), and the reporter
+// (reporter.go) exports those groups as common/EventsDropped events after
+// the next successful export. When Shutdown's context ends, the export in
+// progress is cancelled and Shutdown settles what is left itself, so its
+// error and Stats are final when it returns.
 //
-// And what follows from it at Shutdown: when Shutdown's context ends, the
-// export in progress is cancelled (every export runs on a context that
-// Shutdown's deadline cuts), and Shutdown settles whatever is still queued
-// or in flight itself, so its error and Stats are final when it returns and
-// no export of this processor outlives it (see Shutdown for the one
-// exception: an exporter that ignores cancellation).
-//
-// Also changed: the queue grows as needed up to its bound instead of being
-// allocated whole. Left out: the SDK's chunking and timeout wrappers around
-// the exporter (batches are taken at most batch-size records at a time, and
-// each export gets the export timeout, which is what they did), and its
-// experimental self-observability metrics (OTEL_GO_X_OBSERVABILITY), which
-// the progress.records.dropped metric replaces.
+// Also changed: the queue grows up to its bound instead of being allocated
+// whole. Left out: the SDK's chunking and timeout wrappers (batches are
+// taken at most batch-size records at a time, each export gets the export
+// timeout) and its experimental self-observability metrics, which
+// progress.records.dropped replaces.
 
 package sdkparts
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,10 +40,8 @@ import (
 
 // CancelGrace is how long before its deadline Shutdown cancels the export
 // in progress (at most a quarter of the time it was given), so that an
-// exporter that honours its context returns before the deadline: long
-// enough for any such exporter. Shutdown itself returns at its deadline
-// whatever the export does, so that any number of exporters that ignore
-// cancellation hold a driver's exit up by nothing past it.
+// exporter that honours its context returns by the deadline. Shutdown
+// itself returns at its deadline whatever the export does.
 const CancelGrace = 500 * time.Millisecond
 
 // CutContext returns the context Shutdown cuts the exports with: ctx,
@@ -78,18 +61,14 @@ func CutContext(ctx context.Context) (context.Context, context.CancelFunc) {
 var errShutdownDeadline = errors.New("sdkparts: the export was cut at the shutdown deadline")
 
 // BatchProcessor exports records in batches, like the SDK's BatchProcessor,
-// and accounts for every record it loses. otelbridge.Setup puts one in
-// front of every exporter it builds; put one in front of yours in a
-// LoggerProvider you build yourself.
-//
-// A record dropped from a full queue, in a failed Export, or left queued or
-// in flight at Shutdown is counted (Stats, and the progress.records.dropped
-// metric). After the next successful export, the processor exports a
-// common/EventsDropped event (progress.EventsDropped) into the same stream,
-// one per tenant, trace and reason, with the count and the time window of
-// the loss, so that whoever reads the stream knows what it is missing.
-// Shutdown returns a *LostRecordsError when records could not be flushed or
-// their loss could not be reported.
+// and accounts for every record it loses: dropped from a full queue, in a
+// failed Export, or left at Shutdown (Stats, the progress.records.dropped
+// metric). After the next successful export it exports a
+// common/EventsDropped event (progress.EventsDropped) into the same
+// stream, one per tenant, trace and reason, with the count and time window
+// of the loss. Shutdown returns a *LostRecordsError when records could not
+// be flushed or their loss could not be reported. otelbridge.Setup puts one
+// in front of every exporter it builds.
 type BatchProcessor struct {
 	exp       sdklog.Exporter
 	name      string
@@ -213,13 +192,12 @@ func (b *BatchProcessor) run() {
 			return
 		case req := <-b.flushReq:
 			req.resp <- b.flush(req.ctx, buf)
+			continue
 		case <-timer.C:
-			b.exportOne(buf)
-			resetTimer(timer, b.interval)
 		case <-b.trigger:
-			b.exportOne(buf)
-			resetTimer(timer, b.interval)
 		}
+		b.exportOne(buf)
+		resetTimer(timer, b.interval)
 	}
 }
 
@@ -323,10 +301,9 @@ func (b *BatchProcessor) flush(ctx context.Context, buf []sdklog.Record) error {
 // returns the exporter's errors and the first export error; Shutdown
 // builds the LostRecordsError from the ledger.
 func (b *BatchProcessor) shutdown(ctx context.Context, buf []sdklog.Record) error {
-	// Shutdown's deadline reaches the exports only through cut, which
-	// Shutdown cancels when its context ends: an export that ends because
-	// of it then always finds cut cancelled, and settles as lost at
-	// shutdown rather than as a failed export.
+	// Shutdown's deadline reaches the exports only through cut: an export
+	// it ends always finds cut cancelled, and settles as lost at shutdown
+	// rather than as a failed export.
 	ctx, cancel := b.bounded(context.WithoutCancel(ctx))
 	defer cancel()
 	_, drainErr, healthy := b.drain(ctx, buf)
@@ -338,18 +315,11 @@ func (b *BatchProcessor) shutdown(ctx context.Context, buf []sdklog.Record) erro
 		errs = append(errs, b.exp.ForceFlush(ctx))
 	}
 	errs = append(errs, b.exp.Shutdown(ctx))
-	if left := b.q.finish(); left > 0 {
-		b.ledger.observe(DropShutdown, left)
-	}
+	b.ledger.observe(DropShutdown, b.q.finish())
 	return errors.Join(drainErr, errors.Join(errs...))
 }
 
-func (b *BatchProcessor) label() string {
-	if b.name == "" {
-		return "exporter"
-	}
-	return b.name
-}
+func (b *BatchProcessor) label() string { return cmp.Or(b.name, "exporter") }
 
 // ForceFlush exports everything queued and flushes the exporter, within
 // ctx's deadline. Records still queued when the deadline passes stay queued.
@@ -383,16 +353,11 @@ func (b *BatchProcessor) ForceFlush(ctx context.Context) error {
 //
 // The export in progress is cancelled CancelGrace before ctx's deadline
 // (see CutContext). When ctx ends first, Shutdown counts every record
-// still queued or in flight as lost (DropShutdown) and returns at once.
-// So when it returns, Stats is final and, for an exporter that honours its
-// context, no export of this processor is running; an exporter that
-// ignores cancellation is left to finish on its own, and its outcome no
-// longer counts (its records stay counted as lost). Shutdown never
-// returns later than its deadline, however many processors share it.
-//
-// When records could not be flushed, or were lost earlier and their loss
-// could not be reported in the stream, the error includes a
-// *LostRecordsError that says how many.
+// still queued or in flight as lost (DropShutdown) and returns at once, so
+// Stats is final on return; an exporter that ignores cancellation is left
+// to finish on its own, its records counted as lost. When records could
+// not be flushed, or earlier losses could not be reported in the stream,
+// the error includes a *LostRecordsError that says how many.
 func (b *BatchProcessor) Shutdown(ctx context.Context) error {
 	first := false
 	b.stopOnce.Do(func() { first = true; close(b.stopped) })
@@ -414,10 +379,7 @@ func (b *BatchProcessor) Shutdown(ctx context.Context) error {
 		select {
 		case err = <-resp: // it returned in the same instant
 		default:
-			// Settle what is left now, so that Stats is final on return.
-			if left := b.q.finish(); left > 0 {
-				b.ledger.observe(DropShutdown, left)
-			}
+			b.ledger.observe(DropShutdown, b.q.finish()) // Stats is final on return
 			err = fmt.Errorf("sdkparts: %s: the export did not return by the shutdown deadline, %v after its cancellation", b.label(), CancelGrace)
 		}
 	}

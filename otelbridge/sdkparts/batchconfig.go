@@ -1,6 +1,7 @@
 package sdkparts
 
 import (
+	"cmp"
 	"os"
 	"strconv"
 	"strings"
@@ -68,35 +69,29 @@ func newBatchConfig(opts []BatchOption) batchConfig {
 	for _, o := range opts {
 		o(&c)
 	}
-	if c.maxQueue <= 0 {
-		c.maxQueue = DefaultMaxQueueSize
-	}
-	if c.interval <= 0 {
-		c.interval = DefaultExportInterval
-	}
-	if c.timeout <= 0 {
-		c.timeout = DefaultExportTimeout
-	}
-	if c.batchSize <= 0 {
-		c.batchSize = DefaultExportMaxBatchSize
-	}
+	c.maxQueue = positive(c.maxQueue, DefaultMaxQueueSize)
+	c.interval = positive(c.interval, DefaultExportInterval)
+	c.timeout = positive(c.timeout, DefaultExportTimeout)
+	c.batchSize = positive(c.batchSize, DefaultExportMaxBatchSize)
 	c.batchSize = min(c.batchSize, c.maxQueue)
-	if c.meter == nil {
-		c.meter = otel.GetMeterProvider()
-	}
+	c.meter = cmp.Or(c.meter, otel.GetMeterProvider())
 	return c
 }
 
-func envInt(key string, def int) int {
-	if v, err := strconv.Atoi(strings.TrimSpace(os.Getenv(key))); err == nil && v > 0 {
+func positive[T int | time.Duration](v, def T) T {
+	if v > 0 {
 		return v
 	}
 	return def
 }
 
-func envMillis(key string, def time.Duration) time.Duration {
-	if v, err := strconv.Atoi(strings.TrimSpace(os.Getenv(key))); err == nil && v > 0 {
-		return time.Duration(v) * time.Millisecond
+func envInt(key string, def int) int {
+	if v, err := strconv.Atoi(strings.TrimSpace(os.Getenv(key))); err == nil {
+		return positive(v, def)
 	}
 	return def
+}
+
+func envMillis(key string, def time.Duration) time.Duration {
+	return time.Duration(envInt(key, int(def/time.Millisecond))) * time.Millisecond
 }

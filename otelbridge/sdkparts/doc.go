@@ -1,22 +1,17 @@
 // Package sdkparts holds the OpenTelemetry log SDK parts that
 // otelbridge.Setup assembles, for a driver that builds its own
-// sdklog.LoggerProvider (its own exporters, resource or processor order)
-// and still wants what Setup gives:
-//
-//   - NewTraceCtxProcessor stamps the request's tracectx values
-//     (x-tracectx-* headers) on every record, progress events, condition
-//     transitions and slog logs alike, redacted;
+// sdklog.LoggerProvider and still wants what Setup gives:
+//   - NewTraceCtxProcessor stamps the request's tracectx values on every
+//     record, redacted;
 //   - NewBatchProcessor is the SDK's batch processor with drop accounting:
-//     it never blocks the caller, and every record it loses is counted
-//     (Stats, the progress.records.dropped metric), reported in the stream
-//     as common/EventsDropped, and, at Shutdown, returned as a
-//     *LostRecordsError;
+//     every record it loses is counted (Stats, the progress.records.dropped
+//     metric), reported in the stream as common/EventsDropped and, at
+//     Shutdown, returned as a *LostRecordsError;
 //   - NewMessageBodyExporter gives each progress record, as its body, the
-//     message the collector config forwards to TNCO, built once; wrap an
-//     OTLP exporter with it.
+//     message the collector forwards to TNCO; wrap an OTLP exporter with it.
 //
-// The order matters: the tracectx processor decorates records, so it goes
-// before the processors that export them.
+// The tracectx processor decorates records, so it goes before the
+// processors that export them:
 //
 //	lp := sdklog.NewLoggerProvider(
 //		sdklog.WithResource(res),
@@ -25,6 +20,5 @@
 //			sdkparts.NewMessageBodyExporter(otlpExporter), sdkparts.WithExporterName("otlp"))),
 //	)
 //
-// The package depends on the SDK but not on any exporter, so that
-// exporters (prettyexporter) and their tests can use it.
+// It depends on the SDK but on no exporter, so exporters can use it.
 package sdkparts

@@ -2,6 +2,7 @@ package sdkparts
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,16 +22,14 @@ import (
 // progress.records.dropped metric and the reason detail of a
 // common/EventsDropped event.
 const (
-	// DropQueueFull: the queue was full, so the oldest queued record was
-	// dropped to make room for a new one (the exporter is slower than the
-	// driver, or the collector is unreachable).
+	// DropQueueFull: the queue was full, so its oldest record was dropped
+	// (the exporter is slower than the driver, or the collector is down).
 	DropQueueFull = "queue_full"
 	// DropExportFailed: the exporter returned an error for the batch that
 	// held the record (collector down, rejected, timed out).
 	DropExportFailed = "export_failed"
-	// DropShutdown: the record was still queued, or its export was in
-	// progress, when Shutdown's context ended; or it was emitted after
-	// Shutdown.
+	// DropShutdown: the record was still queued or being exported when
+	// Shutdown's context ended, or it was emitted after Shutdown.
 	DropShutdown = "shutdown"
 )
 
@@ -59,10 +58,9 @@ type dropGroup struct {
 }
 
 // ledger writes down what became of every record a BatchProcessor
-// received: exported, or lost with a reason. Its counters are the only
-// ones: Stats, the Shutdown error and the reports are read from them. Lost
-// records are also kept in groups per (tenant, trace, reason) until a
-// common/EventsDropped report for them reaches the exporter.
+// received, exported or lost with a reason, in the only counters (Stats,
+// the Shutdown error and the reports read them), and keeps lost records in
+// groups per (tenant, trace, reason) until a report for them is exported.
 type ledger struct {
 	exported, queueFull, exportFailed, shutdown, reported atomic.Int64
 
@@ -126,34 +124,30 @@ func (l *ledger) stats() DropStats {
 	return s
 }
 
+// counter returns reason's counter and metric attributes.
+func (l *ledger) counter(reason string) (*atomic.Int64, metric.AddOption) {
+	switch reason {
+	case DropQueueFull:
+		return &l.queueFull, l.attrs.queueFull
+	case DropExportFailed:
+		return &l.exportFailed, l.attrs.exportFailed
+	}
+	return &l.shutdown, l.attrs.shutdown
+}
+
 // add counts n records lost for reason, without a group (records lost at
 // shutdown can no longer be reported in the stream).
 func (l *ledger) add(reason string, n int64) {
-	switch reason {
-	case DropQueueFull:
-		l.queueFull.Add(n)
-	case DropExportFailed:
-		l.exportFailed.Add(n)
-	default:
-		l.shutdown.Add(n)
-	}
+	c, _ := l.counter(reason)
+	c.Add(n)
 }
 
 // observe adds n lost records to the progress.records.dropped metric.
 func (l *ledger) observe(reason string, n int64) {
-	if n <= 0 {
-		return
+	if n > 0 {
+		_, attrs := l.counter(reason)
+		l.metric.Add(context.Background(), n, attrs)
 	}
-	var attrs metric.AddOption
-	switch reason {
-	case DropQueueFull:
-		attrs = l.attrs.queueFull
-	case DropExportFailed:
-		attrs = l.attrs.exportFailed
-	default:
-		attrs = l.attrs.shutdown
-	}
-	l.metric.Add(context.Background(), n, attrs)
 }
 
 // takePending hands the unreported groups to the reporter.
@@ -241,11 +235,7 @@ func dropKeyOf(r *sdklog.Record, reason string) (dropKey, []attribute.KeyValue) 
 			k.tenant = kv.Value.String()
 		}
 	}
-	var tracectx []attribute.KeyValue
-	if len(v.TraceCtx) > 0 {
-		tracectx = append(tracectx, v.TraceCtx...)
-	}
-	return k, tracectx
+	return k, slices.Clone(v.TraceCtx)
 }
 
 // dropAttrs are the metric's attribute sets, built once: a full queue

@@ -1,6 +1,9 @@
 package sdkparts
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+)
 
 // LostRecordsError reports records a BatchProcessor could not deliver by
 // the end of Shutdown.
@@ -21,11 +24,7 @@ type LostRecordsError struct {
 }
 
 func (e *LostRecordsError) Error() string {
-	name := e.Exporter
-	if name == "" {
-		name = "exporter"
-	}
-	s := fmt.Sprintf("sdkparts: %s: %d log records could not be flushed at shutdown", name, e.Unflushed)
+	s := fmt.Sprintf("sdkparts: %s: %d log records could not be flushed at shutdown", cmp.Or(e.Exporter, "exporter"), e.Unflushed)
 	if e.Unreported > 0 {
 		s += fmt.Sprintf(", and the loss of %d earlier records was never reported in the stream", e.Unreported)
 	}

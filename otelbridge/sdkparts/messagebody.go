@@ -14,17 +14,12 @@ import (
 // message TNCO receives for it: the JSON text of wire.AppendMessage, as a
 // BYTESLICE value. Other records pass unchanged.
 //
-// The message is built once, here, on the export goroutine (never in
-// progress.Record), into a buffer the exporter keeps. A collector
-// forwards it as it is (a Kafka exporter with `encoding: raw` writes bytes
-// verbatim); collector-config's pipeline checks it against the record's
-// attributes, which stay as they are for filters and routing, and redacts
-// it, instead of building it. The price is the details travelling twice on
-// the OTLP hop. otelbridge.Setup wraps its otlp exporter with it unless
-// otelbridge.WithoutMessageBody is given.
-//
-// Export is not safe for concurrent use, which the SDK's processors never
-// do: it reuses its buffers.
+// The message is built once, on the export goroutine (never in
+// progress.Record). A collector forwards it as it is; collector-config's
+// pipeline checks it against the record's attributes (kept for filters and
+// routing) and redacts it instead of building it. The price is the details
+// travelling twice on the OTLP hop. Export is not safe for concurrent use,
+// which the SDK's processors never do: it reuses its buffers.
 func NewMessageBodyExporter(next sdklog.Exporter) sdklog.Exporter {
 	return &messageBodyExporter{next: next}
 }

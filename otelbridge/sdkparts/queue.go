@@ -8,11 +8,9 @@ import (
 )
 
 // queue holds the records of a BatchProcessor from OnEmit until they are
-// settled: exported, or lost with a reason. A record is in exactly one of
-// three states, queued, in flight (taken by the worker for an export) or
-// settled, and every change of state that settles records writes them in
-// the ledger under the queue's lock. So whoever holds the lock sees the
-// queue and the ledger agree, which is what makes Shutdown's count exact.
+// settled (exported, or lost with a reason). Every change of state that
+// settles records writes them in the ledger under the queue's lock, so the
+// queue and the ledger always agree: Shutdown's count is exact.
 type queue struct {
 	ledger *ledger
 
@@ -35,12 +33,10 @@ func newQueue(max, initial int, l *ledger) *queue {
 	return &queue{ledger: l, max: max, ring: make([]sdklog.Record, min(max, initial))}
 }
 
-// push queues r. When the queue is full it overwrites the oldest record, as
-// the SDK's queue does (the newest progress is the most useful to whoever
-// watches, and the gap is reported), and writes that record down as lost.
-// It returns the queue length, whether r was accepted (false once the
-// queue is closed: r is written down as lost at shutdown), and whether a
-// record was overwritten.
+// push queues r, overwriting the oldest record when full (as the SDK does:
+// the newest progress is the most useful) and writing that one down as
+// lost. It returns the queue length, whether r was accepted (false once
+// closed: r is lost at shutdown), and whether a record was overwritten.
 func (q *queue) push(r sdklog.Record) (n int, accepted, overwrote bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()

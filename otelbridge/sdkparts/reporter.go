@@ -13,13 +13,10 @@ import (
 	"github.com/progressotel/progressotel/progress"
 )
 
-// reporter tells the stream what it is missing: it exports one
-// common/EventsDropped event (progress.EventsDropped) per group of lost
-// records the ledger holds, into the same exporter, with the tenant, trace
-// and tracectx of the records it speaks for, so that the report is routed
-// where the lost records would have gone.
-//
-// Only the worker goroutine calls report; learn is safe from OnEmit.
+// reporter exports one common/EventsDropped event per group of lost records
+// the ledger holds, into the same exporter, with the tenant, trace and
+// tracectx of the records it speaks for, so that it is routed where they
+// would have gone. Only the worker calls report; learn is safe from OnEmit.
 type reporter struct {
 	res atomic.Pointer[resource.Resource] // learned from the first record
 

@@ -12,27 +12,22 @@ import (
 )
 
 // NewTraceCtxProcessor returns a processor that stamps every tracectx value
-// of the emit context onto every record as a "tracectx.<key>" string
-// attribute (wire.TraceCtxPrefix), the shape of Ignition's logstash
-// lines. It covers progress events, condition transitions and ordinary logs
-// that arrive through the slog bridge alike.
+// of the emit context onto every record (progress events, transitions and
+// slog logs alike) as a "tracectx.<key>" string attribute, the shape of
+// Ignition's logstash lines, replacing a value stamped under the same key.
+// A key red.SecretKey reports as secret gets wire.Redacted as its value,
+// any other value goes through red.Value; a nil red redacts nothing.
 //
-// Values pass through red before they leave: a key that red.SecretKey
-// reports as secret gets wire.Redacted as its value, and any other value
-// goes through red.Value (PEM private keys). A nil red redacts nothing.
-//
-// The processor mutates the record in OnEmit and forwards nothing itself, so
-// it must be registered before the batch or simple processor that exports:
+// It mutates the record in OnEmit and exports nothing, so it must be
+// registered before the processor that exports:
 //
 //	sdklog.NewLoggerProvider(
 //		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(progress.DefaultRedactor())),
 //		sdklog.WithProcessor(sdklog.NewBatchProcessor(exp)),
 //	)
 //
-// A value already stamped on the record under the same key is replaced: the
-// request's context is the authority on its own tracectx. OnEmit never
-// blocks, allocates nothing when the context carries no tracectx, and is
-// safe for concurrent use.
+// OnEmit never blocks, allocates nothing when the context carries no
+// tracectx, and is safe for concurrent use.
 func NewTraceCtxProcessor(red *progress.Redactor) sdklog.Processor {
 	return &traceCtxProcessor{red: red}
 }
@@ -46,11 +41,10 @@ type traceCtxProcessor struct {
 // allocation for the attribute slice.
 const maxStackAttrs = 8
 
-// Enabled returns false: the processor only decorates records for the
-// processors after it and exports nothing, so it leaves the decision to
-// them. The SDK calls OnEmit on every processor whatever Enabled said, and
-// a Logger is enabled when any processor is; voting true here would make
-// records be built for nothing when the other processors filter them out.
+// Enabled returns false: the processor only decorates records, so it leaves
+// the decision to the processors after it (the SDK calls OnEmit on every
+// processor whatever Enabled said; voting true would build records that
+// the others filter out).
 func (p *traceCtxProcessor) Enabled(context.Context, sdklog.EnabledParameters) bool { return false }
 
 func (p *traceCtxProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {

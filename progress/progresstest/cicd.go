@@ -38,31 +38,24 @@ func AllowCommandArgs() CICDOption { return func(c *cicdCheck) { c.allowArgs = t
 type cicdCheck struct{ allowArgs bool }
 
 // CICDViolations returns the rules that spans break, one sentence each,
-// naming the span; none for conforming spans. A span is judged by what
-// it carries:
-//
-// A run span (any cicd.pipeline.* attribute outside cicd.pipeline.task.*)
-// has kind SERVER, cicd.pipeline.name, cicd.pipeline.action.name (BUILD,
-// RUN or SYNC), cicd.pipeline.run.id and cicd.pipeline.result (success,
-// failure, error, timeout, cancellation or skip); it is named
-// "{action} {pipeline}"; error.type is set when the result is failure or
-// error; its status is not Error when the result is success or skip.
-//
-// A task span (any cicd.pipeline.task.* attribute) has kind INTERNAL,
-// cicd.pipeline.task.name, cicd.pipeline.task.type (build, test or
-// deploy), cicd.pipeline.task.run.result (the six values) and
-// cicd.pipeline.task.run.id, unique among the task spans of its run; it
-// has a run span above it in spans; its name is low-cardinality: it holds
-// no id (the span's own, the run's, a UUID, 16 or more hex digits) and no
-// instance key in brackets ([0], ["eu"]).
-//
-// A CLI span (process.executable.name, process.exit.code or process.pid)
-// has kind CLIENT, is named after process.executable.name, carries all
-// three, and error.type when the exit code is not 0; it records no
-// command arguments (process.command_args, process.command_line,
-// process.args_count) unless AllowCommandArgs.
-//
-// Any *.url.full is an absolute URL.
+// naming the span; none for conforming spans. A span is judged by what it
+// carries:
+//   - A run span (a cicd.pipeline.* attribute outside cicd.pipeline.task.*)
+//     has kind SERVER, cicd.pipeline.name, cicd.pipeline.action.name
+//     (BUILD, RUN or SYNC), cicd.pipeline.run.id and cicd.pipeline.result
+//     (success, failure, error, timeout, cancellation or skip); it is named
+//     "{action} {pipeline}"; it has error.type on failure or error, and no
+//     Error status on success or skip.
+//   - A task span (a cicd.pipeline.task.* attribute) has kind INTERNAL,
+//     cicd.pipeline.task.name, .type (build, test or deploy), .run.result
+//     (the six values) and .run.id, unique within its run; it has a run
+//     span above it; its name holds no id (its own, the run's, a UUID, 16
+//     or more hex digits) and no instance key in brackets ([0], ["eu"]).
+//   - A CLI span (process.executable.name, process.exit.code or
+//     process.pid) has kind CLIENT, is named after process.executable.name,
+//     carries all three, and error.type when the exit code is not 0; it
+//     records no command arguments unless AllowCommandArgs.
+//   - Any *.url.full is an absolute URL.
 func CICDViolations(spans []sdktrace.ReadOnlySpan, opts ...CICDOption) []string {
 	var c cicdCheck
 	for _, o := range opts {
@@ -76,7 +69,11 @@ func CICDViolations(spans []sdktrace.ReadOnlySpan, opts ...CICDOption) []string 
 	bad := func(s sdktrace.ReadOnlySpan, format string, args ...any) {
 		out = append(out, fmt.Sprintf("span %q (%s): ", s.Name(), s.SpanContext().SpanID())+fmt.Sprintf(format, args...))
 	}
-	taskIDs := map[trace.SpanID]map[string]bool{} // by run span
+	type taskID struct {
+		run trace.SpanID
+		id  string
+	}
+	taskIDs := map[taskID]bool{}
 	seen := 0
 	for _, s := range spans {
 		a := attrsOf(s)
@@ -90,15 +87,11 @@ func CICDViolations(spans []sdktrace.ReadOnlySpan, opts ...CICDOption) []string 
 			if run == nil {
 				bad(s, "a task span without a run span above it")
 			} else if id := a.str(semconv.CICDPipelineTaskRunIDKey); id != "" {
-				ids := taskIDs[run.SpanContext().SpanID()]
-				if ids == nil {
-					ids = map[string]bool{}
-					taskIDs[run.SpanContext().SpanID()] = ids
-				}
-				if ids[id] {
+				k := taskID{run.SpanContext().SpanID(), id}
+				if taskIDs[k] {
 					bad(s, "cicd.pipeline.task.run.id %q is not unique within its run", id)
 				}
-				ids[id] = true
+				taskIDs[k] = true
 			}
 			c.task(s, a, run, bad)
 		}

@@ -1,8 +1,8 @@
 // Package wire is the record format of package progress, for the programs
 // that read it: the attribute names a pipeline relies on, Decode (a record
 // back into the Ignition event it came from), AppendMessage (the TNCO
-// message of a record, as the collector writes it), and Flatten (the attributes an event's details
-// become). A driver does not need this package; it calls progress.
+// message of a record, as the collector writes it), and Flatten (the
+// attributes an event's details become). A driver calls progress instead.
 //
 // # The record
 //
@@ -21,43 +21,38 @@
 //   - A map[string]any, a map with string, integer or TextMarshaler keys,
 //     or a struct (json tags as encoding/json: renames, "-", omitempty,
 //     omitzero, ",string", inlined embedded structs) is flattened: each
-//     entry becomes an attribute DetailsPrefix + path, the path's segments
-//     joined with DetailsSeparator. In a segment, '%' is written "%25" and
-//     '.' "%2E", so a key containing the separator never collides with a
-//     nested path. Keys are written in sorted order (struct fields in
-//     declaration order).
-//   - An empty map or struct becomes an empty MAP value; a nil map or
-//     slice, a nil pointer and nil become an empty value (null), at any
-//     depth, as in encoding/json.
-//   - A slice or array stays one SLICE value; maps and structs inside it
-//     are MAP values. []byte becomes a base64 string, as in encoding/json.
-//   - Strings, bools, integers and floats map to their attribute types.
-//     Unsigned integers above MaxInt64 become decimal strings.
+//     entry becomes an attribute DetailsPrefix + path, segments joined
+//     with DetailsSeparator, '%' written "%25" and '.' "%2E" in a segment.
+//     Keys are written in sorted order (struct fields in declaration
+//     order).
+//   - An empty map or struct becomes an empty MAP value; a nil map, slice
+//     or pointer and nil become an empty value (null), at any depth.
+//   - A slice or array stays one SLICE value, maps and structs inside it
+//     MAP values; []byte becomes a base64 string.
+//   - Strings, bools, integers and floats map to their attribute types;
+//     unsigned integers above MaxInt64 become decimal strings.
 //   - json.Marshaler and encoding.TextMarshaler values are encoded through
-//     their methods (a MarshalJSON result is one MAP or SLICE value, not
-//     flattened); time.Time becomes an RFC 3339 string, time.Duration
-//     nanoseconds, an error its Error() text. A typed nil (an error
-//     holding a nil pointer, say) is null: its methods are never called.
+//     their methods (a MarshalJSON result is one value, not flattened);
+//     time.Time becomes an RFC 3339 string, time.Duration nanoseconds, an
+//     error its Error() text. A typed nil is null: its methods are never
+//     called.
 //   - Any other top-level value (a string, a slice) is kept under ValueKey.
 //
 // # Fallbacks, each counted as a cut (AttrTruncated)
 //
-//   - Values JSON cannot hold: NaN, +Inf and -Inf become the strings
-//     "NaN", "+Inf" and "-Inf"; channels, functions, complex numbers and
-//     maps with other key types become "[unsupported: <type>]".
-//   - A method that fails or panics becomes "[unsupported: <type>:
-//     MarshalJSON failed]" (or "panicked", and likewise for MarshalText and
-//     Error); Record never panics.
+//   - NaN, +Inf and -Inf become the strings "NaN", "+Inf" and "-Inf";
+//     channels, functions, complex numbers and maps with other key types
+//     become "[unsupported: <type>]"; a method that fails or panics,
+//     "[unsupported: <type>: MarshalJSON failed]" (or "panicked", and
+//     likewise for MarshalText and Error).
 //   - Past progress.Limits: a string is cut and ends in TruncatedSuffix, a
 //     value nested too deep (or a cycle) becomes TruncatedDepth, a slice
-//     keeps its first elements, and past MaxAttributes or the encoded-size
-//     cap MaxDetailsBytes the rest of the details is cut. A map too wide
-//     to visit within the work bound (its entries, or its keys' bytes)
-//     becomes "[truncated: map of N entries]", and the details go on
-//     after it.
+//     keeps its first elements, and past MaxAttributes or MaxDetailsBytes
+//     the rest of the details is cut. A map too wide to visit within the
+//     work bound becomes "[truncated: map of N entries]", and the details
+//     go on after it.
 //
 // Redaction (progress.Redactor) writes Redacted for secret keys, for
 // values holding private-key material, and in place of each secret that
-// free text shows by its shape (the rest of the string stays); it is not
-// counted as a cut.
+// free text shows by its shape; it is not counted as a cut.
 package wire

@@ -3,6 +3,7 @@
 package cache
 
 import (
+	"maps"
 	"sync"
 	"sync/atomic"
 )
@@ -13,15 +14,11 @@ import (
 // limit, Get still returns a freshly built value, which is simply not kept.
 //
 // The design is sync.Map's: a read-only map published through an atomic
-// pointer, and a dirty map under a mutex holding the newer entries. The
-// dirty entries are merged into a new read-only map once they have been
-// looked up as many times as the read-only map has entries, or once they
-// outnumber it. Each merge copies every entry, but it happens only after
-// that many inserts or locked reads, so a long run of distinct keys costs
-// O(1) per insert rather than O(n) (copying the map on every insert made
-// wide maps quadratic). A sync.Map would box every key into an interface
-// on each lookup, an allocation per call on the hot path; this map is
-// generic and does not.
+// pointer, and a dirty map under a mutex holding the newer entries, merged
+// into a new read-only map once they have been looked up as many times as
+// the read-only map has entries, or once they outnumber it: a long run of
+// distinct keys costs O(1) per insert, not O(n). Unlike a sync.Map it
+// boxes no key into an interface, which would allocate on every lookup.
 //
 // The zero value is not usable: call New.
 type Bounded[K comparable, V any] struct {
@@ -158,14 +155,8 @@ func (c *Bounded[K, V]) maybeMerge() {
 
 // merge publishes read ∪ dirty. Caller holds mu.
 func (c *Bounded[K, V]) merge() {
-	read := *c.read.Load()
-	next := make(map[K]V, len(read)+len(c.dirty))
-	for k, v := range read {
-		next[k] = v
-	}
-	for k, v := range c.dirty {
-		next[k] = v
-	}
+	next := maps.Clone(*c.read.Load())
+	maps.Copy(next, c.dirty)
 	c.copied.Add(int64(len(next)))
 	c.read.Store(&next)
 	c.dirty = nil

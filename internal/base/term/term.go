@@ -1,8 +1,5 @@
 // Package term tells whether output goes to a terminal, and how big the
-// terminal is: the pretty exporter colours only there, the live view draws
-// its live area only on a real terminal, otelbridge picks the live view
-// there by default, and the CLI passes a command's output through the live
-// view only when it would have reached the same screen.
+// terminal is (for colours, the live view and its default).
 package term
 
 import (

@@ -1,11 +1,7 @@
-// Package tooltext is the one home of what makes the text a tool wrote
-// (Ansible's display text, OpenTofu's messages and stderr, ansible-runner's
-// start-up errors) safe to show on a terminal, to log and to put in an
-// event or an error: terminal escape sequences (colours, cursor movement)
-// and control characters are removed, so nothing in a tool's output can
-// drive the user's terminal, and invalid UTF-8 is dropped. What an escape
-// sequence is (EscapeEnd) is also what the live view's Output uses on a
-// program's lines, which it escapes rather than drops.
+// Package tooltext makes the text a tool wrote (Ansible's display text,
+// OpenTofu's messages and stderr, ansible-runner's errors) safe to show on
+// a terminal, log, or put in an event: terminal escape sequences and
+// control characters are removed, and invalid UTF-8 is dropped.
 package tooltext
 
 import (

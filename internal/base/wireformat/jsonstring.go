@@ -6,13 +6,11 @@ import (
 	"unicode/utf8"
 )
 
-// JSONEscapes is a way of writing JSON: which ASCII bytes of a string are
-// written as they are, which have a two-character escape, whether every
-// rune strconv.IsPrint rejects is escaped too (the C1 controls, bidi
-// overrides such as U+202E, zero-width and private-use runes), and whether
-// a MAP value is written as encoding/json writes a map[string]any. Every
-// way replaces invalid UTF-8 with \ufffd and escapes U+2028 and U+2029, as
-// encoding/json does.
+// JSONEscapes is a way of writing JSON: which ASCII bytes are written as
+// they are, which have a two-character escape, whether every rune
+// strconv.IsPrint rejects is escaped too, and whether a MAP is written as
+// encoding/json writes a map[string]any. Every way replaces invalid UTF-8
+// with \ufffd and escapes U+2028 and U+2029, as encoding/json does.
 type JSONEscapes struct {
 	plain     [utf8.RuneSelf]bool // written as they are
 	short     [utf8.RuneSelf]byte // the letter of a two-character escape (\n), or 0

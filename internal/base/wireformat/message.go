@@ -25,40 +25,25 @@ type MessageMeta struct {
 // have one width and sort by time.
 const MessageTimeLayout = "2006-01-02T15:04:05.000Z"
 
-// The names of the TNCO message's top-level keys other than tracectx.*.
+// The prefixes of the envelope keys the message nests.
 const (
-	msgTimestamp   = "@timestamp"
-	msgComponent   = "component"
-	msgDetails     = "details"
-	msgEventType   = "eventType"
-	msgLevel       = "level"
-	msgGeneration  = "observedGeneration"
-	msgEventName   = "progressEventType"
-	msgResource    = "resource"
-	msgScope       = "scope"
-	msgSequence    = "sequence"
-	msgSpanID      = "spanId"
-	msgTenant      = "tenant"
-	msgTraceID     = "traceId"
-	msgTruncated   = "truncated"
-	componentRoot  = "progress.component."
-	resourceRoot   = "progress.resource."
-	generationName = AttrObservedGeneration
+	componentRoot = "progress.component."
+	resourceRoot  = "progress.resource."
 )
 
 // AppendMessage appends the TNCO message of the progress record in v (an
-// event or a transition; nothing for an ordinary log) to b: one JSON
-// object, the layout of docs/collector.md ("The TNCO message"), exactly
-// as collector-config's pipeline writes it from the same record. Keys are
-// in byte order at every level, as encoding/json writes a map:
+// event or a transition; nothing for an ordinary log) to b, exactly as
+// collector-config's pipeline writes it (docs/collector.md, "The TNCO
+// message"). Keys are in byte order at every level, as encoding/json
+// writes a map:
 //
 //	@timestamp, component, details, eventType, level, observedGeneration,
 //	progressEventType, resource, scope, sequence, spanId, tenant, traceId,
 //	tracectx.<name>..., truncated
 //
-// Envelope fields are present only when the record has them; details are
-// nested back from the flattened attributes (Nest), a transition's details
-// are {message?, previous?: {message?, reason, status}, reason, status}.
+// Envelope fields are present only when the record has them; a
+// transition's details are {message?, previous?: {message?, reason,
+// status}, reason, status}.
 func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 	if v.Kind == KindLog {
 		return b
@@ -72,7 +57,7 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 	for i := range v.Extra {
 		kv := &v.Extra[i]
 		switch k := string(kv.Key); {
-		case k == generationName:
+		case k == AttrObservedGeneration:
 			generation = &kv.Value
 		case k == AttrSequence:
 			sequence = &kv.Value
@@ -97,8 +82,19 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 		b = AppendStdString(b, k)
 		b = append(b, ':')
 	}
+	// field writes k: the Extra attribute when the record has one, else
+	// the View's value when it has one.
+	field := func(k string, extra *attribute.Value, has bool, val attribute.Value) {
+		if extra != nil {
+			val, has = *extra, true
+		}
+		if has {
+			key(k)
+			b = AppendStdValue(b, val)
+		}
+	}
 	if m.TimeUnixNano > 0 {
-		key(msgTimestamp)
+		key("@timestamp")
 		b = append(b, '"')
 		b = time.Unix(0, m.TimeUnixNano).UTC().AppendFormat(b, MessageTimeLayout)
 		b = append(b, '"')
@@ -106,72 +102,51 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 	s.component = v.appendRaw(s.component, rawComponentName, "name")
 	s.component = v.appendRaw(s.component, rawComponentVersion, "version")
 	if len(s.component) > 0 {
-		key(msgComponent)
+		key("component")
 		b = AppendStdMap(b, s.component)
 	}
-	key(msgDetails)
+	key("details")
 	if v.Kind == KindEvent {
 		b = AppendNestedJSON(b, v.Details, StdEscapes)
 	} else {
 		b = appendTransition(b, v)
 	}
-	key(msgEventType)
+	key("eventType")
 	if v.Kind == KindEvent {
 		b = AppendStdString(b, EventType)
 	} else {
 		b = AppendStdString(b, TransitionEventType)
 	}
 	if m.SeverityText != "" {
-		key(msgLevel)
+		key("level")
 		b = AppendStdString(b, m.SeverityText)
 	}
-	switch {
-	case generation != nil:
-		key(msgGeneration)
-		b = AppendStdValue(b, *generation)
-	case v.HasGeneration:
-		key(msgGeneration)
-		b = AppendStdValue(b, attribute.Int64Value(v.Generation))
-	}
-	key(msgEventName)
+	field("observedGeneration", generation, v.HasGeneration, attribute.Int64Value(v.Generation))
+	key("progressEventType")
 	b = AppendStdString(b, v.Name)
 	s.resource = v.appendRaw(s.resource, rawResourceID, "id")
 	s.resource = v.appendRaw(s.resource, rawResourceNamespace, "namespace")
 	s.resource = v.appendRaw(s.resource, rawResourceType, "type")
 	s.resource = v.appendRaw(s.resource, rawResourceUID, "uid")
 	if len(s.resource) > 0 {
-		key(msgResource)
+		key("resource")
 		b = AppendStdMap(b, s.resource)
 	}
 	if len(v.Scope) > 0 {
 		for _, p := range v.Scope { // keys as on the wire (escaped), as the collector has them
 			s.scope = append(s.scope, attribute.KeyValue{Key: attribute.Key(p.Path), Value: p.Value})
 		}
-		key(msgScope)
+		key("scope")
 		b = AppendStdMap(b, s.scope)
 	}
-	switch {
-	case sequence != nil:
-		key(msgSequence)
-		b = AppendStdValue(b, *sequence)
-	case v.HasSequence:
-		key(msgSequence)
-		b = AppendStdValue(b, attribute.Int64Value(v.Sequence))
-	}
+	field("sequence", sequence, v.HasSequence, attribute.Int64Value(v.Sequence))
 	if m.SpanID != [8]byte{} {
-		key(msgSpanID)
+		key("spanId")
 		b = appendHex(b, m.SpanID[:])
 	}
-	switch {
-	case tenant != nil:
-		key(msgTenant)
-		b = AppendStdValue(b, *tenant)
-	case v.raw[rawTenant].ok:
-		key(msgTenant)
-		b = AppendStdValue(b, v.raw[rawTenant].v)
-	}
+	field("tenant", tenant, v.raw[rawTenant].ok, v.raw[rawTenant].v)
 	if m.TraceID != [16]byte{} {
-		key(msgTraceID)
+		key("traceId")
 		b = appendHex(b, m.TraceID[:])
 	}
 	if len(v.TraceCtx) > 0 {
@@ -184,14 +159,7 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 		first = false
 		b = appendMembers(b, s.tracectx)
 	}
-	switch {
-	case truncated != nil:
-		key(msgTruncated)
-		b = AppendStdValue(b, *truncated)
-	case v.Truncated:
-		key(msgTruncated)
-		b = append(b, "true"...)
-	}
+	field("truncated", truncated, v.Truncated, attribute.BoolValue(true))
 	return append(b, '}')
 }
 

@@ -1,12 +1,8 @@
 // Package wireformat is the one home of the progress record format: the
-// attribute names, the escaping of detail paths, the markers written in
-// place of cut or secret values, the severity names, and one zero-copy
-// View of a record that every reader (progress/wire's Decode and
-// MessageBody, the pretty and JSON exporters) adapts. The encoder that
-// writes the format uses the same names and escaping.
-//
-// The public face of the format is package progress/wire; this package is
-// internal so that the module can change its shape without an API change.
+// attribute names, the escaping of detail paths, the markers of cut or
+// secret values, the severity names, and the zero-copy View of a record
+// that every reader adapts. Its public face is package progress/wire; it is
+// internal so that its shape can change without an API change.
 package wireformat
 
 // Names of the wire contract. docs/wire.md documents them as a

@@ -19,18 +19,14 @@ const (
 	Close
 )
 
-// Nest turns flattened detail paths back into nested maps, as a sequence of
-// steps: Open(key) ... Close() around each nested map, Leaf(key, value) for
-// each value, keys unescaped and in sorted order within each map. It sorts
-// d in place. It builds nothing itself, so each reader builds what it needs
-// (Go maps, a MAP value, JSON text) from the same decisions:
-//
-//   - Among equal paths the last attribute wins.
-//   - When a path runs through another path's leaf ("a" and "a.b", which
-//     only a record that progress did not build can hold), the nested map
-//     wins and the leaf is dropped.
-//
-// Nothing is allocated unless a segment holds an escape.
+// Nest turns flattened detail paths back into nested maps, as steps:
+// Open(key) ... Close() around each nested map, Leaf(key, value) for each
+// value, keys unescaped and sorted within each map. It sorts d in place
+// and builds nothing, so each reader builds what it needs from the same
+// decisions: among equal paths the last wins; when a path runs through
+// another's leaf ("a" and "a.b", only in a record progress did not build),
+// the nested map wins. Nothing is allocated unless a segment holds an
+// escape.
 func Nest(d []PathValue, visit func(op NestOp, key string, v attribute.Value)) {
 	if len(d) > 1 && !slices.IsSortedFunc(d, ComparePath) {
 		slices.SortStableFunc(d, ComparePath)

@@ -1,6 +1,7 @@
 package wireformat
 
 import (
+	"cmp"
 	"encoding/base64"
 	"math"
 	"slices"
@@ -10,14 +11,12 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 )
 
-// The TNCO message is the JSON the collector used to write with
-// encoding/json (the kafka exporter's raw encoding marshals the record
-// body's Go value): the functions below write values byte for byte as
-// encoding/json writes the same value after the OTLP hop (a MAP as a
-// map[string]any, keys sorted, the last of equal keys kept; a SLICE as
-// []any; bytes as base64; an empty value as null), so that a message the
-// driver builds and one the collector builds are the same bytes. Tests
-// hold them to encoding/json.
+// The functions below write values byte for byte as encoding/json writes
+// the same value after the OTLP hop (a MAP as a map[string]any, keys
+// sorted, the last of equal keys kept; a SLICE as []any; bytes as base64;
+// an empty value as null), so that the TNCO message the driver builds and
+// the one the collector builds are the same bytes. Tests hold them to
+// encoding/json.
 
 const lowerHex = "0123456789abcdef"
 
@@ -103,15 +102,7 @@ func AppendStdMap(b []byte, kvs []attribute.KeyValue) []byte {
 func appendJSONMap(b []byte, kvs []attribute.KeyValue, e *JSONEscapes) []byte {
 	if e.goMaps && !strictlySorted(kvs) {
 		kvs = slices.Clone(kvs)
-		slices.SortStableFunc(kvs, func(x, y attribute.KeyValue) int {
-			switch {
-			case x.Key < y.Key:
-				return -1
-			case x.Key > y.Key:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(kvs, func(x, y attribute.KeyValue) int { return cmp.Compare(x.Key, y.Key) })
 		out := kvs[:0]
 		for i, kv := range kvs {
 			if i+1 < len(kvs) && kvs[i+1].Key == kv.Key {
@@ -133,12 +124,10 @@ func appendJSONMap(b []byte, kvs []attribute.KeyValue, e *JSONEscapes) []byte {
 	return append(b, '}')
 }
 
-// AppendNestedJSON appends the details d nested (a JSON object per path
-// segment, wire.Decode's shape), written the way e says, without building
-// maps: Nest's walk is written as it goes. With goMaps, keys must come in
-// byte order and unique at every level; Nest's order is that order unless
-// a path holds escapes, and then the details are built as one MAP value
-// first, whose maps the writer sorts.
+// AppendNestedJSON appends the details d nested (wire.Decode's shape),
+// written the way e says, as Nest walks them. With goMaps, keys must come
+// in byte order at every level, which Nest's order is unless a path holds
+// escapes: then the details are built as one MAP value first.
 func AppendNestedJSON(b []byte, d []PathValue, e *JSONEscapes) []byte {
 	if e.goMaps {
 		for _, p := range d {

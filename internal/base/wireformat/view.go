@@ -34,17 +34,14 @@ type PathValue struct {
 type Condition struct{ Status, Reason, Message string }
 
 // View is a record split along the wire contract, in one pass over its
-// attributes, without copying a string or building a map. Every reader of
-// the format adapts it: progress/wire builds Go maps or a nested body from
-// it, the exporters write lines from it.
-//
-// The rules it applies, once for all readers:
-//   - The kind comes from progress.event_type; a record without it (or with
-//     another value) is an ordinary log, all of whose attributes other
-//     than tracectx.* stay in Extra, even ones that look like the contract.
-//   - The envelope's typed fields are taken only with their wire type
-//     (generation and sequence INT64, truncated BOOL); otherwise they stay
-//     in Extra. String fields are read with attribute.Value.String.
+// attributes, without copying a string or building a map; every reader of
+// the format adapts it. The rules, once for all readers:
+//   - The kind comes from progress.event_type; a record without it (or
+//     with another value) is an ordinary log, whose attributes other than
+//     tracectx.* all stay in Extra.
+//   - Typed envelope fields are taken only with their wire type
+//     (generation and sequence INT64, truncated BOOL), else stay in Extra;
+//     string fields are read with attribute.Value.String.
 //   - A transition's payload is progress.<EventName>.<field>; other
 //     progress.<x>.* keys stay in Extra.
 type View struct {
@@ -99,6 +96,29 @@ const (
 	rawPrevMessage
 	numRaw
 )
+
+// envelopeRaw and transitionRaw map the envelope's string attributes and a
+// transition's payload fields (transitionField) to their View.raw field.
+var (
+	envelopeRaw = map[string]int{
+		AttrComponentName: rawComponentName, AttrComponentVersion: rawComponentVersion,
+		AttrResourceType: rawResourceType, AttrResourceID: rawResourceID,
+		AttrResourceNamespace: rawResourceNamespace, AttrResourceUID: rawResourceUID, AttrTenant: rawTenant,
+	}
+	transitionRaw = map[string]int{
+		"status": rawStatus, "reason": rawReason, "message": rawMessage,
+		"previous.status": rawPrevStatus, "previous.reason": rawPrevReason, "previous.message": rawPrevMessage,
+	}
+)
+
+// rawString returns the string field of v that raw field f is read into.
+func (v *View) rawString(f int) *string {
+	return [numRaw]*string{
+		&v.ComponentName, &v.ComponentVersion, &v.ResourceType, &v.ResourceID, &v.ResourceNamespace,
+		&v.ResourceUID, &v.Tenant, &v.Transition.Status, &v.Transition.Reason, &v.Transition.Message,
+		&v.Previous.Status, &v.Previous.Reason, &v.Previous.Message,
+	}[f]
+}
 
 var viewPool = sync.Pool{New: func() any {
 	return &View{Details: make([]PathValue, 0, 32), Extra: make([]attribute.KeyValue, 0, 8)}
@@ -173,47 +193,24 @@ func (v *View) add(kv attribute.KeyValue) bool {
 		return true
 	}
 	if v.Kind == KindTransition {
-		switch transitionField(k, v.Name) {
-		case "status":
-			v.Transition.Status = v.keep(rawStatus, kv.Value)
-			return true
-		case "reason":
-			v.Transition.Reason = v.keep(rawReason, kv.Value)
-			return true
-		case "message":
-			v.Transition.Message = v.keep(rawMessage, kv.Value)
-			return true
-		case "previous.status":
-			v.Previous.Status, v.HasPrevious = v.keep(rawPrevStatus, kv.Value), true
-			return true
-		case "previous.reason":
-			v.Previous.Reason, v.HasPrevious = v.keep(rawPrevReason, kv.Value), true
-			return true
-		case "previous.message":
-			v.Previous.Message, v.HasPrevious = v.keep(rawPrevMessage, kv.Value), true
+		if f, ok := transitionRaw[transitionField(k, v.Name)]; ok {
+			*v.rawString(f) = v.keep(f, kv.Value)
+			v.HasPrevious = v.HasPrevious || f >= rawPrevStatus
 			return true
 		}
 	}
+	if strings.HasPrefix(k, DetailsPrefix) {
+		v.Details = append(v.Details, PathValue{k[len(DetailsPrefix):], kv.Value})
+		return true
+	}
+	if f, ok := envelopeRaw[k]; ok {
+		*v.rawString(f) = v.keep(f, kv.Value)
+		return true
+	}
 	switch {
 	case k == AttrEventType:
-	case strings.HasPrefix(k, DetailsPrefix):
-		v.Details = append(v.Details, PathValue{k[len(DetailsPrefix):], kv.Value})
-	case k == AttrComponentName:
-		v.ComponentName = v.keep(rawComponentName, kv.Value)
-	case k == AttrComponentVersion:
-		v.ComponentVersion = v.keep(rawComponentVersion, kv.Value)
-	case k == AttrResourceType:
-		v.ResourceType = v.keep(rawResourceType, kv.Value)
-	case k == AttrResourceID:
-		v.ResourceID = v.keep(rawResourceID, kv.Value)
-	case k == AttrResourceNamespace:
-		v.ResourceNamespace = v.keep(rawResourceNamespace, kv.Value)
-	case k == AttrResourceUID:
-		v.ResourceUID = v.keep(rawResourceUID, kv.Value)
 	case strings.HasPrefix(k, ScopePrefix):
 		v.Scope = append(v.Scope, PathValue{k[len(ScopePrefix):], kv.Value})
-	case k == AttrTenant:
-		v.Tenant = v.keep(rawTenant, kv.Value)
 	case k == AttrObservedGeneration && kv.Value.Type() == attribute.INT64:
 		v.Generation, v.HasGeneration = kv.Value.AsInt64(), true
 	case k == AttrSequence && kv.Value.Type() == attribute.INT64:

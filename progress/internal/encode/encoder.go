@@ -28,13 +28,11 @@ const valueCost = wireformat.ValueCost
 // its valueCost), or for a string cut to fit with TruncatedSuffix.
 const reserve = 32
 
-// workFactor bounds the work of one call: the map entries and slice
-// elements visited (valueCost each), the map key bytes sorted and the
-// string bytes searched for secrets, at most workFactor × MaxDetailsBytes
-// in all. Past it the details are cut like past the size cap. Work that
-// writes nothing (the entries of a wide map past MaxAttributes, redacted
-// strings) is what this bounds: written bytes are already bounded by
-// MaxDetailsBytes.
+// workFactor bounds the work of one call (map entries and slice elements
+// visited, valueCost each; map key bytes sorted; string bytes searched for
+// secrets) to workFactor × MaxDetailsBytes; past it the details are cut.
+// It bounds the work that writes nothing (a wide map's entries past
+// MaxAttributes, redacted strings): written bytes are bounded already.
 const workFactor = 2
 
 // Encoder builds one record's attributes. It is pooled: the hot path
@@ -57,10 +55,9 @@ type Encoder struct {
 	truncated int  // cuts made (limits, fallbacks)
 	inKey     bool // the slice being written is inside a private key's lines
 
-	// Scratch stacks: a call appends its entries past the current length
-	// and truncates back before it returns, so nested calls share them.
-	// attribute.SliceValue and MapValue copy their arguments, so the
-	// scratch is free again once they return.
+	// Scratch stacks: a call appends past the current length and truncates
+	// back before it returns, so nested calls share them (SliceValue and
+	// MapValue copy their arguments).
 	sortBuf []string
 	pairs   []mapEntry
 	rkeys   []reflectKey
@@ -110,14 +107,11 @@ func (e *Encoder) String(s string) attribute.Value {
 	return e.str(s, false)
 }
 
-// slot is where one value goes:
-//   - a flattened attribute below node, when node is set; a map or plain
-//     struct put there is flattened further, unless mode is whole;
-//   - otherwise an entry (key) of the MAP value being built in kvs, or,
-//     when mode is elem, an element of the SLICE value being built in vals.
-//
-// It is passed by value down every level of the walk, so it stays small:
-// the nesting depth lives in the Encoder.
+// slot is where one value goes: a flattened attribute below node, when node
+// is set (a map or plain struct there is flattened further unless mode is
+// whole); otherwise an entry (key) of the MAP value being built in kvs or,
+// in elemMode, an element of the SLICE value being built in vals. It is
+// passed by value down the walk, so it stays small.
 type slot struct {
 	node *keyNode
 	key  string
@@ -156,14 +150,12 @@ func (e *Encoder) stop() {
 // room is what the size cap leaves.
 func (e *Encoder) room() int { return e.lim.MaxDetailsBytes - e.size }
 
-// admit is the one guard every map entry and struct field passes, in
-// flattened and nested form alike; the walk charged its visit already
-// (scan, or per field). It enforces, in this order: the budgets (once one
-// is spent nothing more is admitted), the key length (a key longer than
-// MaxStringLen is dropped), MaxAttributes (past it no key is even built),
-// the size cap (the key plus room for a marker must fit), and key
-// redaction (a secret key gets Redacted and is not admitted). It returns
-// the slot for the entry's value.
+// admit is the one guard every map entry and struct field passes, flattened
+// or nested; the walk charged its visit already. It enforces, in order:
+// the budgets, the key length (longer than MaxStringLen: dropped),
+// MaxAttributes (past it no key is even built), the size cap (the key plus
+// room for a marker), and key redaction (a secret key gets Redacted and is
+// not admitted). It returns the slot for the entry's value.
 func (e *Encoder) admit(parent slot, key string) (slot, bool) {
 	if e.full {
 		return slot{}, false

@@ -19,10 +19,9 @@ import (
 	"github.com/progressotel/progressotel/internal/base/wireformat"
 )
 
-// This file walks a value. Every map entry and struct field passes admit,
-// every slice element admitElem, every container enter, every string str
-// (or fit), and every wide map scan: the checks live there, once, and the
-// walkers below only decide what a Go value looks like on the wire.
+// This file walks a value: the checks live in admit, admitElem, enter,
+// str, fit and scan, once; the walkers only decide what a Go value looks
+// like on the wire.
 
 // mapEntry is one entry of a map[string]any being flattened: collecting
 // the values with the keys saves a lookup per key.
@@ -86,10 +85,8 @@ func (e *Encoder) details(v any) {
 		}
 		return
 	case error:
-		// An error is its message, wherever it is: at the root too,
-		// where a pointer to a struct would otherwise be flattened (an
-		// *errors.errorString has no exported field, so nothing). A
-		// typed nil is no details, as a nil pointer is.
+		// An error is its message, at the root too (where a pointer to a
+		// struct would otherwise be flattened); a typed nil is no details.
 		if isNil(reflect.ValueOf(d)) {
 			return
 		}
@@ -125,7 +122,8 @@ func (e *Encoder) details(v any) {
 	}
 }
 
-// value writes v in s, without reflection for the common types.
+// value writes v in s, without reflection for the common types (the other
+// integer and float types take reflectScalar, which writes the same).
 func (e *Encoder) value(s slot, v any) {
 	switch x := v.(type) {
 	case string:
@@ -136,50 +134,22 @@ func (e *Encoder) value(s slot, v any) {
 		e.put(s, attribute.Int64Value(int64(x)))
 	case int64:
 		e.put(s, attribute.Int64Value(x))
-	case int32:
-		e.put(s, attribute.Int64Value(int64(x)))
-	case int16:
-		e.put(s, attribute.Int64Value(int64(x)))
-	case int8:
-		e.put(s, attribute.Int64Value(int64(x)))
-	case uint:
-		e.put(s, e.uint(uint64(x)))
-	case uint64:
-		e.put(s, e.uint(x))
-	case uint32:
-		e.put(s, attribute.Int64Value(int64(x)))
-	case uint16:
-		e.put(s, attribute.Int64Value(int64(x)))
-	case uint8:
-		e.put(s, attribute.Int64Value(int64(x)))
 	case float64:
 		e.put(s, e.float(x, 64))
-	case float32:
-		e.put(s, e.float(float64(x), 32))
 	case nil:
 		e.put(s, attribute.Value{})
 	case map[string]any:
-		if e.nilOrEmpty(s, x == nil, len(x)) {
-			return
+		if !e.nilOrEmpty(s, x == nil, len(x)) {
+			e.mapAny(s, x)
 		}
-		e.mapAny(s, x)
 	case map[string]string:
-		if e.nilOrEmpty(s, x == nil, len(x)) {
-			return
+		if !e.nilOrEmpty(s, x == nil, len(x)) {
+			e.mapString(s, x)
 		}
-		e.mapString(s, x)
 	case []any:
-		if x == nil {
-			e.put(s, attribute.Value{})
-		} else {
-			e.sliceAny(s, x)
-		}
+		e.slice(s, x == nil, len(x), func(c slot, i int) { e.value(c, x[i]) })
 	case []string:
-		if x == nil {
-			e.put(s, attribute.Value{})
-		} else {
-			e.sliceString(s, x)
-		}
+		e.slice(s, x == nil, len(x), func(c slot, i int) { e.put(c, e.str(x[i], true)) })
 	case json.Number:
 		if i, err := x.Int64(); err == nil {
 			e.put(s, attribute.Int64Value(i))
@@ -256,9 +226,8 @@ func (e *Encoder) end(s slot, nested bool, kvStart, attrStart int) {
 }
 
 // scan charges the visit of a map's n entries before they are read. A map
-// too wide for the work left is written as one marker instead, so no call
-// walks or sorts an unbounded map; whether it fits depends only on its
-// size, so the result stays deterministic.
+// too wide for the work left is written as one marker instead; whether it
+// fits depends only on its size, so the result stays deterministic.
 func (e *Encoder) scan(s slot, n int) bool {
 	if e.work+n*valueCost <= e.workLimit {
 		e.work += n * valueCost
@@ -268,10 +237,8 @@ func (e *Encoder) scan(s slot, n int) bool {
 	return false
 }
 
-// keysFit charges the key bytes of a map about to be sorted. A map whose
-// keys do not fit in the work left is too wide as well: it is written as
-// the same marker, and the details go on after it (its siblings are not
-// lost to it).
+// keysFit charges the key bytes of a map about to be sorted; a map whose
+// keys do not fit is too wide as well, and the details go on after it.
 func (e *Encoder) keysFit(s slot, n, keyBytes int) bool {
 	if e.work+keyBytes <= e.workLimit {
 		e.work += keyBytes
@@ -309,10 +276,10 @@ func sortEntries(p []mapEntry) {
 	}
 }
 
-// mapAny writes a non-empty map[string]any in s, its keys in sorted order,
-// so that what a limit cuts never depends on map iteration order. Entries
-// a budget will cut are not sorted (sortFirst), and entries whose key is
-// longer than MaxStringLen are dropped before anything else.
+// mapAny writes a non-empty map[string]any in s in sorted key order, so
+// that what a limit cuts never depends on map iteration order. Entries a
+// budget will cut are not sorted, and keys longer than MaxStringLen are
+// dropped first.
 func (e *Encoder) mapAny(s slot, m map[string]any) {
 	if !e.enter(s) {
 		return
@@ -369,6 +336,25 @@ func (e *Encoder) mapAny(s slot, m map[string]any) {
 	e.end(s, nested, kvStart, attrStart)
 }
 
+// sortedEntries writes the entries of a map put in s in key order until a
+// budget runs out; only the entries the budget leaves room for are sorted.
+func sortedEntries[T any](e *Encoder, s slot, all []T, cmp func(a, b T) int, key func(*T) string, write func(slot, *T)) {
+	keys := sortFirst(all, e.writable(s), cmp)
+	for i := range keys {
+		c, ok := e.admit(s, key(&keys[i]))
+		if !ok {
+			if e.full {
+				break
+			}
+			continue
+		}
+		write(c, &keys[i])
+	}
+	if len(keys) < len(all) {
+		e.stop() // the budget left no room for the rest
+	}
+}
+
 // mapString is mapAny for map[string]string.
 func (e *Encoder) mapString(s slot, m map[string]string) {
 	if !e.enter(s) {
@@ -396,23 +382,8 @@ func (e *Encoder) mapString(s slot, m map[string]string) {
 		return
 	}
 	nested, kvStart, attrStart := e.begin(s)
-	{
-		n := len(e.sortBuf) - start
-		keys := sortFirst(e.sortBuf[start:], e.writable(s), strings.Compare)
-		for _, k := range keys {
-			c, ok := e.admit(s, k)
-			if !ok {
-				if e.full {
-					break
-				}
-				continue
-			}
-			e.put(c, e.str(m[k], false))
-		}
-		if len(keys) < n {
-			e.stop()
-		}
-	}
+	sortedEntries(e, s, e.sortBuf[start:], strings.Compare, func(k *string) string { return *k },
+		func(c slot, k *string) { e.put(c, e.str(m[*k], false)) })
 	clear(e.sortBuf[start:])
 	e.sortBuf = e.sortBuf[:start]
 	e.end(s, nested, kvStart, attrStart)
@@ -515,22 +486,8 @@ func (e *Encoder) reflectMap(s slot, rv reflect.Value, info *typeInfo) {
 		return
 	}
 	nested, kvStart, attrStart := e.begin(s)
-	{
-		keys := sortFirst(all, e.writable(s), cmpMapKeys)
-		for _, k := range keys {
-			c, ok := e.admit(s, k.s)
-			if !ok {
-				if e.full {
-					break
-				}
-				continue
-			}
-			e.mapElem(c, rv.MapIndex(k.v), info)
-		}
-		if len(keys) < len(all) {
-			e.stop()
-		}
-	}
+	sortedEntries(e, s, all, cmpMapKeys, func(k *mapKey) string { return k.s },
+		func(c slot, k *mapKey) { e.mapElem(c, rv.MapIndex(k.v), info) })
 	e.end(s, nested, kvStart, attrStart)
 }
 
@@ -564,23 +521,8 @@ func (e *Encoder) stringKeyMap(s slot, rv reflect.Value, info *typeInfo) {
 		return
 	}
 	nested, kvStart, attrStart := e.begin(s)
-	{
-		all := e.rkeys[start:]
-		keys := sortFirst(all, e.writable(s), cmpReflectKeys)
-		for _, k := range keys {
-			c, ok := e.admit(s, k.s)
-			if !ok {
-				if e.full {
-					break
-				}
-				continue
-			}
-			e.mapElem(c, vals.Index(k.i), info)
-		}
-		if len(keys) < len(all) {
-			e.stop()
-		}
-	}
+	sortedEntries(e, s, e.rkeys[start:], cmpReflectKeys, func(k *reflectKey) string { return k.s },
+		func(c slot, k *reflectKey) { e.mapElem(c, vals.Index(k.i), info) })
 	clear(e.rkeys[start:])
 	e.rkeys = e.rkeys[:start]
 	e.end(s, nested, kvStart, attrStart)
@@ -602,66 +544,22 @@ func (e *Encoder) mapElem(c slot, mv reflect.Value, info *typeInfo) {
 	}
 }
 
-// sliceAny writes a []any as one SLICE value.
-func (e *Encoder) sliceAny(s slot, x []any) {
-	if !e.enter(s) {
-		return
-	}
-	e.size += valueCost
-	x = cutSlice(e, x)
-	start := len(e.vals)
-	saved := e.inKey
-	e.inKey = false
-	for _, el := range x {
-		c, ok := e.admitElem()
-		if !ok {
-			break
-		}
-		e.value(c, el)
-	}
-	e.inKey = saved
-	e.leave()
-	e.put(s, e.popSlice(start))
-}
-
-// sliceString writes a []string as one SLICE value.
-func (e *Encoder) sliceString(s slot, x []string) {
-	if !e.enter(s) {
-		return
-	}
-	e.size += valueCost
-	x = cutSlice(e, x)
-	start := len(e.vals)
-	saved := e.inKey
-	e.inKey = false
-	for _, el := range x {
-		c, ok := e.admitElem()
-		if !ok {
-			break
-		}
-		e.put(c, e.str(el, true))
-	}
-	e.inKey = saved
-	e.leave()
-	e.put(s, e.popSlice(start))
-}
-
-// cutSlice keeps the first MaxSliceLen elements.
-func cutSlice[T any](e *Encoder, x []T) []T {
-	if len(x) > e.lim.MaxSliceLen {
-		e.truncated++
-		return x[:e.lim.MaxSliceLen]
-	}
-	return x
-}
-
 // sliceReflect writes any other slice or array as one SLICE value.
 func (e *Encoder) sliceReflect(s slot, rv reflect.Value) {
+	e.slice(s, false, rv.Len(), func(c slot, i int) { e.reflectValue(c, rv.Index(i)) })
+}
+
+// slice writes the first MaxSliceLen of n elements as one SLICE value in
+// s, each through elem; a nil slice is null.
+func (e *Encoder) slice(s slot, isNil bool, n int, elem func(c slot, i int)) {
+	if isNil {
+		e.put(s, attribute.Value{})
+		return
+	}
 	if !e.enter(s) {
 		return
 	}
 	e.size += valueCost
-	n := rv.Len()
 	if n > e.lim.MaxSliceLen {
 		e.truncated++
 		n = e.lim.MaxSliceLen
@@ -674,7 +572,7 @@ func (e *Encoder) sliceReflect(s slot, rv reflect.Value) {
 		if !ok {
 			break
 		}
-		e.reflectValue(c, rv.Index(i))
+		elem(c, i)
 	}
 	e.inKey = saved
 	e.leave()
@@ -802,10 +700,8 @@ func (e *Encoder) reflectValue(s slot, rv reflect.Value) {
 	}
 }
 
-// unsupported writes the fallback for a value JSON cannot hold (channels,
-// functions, complex numbers, unsafe pointers, maps with keys that are not
-// strings, integers or TextMarshalers) or a method that failed: it counts
-// as a cut.
+// unsupported writes the fallback for a value JSON cannot hold or a method
+// that failed, counted as a cut.
 func (e *Encoder) unsupported(s slot, t reflect.Type, what string) {
 	e.truncated++
 	e.put(s, e.fit(wireformat.UnsupportedPrefix+t.String()+what+"]"))

@@ -16,12 +16,8 @@ type typeInfo struct {
 	marshaler bool        // json.Marshaler or encoding.TextMarshaler
 	mapKeyOK  bool        // a map whose keys encoding/json accepts
 	fields    []fieldInfo // struct fields in encoding/json order
-	// plain: a struct that is neither a marshaler nor an error, so it is
-	// flattened field by field.
-	plain bool
-	// isError: an error that is not a marshaler, written as its Error
-	// text.
-	isError bool
+	plain     bool        // a struct, neither marshaler nor error: flattened by field
+	isError   bool        // an error, not a marshaler: written as its Error text
 	// For a map with string-kind keys: its values' plan (nil unless they
 	// are structs) and the slice type that holds a copy of its values.
 	stringKeys bool
@@ -34,16 +30,9 @@ type fieldInfo struct {
 	index     []int
 	omitEmpty bool
 	omitZero  bool
-	// kind is the field's scalar encoding, decided once from its type (as
-	// reflectScalar decides per value); scalarNone for everything else.
-	kind scalarKind
-	// plain is the plan of a field whose type is a plain struct, so it is
-	// flattened without boxing it into an interface.
-	plain *typeInfo
-	// quoted: the ",string" option on a string, bool, integer or float
-	// field (or a pointer to one): the value is written as the JSON text
-	// of the value, as a string, as encoding/json does.
-	quoted bool
+	kind      scalarKind // reflectScalar's decision, made once for the type
+	plain     *typeInfo  // a plain struct's plan, flattened without boxing
+	quoted    bool       // ",string" on a quotable type: its JSON text, as a string
 }
 
 type scalarKind uint8
@@ -201,16 +190,7 @@ func structFields(t reflect.Type) []fieldInfo {
 	return out
 }
 
-func hasOpt(opts, want string) bool {
-	for opts != "" {
-		var o string
-		o, opts, _ = strings.Cut(opts, ",")
-		if o == want {
-			return true
-		}
-	}
-	return false
-}
+func hasOpt(opts, want string) bool { return slices.Contains(strings.Split(opts, ","), want) }
 
 // isEmptyValue is encoding/json's omitempty rule.
 func isEmptyValue(v reflect.Value) bool {
