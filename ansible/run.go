@@ -249,6 +249,7 @@ func (d *decoder) launch(ctx context.Context, l launch) launched {
 	signalled, waitErr := child.Wait()
 	unforward()
 	unwatch()
+	l.Ended()
 	exit := procctl.ExitOf(cmd.ProcessState)
 	out := launched{rc: exit.ExitCode(), exit: exit, signalled: signalled, delivered: child.Delivered(),
 		ended: time.Now().UTC()}

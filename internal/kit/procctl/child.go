@@ -212,6 +212,18 @@ type Command struct {
 	// Started, when set, is called with the pid of the process started
 	// (ansible-runner for an ansible-playbook command line).
 	Started func(pid int)
+	// Exited, when set, is called once the command has exited and its
+	// output is read, before the run's final event is recorded: a wrapper
+	// stops taking its nested emits there, so that none lands after the
+	// run's end.
+	Exited func()
+}
+
+// Ended calls c.Exited when it is set.
+func (c *Command) Ended() {
+	if c.Exited != nil {
+		c.Exited()
+	}
 }
 
 // Forward delivers each signal of sigs to c (see Child.Deliver), from a

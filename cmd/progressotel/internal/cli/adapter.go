@@ -63,6 +63,9 @@ type Invocation struct {
 	Logger         *slog.Logger  // the adapter's warnings, on stderr
 	Lines          LinesOptions  // --lines, for the generic adapter
 	Started        func(pid int) // when set, told the pid of the process started
+	// Exited, when set, is called once the command has exited, before
+	// the final event (procctl.Command.Exited).
+	Exited func()
 
 	sup *supervisor
 }
@@ -77,7 +80,7 @@ func (inv *Invocation) command(ctx context.Context, sharesGroup bool) procctl.Co
 		stdin = nil // a background group reading the terminal would get SIGTTIN
 	}
 	return procctl.Command{Argv: inv.Argv, Env: inv.Env(ctx), Stdin: stdin, Stderr: inv.Stderr,
-		Signals: inv.sup.Signals(), Started: inv.Started}
+		Signals: inv.sup.Signals(), Started: inv.Started, Exited: inv.Exited}
 }
 
 // launched is the status of a command an adapter's launcher ran. When
@@ -186,6 +189,7 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	_, _ = child.Wait() // the status is in ProcessState; I/O errors are the command's
 	unforward()
 	lines.wait()
+	c.Ended()
 	st := Status(procctl.ExitOf(cmd.ProcessState))
 	if st.OK() {
 		op.Complete(started, time.Now())

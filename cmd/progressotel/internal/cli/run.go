@@ -193,6 +193,8 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 		Stdin: stdio.stdin, Stdout: out.stdout, Stderr: out.stderr, Logger: logger,
 		Lines: LinesOptions{Enabled: o.lines, Type: o.linesType}, sup: sup,
 		Started: func(pid int) { span.SetAttributes(semconv.ProcessPID(pid)) },
+		// The emits the command made are recorded before its final event.
+		Exited: func() { closeServer(srv) },
 	}
 	st := adapter.Run(ctx, inv)
 	sup.ended()
@@ -201,9 +203,7 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
 	defer cancel()
 	sup.onSignalAfterExit(cancel)
-	if srv != nil {
-		_ = srv.Close()
-	}
+	closeServer(srv)
 	serving.Wait()
 	span.SetAttributes(semconv.ProcessExitCode(st.ExitCode()))
 	if st.Signal != 0 {
@@ -261,4 +261,12 @@ func (h *emitHandler) handle(_ context.Context, req []byte) error {
 		return fmt.Errorf("%w: %v", handoff.ErrInvalid, err)
 	}
 	return nil
+}
+
+// closeServer stops taking emits and waits for those being served (once;
+// srv may be nil).
+func closeServer(srv *handoff.Server) {
+	if srv != nil {
+		_ = srv.Close()
+	}
 }
