@@ -6,6 +6,7 @@ package demo
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"embed"
 	"fmt"
 	"io"
@@ -41,10 +42,26 @@ func Installed() bool {
 // InstallHint says how to install Ansible for the live demo.
 const InstallHint = "apt-get install --no-install-recommends ansible-core python3-ansible-runner"
 
-// Prepare writes the demo's project, its inventory (web-1 and web-2, both
+// Run runs the demo's playbook with the real Ansible through the ansible
+// adapter with opts, from a temporary directory named prefix... that it
+// removes afterwards.
+func Run(ctx context.Context, prefix string, opts ...ansible.Option) (ansible.Result, error) {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return ansible.Result{}, err
+	}
+	defer os.RemoveAll(dir)
+	pb, err := prepare(dir)
+	if err != nil {
+		return ansible.Result{}, err
+	}
+	return ansible.Run(ctx, pb, opts...)
+}
+
+// prepare writes the demo's project, its inventory (web-1 and web-2, both
 // this machine over the local connection) and its state directory under
 // dir, and returns the playbook to run.
-func Prepare(dir string) (ansible.Playbook, error) {
+func prepare(dir string) (ansible.Playbook, error) {
 	proj := filepath.Join(dir, "project")
 	state := filepath.Join(dir, "state")
 	sub, err := fs.Sub(project, "project")
