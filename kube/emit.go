@@ -2,9 +2,9 @@ package kube
 
 import (
 	"context"
+	"maps"
 	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -80,13 +80,12 @@ func NewEmitter(opts ...Option) *Emitter {
 }
 
 func scopeLabels(m map[string]string) []scopeLabel {
-	out := make([]scopeLabel, 0, len(m))
-	for l, k := range m {
-		if l != "" && k != "" {
-			out = append(out, scopeLabel{l, k})
+	var out []scopeLabel
+	for _, l := range slices.Sorted(maps.Keys(m)) {
+		if l != "" && m[l] != "" {
+			out = append(out, scopeLabel{l, m[l]})
 		}
 	}
-	slices.SortFunc(out, func(a, b scopeLabel) int { return strings.Compare(a.label, b.label) })
 	return out
 }
 

@@ -16,14 +16,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// update is one state of object i seen by its watch: the object, or gone.
+// update is one state of object i seen by its watch: the object, or gone,
+// or a refusal no retry changes (RBAC) that ends its wait.
 type update struct {
 	i    int
 	obj  *unstructured.Unstructured
 	gone bool
-	// err is a refusal no retry changes (RBAC): the object cannot be
-	// waited for.
-	err error
+	err  error
 }
 
 // wait watches every object not done yet until each is, or ctx ends. The
@@ -109,9 +108,7 @@ func (a *Applier) watch(ctx context.Context, i int, want *unstructured.Unstructu
 		}
 	}
 	list := &unstructured.UnstructuredList{}
-	gvk := want.GroupVersionKind()
-	gvk.Kind += "List"
-	list.SetGroupVersionKind(gvk)
+	list.SetGroupVersionKind(want.GroupVersionKind().GroupVersion().WithKind(want.GetKind() + "List"))
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		if rv == "" {
@@ -176,13 +173,13 @@ func (a *Applier) watch(ctx context.Context, i int, want *unstructured.Unstructu
 func (a *Applier) drain(ctx context.Context, i int, w watch.Interface, rv string, send func(update) bool) string {
 	for {
 		var ev watch.Event
-		var ok bool
 		select {
-		case ev, ok = <-w.ResultChan():
+		case e, ok := <-w.ResultChan():
+			if !ok {
+				return rv
+			}
+			ev = e
 		case <-ctx.Done():
-			return rv
-		}
-		if !ok {
 			return rv
 		}
 		switch ev.Type {
