@@ -43,11 +43,7 @@ func (a *Applier) wait(ctx, opCtx context.Context, v verb, objs []*object) {
 		if o.live != nil {
 			rv = o.live.GetResourceVersion()
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			a.watch(wctx, i, o.want, rv, updates)
-		}()
+		wg.Go(func() { a.watch(wctx, i, o.want, rv, updates) })
 	}
 	for pending > 0 {
 		select {

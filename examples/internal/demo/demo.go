@@ -107,8 +107,7 @@ func Paced(maxDelay time.Duration) io.Reader {
 				}
 				last = t
 			}
-			line := make([]byte, 0, len(sc.Bytes())+1)
-			if _, err := pw.Write(append(append(line, sc.Bytes()...), '\n')); err != nil {
+			if _, err := fmt.Fprintf(pw, "%s\n", sc.Bytes()); err != nil {
 				return
 			}
 		}
@@ -119,16 +118,11 @@ func Paced(maxDelay time.Duration) io.Reader {
 
 // created reads a job event's "created" time without decoding the line.
 func created(line []byte) time.Time {
-	const key = `"created": "`
-	i := bytes.Index(line, []byte(key))
-	if i < 0 {
+	_, rest, found := bytes.Cut(line, []byte(`"created": "`))
+	value, _, closed := bytes.Cut(rest, []byte(`"`))
+	if !found || !closed {
 		return time.Time{}
 	}
-	rest := line[i+len(key):]
-	j := bytes.IndexByte(rest, '"')
-	if j < 0 {
-		return time.Time{}
-	}
-	t, _ := time.Parse("2006-01-02T15:04:05.999999", string(rest[:j]))
+	t, _ := time.Parse("2006-01-02T15:04:05.999999", string(value))
 	return t
 }

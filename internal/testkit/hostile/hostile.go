@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -101,16 +102,8 @@ func (PanicText) MarshalText() ([]byte, error) { panic("MarshalText blew up") }
 func (PanicError) Error() string               { panic("Error blew up") }
 func (FailJSON) MarshalJSON() ([]byte, error)  { return nil, errors.New("nope") }
 func (b BigJSON) MarshalJSON() ([]byte, error) {
-	var s strings.Builder
-	s.WriteByte('[')
-	for i := range b.N {
-		if i > 0 {
-			s.WriteByte(',')
-		}
-		s.WriteString(`{"k":"` + strings.Repeat("v", 40) + `"}`)
-	}
-	s.WriteByte(']')
-	return []byte(s.String()), nil
+	elems := slices.Repeat([]string{`{"k":"` + strings.Repeat("v", 40) + `"}`}, b.N)
+	return []byte("[" + strings.Join(elems, ",") + "]"), nil
 }
 func (v ValueJSON) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(v.S)), nil }
 

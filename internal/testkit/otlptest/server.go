@@ -30,7 +30,8 @@ import (
 
 // Server is a real OTLP/gRPC logs (and traces, metrics) endpoint on
 // 127.0.0.1 that a test stops and restarts on the same port, to play a
-// collector that goes away and comes back. It keeps every request it accepted, and their wire bytes.
+// collector that goes away and comes back. It keeps every request it
+// accepted, and their wire bytes.
 type Server struct {
 	collogspb.UnimplementedLogsServiceServer
 	// Addr is the address the server listens on, on 127.0.0.1.
