@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -58,19 +56,14 @@ type applyConfig struct {
 	fieldManager string
 	force        bool
 	timeout      time.Duration
-	streams      []conditionStream
+	// streams maps a stream to the condition types it carries, the first
+	// one present.
+	streams []entry[[]string]
 
 	// Test hooks (export_test.go): the watches' timeoutSeconds, and a call
 	// each time a watch ended and is resumed.
 	watchTimeout int64
 	watchEnded   func()
-}
-
-// conditionStream maps the first present of an object's condition types to
-// a transition stream.
-type conditionStream struct {
-	stream string
-	types  []string
 }
 
 // DefaultConditionStreams returns which conditions of an object become
@@ -112,7 +105,7 @@ func WithTimeout(d time.Duration) ApplyOption {
 // has becomes that stream's transitions. An empty map turns the
 // transitions off.
 func WithConditionStreams(m map[string][]string) ApplyOption {
-	return func(c *applyConfig) { c.streams = conditionStreams(m) }
+	return func(c *applyConfig) { c.streams = sortedEntries(m) }
 }
 
 // WithTracerProvider creates the spans with tp instead of the global
@@ -142,18 +135,6 @@ func WithLogger(l *slog.Logger) ApplyOption {
 	return func(c *applyConfig) { c.SetLogger(l) }
 }
 
-// conditionStreams sorts by stream, so that the records of one
-// observation have a fixed order.
-func conditionStreams(m map[string][]string) []conditionStream {
-	var out []conditionStream
-	for _, s := range slices.Sorted(maps.Keys(m)) {
-		if s != "" && len(m[s]) > 0 {
-			out = append(out, conditionStream{s, m[s]})
-		}
-	}
-	return out
-}
-
 // Applier applies Kubernetes objects by server-side apply, or deletes
 // them, and waits until each is ready (or gone), reporting it live: see
 // the package documentation, "Apply and wait". It is safe for concurrent
@@ -181,7 +162,7 @@ func NewApplier(rc *rest.Config, e *Emitter, opts ...ApplyOption) (*Applier, err
 	}
 	a := &Applier{c: c, e: e}
 	a.cfg.fieldManager = DefaultFieldManager
-	a.cfg.streams = conditionStreams(DefaultConditionStreams())
+	a.cfg.streams = sortedEntries(DefaultConditionStreams())
 	a.cfg.Recorder = e.recorder()
 	adapter.Configure(&a.cfg, &a.cfg.Config, adapter.Defaults{Name: "kube", Scope: ScopeName, GracePeriod: 1, MaxLineBytes: 1}, opts)
 	return a, nil
@@ -624,15 +605,15 @@ func (a *Applier) record(o *object, typ string, sev log.Severity, reason, msg st
 func (a *Applier) transitions(o *object, live *unstructured.Unstructured) (reason string) {
 	found := false
 	for _, s := range a.cfg.streams {
-		c, ok := findCondition(live, s.types)
+		c, ok := findCondition(live, s.val)
 		if !ok {
 			continue
 		}
 		if !found {
 			reason, found = c.Reason, true
 		}
-		if _, err := a.e.Observe(o.ctx, nil, live, s.stream, c); err != nil {
-			a.cfg.Logger.Warn("kube: a condition transition was not recorded", "object", o.key(), "stream", s.stream, "error", err.Error())
+		if _, err := a.e.Observe(o.ctx, nil, live, s.key, c); err != nil {
+			a.cfg.Logger.Warn("kube: a condition transition was not recorded", "object", o.key(), "stream", s.key, "error", err.Error())
 		}
 	}
 	return reason
