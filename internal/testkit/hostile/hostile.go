@@ -153,11 +153,7 @@ func Shapes(scale int) []Shape {
 	nested := func(fan, levels int) any {
 		var v any = "x"
 		for range levels {
-			s := make([]any, fan)
-			for i := range s {
-				s[i] = v
-			}
-			v = s
+			v = slices.Repeat([]any{v}, fan)
 		}
 		return v
 	}
@@ -177,16 +173,9 @@ func Shapes(scale int) []Shape {
 		for j := range n {
 			f["ansible_fact_"+strconv.Itoa(j)] = "value " + strconv.Itoa(j)
 		}
-		out := make([]any, hosts)
-		for i := range out {
-			out[i] = f // shared: the input is large, its memory is not
-		}
-		return out
+		return slices.Repeat([]any{f}, hosts) // shared: the input is large, its memory is not
 	}
-	pems := make([]any, 200*scale)
-	for i := range pems {
-		pems[i] = Cert + RSAKey
-	}
+	pems := slices.Repeat([]any{Cert + RSAKey}, 200*scale)
 	return []Shape{
 		{"key-1MiB", map[string]any{strings.Repeat("k", scale<<20): 1}, true},
 		{"keys-64x100KB", wide(64, scale*100_000), true},
@@ -279,12 +268,7 @@ func (g *gen) value(depth int) any {
 		return m
 	case 3, 4:
 		n := g.size() % 600
-		s := make([]any, n)
-		child := g.value(depth + 1)
-		for i := range s {
-			s[i] = child
-		}
-		return s
+		return slices.Repeat([]any{g.value(depth + 1)}, n)
 	case 5:
 		return make([]byte, g.size()*g.next())
 	case 6:
