@@ -362,12 +362,16 @@ func (a *Applier) served(ctx context.Context, u *unstructured.Unstructured) {
 // failure sums up a call that did not end with every object ready: its
 // failure code, a user-safe description and the error to return.
 func (a *Applier) failure(ctx context.Context, objs []*object, res Result) (string, string, error) {
-	var first *object
+	var first *object    // the first that failed, not by the wait's end
+	var waiting []string // every one not ready
 	for _, o := range objs {
-		if !o.res.Ready && o.res.Reason != ReasonTimeout && o.res.Reason != ReasonCancelled {
-			first = o
-			break
+		if o.res.Ready {
+			continue
 		}
+		if first == nil && o.res.Reason != ReasonTimeout && o.res.Reason != ReasonCancelled {
+			first = o
+		}
+		waiting = append(waiting, fmt.Sprintf("%s (%s)", o.key(), o.res.Status))
 	}
 	counts := fmt.Sprintf("%d of %d objects ready", res.Ready, len(objs))
 	if first != nil {
@@ -381,12 +385,6 @@ func (a *Applier) failure(ctx context.Context, objs []*object, res Result) (stri
 			err = fmt.Errorf("%w (%w)", err, context.Cause(ctx))
 		}
 		return first.failure, desc, err
-	}
-	var waiting []string
-	for _, o := range objs {
-		if !o.res.Ready {
-			waiting = append(waiting, fmt.Sprintf("%s (%s)", o.key(), o.res.Status))
-		}
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		desc := fmt.Sprintf("timed out: %s; still waiting for %s", counts, strings.Join(waiting, ", "))

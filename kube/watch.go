@@ -134,18 +134,17 @@ func (a *Applier) watch(ctx context.Context, i int, want *unstructured.Unstructu
 			FieldSelector: fields.OneTermEqualSelector("metadata.name", want.GetName()),
 			Raw:           raw,
 		})
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
-				rv = ""
-				continue
-			}
-			if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
-				send(update{i: i, err: err})
-				return
-			}
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return
+		case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
+			rv = ""
+			continue
+		case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
+			send(update{i: i, err: err})
+			return
+		default:
 			a.cfg.Logger.Warn("kube: a watch could not start; retrying", "kind", want.GetKind(), "name", want.GetName(), "error", err.Error())
 			select {
 			case <-time.After(backoff):
