@@ -161,10 +161,7 @@ func Shapes(scale int) []Shape {
 		m := make(map[string]any, n)
 		for i := range n {
 			k := strconv.Itoa(i)
-			if len(k) < keyLen {
-				k += strings.Repeat("k", keyLen-len(k))
-			}
-			m[k] = i
+			m[k+strings.Repeat("k", max(keyLen-len(k), 0))] = i
 		}
 		return m
 	}
