@@ -1,7 +1,7 @@
 // Package hostile builds the hostile and careless details that the
 // limits, the redactor and the no-panic guarantee are tested and
-// benchmarked against: the classes of input that once broke the hard limits, as named shapes and as a
-// generator driven by fuzz input.
+// benchmarked against: the classes of input that once broke the hard
+// limits, as named shapes and as a generator driven by fuzz input.
 package hostile
 
 import (
