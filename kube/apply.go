@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,20 +56,14 @@ type applyConfig struct {
 	fieldManager string
 	force        bool
 	timeout      time.Duration
-	streams      []conditionStream
+	// streams maps a stream to the condition types it carries, the first
+	// one present.
+	streams []entry[[]string]
 
-	// Test hooks (export_test.go): the watch requests' timeoutSeconds,
-	// after which the API server ends each watch, and a call each time a
-	// watch ended and is resumed.
+	// Test hooks (export_test.go): the watches' timeoutSeconds, and a call
+	// each time a watch ended and is resumed.
 	watchTimeout int64
 	watchEnded   func()
-}
-
-// conditionStream maps the first present of an object's condition types to
-// a transition stream.
-type conditionStream struct {
-	stream string
-	types  []string
 }
 
 // DefaultConditionStreams returns which conditions of an object become
@@ -110,7 +105,7 @@ func WithTimeout(d time.Duration) ApplyOption {
 // has becomes that stream's transitions. An empty map turns the
 // transitions off.
 func WithConditionStreams(m map[string][]string) ApplyOption {
-	return func(c *applyConfig) { c.streams = conditionStreams(m) }
+	return func(c *applyConfig) { c.streams = sortedEntries(m) }
 }
 
 // WithTracerProvider creates the spans with tp instead of the global
@@ -140,22 +135,6 @@ func WithLogger(l *slog.Logger) ApplyOption {
 	return func(c *applyConfig) { c.SetLogger(l) }
 }
 
-func conditionStreams(m map[string][]string) []conditionStream {
-	out := make([]conditionStream, 0, len(m))
-	for s, types := range m {
-		if s != "" && len(types) > 0 {
-			out = append(out, conditionStream{s, types})
-		}
-	}
-	// A fixed order, so that the records of one observation are too.
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].stream < out[j-1].stream; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
-}
-
 // Applier applies Kubernetes objects by server-side apply, or deletes
 // them, and waits until each is ready (or gone), reporting it live: see
 // the package documentation, "Apply and wait". It is safe for concurrent
@@ -165,8 +144,8 @@ type Applier struct {
 	e   *Emitter
 	cfg applyConfig
 
-	// reported is the last count of common/Progress in a call (each call
-	// works on its own copy of the Applier).
+	// reported is the last count of common/Progress of a call, which
+	// works on its own copy of the Applier.
 	reported int
 }
 
@@ -183,7 +162,7 @@ func NewApplier(rc *rest.Config, e *Emitter, opts ...ApplyOption) (*Applier, err
 	}
 	a := &Applier{c: c, e: e}
 	a.cfg.fieldManager = DefaultFieldManager
-	a.cfg.streams = conditionStreams(DefaultConditionStreams())
+	a.cfg.streams = sortedEntries(DefaultConditionStreams())
 	a.cfg.Recorder = e.recorder()
 	adapter.Configure(&a.cfg, &a.cfg.Config, adapter.Defaults{Name: "kube", Scope: ScopeName, GracePeriod: 1, MaxLineBytes: 1}, opts)
 	return a, nil
@@ -225,11 +204,12 @@ const (
 	ActionDeleted   = "Deleted"
 )
 
-type verb int
+// verb is what a call does, as its spans' names say it.
+type verb string
 
 const (
-	verbApply verb = iota
-	verbDelete
+	verbApply  verb = "apply"
+	verbDelete verb = "delete"
 )
 
 // object is one object of a call, owned by the call's goroutine.
@@ -240,10 +220,9 @@ type object struct {
 	span trace.Span
 	res  ObjectResult
 	done bool
-	// failure is the failure code when it failed.
-	failure string
-	// terminating is set once ObjectTerminating was recorded.
-	terminating bool
+	// failure is the failure code of a failed object.
+	failure     string
+	terminating bool // ObjectTerminating was recorded
 }
 
 func (o *object) key() string {
@@ -255,15 +234,12 @@ func (o *object) key() string {
 
 // Apply applies objects in order by server-side apply (the set's CRDs
 // first, until established), then waits until each is Current (kstatus),
-// has Failed, or the time limit passed. A
-// namespaced object without a namespace goes to "default". It returns nil
-// when every object is ready, else an error wrapping ErrFailed, ErrTimeout
-// or the context's error; Result says what happened to each object either
-// way.
+// has Failed, or the time limit passed. A namespaced object without a
+// namespace goes to "default". It returns nil when every object is ready,
+// else an error wrapping ErrFailed, ErrTimeout or the context's error;
+// Result says what happened to each object either way.
 func (a *Applier) Apply(ctx context.Context, objects []*unstructured.Unstructured) (Result, error) {
-	call := *a // each call counts its own unrecorded events and progress
-	call.reported = -1
-	return call.run(ctx, verbApply, objects)
+	return a.run(ctx, verbApply, objects)
 }
 
 // Delete deletes objects (in the background: dependents are left to the
@@ -271,24 +247,21 @@ func (a *Applier) Apply(ctx context.Context, objects []*unstructured.Unstructure
 // kubernetes/ObjectTerminating while finalizers hold it. An object already
 // gone counts as deleted.
 func (a *Applier) Delete(ctx context.Context, objects []*unstructured.Unstructured) (Result, error) {
-	call := *a
-	call.reported = -1
-	return call.run(ctx, verbDelete, objects)
+	return a.run(ctx, verbDelete, objects)
 }
 
-func (a *Applier) run(parent context.Context, v verb, objects []*unstructured.Unstructured) (Result, error) {
+// run has a value receiver: each call counts its own progress.
+func (a Applier) run(parent context.Context, v verb, objects []*unstructured.Unstructured) (Result, error) {
+	a.reported = -1
 	if parent == nil {
 		parent = context.Background()
 	}
-	name, spanVerb := "Apply", "apply"
+	name := cmp.Or(a.cfg.Operation, "Apply")
 	if v == verbDelete {
-		name, spanVerb = "Delete", "delete"
-	}
-	if a.cfg.Operation != "" {
-		name = a.cfg.Operation
+		name = cmp.Or(a.cfg.Operation, "Delete")
 	}
 	start := time.Now()
-	op := a.cfg.StartOperation(parent, name, "kubernetes "+spanVerb, start,
+	op := a.cfg.StartOperation(parent, name, "kubernetes "+string(v), start,
 		attribute.Int("kubernetes.objects", len(objects)))
 
 	ctx, cancel := context.WithCancel(op.Ctx)
@@ -307,7 +280,7 @@ func (a *Applier) run(parent context.Context, v verb, objects []*unstructured.Un
 			if p > 0 {
 				a.served(ctx, objects[i])
 			}
-			objs[i] = a.begin(ctx, spanVerb, objects[i])
+			objs[i] = a.begin(ctx, v, objects[i])
 			if v == verbApply {
 				a.apply(ctx, objs[i])
 			} else {
@@ -317,16 +290,14 @@ func (a *Applier) run(parent context.Context, v verb, objects []*unstructured.Un
 		a.progress(op.Ctx, objs)
 		a.wait(ctx, op.Ctx, v, objs)
 	}
-	for i, o := range objs {
-		if o == nil { // its phase never began: the time ran out before
-			objs[i] = a.begin(ctx, spanVerb, objects[i])
-			reason, msg := endReason(ctx, v)
-			a.fail(objs[i], FailureTimeout, reason, msg)
-		}
-	}
-
 	res := Result{Objects: make([]ObjectResult, len(objs))}
 	for i, o := range objs {
+		if o == nil { // its phase never began: the time ran out before
+			o = a.begin(ctx, v, objects[i])
+			objs[i] = o
+			reason, msg := endReason(ctx, v)
+			a.fail(o, FailureTimeout, reason, msg)
+		}
 		res.Objects[i] = o.res
 		if o.res.Ready {
 			res.Ready++
@@ -391,12 +362,16 @@ func (a *Applier) served(ctx context.Context, u *unstructured.Unstructured) {
 // failure sums up a call that did not end with every object ready: its
 // failure code, a user-safe description and the error to return.
 func (a *Applier) failure(ctx context.Context, objs []*object, res Result) (string, string, error) {
-	var first *object
+	var first *object    // the first that failed, not by the wait's end
+	var waiting []string // every one not ready
 	for _, o := range objs {
-		if !o.res.Ready && o.res.Reason != ReasonTimeout && o.res.Reason != ReasonCancelled {
-			first = o
-			break
+		if o.res.Ready {
+			continue
 		}
+		if first == nil && o.res.Reason != ReasonTimeout && o.res.Reason != ReasonCancelled {
+			first = o
+		}
+		waiting = append(waiting, fmt.Sprintf("%s (%s)", o.key(), o.res.Status))
 	}
 	counts := fmt.Sprintf("%d of %d objects ready", res.Ready, len(objs))
 	if first != nil {
@@ -411,12 +386,6 @@ func (a *Applier) failure(ctx context.Context, objs []*object, res Result) (stri
 		}
 		return first.failure, desc, err
 	}
-	var waiting []string
-	for _, o := range objs {
-		if !o.res.Ready {
-			waiting = append(waiting, fmt.Sprintf("%s (%s)", o.key(), o.res.Status))
-		}
-	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		desc := fmt.Sprintf("timed out: %s; still waiting for %s", counts, strings.Join(waiting, ", "))
 		return FailureTimeout, desc, fmt.Errorf("%w: %s", ErrTimeout, desc)
@@ -426,7 +395,7 @@ func (a *Applier) failure(ctx context.Context, objs []*object, res Result) (stri
 }
 
 // begin starts the object's span.
-func (a *Applier) begin(ctx context.Context, spanVerb string, u *unstructured.Unstructured) *object {
+func (a *Applier) begin(ctx context.Context, v verb, u *unstructured.Unstructured) *object {
 	o := &object{want: u.DeepCopy()}
 	o.res = ObjectResult{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), Status: string(kstatus.UnknownStatus)}
 	if namespaced, err := a.c.IsObjectNamespaced(o.want); err == nil && namespaced && o.res.Namespace == "" {
@@ -441,7 +410,7 @@ func (a *Applier) begin(ctx context.Context, spanVerb string, u *unstructured.Un
 	if o.res.Namespace != "" {
 		attrs = append(attrs, attribute.String("k8s.namespace.name", o.res.Namespace))
 	}
-	o.ctx, o.span = a.cfg.Tracer.Start(ctx, spanVerb+" "+o.key(), trace.WithAttributes(attrs...))
+	o.ctx, o.span = a.cfg.Tracer.Start(ctx, string(v)+" "+o.key(), trace.WithAttributes(attrs...))
 	return o
 }
 
@@ -473,8 +442,7 @@ func (a *Applier) apply(ctx context.Context, o *object) {
 	default:
 		o.res.Action, typ = ActionUpdated, TypeObjectUpdated
 	}
-	o.live = live
-	o.res.Generation = live.GetGeneration()
+	o.live = live // the envelope of the record
 	a.record(o, typ, 0, "", "")
 	a.observe(verbApply, o, live)
 }
@@ -495,7 +463,6 @@ func (a *Applier) delete(ctx context.Context, o *object) {
 	case err != nil:
 		a.refused(o, err)
 	default:
-		o.live = live
 		a.observe(verbDelete, o, live)
 	}
 }
@@ -530,7 +497,7 @@ func (a *Applier) refused(o *object, err error) {
 func (a *Applier) observe(v verb, o *object, live *unstructured.Unstructured) {
 	o.live = live
 	o.res.Generation = live.GetGeneration()
-	a.transitions(o, live)
+	readyReason := a.transitions(o, live)
 	r, err := kstatus.Compute(live)
 	if err != nil {
 		a.cfg.Logger.Warn("kube: kstatus cannot read the object", "object", o.key(), "error", err.Error())
@@ -545,7 +512,7 @@ func (a *Applier) observe(v verb, o *object, live *unstructured.Unstructured) {
 			a.record(o, TypeObjectTerminating, 0, "", r.Message)
 		}
 	case r.Status == kstatus.CurrentStatus:
-		o.res.Ready, o.res.Reason = true, a.readyReason(live)
+		o.res.Ready, o.res.Reason = true, readyReason
 		a.record(o, TypeObjectReady, 0, o.res.Reason, r.Message)
 		oc := outcome.Changed
 		if o.res.Action == ActionUnchanged {
@@ -562,17 +529,6 @@ func (a *Applier) observe(v verb, o *object, live *unstructured.Unstructured) {
 		}
 		a.fail(o, FailureInfrastructure, reason, r.Message)
 	}
-}
-
-// readyReason is the reason of the object's condition on the first stream
-// that has one ("Provisioned", "MinimumReplicasAvailable"), or empty.
-func (a *Applier) readyReason(live *unstructured.Unstructured) string {
-	for _, s := range a.cfg.streams {
-		if c, ok := findCondition(live, s.types); ok {
-			return c.Reason
-		}
-	}
-	return ""
 }
 
 // gone ends an object that no longer exists: deleted (Delete), or
@@ -595,19 +551,16 @@ func (a *Applier) gone(v verb, o *object) {
 func (a *Applier) fail(o *object, code, reason, msg string) {
 	o.res.Ready, o.res.Reason, o.res.Message, o.failure = false, reason, msg, code
 	a.record(o, TypeObjectFailed, log.SeverityError, reason, msg)
-	oc := outcome.Failed
-	switch reason {
-	case ReasonTimeout:
-		oc = outcome.TimedOut
-	case ReasonCancelled:
-		oc = outcome.Cancelled
-	}
+	oc := cmp.Or(endOutcomes[reason], outcome.Failed)
 	desc := reason
 	if msg != "" {
 		desc += ": " + msg
 	}
 	a.end(o, oc, desc)
 }
+
+// endOutcomes are the outcomes of the objects whose wait ended.
+var endOutcomes = map[string]string{ReasonTimeout: outcome.TimedOut, ReasonCancelled: outcome.Cancelled}
 
 // end ends the object's span with its outcome; a non-empty errDesc makes
 // its status Error.
@@ -626,10 +579,7 @@ func (a *Applier) end(o *object, oc, errDesc string) {
 // record records one kubernetes/* event of o in its span, with its
 // envelope.
 func (a *Applier) record(o *object, typ string, sev log.Severity, reason, msg string) {
-	u := o.live
-	if u == nil {
-		u = o.want
-	}
+	u := cmp.Or(o.live, o.want)
 	d := objectDetails{APIVersion: o.res.APIVersion, Status: o.res.Status, Reason: reason, Message: msg}
 	if typ == TypeObjectTerminating {
 		d.Finalizers = u.GetFinalizers()
@@ -647,17 +597,24 @@ func (a *Applier) record(o *object, typ string, sev log.Severity, reason, msg st
 }
 
 // transitions feeds the object's conditions to the Emitter's Tracker, one
-// stream at a time: only real changes are recorded.
-func (a *Applier) transitions(o *object, live *unstructured.Unstructured) {
+// stream at a time: only real changes are recorded. It returns the reason
+// of the first stream's condition ("Provisioned",
+// "MinimumReplicasAvailable"), the reason of a ready object.
+func (a *Applier) transitions(o *object, live *unstructured.Unstructured) (reason string) {
+	found := false
 	for _, s := range a.cfg.streams {
-		c, ok := findCondition(live, s.types)
+		c, ok := findCondition(live, s.val)
 		if !ok {
 			continue
 		}
-		if _, err := a.e.Observe(o.ctx, nil, live, s.stream, c); err != nil {
-			a.cfg.Logger.Warn("kube: a condition transition was not recorded", "object", o.key(), "stream", s.stream, "error", err.Error())
+		if !found {
+			reason, found = c.Reason, true
+		}
+		if _, err := a.e.Observe(o.ctx, nil, live, s.key, c); err != nil {
+			a.cfg.Logger.Warn("kube: a condition transition was not recorded", "object", o.key(), "stream", s.key, "error", err.Error())
 		}
 	}
+	return reason
 }
 
 // findCondition returns the first of the condition types in status.conditions.
@@ -666,14 +623,12 @@ func findCondition(u *unstructured.Unstructured, types []string) (metav1.Conditi
 	for _, t := range types {
 		for _, raw := range conds {
 			m, ok := raw.(map[string]any)
-			if !ok {
-				continue
-			}
-			if typ, _ := m["type"].(string); typ == t {
-				status, _ := m["status"].(string)
-				reason, _ := m["reason"].(string)
-				msg, _ := m["message"].(string)
-				return metav1.Condition{Type: t, Status: metav1.ConditionStatus(status), Reason: reason, Message: msg}, true
+			if typ, _ := m["type"].(string); ok && typ == t {
+				str := func(k string) string {
+					v, _ := m[k].(string)
+					return v
+				}
+				return metav1.Condition{Type: t, Status: metav1.ConditionStatus(str("status")), Reason: str("reason"), Message: str("message")}, true
 			}
 		}
 	}

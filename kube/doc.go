@@ -25,16 +25,17 @@
 //     unikorn-cloud.org/project → project (WithScopeLabels changes them);
 //   - observedGeneration: metadata.generation.
 //
-// When the scheme does not know the object's Go type (or the scheme is
-// nil), nothing fails: the group and Kind come from the object's TypeMeta
-// when it is set (as on unstructured objects), else the Kind is the Go type
-// name and the group is empty.
+// When the scheme (or a nil one) does not know the object's Go type, the
+// group and Kind come from the object's TypeMeta when it is set (as on
+// unstructured objects), else the Kind is the Go type name and the group
+// is empty.
 //
 // # Edge-triggering
 //
-// Emit, like provisioninglog's, emits every time it is called. Reconcilers run on
-// every poll, so use EmitIfChanged with the condition read from the object
-// before this reconcile changed it, after the status update succeeded:
+// Emit, like provisioninglog's, emits every time it is called. Reconcilers
+// run on every poll, so use EmitIfChanged with the condition read from the
+// object before this reconcile changed it, after the status update
+// succeeded:
 //
 //	prior := kube.FindCondition(obj.Status.Conditions, "Available") // a copy
 //	meta.SetStatusCondition(&obj.Status.Conditions, next)
@@ -48,34 +49,27 @@
 //
 // # Apply and wait
 //
-// An Applier applies objects by server-side apply (its field manager:
-// WithFieldManager), in the order given but for the set's
-// CustomResourceDefinitions, which go first and are waited for until
-// established, then watches each until kstatus
-// (sigs.k8s.io/cli-utils/pkg/kstatus) says it is Current or Failed, or the
-// time limit (WithTimeout) passes; Delete waits until each object is gone,
-// while finalizers hold it Terminating. It records:
+// An Applier applies objects by server-side apply (WithFieldManager), in
+// the order given but for the set's CustomResourceDefinitions, which go
+// first and are waited for until established, then watches each until
+// kstatus (sigs.k8s.io/cli-utils/pkg/kstatus) says it is Current or
+// Failed, or the time limit (WithTimeout) passes; Delete waits until each
+// object is gone, while finalizers hold it Terminating. It records:
 //   - common/OperationStarted, then common/OperationCompleted or
-//     common/OperationFailed (FailureInfrastructure, FailureRejected,
-//     FailureTimeout, FailureInternal) around the call, in the operation's
-//     span;
-//   - per object, in its own span (a child of the operation's, from the
-//     apply until ready): TypeObjectCreated, TypeObjectUpdated or
-//     TypeObjectUnchanged, then TypeObjectReady or TypeObjectFailed; for a
-//     delete, TypeObjectTerminating and TypeObjectDeleted; the span's
+//     common/OperationFailed (the Failure* codes) in the operation's span;
+//   - per object, in its own child span from the apply until ready, the
+//     kubernetes/Object* events (TypeObjectCreated, ...); the span's
 //     progress.outcome is changed, ok (nothing changed), failed, timeout or
 //     cancelled;
 //   - common/Progress, N of M objects ready (or gone), each time one is;
 //   - the object's own conditions as transitions, through the Emitter's
-//     Tracker: by default Available (else Ready) on the provisioning
-//     stream and Active on the lifecycle stream (WithConditionStreams), one
-//     record per real change with the previous state.
+//     Tracker (WithConditionStreams), one record per real change.
 //
 // Readiness is kstatus's alone: a custom resource is InProgress while its
 // Reconciling condition is True, its Ready condition is not True, or its
 // status.observedGeneration lags metadata.generation; Failed when Stalled
-// is True; else Current. A refusal by the API server (validation,
-// a field-manager conflict, RBAC) is TypeObjectFailed with the server's
-// StatusReason and message. A watch the API server ends is resumed from the
-// last resourceVersion seen, so that no change is missed or seen twice.
+// is True; else Current. A refusal by the API server (validation, a
+// field-manager conflict, RBAC) is TypeObjectFailed with the server's
+// StatusReason and message. A watch the API server ends is resumed from
+// the last resourceVersion seen, so that no change is missed or seen twice.
 package kube

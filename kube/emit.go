@@ -2,9 +2,9 @@ package kube
 
 import (
 	"context"
+	"maps"
 	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,12 +32,10 @@ func DefaultScopeLabels() map[string]string {
 // safe for concurrent use. The zero Emitter is not usable: use NewEmitter.
 type Emitter struct {
 	rec     *progress.Recorder // nil: progress.Default() at each call
-	scope   []scopeLabel
+	scope   []entry[string]    // label key → scope key
 	version string
 	tracker *progress.Tracker
 }
-
-type scopeLabel struct{ label, key string }
 
 // Option configures an Emitter.
 type Option func(*Emitter)
@@ -51,7 +49,7 @@ func WithRecorder(r *progress.Recorder) Option {
 // object that is present and not empty becomes the scope key it maps to.
 // An empty map turns the scope off.
 func WithScopeLabels(labelToScope map[string]string) Option {
-	return func(e *Emitter) { e.scope = scopeLabels(labelToScope) }
+	return func(e *Emitter) { e.scope = sortedEntries(labelToScope) }
 }
 
 // WithComponentVersion sets the component version, e.g. the controller's
@@ -69,7 +67,7 @@ func WithTracker(t *progress.Tracker) Option {
 
 // NewEmitter returns an Emitter with the default scope labels.
 func NewEmitter(opts ...Option) *Emitter {
-	e := &Emitter{scope: scopeLabels(DefaultScopeLabels())}
+	e := &Emitter{scope: sortedEntries(DefaultScopeLabels())}
 	for _, o := range opts {
 		o(e)
 	}
@@ -79,14 +77,23 @@ func NewEmitter(opts ...Option) *Emitter {
 	return e
 }
 
-func scopeLabels(m map[string]string) []scopeLabel {
-	out := make([]scopeLabel, 0, len(m))
-	for l, k := range m {
-		if l != "" && k != "" {
-			out = append(out, scopeLabel{l, k})
+// entry is one entry of an option's map. The options' maps are kept as
+// entries in key order, so that the records of one observation have a
+// fixed order.
+type entry[V any] struct {
+	key string
+	val V
+}
+
+// sortedEntries returns the entries of m whose key and value are not
+// empty, by key.
+func sortedEntries[V ~string | ~[]string](m map[string]V) []entry[V] {
+	var out []entry[V]
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if k != "" && len(m[k]) > 0 {
+			out = append(out, entry[V]{k, m[k]})
 		}
 	}
-	slices.SortFunc(out, func(a, b scopeLabel) int { return strings.Compare(a.label, b.label) })
 	return out
 }
 
@@ -192,11 +199,11 @@ func (e *Emitter) Envelope(scheme *runtime.Scheme, object client.Object) progres
 	}
 	labels := object.GetLabels()
 	for _, s := range e.scope {
-		if v := labels[s.label]; v != "" {
+		if v := labels[s.key]; v != "" {
 			if env.Scope == nil {
 				env.Scope = make(map[string]string, len(e.scope))
 			}
-			env.Scope[s.key] = v
+			env.Scope[s.val] = v
 		}
 	}
 	return env

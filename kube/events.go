@@ -55,20 +55,14 @@ const (
 	ReasonGone      = "Deleted"
 )
 
-// objectDetails are the details of every kubernetes/* event, encoded by
-// their json tags. The object's kind, name, namespace, uid and generation
-// are not here: the record's envelope holds them (resource type, id,
-// namespace, uid; observedGeneration), and its API group (component).
+// objectDetails are the details of every kubernetes/* event; the
+// record's envelope names the object.
 type objectDetails struct {
 	APIVersion string `json:"apiVersion"`
-	// Status is kstatus's: Current, InProgress, Failed, Terminating,
-	// NotFound.
-	Status string `json:"status,omitempty"`
+	Status     string `json:"status,omitempty"` // kstatus's
 	// Reason is the API server's StatusReason for a refusal, the failing
-	// condition's reason for kstatus Failed, or one of the Reason*
-	// constants.
-	Reason  string `json:"reason,omitempty"`
-	Message string `json:"message,omitempty"`
-	// Finalizers are those a Terminating object waits for.
-	Finalizers []string `json:"finalizers,omitempty"`
+	// condition's reason for kstatus Failed, or a Reason* constant.
+	Reason     string   `json:"reason,omitempty"`
+	Message    string   `json:"message,omitempty"`
+	Finalizers []string `json:"finalizers,omitempty"` // those a Terminating object waits for
 }

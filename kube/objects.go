@@ -31,27 +31,23 @@ func ReadObjects(r io.Reader) ([]*unstructured.Unstructured, error) {
 			continue
 		}
 		u := &unstructured.Unstructured{Object: m}
+		items := []*unstructured.Unstructured{u}
 		if u.IsList() {
+			items = nil
 			err := u.EachListItem(func(o runtime.Object) error {
-				item, ok := o.(*unstructured.Unstructured)
-				if !ok {
-					return fmt.Errorf("an item of the list is a %T", o)
-				}
-				if err := checkObject(item); err != nil {
-					return err
-				}
-				out = append(out, item)
+				items = append(items, o.(*unstructured.Unstructured)) // as every item of an unstructured list
 				return nil
 			})
 			if err != nil {
 				return nil, fmt.Errorf("kube: document %d: %w", doc, err)
 			}
-			continue
 		}
-		if err := checkObject(u); err != nil {
-			return nil, fmt.Errorf("kube: document %d: %w", doc, err)
+		for _, item := range items {
+			if err := checkObject(item); err != nil {
+				return nil, fmt.Errorf("kube: document %d: %w", doc, err)
+			}
 		}
-		out = append(out, u)
+		out = append(out, items...)
 	}
 }
 

@@ -16,14 +16,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// update is one state of object i seen by its watch: the object, or gone.
+// update is one state of object i seen by its watch: the object, or gone,
+// or a refusal no retry changes (RBAC) that ends its wait.
 type update struct {
 	i    int
 	obj  *unstructured.Unstructured
 	gone bool
-	// err is a refusal no retry changes (RBAC): the object cannot be
-	// waited for.
-	err error
+	err  error
 }
 
 // wait watches every object not done yet until each is, or ctx ends. The
@@ -44,11 +43,7 @@ func (a *Applier) wait(ctx, opCtx context.Context, v verb, objs []*object) {
 		if o.live != nil {
 			rv = o.live.GetResourceVersion()
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			a.watch(wctx, i, o.want, rv, updates)
-		}()
+		wg.Go(func() { a.watch(wctx, i, o.want, rv, updates) })
 	}
 	for pending > 0 {
 		select {
@@ -109,9 +104,7 @@ func (a *Applier) watch(ctx context.Context, i int, want *unstructured.Unstructu
 		}
 	}
 	list := &unstructured.UnstructuredList{}
-	gvk := want.GroupVersionKind()
-	gvk.Kind += "List"
-	list.SetGroupVersionKind(gvk)
+	list.SetGroupVersionKind(want.GroupVersionKind().GroupVersion().WithKind(want.GetKind() + "List"))
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		if rv == "" {
@@ -141,18 +134,17 @@ func (a *Applier) watch(ctx context.Context, i int, want *unstructured.Unstructu
 			FieldSelector: fields.OneTermEqualSelector("metadata.name", want.GetName()),
 			Raw:           raw,
 		})
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
-				rv = ""
-				continue
-			}
-			if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
-				send(update{i: i, err: err})
-				return
-			}
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return
+		case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
+			rv = ""
+			continue
+		case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
+			send(update{i: i, err: err})
+			return
+		default:
 			a.cfg.Logger.Warn("kube: a watch could not start; retrying", "kind", want.GetKind(), "name", want.GetName(), "error", err.Error())
 			select {
 			case <-time.After(backoff):
@@ -176,13 +168,13 @@ func (a *Applier) watch(ctx context.Context, i int, want *unstructured.Unstructu
 func (a *Applier) drain(ctx context.Context, i int, w watch.Interface, rv string, send func(update) bool) string {
 	for {
 		var ev watch.Event
-		var ok bool
 		select {
-		case ev, ok = <-w.ResultChan():
+		case e, ok := <-w.ResultChan():
+			if !ok {
+				return rv
+			}
+			ev = e
 		case <-ctx.Done():
-			return rv
-		}
-		if !ok {
 			return rv
 		}
 		switch ev.Type {

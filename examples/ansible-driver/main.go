@@ -53,9 +53,9 @@ import (
 // options are the command's flags.
 type options struct {
 	tenant string
-	replay bool          // replay the recorded run even when Ansible is installed
+	replay bool          // even when Ansible is installed
 	delay  time.Duration // replay: longest pause between two events
-	notice io.Writer     // where the notices go; nil: the telemetry's Output (above the live view)
+	notice io.Writer     // nil: the telemetry's Output (above the live view)
 }
 
 func main() {
@@ -82,9 +82,7 @@ func run(ctx context.Context, o options, opts ...otelbridge.Option) (err error) 
 		return err
 	}
 	if o.notice == nil {
-		// On a terminal the live view owns stderr: the driver's own
-		// lines go through it, printed above the live area.
-		o.notice = tel.Output()
+		o.notice = tel.Output() // on a terminal, the live view owns stderr
 	}
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -114,16 +112,7 @@ func run(ctx context.Context, o options, opts ...otelbridge.Option) (err error) 
 	var res ansible.Result
 	if !o.replay && demo.Installed() {
 		fmt.Fprintln(o.notice, "ansible-driver: running the real playbook "+demo.PlaybookName+" with Ansible (ansible-runner)")
-		dir, derr := os.MkdirTemp("", "ansible-driver-")
-		if derr != nil {
-			return derr
-		}
-		defer os.RemoveAll(dir)
-		pb, derr := demo.Prepare(dir)
-		if derr != nil {
-			return derr
-		}
-		res, err = ansible.Run(ctx, pb, adapter...)
+		res, err = demo.Run(ctx, "ansible-driver-", adapter...)
 	} else {
 		why := "Ansible is not installed"
 		if o.replay {
@@ -144,7 +133,6 @@ func run(ctx context.Context, o options, opts ...otelbridge.Option) (err error) 
 	return nil
 }
 
-// recap is Ansible's recap in one line.
 // recap is Ansible's recap, a line per host, so that no line is wider
 // than a terminal's for any number of hosts.
 func recap(stats map[string]ansible.HostStats) string {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"sync"
 	"time"
 
@@ -27,12 +26,12 @@ import (
 // transition.
 const ExecutePath = "/api/driver/lifecycle/execute"
 
-// maxRequestBody bounds the request body: the example reads only a few
-// fields of it.
+// maxRequestBody bounds the request body, of which only a few fields
+// are read.
 const maxRequestBody = 1 << 20
 
-// executeRequest holds the fields of Ignition's lifecycle execute request
-// that this example uses; the rest is ignored.
+// executeRequest is the field of Ignition's lifecycle execute request
+// that this example uses.
 type executeRequest struct {
 	LifecycleName string `json:"lifecycleName"`
 }
@@ -47,18 +46,13 @@ type driver struct {
 	log       *slog.Logger
 	steps     int
 	stepDelay time.Duration
-	// ansible: run the demo's real Install playbook for each transition
-	// instead of the simulated steps.
-	ansible bool
+	ansible   bool // run the demo's real playbook, not the simulated steps
 	// life ends the background transitions (a running playbook is
 	// stopped) when the server gives up waiting for them.
 	life context.Context
-
 	runs sync.WaitGroup // background transitions still running
-
-	// beforeRun, when set, is called by the background goroutine before the
-	// transition starts; tests use it to hold the run until the handler has
-	// returned.
+	// beforeRun, when set, runs before each transition (tests hold it
+	// until the handler has returned).
 	beforeRun func()
 }
 
@@ -96,9 +90,8 @@ func (d *driver) execute(w http.ResponseWriter, r *http.Request) {
 		d.log.WarnContext(r.Context(), "driverrequestid not stamped", "error", err.Error())
 	}
 
-	// The request's context is cancelled once the handler returns: keep its
-	// values (span, tracectx, baggage) but not its cancellation; the
-	// driver's own life ends it.
+	// The request's context ends with the handler: keep its values (span,
+	// tracectx, baggage), not its cancellation; the driver's life ends it.
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	life := d.life
 	if life == nil {
@@ -146,22 +139,10 @@ func (d *driver) run(ctx context.Context, lifecycle string) {
 	d.log.InfoContext(ctx, "transition finished", "lifecycle", lifecycle)
 }
 
-// runPlaybook runs the demo's Install playbook with the real Ansible
-// through the ansible adapter: every event it records carries the
-// request's trace and tracectx, because ctx does.
+// runPlaybook runs the demo's playbook with the real Ansible: its events
+// carry the request's trace and tracectx, because ctx does.
 func (d *driver) runPlaybook(ctx context.Context, lifecycle string) {
-	dir, err := os.MkdirTemp("", "http-driver-")
-	if err != nil {
-		d.log.ErrorContext(ctx, "transition failed", "error", err.Error())
-		return
-	}
-	defer os.RemoveAll(dir)
-	pb, err := demo.Prepare(dir)
-	if err != nil {
-		d.log.ErrorContext(ctx, "transition failed", "error", err.Error())
-		return
-	}
-	res, err := ansible.Run(ctx, pb, ansible.WithOperation(lifecycle),
+	res, err := demo.Run(ctx, "http-driver-", ansible.WithOperation(lifecycle),
 		ansible.WithEnvelope(progress.Envelope{Component: component}), ansible.WithLogger(d.log))
 	if err != nil {
 		d.log.ErrorContext(ctx, "transition failed", "lifecycle", lifecycle, "error", err.Error())
@@ -170,11 +151,8 @@ func (d *driver) runPlaybook(ctx context.Context, lifecycle string) {
 	d.log.InfoContext(ctx, "transition finished", "lifecycle", lifecycle, "events", res.Events)
 }
 
-// driverVersion is this driver's version, written as progress.component.version.
-const driverVersion = "0.1.0"
-
 // component names the driver on its events.
-var component = progress.Component{Name: "http-driver", Version: driverVersion}
+var component = progress.Component{Name: "http-driver", Version: "0.1.0"}
 
 func (d *driver) record(ctx context.Context, evt progress.Event) {
 	evt.Component = component
@@ -198,6 +176,6 @@ func (d *driver) wait(ctx context.Context) error {
 
 func newRequestID() string {
 	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	_, _ = rand.Read(b[:]) // never fails on supported platforms
 	return hex.EncodeToString(b[:])
 }

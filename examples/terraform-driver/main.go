@@ -42,8 +42,7 @@ var config embed.FS
 func main() {
 	tofu := flag.String("tofu", "bin/tofu", "the tofu (or terraform) executable")
 	flag.Parse()
-	// A fresh database password per run: it is sensitive in the
-	// configuration and passed as a sensitive variable.
+	// A fresh database password per run, passed as a sensitive variable.
 	if err := run(context.Background(), *tofu, rand.Text()); err != nil {
 		fmt.Fprintln(os.Stderr, "terraform-driver:", err)
 		os.Exit(1)
@@ -80,8 +79,7 @@ func run(ctx context.Context, tofu, dbPassword string, opts ...otelbridge.Option
 
 // transition is the driver's lifecycle transition: Install (apply), then
 // Uninstall (destroy), each a terraform.Run inside the driver's own span.
-// The adapter's own warnings go to out: on a terminal the live view's
-// Output, which prints them above the live area.
+// The adapter's warnings go to out (the live view's Output on a terminal).
 func transition(ctx context.Context, tofu, dbPassword string, out io.Writer) (summary []string, err error) {
 	dir, err := os.MkdirTemp("", "terraform-driver-")
 	if err != nil {
@@ -122,10 +120,7 @@ func transition(ctx context.Context, tofu, dbPassword string, out io.Writer) (su
 			terraform.WithLogger(slog.New(slog.NewTextHandler(out, nil))))
 		span.End()
 		command.Init = false
-		var opErr *terraform.OperationError
-		if errors.As(err, &opErr) {
-			// The diagnostics are in the error and in the
-			// OperationFailed event; the driver's own log gets stderr.
+		if opErr, ok := errors.AsType[*terraform.OperationError](err); ok {
 			return summary, fmt.Errorf("%s: %w (stderr: %q)", step.operation, err, opErr.Stderr)
 		} else if err != nil {
 			return summary, err

@@ -6,6 +6,7 @@ package demo
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"embed"
 	"fmt"
 	"io"
@@ -41,10 +42,26 @@ func Installed() bool {
 // InstallHint says how to install Ansible for the live demo.
 const InstallHint = "apt-get install --no-install-recommends ansible-core python3-ansible-runner"
 
-// Prepare writes the demo's project, its inventory (web-1 and web-2, both
+// Run runs the demo's playbook with the real Ansible through the ansible
+// adapter with opts, from a temporary directory named prefix... that it
+// removes afterwards.
+func Run(ctx context.Context, prefix string, opts ...ansible.Option) (ansible.Result, error) {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return ansible.Result{}, err
+	}
+	defer os.RemoveAll(dir)
+	pb, err := prepare(dir)
+	if err != nil {
+		return ansible.Result{}, err
+	}
+	return ansible.Run(ctx, pb, opts...)
+}
+
+// prepare writes the demo's project, its inventory (web-1 and web-2, both
 // this machine over the local connection) and its state directory under
 // dir, and returns the playbook to run.
-func Prepare(dir string) (ansible.Playbook, error) {
+func prepare(dir string) (ansible.Playbook, error) {
 	proj := filepath.Join(dir, "project")
 	state := filepath.Join(dir, "state")
 	sub, err := fs.Sub(project, "project")
@@ -90,8 +107,7 @@ func Paced(maxDelay time.Duration) io.Reader {
 				}
 				last = t
 			}
-			line := make([]byte, 0, len(sc.Bytes())+1)
-			if _, err := pw.Write(append(append(line, sc.Bytes()...), '\n')); err != nil {
+			if _, err := fmt.Fprintf(pw, "%s\n", sc.Bytes()); err != nil {
 				return
 			}
 		}
@@ -102,16 +118,11 @@ func Paced(maxDelay time.Duration) io.Reader {
 
 // created reads a job event's "created" time without decoding the line.
 func created(line []byte) time.Time {
-	const key = `"created": "`
-	i := bytes.Index(line, []byte(key))
-	if i < 0 {
+	_, rest, found := bytes.Cut(line, []byte(`"created": "`))
+	value, _, closed := bytes.Cut(rest, []byte(`"`))
+	if !found || !closed {
 		return time.Time{}
 	}
-	rest := line[i+len(key):]
-	j := bytes.IndexByte(rest, '"')
-	if j < 0 {
-		return time.Time{}
-	}
-	t, _ := time.Parse("2006-01-02T15:04:05.999999", string(rest[:j]))
+	t, _ := time.Parse("2006-01-02T15:04:05.999999", string(value))
 	return t
 }

@@ -1,7 +1,7 @@
 // Package hostile builds the hostile and careless details that the
 // limits, the redactor and the no-panic guarantee are tested and
-// benchmarked against: the classes of input that once broke the hard limits, as named shapes and as a
-// generator driven by fuzz input.
+// benchmarked against: the classes of input that once broke the hard
+// limits, as named shapes and as a generator driven by fuzz input.
 package hostile
 
 import (
@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -101,16 +102,8 @@ func (PanicText) MarshalText() ([]byte, error) { panic("MarshalText blew up") }
 func (PanicError) Error() string               { panic("Error blew up") }
 func (FailJSON) MarshalJSON() ([]byte, error)  { return nil, errors.New("nope") }
 func (b BigJSON) MarshalJSON() ([]byte, error) {
-	var s strings.Builder
-	s.WriteByte('[')
-	for i := range b.N {
-		if i > 0 {
-			s.WriteByte(',')
-		}
-		s.WriteString(`{"k":"` + strings.Repeat("v", 40) + `"}`)
-	}
-	s.WriteByte(']')
-	return []byte(s.String()), nil
+	elems := slices.Repeat([]string{`{"k":"` + strings.Repeat("v", 40) + `"}`}, b.N)
+	return []byte("[" + strings.Join(elems, ",") + "]"), nil
 }
 func (v ValueJSON) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(v.S)), nil }
 
@@ -160,11 +153,7 @@ func Shapes(scale int) []Shape {
 	nested := func(fan, levels int) any {
 		var v any = "x"
 		for range levels {
-			s := make([]any, fan)
-			for i := range s {
-				s[i] = v
-			}
-			v = s
+			v = slices.Repeat([]any{v}, fan)
 		}
 		return v
 	}
@@ -172,10 +161,7 @@ func Shapes(scale int) []Shape {
 		m := make(map[string]any, n)
 		for i := range n {
 			k := strconv.Itoa(i)
-			if len(k) < keyLen {
-				k += strings.Repeat("k", keyLen-len(k))
-			}
-			m[k] = i
+			m[k+strings.Repeat("k", max(keyLen-len(k), 0))] = i
 		}
 		return m
 	}
@@ -184,16 +170,9 @@ func Shapes(scale int) []Shape {
 		for j := range n {
 			f["ansible_fact_"+strconv.Itoa(j)] = "value " + strconv.Itoa(j)
 		}
-		out := make([]any, hosts)
-		for i := range out {
-			out[i] = f // shared: the input is large, its memory is not
-		}
-		return out
+		return slices.Repeat([]any{f}, hosts) // shared: the input is large, its memory is not
 	}
-	pems := make([]any, 200*scale)
-	for i := range pems {
-		pems[i] = Cert + RSAKey
-	}
+	pems := slices.Repeat([]any{Cert + RSAKey}, 200*scale)
 	return []Shape{
 		{"key-1MiB", map[string]any{strings.Repeat("k", scale<<20): 1}, true},
 		{"keys-64x100KB", wide(64, scale*100_000), true},
@@ -286,12 +265,7 @@ func (g *gen) value(depth int) any {
 		return m
 	case 3, 4:
 		n := g.size() % 600
-		s := make([]any, n)
-		child := g.value(depth + 1)
-		for i := range s {
-			s[i] = child
-		}
-		return s
+		return slices.Repeat([]any{g.value(depth + 1)}, n)
 	case 5:
 		return make([]byte, g.size()*g.next())
 	case 6:

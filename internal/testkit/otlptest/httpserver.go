@@ -5,14 +5,14 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"sync"
 	"testing"
 
 	collogspb "go.opentelemetry.io/proto/otlp/collector/logs/v1"
 	colmetricspb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/progressotel/progressotel/internal/testkit/testpki"
 )
 
 // HTTPServer is a real OTLP/HTTP endpoint (http/protobuf) on 127.0.0.1,
@@ -22,12 +22,9 @@ type HTTPServer struct {
 	// Addr is the address the server listens on, on 127.0.0.1.
 	Addr string
 
-	mu    sync.Mutex
-	logs  []*collogspb.ExportLogsServiceRequest
-	spans int
-	held  gate
-	spanStore
-	metricStore
+	logs store[*collogspb.ExportLogsServiceRequest]
+	held gate
+	signals
 }
 
 // Hold makes requests wait, as a collector that accepts the connection and
@@ -37,10 +34,6 @@ func (s *HTTPServer) Hold() { s.held.hold() }
 // Release lets held and later requests through.
 func (s *HTTPServer) Release() { s.held.release() }
 
-// wait holds r while the server is held; it returns false when the client
-// gave up.
-func (s *HTTPServer) wait(r *http.Request) bool { return s.held.wait(r.Context()) == nil }
-
 // StartHTTP returns a running OTLP/HTTP server, stopped at the end of the
 // test.
 func StartHTTP(t testing.TB) *HTTPServer { return startHTTP(t, nil) }
@@ -48,6 +41,15 @@ func StartHTTP(t testing.TB) *HTTPServer { return startHTTP(t, nil) }
 // StartHTTPS returns a running OTLP/HTTP server over TLS with cert (see
 // NewCert), which negotiates HTTP/2 or HTTP/1.1 as a collector's does.
 func StartHTTPS(t testing.TB, cert tls.Certificate) *HTTPServer { return startHTTP(t, &cert) }
+
+// NewCert returns a server certificate for 127.0.0.1 and the path of a
+// PEM file holding its CA's certificate, for OTEL_EXPORTER_OTLP_CERTIFICATE.
+func NewCert(t testing.TB) (tls.Certificate, string) {
+	t.Helper()
+	ca := testpki.NewCA(t, "otlptest CA")
+	_, _, pair := ca.Issue(t, "otlptest", false)
+	return pair, ca.File
+}
 
 func startHTTP(t testing.TB, cert *tls.Certificate) *HTTPServer {
 	t.Helper()
@@ -57,41 +59,9 @@ func startHTTP(t testing.TB, cert *tls.Certificate) *HTTPServer {
 	}
 	s := &HTTPServer{Addr: l.Addr().String()}
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/logs", func(w http.ResponseWriter, r *http.Request) {
-		req := &collogspb.ExportLogsServiceRequest{}
-		if !s.wait(r) || !decode(w, r, req) {
-			return
-		}
-		s.mu.Lock()
-		s.logs = append(s.logs, req)
-		s.mu.Unlock()
-		reply(w, &collogspb.ExportLogsServiceResponse{})
-	})
-	mux.HandleFunc("POST /v1/traces", func(w http.ResponseWriter, r *http.Request) {
-		req := &coltracepb.ExportTraceServiceRequest{}
-		if !s.wait(r) || !decode(w, r, req) {
-			return
-		}
-		n := 0
-		for _, rs := range req.GetResourceSpans() {
-			for _, ss := range rs.GetScopeSpans() {
-				n += len(ss.GetSpans())
-			}
-		}
-		s.mu.Lock()
-		s.spans += n
-		s.mu.Unlock()
-		s.keep(req)
-		reply(w, &coltracepb.ExportTraceServiceResponse{})
-	})
-	mux.HandleFunc("POST /v1/metrics", func(w http.ResponseWriter, r *http.Request) {
-		req := &colmetricspb.ExportMetricsServiceRequest{}
-		if !s.wait(r) || !decode(w, r, req) {
-			return
-		}
-		s.keepMetrics(req)
-		reply(w, &colmetricspb.ExportMetricsServiceResponse{})
-	})
+	route(mux, s, "/v1/logs", &s.logs, &collogspb.ExportLogsServiceResponse{})
+	route(mux, s, "/v1/traces", &s.traces, &coltracepb.ExportTraceServiceResponse{})
+	route(mux, s, "/v1/metrics", &s.metrics, &colmetricspb.ExportMetricsServiceResponse{})
 	srv := &http.Server{Handler: mux}
 	if cert != nil {
 		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*cert}, NextProtos: []string{"h2", "http/1.1"}}
@@ -101,6 +71,23 @@ func startHTTP(t testing.TB, cert *tls.Certificate) *HTTPServer {
 	}
 	t.Cleanup(func() { s.Release(); _ = srv.Close() })
 	return s
+}
+
+// route serves POST path: it holds the request while the server is held
+// (until the client gives up), then keeps the protobuf request in st and
+// answers resp.
+func route[T proto.Message](mux *http.ServeMux, s *HTTPServer, path string, st *store[T], resp proto.Message) {
+	mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) {
+		var zero T
+		req := zero.ProtoReflect().New().Interface().(T)
+		if s.held.wait(r.Context()) != nil || !decode(w, r, req) {
+			return
+		}
+		st.keep(req)
+		b, _ := proto.Marshal(resp)
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		_, _ = w.Write(b)
+	})
 }
 
 func decode(w http.ResponseWriter, r *http.Request, m proto.Message) bool {
@@ -119,69 +106,15 @@ func decode(w http.ResponseWriter, r *http.Request, m proto.Message) bool {
 	return true
 }
 
-func reply(w http.ResponseWriter, m proto.Message) {
-	b, _ := proto.Marshal(m)
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	_, _ = w.Write(b)
-}
-
 // LogEventNames returns the EventName of every log record received, in
 // order.
 func (s *HTTPServer) LogEventNames() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []string
-	for _, r := range received(s.logs) {
+	for _, r := range received(s.logs.all()) {
 		out = append(out, r.Rec.GetEventName())
 	}
 	return out
 }
 
 // Spans returns how many spans the server received.
-func (s *HTTPServer) Spans() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.spans
-}
-
-// ReceivedSpan is one span a server received, with the service.name of
-// its resource.
-type ReceivedSpan struct {
-	Service string
-	Span    *tracepb.Span
-}
-
-// spanStore keeps the trace requests a server received.
-type spanStore struct {
-	mu     sync.Mutex
-	traces []*coltracepb.ExportTraceServiceRequest
-}
-
-func (st *spanStore) keep(req *coltracepb.ExportTraceServiceRequest) {
-	st.mu.Lock()
-	st.traces = append(st.traces, req)
-	st.mu.Unlock()
-}
-
-// ReceivedSpans returns every span received, in order.
-func (st *spanStore) ReceivedSpans() []ReceivedSpan {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	var out []ReceivedSpan
-	for _, req := range st.traces {
-		for _, rs := range req.GetResourceSpans() {
-			service := ""
-			for _, a := range rs.GetResource().GetAttributes() {
-				if a.GetKey() == "service.name" {
-					service = a.GetValue().GetStringValue()
-				}
-			}
-			for _, ss := range rs.GetScopeSpans() {
-				for _, sp := range ss.GetSpans() {
-					out = append(out, ReceivedSpan{Service: service, Span: sp})
-				}
-			}
-		}
-	}
-	return out
-}
+func (s *HTTPServer) Spans() int { return len(s.ReceivedSpans()) }

@@ -1,6 +1,6 @@
-// Package otlptest is a real OTLP/gRPC logs and traces endpoint for tests,
-// with the helpers that read back what drivers sent: progress records,
-// sequences, drop reports and spans.
+// Package otlptest is a real OTLP endpoint for tests (gRPC, or HTTP:
+// logs, traces and metrics), with the helpers that read back what drivers
+// sent: progress records, sequences, drop reports and spans.
 package otlptest
 
 import (
@@ -28,9 +28,10 @@ import (
 	"github.com/progressotel/progressotel/progress/wire"
 )
 
-// Server is a real OTLP/gRPC logs (and traces, metrics) endpoint on 127.0.0.1 that a test
-// stops and restarts on the same port, to play a collector that goes away
-// and comes back. It keeps every request it accepted, and their wire bytes.
+// Server is a real OTLP/gRPC logs (and traces, metrics) endpoint on
+// 127.0.0.1 that a test stops and restarts on the same port, to play a
+// collector that goes away and comes back. It keeps every request it
+// accepted, and their wire bytes.
 type Server struct {
 	collogspb.UnimplementedLogsServiceServer
 	// Addr is the address the server listens on, on 127.0.0.1.
@@ -52,20 +53,7 @@ type Server struct {
 	held gate
 	fail int           // reject the next fail requests
 	got  chan struct{} // one signal per accepted request
-	spanStore
-	metricStore
-}
-
-// traceService is the server's OTLP trace service: it keeps every span
-// (see ReceivedSpans), never held or rejected.
-type traceService struct {
-	coltracepb.UnimplementedTraceServiceServer
-	s *Server
-}
-
-func (t traceService) Export(_ context.Context, req *coltracepb.ExportTraceServiceRequest) (*coltracepb.ExportTraceServiceResponse, error) {
-	t.s.keep(req)
-	return &coltracepb.ExportTraceServiceResponse{}, nil
+	signals
 }
 
 // New reserves a free port; the server is not started.
@@ -167,17 +155,15 @@ func (s *Server) Export(ctx context.Context, req *collogspb.ExportLogsServiceReq
 	}
 	if s.Compact {
 		s.reqs = append(s.reqs, compacted(req))
-		s.mu.Unlock()
-		s.got <- struct{}{}
-		return &collogspb.ExportLogsServiceResponse{}, nil
+	} else {
+		b, err := proto.Marshal(req)
+		if err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
+		s.reqs = append(s.reqs, proto.Clone(req).(*collogspb.ExportLogsServiceRequest))
+		s.raw = append(s.raw, b)
 	}
-	b, err := proto.Marshal(req)
-	if err != nil {
-		s.mu.Unlock()
-		return nil, err
-	}
-	s.reqs = append(s.reqs, proto.Clone(req).(*collogspb.ExportLogsServiceRequest))
-	s.raw = append(s.raw, b)
 	s.mu.Unlock()
 	s.got <- struct{}{}
 	return &collogspb.ExportLogsServiceResponse{}, nil
@@ -190,6 +176,7 @@ type Received struct {
 	Rec   *logspb.LogRecord
 }
 
+// Records returns every accepted log record, in order.
 func (s *Server) Records() []Received {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -344,4 +331,44 @@ func compacted(req *collogspb.ExportLogsServiceRequest) *collogspb.ExportLogsSer
 		out.ResourceLogs = append(out.ResourceLogs, nrl)
 	}
 	return out
+}
+
+// gate holds requests, as a collector that accepts the connection and
+// never answers, between hold and release.
+type gate struct {
+	mu sync.Mutex
+	ch chan struct{} // when set, requests wait until it is closed
+}
+
+func (g *gate) hold() {
+	g.mu.Lock()
+	g.ch = make(chan struct{})
+	g.mu.Unlock()
+}
+
+// release lets held and later requests through.
+func (g *gate) release() {
+	g.mu.Lock()
+	if g.ch != nil {
+		close(g.ch)
+		g.ch = nil
+	}
+	g.mu.Unlock()
+}
+
+// wait returns nil at once when the gate is open, else when it opens, or
+// ctx's error when the client gives up first.
+func (g *gate) wait(ctx context.Context) error {
+	g.mu.Lock()
+	ch := g.ch
+	g.mu.Unlock()
+	if ch == nil {
+		return nil
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -95,8 +95,7 @@ func (ca *CA) Issue(t testing.TB, name string, client bool) (certFile, keyFile s
 	}
 	certFile = writePEM(t, filepath.Join(ca.dir, name+".pem"), "CERTIFICATE", der)
 	keyFile = writePEM(t, filepath.Join(ca.dir, name+"-key.pem"), "EC PRIVATE KEY", kb)
-	pair, err = tls.X509KeyPair(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}))
+	pair, err = tls.LoadX509KeyPair(certFile, keyFile)
 	if err != nil {
 		t.Fatal(err)
 	}

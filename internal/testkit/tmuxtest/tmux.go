@@ -80,13 +80,6 @@ func (p *Pane) History() []string {
 	return strings.Split(strings.TrimRight(out, "\n"), "\n")
 }
 
-// CaptureEscapes returns the pane's screen with its colours, as
-// `tmux capture-pane -e` prints it.
-func (p *Pane) CaptureEscapes() string {
-	p.t.Helper()
-	return p.run("capture-pane", "-p", "-e", "-t", "test")
-}
-
 // Resize resizes the pane's window.
 func (p *Pane) Resize(width, height int) {
 	p.t.Helper()

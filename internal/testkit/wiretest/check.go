@@ -80,24 +80,14 @@ func Check(t *testing.T, section string, read func(t *testing.T, r *sdklog.Recor
 	}
 }
 
+// parse splits a golden file into its cases: "== name" lines, each
+// followed by the case's output.
 func parse(s string) map[string]string {
 	out := map[string]string{}
-	var name string
-	var body []string
-	flush := func() {
-		if name != "" {
-			out[name] = strings.Join(body, "\n")
-		}
+	for _, c := range strings.Split("\n"+strings.TrimRight(s, "\n"), "\n== ")[1:] {
+		name, body, _ := strings.Cut(c, "\n")
+		out[name] = body
 	}
-	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-		if n, ok := strings.CutPrefix(line, "== "); ok {
-			flush()
-			name, body = n, nil
-			continue
-		}
-		body = append(body, line)
-	}
-	flush()
 	return out
 }
 

@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -137,12 +138,8 @@ func Cases() []Case {
 			for range 10 {
 				deep = map[string]any{"d": deep}
 			}
-			long := make([]byte, 5000)
-			for i := range long {
-				long[i] = 'x'
-			}
 			return r.Record(ctx, progress.Event{Type: "test/Limits", Time: When, Details: map[string]any{
-				"deep": deep, "long": string(long), "list": make([]int, 300)[:260],
+				"deep": deep, "long": strings.Repeat("x", 5000), "list": make([]int, 300)[:260],
 			}})
 		}},
 		{"scalar-details", event("test/Scalar", "just text")},

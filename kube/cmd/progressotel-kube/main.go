@@ -60,6 +60,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) 
 		return exitUsage
 	}
 	verb := args[0]
+	unusable := func(a ...any) int {
+		fmt.Fprintln(stderr, append([]any{"progressotel-kube:"}, a...)...)
+		return exitUsage
+	}
 	fs := flag.NewFlagSet("progressotel-kube "+verb, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	file := fs.String("f", "", "the objects, YAML or JSON (- for stdin)")
@@ -72,27 +76,22 @@ func run(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) 
 		return exitUsage
 	}
 	if *file == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "progressotel-kube: -f FILE is required, and nothing else")
-		return exitUsage
+		return unusable("-f FILE is required, and nothing else")
 	}
 	objs, err := readObjects(*file, stdin)
 	if err != nil {
-		fmt.Fprintln(stderr, "progressotel-kube:", err)
-		return exitUsage
+		return unusable(err)
 	}
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = *kubeconfig
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
 		&clientcmd.ConfigOverrides{CurrentContext: *kubecontext}).ClientConfig()
 	if err != nil {
-		fmt.Fprintln(stderr, "progressotel-kube: no cluster:", err)
-		return exitUsage
+		return unusable("no cluster:", err)
 	}
-
 	tel, err := otelbridge.Setup(ctx)
 	if err != nil {
-		fmt.Fprintln(stderr, "progressotel-kube:", err)
-		return exitUsage
+		return unusable(err)
 	}
 	defer func() { _ = tel.Shutdown(context.Background()) }()
 
@@ -102,8 +101,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) 
 	}
 	a, err := kube.NewApplier(cfg, nil, opts...)
 	if err != nil {
-		fmt.Fprintln(stderr, "progressotel-kube:", err)
-		return exitUsage
+		return unusable(err)
 	}
 	if verb == "apply" {
 		_, err = a.Apply(ctx, objs)
@@ -113,18 +111,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) 
 	return exitCode(err)
 }
 
-// exitCode maps Apply's and Delete's error to the exit status.
+// exitCode maps Apply's and Delete's error to the exit status: an object
+// failed (also when the time then ran out for the others) or cancelled is
+// exitFailed.
 func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitReady
-	case errors.Is(err, kube.ErrFailed): // also when the time ran out for the others
-		return exitFailed
-	case errors.Is(err, kube.ErrTimeout):
+	case errors.Is(err, kube.ErrTimeout) && !errors.Is(err, kube.ErrFailed):
 		return exitTimeout
-	default: // cancelled
-		return exitFailed
 	}
+	return exitFailed
 }
 
 func readObjects(file string, stdin io.Reader) ([]*unstructured.Unstructured, error) {

@@ -63,10 +63,12 @@ spec:
   flavor: small
 `
 
-// step is one status write of a simulated controller.
+// step is one status write of a simulated controller, to shop's object
+// obj (0 the Deployment, 2 the ComputeCluster).
 type step struct {
-	apiVersion, kind, name, say string
-	status                      map[string]any
+	obj    int
+	say    string
+	status map[string]any
 }
 
 func cond(typ, status, reason, msg string) map[string]any {
@@ -99,12 +101,12 @@ func cluster(reason, msg string, done bool) map[string]any {
 
 // controllers is what a cluster's controllers would write, in order.
 var controllers = []step{
-	{"apps/v1", "Deployment", "shop", "the deployment controller: 0 of 2 replicas available", deployment(0, false)},
-	{"compute.unikorn-cloud.org/v1alpha1", "ComputeCluster", "cluster-a", "the operator: creating the network", cluster("Provisioning", "creating the network", false)},
-	{"apps/v1", "Deployment", "shop", "the deployment controller: 1 of 2 replicas available", deployment(1, true)},
-	{"compute.unikorn-cloud.org/v1alpha1", "ComputeCluster", "cluster-a", "the operator: creating the servers", cluster("Provisioning", "creating the servers", false)},
-	{"apps/v1", "Deployment", "shop", "the deployment controller: 2 of 2 replicas available", deployment(2, true)},
-	{"compute.unikorn-cloud.org/v1alpha1", "ComputeCluster", "cluster-a", "the operator: the cluster is ready", cluster("Provisioned", "the cluster is ready", true)},
+	{0, "the deployment controller: 0 of 2 replicas available", deployment(0, false)},
+	{2, "the operator: creating the network", cluster("Provisioning", "creating the network", false)},
+	{0, "the deployment controller: 1 of 2 replicas available", deployment(1, true)},
+	{2, "the operator: creating the servers", cluster("Provisioning", "creating the servers", false)},
+	{0, "the deployment controller: 2 of 2 replicas available", deployment(2, true)},
+	{2, "the operator: the cluster is ready", cluster("Provisioned", "the cluster is ready", true)},
 }
 
 // applyDemo applies shop and waits for it with kube.Applier while playing
@@ -128,7 +130,7 @@ func applyDemo(ctx context.Context, narration io.Writer, cfg *rest.Config) error
 
 	note("kube.Applier: a Deployment, a Service and a ComputeCluster, applied and watched until ready")
 	played := make(chan error, 1)
-	go func() { played <- play(ctx, c, note) }()
+	go func() { played <- play(ctx, c, objs, note) }()
 	res, err := a.Apply(ctx, objs)
 	if perr := <-played; perr != nil {
 		return perr
@@ -143,8 +145,7 @@ func applyDemo(ctx context.Context, narration io.Writer, cfg *rest.Config) error
 	go func() {
 		time.Sleep(1500 * time.Millisecond)
 		note("the operator: cleanup done, finalizer removed")
-		played <- patch(ctx, c, "", "compute.unikorn-cloud.org/v1alpha1", "ComputeCluster", "cluster-a",
-			map[string]any{"metadata": map[string]any{"finalizers": nil}})
+		played <- patch(ctx, c, "", objs[2], map[string]any{"metadata": map[string]any{"finalizers": nil}})
 	}()
 	_, err = a.Delete(ctx, objs[2:])
 	if perr := <-played; perr != nil {
@@ -156,13 +157,13 @@ func applyDemo(ctx context.Context, narration io.Writer, cfg *rest.Config) error
 
 // play writes the controllers' steps once each object exists, a moment
 // apart, so that the live view shows them one by one.
-func play(ctx context.Context, c client.Client, note func(string)) error {
+func play(ctx context.Context, c client.Client, objs []*unstructured.Unstructured, note func(string)) error {
 	for _, s := range controllers {
 		time.Sleep(700 * time.Millisecond)
-		if err := exists(ctx, c, s.apiVersion, s.kind, s.name); err != nil {
+		if err := exists(ctx, c, objs[s.obj]); err != nil {
 			return err
 		}
-		if err := patch(ctx, c, "status", s.apiVersion, s.kind, s.name, map[string]any{"status": s.status}); err != nil {
+		if err := patch(ctx, c, "status", objs[s.obj], map[string]any{"status": s.status}); err != nil {
 			return err
 		}
 		note(s.say)
@@ -170,14 +171,11 @@ func play(ctx context.Context, c client.Client, note func(string)) error {
 	return nil
 }
 
-// exists waits until the Applier has created the object (bounded).
-func exists(ctx context.Context, c client.Client, apiVersion, kind, name string) error {
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion(apiVersion)
-	u.SetKind(kind)
+// exists waits until the Applier has created obj (bounded).
+func exists(ctx context.Context, c client.Client, obj *unstructured.Unstructured) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		err := c.Get(ctx, types.NamespacedName{Namespace: "org-acme", Name: name}, u)
+		err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj.DeepCopy())
 		if err == nil || time.Now().After(deadline) {
 			return err
 		}
@@ -185,20 +183,15 @@ func exists(ctx context.Context, c client.Client, apiVersion, kind, name string)
 	}
 }
 
-// patch merges body into the object (or its subresource sub).
-func patch(ctx context.Context, c client.Client, sub, apiVersion, kind, name string, body map[string]any) error {
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion(apiVersion)
-	u.SetKind(kind)
-	u.SetNamespace("org-acme")
-	u.SetName(name)
+// patch merges body into obj (or its subresource sub).
+func patch(ctx context.Context, c client.Client, sub string, obj *unstructured.Unstructured, body map[string]any) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
 	p := client.RawPatch(types.MergePatchType, b)
 	if sub == "" {
-		return c.Patch(ctx, u, p)
+		return c.Patch(ctx, obj.DeepCopy(), p)
 	}
-	return c.SubResource(sub).Patch(ctx, u, p)
+	return c.SubResource(sub).Patch(ctx, obj.DeepCopy(), p)
 }

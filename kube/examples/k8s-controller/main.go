@@ -24,11 +24,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync/atomic"
 
 	"go.opentelemetry.io/otel"
@@ -98,22 +100,18 @@ func (r *WidgetReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 
-	available := metav1.Condition{Type: conditionAvailable, Status: metav1.ConditionFalse,
-		Reason: "Provisioning", Message: "the widget is being provisioned"}
-	active := metav1.Condition{Type: conditionActive, Status: metav1.ConditionFalse,
-		Reason: "Pending", Message: "waiting for provisioning"}
+	condition := func(typ string, status metav1.ConditionStatus, reason, msg string) metav1.Condition {
+		return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg, ObservedGeneration: w.Generation}
+	}
+	available := condition(conditionAvailable, metav1.ConditionFalse, "Provisioning", "the widget is being provisioned")
+	active := condition(conditionActive, metav1.ConditionFalse, "Pending", "waiting for provisioning")
 	if r.Cloud.provisioned.Load() {
-		available = metav1.Condition{Type: conditionAvailable, Status: metav1.ConditionTrue,
-			Reason: "Provisioned", Message: "the widget is ready"}
+		available = condition(conditionAvailable, metav1.ConditionTrue, "Provisioned", "the widget is ready")
+		active = condition(conditionActive, metav1.ConditionFalse, "Stopped", "the widget is stopped")
 		if w.Spec.Running {
-			active = metav1.Condition{Type: conditionActive, Status: metav1.ConditionTrue,
-				Reason: "Running", Message: "the widget is running"}
-		} else {
-			active = metav1.Condition{Type: conditionActive, Status: metav1.ConditionFalse,
-				Reason: "Stopped", Message: "the widget is stopped"}
+			active = condition(conditionActive, metav1.ConditionTrue, "Running", "the widget is running")
 		}
 	}
-	available.ObservedGeneration, active.ObservedGeneration = w.Generation, w.Generation
 
 	// Copies of the prior conditions, taken before SetStatusCondition
 	// overwrites the slice they live in.
@@ -132,24 +130,18 @@ func (r *WidgetReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 	// Recorder; a reconcile never fails because of telemetry.
 	p, _ := r.Emitter.EmitIfChanged(ctx, r.Scheme, w, progress.StreamProvisioning, priorAvailable, available)
 	l, _ := r.Emitter.EmitIfChanged(ctx, r.Scheme, w, progress.StreamLifecycle, priorActive, active)
-	switch {
-	case p && l:
-		r.Say("provisioning %s → %s, lifecycle %s → %s", reasonOr(priorAvailable), available.Reason, reasonOr(priorActive), active.Reason)
-	case p:
-		r.Say("provisioning %s → %s", reasonOr(priorAvailable), available.Reason)
-	case l:
-		r.Say("lifecycle %s → %s", reasonOr(priorActive), active.Reason)
-	default:
-		r.Say("no change, nothing emitted")
+	var said []string
+	for _, c := range []struct {
+		emitted     bool
+		stream      string
+		prior, next metav1.Condition
+	}{{p, "provisioning", priorAvailable, available}, {l, "lifecycle", priorActive, active}} {
+		if c.emitted {
+			said = append(said, fmt.Sprintf("%s %s → %s", c.stream, cmp.Or(c.prior.Reason, "(none)"), c.next.Reason))
+		}
 	}
+	r.Say("%s", cmp.Or(strings.Join(said, ", "), "no change, nothing emitted"))
 	return reconcile.Result{}, nil
-}
-
-func reasonOr(c metav1.Condition) string {
-	if c.Reason == "" {
-		return "(none)"
-	}
-	return c.Reason
 }
 
 // run sets up OpenTelemetry with opts and runs the demo, narrating to
@@ -197,7 +189,8 @@ func reconcileDemo(ctx context.Context, narration io.Writer, cluster *rest.Confi
 	funcs := interceptor.Funcs{
 		SubResourceUpdate: func(ctx context.Context, inner client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
 			if failNextStatusUpdate.Swap(false) {
-				if err := touch(ctx, inner, key); err != nil {
+				// Another writer changes the labels first.
+				if err := update(ctx, inner, key, func(w *Widget) { w.Labels["demo.progressotel.io/touched"] = "true" }); err != nil {
 					return err
 				}
 			}
@@ -253,7 +246,13 @@ func reconcileDemo(ctx context.Context, narration io.Writer, cluster *rest.Confi
 	reconcileOnce() // no change
 
 	note("a user powers the widget off (spec.running=false)")
-	if err := setRunning(ctx, c, key, false, cluster == nil); err != nil {
+	err := update(ctx, c, key, func(w *Widget) {
+		w.Spec.Running = false
+		if cluster == nil {
+			w.Generation++ // the API server does this; the fake client does not
+		}
+	})
+	if err != nil {
 		return err
 	}
 	reconcileOnce() // Stopped
@@ -261,25 +260,13 @@ func reconcileDemo(ctx context.Context, narration io.Writer, cluster *rest.Confi
 	return nil
 }
 
-// touch changes the Widget's labels, as another writer would.
-func touch(ctx context.Context, c client.Client, key types.NamespacedName) error {
+// update reads the Widget, changes it and writes it back.
+func update(ctx context.Context, c client.Client, key types.NamespacedName, change func(*Widget)) error {
 	w := &Widget{}
 	if err := c.Get(ctx, key, w); err != nil {
 		return err
 	}
-	w.Labels["demo.progressotel.io/touched"] = "true"
-	return c.Update(ctx, w)
-}
-
-func setRunning(ctx context.Context, c client.Client, key types.NamespacedName, running, countGenerations bool) error {
-	w := &Widget{}
-	if err := c.Get(ctx, key, w); err != nil {
-		return err
-	}
-	w.Spec.Running = running
-	if countGenerations {
-		w.Generation++ // the API server does this; the fake client does not
-	}
+	change(w)
 	return c.Update(ctx, w)
 }
 

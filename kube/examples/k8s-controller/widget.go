@@ -1,6 +1,8 @@
 package main
 
 import (
+	"slices"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -46,20 +48,16 @@ type WidgetList struct {
 	Items           []Widget `json:"items"`
 }
 
+// DeepCopyInto copies w into out; a Condition holds no pointer, so a
+// copy of the slice is a deep one.
 func (w *Widget) DeepCopyInto(out *Widget) {
 	*out = *w
-	out.TypeMeta = w.TypeMeta
 	w.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	out.Spec = w.Spec
-	if w.Status.Conditions != nil {
-		out.Status.Conditions = make([]metav1.Condition, len(w.Status.Conditions))
-		for i := range w.Status.Conditions {
-			w.Status.Conditions[i].DeepCopyInto(&out.Status.Conditions[i])
-		}
-	}
+	out.Status.Conditions = slices.Clone(w.Status.Conditions)
 }
 
-func (w *Widget) DeepCopy() *Widget {
+// DeepCopyObject returns a deep copy of w.
+func (w *Widget) DeepCopyObject() runtime.Object {
 	if w == nil {
 		return nil
 	}
@@ -68,8 +66,7 @@ func (w *Widget) DeepCopy() *Widget {
 	return out
 }
 
-func (w *Widget) DeepCopyObject() runtime.Object { return w.DeepCopy() }
-
+// DeepCopyObject returns a deep copy of l.
 func (l *WidgetList) DeepCopyObject() runtime.Object {
 	if l == nil {
 		return nil
