@@ -60,41 +60,42 @@ import (
 )
 
 func main() {
+	var cfg config
 	role := flag.String("role", "driver", "driver, or sink (internal: the broker and consumer process)")
-	root := flag.String("root", "../..", "repository root (for collector-config/ and bin/otelcol-progress)")
-	endpoint := flag.String("endpoint", "", "send to this OTLP gRPC endpoint (host:port) instead of starting collectors; loss is then not checked")
+	flag.StringVar(&cfg.root, "root", "../..", "repository root (for collector-config/ and bin/otelcol-progress)")
+	flag.StringVar(&cfg.endpoint, "endpoint", "", "send to this OTLP gRPC endpoint (host:port) instead of starting collectors; loss is then not checked")
 	pipelines := flag.String("pipelines", "passthrough,progress", "pipelines to compare: passthrough, progress")
 	phases := flag.String("phases", "cost,ramp,soak", "phases to run: cost, ramp, soak")
-	rate := flag.Int("rate", 10000, "cost: the fixed offered rate, events/s")
-	rounds := flag.Int("rounds", 3, "cost: rounds")
-	costStep := flag.Duration("cost-step", 20*time.Second, "cost: duration of each step")
+	flag.IntVar(&cfg.rate, "rate", 10000, "cost: the fixed offered rate, events/s")
+	flag.IntVar(&cfg.rounds, "rounds", 3, "cost: rounds")
+	flag.DurationVar(&cfg.costStep, "cost-step", 20*time.Second, "cost: duration of each step")
 	rates := flag.String("rates", "5000,10000,15000,20000,25000,30000,40000", "ramp: offered rates, events/s, in increasing order")
-	step := flag.Duration("step", 30*time.Second, "ramp: duration of each rate step")
-	tries := flag.Int("tries", 2, "ramp: tries per rate; a rate is sustained when one try loses nothing")
-	soak := flag.Duration("soak", 2*time.Minute, "soak: duration")
-	soakRate := flag.Int("soak-rate", 0, "soak: offered rate (default: the highest rate progress.yaml sustained in the ramp, else -rate)")
-	lag := flag.Duration("lag", 3*time.Second, "a step is sustained only if it drains within this time after it ends")
-	drain := flag.Duration("drain", 60*time.Second, "give up waiting for a step's events after this long")
-	workers := flag.Int("workers", 1, "driver goroutines sharing the offered rate")
-	keepGoing := flag.Bool("keep-going", false, "ramp: try every rate even after one is not sustained")
-	profile := flag.String("profile", "", "cost: write CPU profiles of the first round (driver and collectors) to this directory")
-	var collectorEnv envList
-	flag.Var(&collectorEnv, "collector-env", "NAME=VALUE for the collectors' environment (repeatable), e.g. PROGRESS_KEEP_ATTRIBUTES='[\"*\"]'")
+	flag.DurationVar(&cfg.step, "step", 30*time.Second, "ramp: duration of each rate step")
+	flag.IntVar(&cfg.tries, "tries", 2, "ramp: tries per rate; a rate is sustained when one try loses nothing")
+	flag.DurationVar(&cfg.soak, "soak", 2*time.Minute, "soak: duration")
+	flag.IntVar(&cfg.soakRate, "soak-rate", 0, "soak: offered rate (default: the highest rate progress.yaml sustained in the ramp, else -rate)")
+	flag.DurationVar(&cfg.lag, "lag", 3*time.Second, "a step is sustained only if it drains within this time after it ends")
+	flag.DurationVar(&cfg.drain, "drain", 60*time.Second, "give up waiting for a step's events after this long")
+	flag.IntVar(&cfg.workers, "workers", 1, "driver goroutines sharing the offered rate")
+	flag.BoolVar(&cfg.keepGoing, "keep-going", false, "ramp: try every rate even after one is not sustained")
+	flag.StringVar(&cfg.profile, "profile", "", "cost: write CPU profiles of the first round (driver and collectors) to this directory")
+	flag.Var((*envList)(&cfg.collectorEnv), "collector-env", "NAME=VALUE for the collectors' environment (repeatable), e.g. PROGRESS_KEEP_ATTRIBUTES='[\"*\"]'")
 	// Internal, for -role=sink.
 	kafkaPort := flag.Int("kafka-port", 0, "sink: Kafka port")
 	httpPort := flag.Int("http-port", 0, "sink: port of the count endpoint")
 	flag.Parse()
+	cfg.rounds, cfg.tries, cfg.workers = max(cfg.rounds, 1), max(cfg.tries, 1), max(cfg.workers, 1)
 
 	var err error
 	switch *role {
 	case "sink":
 		err = runSink(*kafkaPort, *httpPort)
 	case "driver":
-		cfg := config{root: *root, endpoint: *endpoint, rate: *rate, rounds: max(*rounds, 1), costStep: *costStep,
-			step: *step, tries: max(*tries, 1), soak: *soak, soakRate: *soakRate, lag: *lag, drain: *drain,
-			workers: max(*workers, 1), keepGoing: *keepGoing, profile: *profile, collectorEnv: collectorEnv}
 		if cfg.rates, err = parseRates(*rates); err == nil {
-			if cfg.pipelines, err = parsePipelines(*pipelines, *endpoint); err == nil {
+			if cfg.pipelines, err = parseList(*pipelines, "passthrough", "progress"); err == nil && cfg.endpoint != "" {
+				cfg.pipelines = []string{"external"}
+			}
+			if err == nil {
 				if cfg.phases, err = parseList(*phases, "cost", "ramp", "soak"); err == nil {
 					err = run(cfg)
 				}
@@ -111,7 +112,7 @@ func main() {
 
 type config struct {
 	root, endpoint string
-	pipelines      []string
+	pipelines      []string // Progress and PassThrough, or "external" with an endpoint
 	phases         []string
 	rate, rounds   int
 	costStep, step time.Duration
@@ -151,6 +152,11 @@ func parseRates(s string) ([]int, error) {
 	return rs, nil
 }
 
+// pipelineNames are the -pipelines names of the pipelines.
+var pipelineNames = map[string]string{"passthrough": PassThrough, "progress": Progress}
+
+// parseList parses a comma-separated list of allowed names; a list of
+// -pipelines names comes back as the pipelines' names.
 func parseList(s string, allowed ...string) ([]string, error) {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
@@ -161,22 +167,7 @@ func parseList(s string, allowed ...string) ([]string, error) {
 		if !slices.Contains(allowed, f) {
 			return nil, fmt.Errorf("unknown %q (want %s)", f, strings.Join(allowed, ", "))
 		}
-		out = append(out, f)
-	}
-	return out, nil
-}
-
-func parsePipelines(s, endpoint string) ([]string, error) {
-	names, err := parseList(s, "passthrough", "progress")
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, n := range names {
-		out = append(out, map[string]string{"passthrough": PassThrough, "progress": Progress}[n])
-	}
-	if endpoint != "" {
-		return []string{"external"}, nil
+		out = append(out, cmp.Or(pipelineNames[f], f))
 	}
 	return out, nil
 }

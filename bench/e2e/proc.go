@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"strconv"
@@ -48,13 +47,9 @@ func rss(pid int) int64 {
 	if pid != 0 {
 		path = fmt.Sprintf("/proc/%d/status", pid)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	sc := bufio.NewScanner(strings.NewReader(string(b)))
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+	b, _ := os.ReadFile(path)
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
 			f := strings.Fields(v)
 			if len(f) == 0 {
 				return 0
@@ -68,15 +63,10 @@ func rss(pid int) int64 {
 
 func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
 
-func numCPU() int {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return 0
-	}
-	n := 0
-	sc := bufio.NewScanner(strings.NewReader(string(b)))
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), "processor") {
+func numCPU() (n int) {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	for line := range strings.Lines(string(b)) {
+		if strings.HasPrefix(line, "processor") {
 			n++
 		}
 	}

@@ -1,9 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"crypto/rand"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"runtime/pprof"
 	"strconv"
@@ -134,7 +135,7 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 	}
 	var colPID, sinkPID int
 	if p != nil {
-		colPID, sinkPID = p.collectorPID(), p.sinkPID()
+		colPID, sinkPID = pid(p.collector), pid(p.sink)
 	}
 
 	var profErr chan error
@@ -168,14 +169,10 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 			res.samples = append(res.samples, s)
 		}
 	}
-	every := cfg.rssEvery
-	if every <= 0 {
-		every = time.Second
-	}
 	sampling.Add(1)
 	go func() {
 		defer sampling.Done()
-		t := time.NewTicker(every)
+		t := time.NewTicker(cmp.Or(max(cfg.rssEvery, 0), time.Second))
 		defer t.Stop()
 		for {
 			select {
@@ -290,12 +287,8 @@ func drive(rate int, d time.Duration, workers int, sent *atomic.Int64) int {
 func newRun() context.Context {
 	var tid trace.TraceID
 	var sid trace.SpanID
-	for i := range tid {
-		tid[i] = byte(rand.Uint32())
-	}
-	for i := range sid {
-		sid[i] = byte(rand.Uint32())
-	}
+	rand.Read(tid[:])
+	rand.Read(sid[:])
 	return trace.ContextWithSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
 		TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled,
 	}))
