@@ -3,46 +3,36 @@
 // per second the whole path sustains with zero loss.
 //
 //	driver (this process: otelbridge.Setup, OTLP gRPC, progress.Record)
-//	  --> bin/otelcol-progress, one of two pipelines:
-//	        progress.yaml  the shipped configuration (collector-config/run.sh,
-//	                       with a tenants overlay for the load's tenants)
-//	        pass-through   otlp -> batch -> kafka (encoding: raw), the
-//	                       physical limit for the same distribution
+//	  --> bin/otelcol-progress: progress.yaml (the shipped configuration) or
+//	      pass-through (otlp -> batch -> kafka, the physical limit)
 //	  --> Kafka protocol broker (kfake) + consumer counting messages
 //	      (a child process per pipeline: this binary with -role=sink)
 //
 // Three phases, each optional (-phases):
 //
-//   - cost: -rounds rounds at one fixed offered rate (-rate). Each round
-//     runs one -cost-step step per target, in a rotating order: the driver
-//     alone (progress.Record into the SDK, its exporter discarding every
-//     batch), the pass-through pipeline and progress.yaml. It reports the
-//     collector's CPU per event and the driver's, and their ratios, taken
-//     within each round (medians over the rounds).
-//   - ramp: the offered rate goes up (-rates), -step per rate, for both
-//     pipelines in turn. A step is sustained when every event reached
-//     Kafka, the driver's batch processor dropped none, the pipeline
-//     drained within -lag of the step's end, and the driver kept 95% of
-//     the offered rate. Each rate gets -tries tries (the machine may be
-//     shared); a pipeline stops at its first rate where every try fails.
+//   - cost: -rounds rounds at one offered rate (-rate), each one -cost-step
+//     step per target in a rotating order: the driver alone (its exporter
+//     discarding every batch), pass-through and progress.yaml. It reports
+//     collector and driver CPU per event, and their ratios taken within each
+//     round (medians over the rounds).
+//   - ramp: the offered rate goes up (-rates), -step per rate, for each
+//     pipeline. A step is sustained when every event reached Kafka, the
+//     driver dropped none, the pipeline drained within -lag of the step's
+//     end, and the driver kept 95% of the offered rate. Each rate gets
+//     -tries tries; a pipeline stops at its first rate where all fail.
 //   - soak: progress.yaml for -soak at the highest rate it sustained (or
 //     -soak-rate), sampling the RSS of the collector and the driver.
 //
 // Driver CPU is getrusage(RUSAGE_SELF) from the first event to the end of
-// the flush (the brokers and consumers run in other processes); collector
-// and sink CPU come from /proc/<pid>/stat until the step drained; "other
-// load" is what the rest of the machine used meanwhile (/proc/stat), in
-// cores. Linux only.
+// the flush; collector and sink CPU come from /proc/<pid>/stat until the
+// step drained; "other load" is what the rest of the machine used meanwhile
+// (/proc/stat), in cores. Linux only.
 //
-// Run from the repository root with `make bench-e2e`, or:
-//
-//	cd bench/e2e && go run . -root ../..
-//
+// Run it with `make bench-e2e`, or `cd bench/e2e && go run . -root ../..`.
 // With -profile DIR the first cost round writes CPU profiles of the driver
-// (runtime/pprof) and of each collector (its pprof extension) to DIR.
-// With -endpoint the harness sends to an OTLP gRPC endpoint that is already
-// running instead of starting collectors; loss cannot be checked then, and
-// the report says so.
+// and of each collector (its pprof extension) to DIR. With -endpoint it
+// sends to a running OTLP gRPC endpoint instead of starting collectors, and
+// cannot check loss.
 package main
 
 import (

@@ -20,22 +20,17 @@ import (
 )
 
 // RecordAlone names the steps without a pipeline: the driver as Setup
-// builds it, with an exporter that discards every batch, so that its CPU
-// per event is the cost of progress.Record (with the SDK's Emit, the
-// tracectx processor and the batch processor's queue) and nothing of the
-// export.
+// builds it with an exporter that discards every batch, so that its CPU
+// per event is the cost of progress.Record and nothing of the export.
 const RecordAlone = "progress.Record alone"
 
 type stepConfig struct {
-	rate       int
-	d          time.Duration
-	lag, drain time.Duration
-	workers    int
-	// Files for CPU profiles of the step; "" for none.
-	driverProfile, collectorProfile string
-	// rssEvery, when set, samples the RSS of the driver and the collector
-	// at that interval into stepResult.samples.
-	rssEvery time.Duration
+	rate                            int
+	d                               time.Duration
+	lag, drain                      time.Duration
+	workers                         int
+	driverProfile, collectorProfile string        // CPU profiles of the step; "" for none
+	rssEvery                        time.Duration // when set, RSS samples into stepResult.samples
 }
 
 type rssSample struct {
@@ -105,8 +100,7 @@ func setupDriver(ctx context.Context, p *pipeline) (*otelbridge.Telemetry, error
 			otelbridge.WithExporter(discard{}))...)
 	}
 	os.Setenv("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "http://"+p.endpoint)
-	// gRPC, the protocol BENCHMARKS.md measures, named explicitly: the
-	// default is http/protobuf.
+	// gRPC, the protocol BENCHMARKS.md measures (the default is http/protobuf).
 	os.Setenv("OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "grpc")
 	os.Setenv("OTEL_SERVICE_NAME", "e2e-driver")
 	return otelbridge.Setup(ctx, append(opts, otelbridge.WithExporters(otelbridge.ExporterOTLP))...)
@@ -229,8 +223,7 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 	res.span = time.Since(start)
 	res.collectorCPU = procCPU(colPID) - col0
 	res.sinkCPU = procCPU(sinkPID) - sink0
-	// What else ran on the machine meanwhile: the load the figures were
-	// taken under.
+	// What else ran on the machine meanwhile.
 	res.otherCPU = max(0, machineCPU()-mach0-res.collectorCPU-res.sinkCPU-(selfCPU()-cpu0))
 	res.dropped = tel.Stats().Dropped
 	if profErr != nil {
@@ -259,8 +252,7 @@ func drive(rate int, d time.Duration, workers int, sent *atomic.Int64) int {
 				if el >= d {
 					return
 				}
-				// Catch up to where the schedule says we should be, then
-				// sleep a little: a paced, not a burst, load.
+				// Catch up with the schedule, then sleep: a paced load.
 				due := int(share * el.Seconds())
 				for n < due {
 					if n%1000 == 0 {
@@ -272,8 +264,7 @@ func drive(rate int, d time.Duration, workers int, sent *atomic.Int64) int {
 					n++
 					sent.Add(1)
 				}
-				// 5ms: few enough wake-ups that pacing costs little
-				// of the CPU measured per event.
+				// Few enough wake-ups that pacing costs little CPU.
 				time.Sleep(5 * time.Millisecond)
 			}
 		}()
