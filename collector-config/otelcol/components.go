@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/collector/exporter/otlpexporter"
 	"go.opentelemetry.io/collector/exporter/otlphttpexporter"
 	"go.opentelemetry.io/collector/otelcol"
+	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/batchprocessor"
 	"go.opentelemetry.io/collector/processor/memorylimiterprocessor"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
@@ -87,7 +88,7 @@ func components() (otelcol.Factories, error) {
 	)
 	f.Processors, f.ProcessorModules, errs[3] = factories(
 		from(batchprocessor.NewFactory(), cc+"processor/batchprocessor"+core),
-		from(memorylimiterprocessor.NewFactory(), cc+"processor/memorylimiterprocessor"+core),
+		from[processor.Factory](memorylimiterprocessor.NewFactory(), cc+"processor/memorylimiterprocessor"+core), // an xprocessor.Factory
 		from(filterprocessor.NewFactory(), cp+"processor/filterprocessor"+contrib),
 		from(transformprocessor.NewFactory(), cp+"processor/transformprocessor"+contrib),
 		from(redactionprocessor.NewFactory(), cp+"processor/redactionprocessor"+contrib),
