@@ -200,6 +200,9 @@ func run(cfg config) error {
 	fmt.Println()
 	printHeader()
 
+	step := func(rate int, d time.Duration) stepConfig {
+		return stepConfig{rate: rate, d: d, drain: cfg.drain, workers: cfg.workers}
+	}
 	var sum summary
 	if slices.Contains(cfg.phases, "cost") {
 		targets := append([]string{RecordAlone}, cfg.pipelines...)
@@ -209,7 +212,7 @@ func run(cfg config) error {
 				// Rotate the order, so that a trend in the machine's load
 				// does not always favour the same target.
 				name := targets[(i+round)%len(targets)]
-				sc := stepConfig{rate: cfg.rate, d: cfg.costStep, lag: cfg.lag, drain: cfg.drain, workers: cfg.workers}
+				sc := step(cfg.rate, cfg.costStep)
 				if cfg.profile != "" && round == 0 {
 					base := strings.NewReplacer(" ", "-", ".", "-").Replace(name)
 					sc.driverProfile = filepath.Join(cfg.profile, "driver-"+base+".pprof")
@@ -234,7 +237,7 @@ func run(cfg config) error {
 			for _, name := range slices.Clone(going) {
 				ok := false
 				for try := 1; try <= cfg.tries && !ok; try++ {
-					res, err := runStep(ps[name], stepConfig{rate: rate, d: cfg.step, lag: cfg.lag, drain: cfg.drain, workers: cfg.workers})
+					res, err := runStep(ps[name], step(rate, cfg.step))
 					if err != nil {
 						return err
 					}
@@ -259,8 +262,9 @@ func run(cfg config) error {
 				rate = s.offered
 			}
 		}
-		res, err := runStep(ps[name], stepConfig{rate: rate, d: cfg.soak, lag: cfg.lag, drain: cfg.drain,
-			workers: cfg.workers, rssEvery: 10 * time.Second})
+		sc := step(rate, cfg.soak)
+		sc.rssEvery = 10 * time.Second
+		res, err := runStep(ps[name], sc)
 		if err != nil {
 			return err
 		}

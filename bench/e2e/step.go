@@ -26,17 +26,15 @@ const RecordAlone = "progress.Record alone"
 
 type stepConfig struct {
 	rate                            int
-	d                               time.Duration
-	lag, drain                      time.Duration
+	d, drain                        time.Duration
 	workers                         int
 	driverProfile, collectorProfile string        // CPU profiles of the step; "" for none
 	rssEvery                        time.Duration // when set, RSS samples into stepResult.samples
 }
 
 type rssSample struct {
-	at                  time.Duration
-	driver, collector   int64
-	received, sentSoFar int64
+	at                time.Duration
+	driver, collector int64
 }
 
 type stepResult struct {
@@ -148,16 +146,11 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 		}
 	}
 
-	var sentSoFar atomic.Int64
 	stopSampling := make(chan struct{})
 	var sampling sync.WaitGroup
 	start := time.Now()
 	sample := func() {
-		s := rssSample{at: time.Since(start), driver: rss(0), collector: rss(colPID), sentSoFar: sentSoFar.Load()}
-		if res.checked {
-			s.received, _ = p.received()
-			s.received -= c0
-		}
+		s := rssSample{at: time.Since(start), driver: rss(0), collector: rss(colPID)}
 		res.driverRSS, res.collectorRSS = max(res.driverRSS, s.driver), max(res.collectorRSS, s.collector)
 		if cfg.rssEvery > 0 {
 			res.samples = append(res.samples, s)
@@ -179,7 +172,7 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 	}()
 
 	cpu0, col0, sink0, mach0 := selfCPU(), procCPU(colPID), procCPU(sinkPID), machineCPU()
-	res.sent = drive(cfg.rate, cfg.d, cfg.workers, &sentSoFar)
+	res.sent = drive(cfg.rate, cfg.d, cfg.workers)
 	res.elapsed = time.Since(start)
 	end := start.Add(res.elapsed)
 	fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -237,7 +230,8 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 // drive records at rate events/s for d, spread over workers goroutines,
 // and returns how many events were recorded. Each worker's events belong
 // to runs (traces) of 1000 events, as a driver's operations would.
-func drive(rate int, d time.Duration, workers int, sent *atomic.Int64) int {
+func drive(rate int, d time.Duration, workers int) int {
+	var sent atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
 	for w := range workers {
