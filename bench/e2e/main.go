@@ -42,6 +42,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,7 +70,13 @@ func main() {
 	flag.IntVar(&cfg.workers, "workers", 1, "driver goroutines sharing the offered rate")
 	flag.BoolVar(&cfg.keepGoing, "keep-going", false, "ramp: try every rate even after one is not sustained")
 	flag.StringVar(&cfg.profile, "profile", "", "cost: write CPU profiles of the first round (driver and collectors) to this directory")
-	flag.Var((*envList)(&cfg.collectorEnv), "collector-env", "NAME=VALUE for the collectors' environment (repeatable), e.g. PROGRESS_KEEP_ATTRIBUTES='[\"*\"]'")
+	flag.Func("collector-env", "NAME=VALUE for the collectors' environment (repeatable), e.g. PROGRESS_KEEP_ATTRIBUTES='[\"*\"]'", func(v string) error {
+		if !strings.Contains(v, "=") {
+			return fmt.Errorf("want NAME=VALUE, got %q", v)
+		}
+		cfg.collectorEnv = append(cfg.collectorEnv, v)
+		return nil
+	})
 	// Internal, for -role=sink.
 	kafkaPort := flag.Int("kafka-port", 0, "sink: Kafka port")
 	httpPort := flag.Int("http-port", 0, "sink: port of the count endpoint")
@@ -115,19 +122,6 @@ type config struct {
 	keepGoing      bool
 	profile        string
 	collectorEnv   []string
-}
-
-// envList is a repeatable NAME=VALUE flag.
-type envList []string
-
-func (e *envList) String() string { return strings.Join(*e, " ") }
-
-func (e *envList) Set(v string) error {
-	if !strings.Contains(v, "=") {
-		return fmt.Errorf("want NAME=VALUE, got %q", v)
-	}
-	*e = append(*e, v)
-	return nil
 }
 
 func parseRates(s string) ([]int, error) {
@@ -192,7 +186,7 @@ func run(cfg config) error {
 	} else {
 		fmt.Printf(" (%s; delivery not checked)", cfg.endpoint)
 	}
-	fmt.Printf("\nmachine: %d CPUs, load average %s, %s\n", numCPU(), loadavg(), time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	fmt.Printf("\nmachine: %d CPUs, load average %s, %s\n", runtime.NumCPU(), loadavg(), time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	if len(cfg.collectorEnv) > 0 {
 		fmt.Printf("collector environment: %s\n", strings.Join(cfg.collectorEnv, " "))
 	}

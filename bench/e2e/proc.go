@@ -63,16 +63,6 @@ func rss(pid int) int64 {
 
 func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
 
-func numCPU() (n int) {
-	b, _ := os.ReadFile("/proc/cpuinfo")
-	for line := range strings.Lines(string(b)) {
-		if strings.HasPrefix(line, "processor") {
-			n++
-		}
-	}
-	return n
-}
-
 func loadavg() string {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
