@@ -15,8 +15,7 @@ import (
 // The message is the JSON the kafka exporter's raw encoding writes for a
 // map body: encoding/json of the body's AsRaw value. The functions here
 // write pdata values the same way, byte for byte, with the redaction
-// processor's rules for a log body applied on the way (rules.body).
-// jsonenc_test.go holds them to encoding/json.
+// processor's rules for a log body applied on the way.
 
 const lowerHex = "0123456789abcdef"
 
@@ -60,19 +59,14 @@ func appendString(b []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
 			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', lowerHex[r&0xF])
-			i += size
-			start = i
-			continue
+			if r == utf8.RuneError {
+				b = append(b, `\ufffd`...)
+			} else {
+				b = append(b, '\\', 'u', '2', '0', '2', lowerHex[r&0xF])
+			}
+			start = i + size
 		}
 		i += size
 	}
@@ -178,17 +172,23 @@ type member struct {
 func (r *check) appendBodyMap(b []byte, m pcommon.Map) ([]byte, error) {
 	var buf [16]member
 	ms := buf[:0]
-	var err error
 	for k, v := range m.All() {
-		var enc []byte
-		if r.keyBlocked(k) {
-			enc = appendString(nil, r.mask(strOf(v)))
-		} else if enc, err = r.appendBody(nil, v); err != nil {
+		enc, err := r.appendValue(nil, k, v)
+		if err != nil {
 			return b, err
 		}
 		ms = append(ms, member{k, enc})
 	}
 	return appendMembers(b, ms), nil
+}
+
+// appendValue appends the value v of key: masked whole when the key is
+// blocked, else as appendBody writes it.
+func (r *check) appendValue(b []byte, key string, v pcommon.Value) ([]byte, error) {
+	if r.keyBlocked(key) {
+		return appendString(b, r.mask(strOf(v))), nil
+	}
+	return r.appendBody(b, v)
 }
 
 // strOf is what the processor masks: a string's text, "" for anything
