@@ -26,6 +26,11 @@ var htmlSafe = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
+// escaped and unescaped are the two-character escapes appendString
+// writes (\" \\ \b \f \n \r \t), by the byte escaped and by the letter.
+var escaped, unescaped = [utf8.RuneSelf]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'},
+	[256]byte{'"': '"', '\\': '\\', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
 // appendString appends s as encoding/json writes a string (HTML
 // characters escaped, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped).
 func appendString(b []byte, s string) []byte {
@@ -38,20 +43,9 @@ func appendString(b []byte, s string) []byte {
 				continue
 			}
 			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
+			if e := escaped[c]; e != 0 {
+				b = append(b, '\\', e)
+			} else {
 				b = append(b, '\\', 'u', '0', '0', lowerHex[c>>4], lowerHex[c&0xF])
 			}
 			i++

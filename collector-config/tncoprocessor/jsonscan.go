@@ -233,26 +233,23 @@ func (s *scanner) canonicalEscape() bool {
 	if s.pos+1 >= len(d) {
 		return false
 	}
-	switch d[s.pos+1] {
-	case '"', '\\', 'b', 'f', 'n', 'r', 't':
+	if c := d[s.pos+1]; c != 'u' {
 		s.pos += 2
-		return true
-	case 'u':
-		if s.pos+6 > len(d) {
+		return unescaped[c] != 0
+	}
+	if s.pos+6 > len(d) {
+		return false
+	}
+	h := d[s.pos+2 : s.pos+6]
+	for _, c := range h {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
 			return false
 		}
-		h := d[s.pos+2 : s.pos+6]
-		for _, c := range h {
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-				return false
-			}
-		}
-		switch r := hex4(h); {
-		case r < 0x20 && r != '\b' && r != '\f' && r != '\n' && r != '\r' && r != '\t',
-			r == '<', r == '>', r == '&', r == '\u2028', r == '\u2029':
-			s.pos += 6
-			return true
-		}
+	}
+	switch r := hex4(h); {
+	case r < 0x20 && escaped[r] == 0, r == '<', r == '>', r == '&', r == '\u2028', r == '\u2029':
+		s.pos += 6
+		return true
 	}
 	return false
 }
@@ -270,22 +267,11 @@ func (s *scanner) decode(raw []byte, buf *[]byte) (string, error) {
 			continue
 		}
 		i++
-		switch raw[i] {
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
+		if raw[i] == 'u' {
 			b = utf8.AppendRune(b, hex4(raw[i+1:i+5]))
 			i += 4
-		default: // " and \
-			b = append(b, raw[i])
+		} else {
+			b = append(b, unescaped[raw[i]])
 		}
 	}
 	if buf == nil {

@@ -24,9 +24,8 @@ import (
 // tnco.redaction and tnco.size_guard, in that order (redaction can make a
 // message larger: "" becomes "****").
 type tnco struct {
-	cfg    *Config
-	logger *zap.Logger
-	rules  *rules // nil: every record takes the stock processors
+	cfg   *Config
+	rules *rules // nil: every record takes the stock processors
 
 	transform processor.Logs // -> redaction -> sizeGuard -> stockResult
 	redaction processor.Logs
@@ -80,7 +79,7 @@ func (p *tnco) putWork(w *work) {
 type stockResultKey struct{}
 
 func newTNCO(ctx context.Context, set processor.Settings, cfg *Config) (*tnco, error) {
-	p := &tnco{cfg: cfg, logger: set.Logger, keep: map[string]bool{}}
+	p := &tnco{cfg: cfg, keep: map[string]bool{}}
 	for _, k := range cfg.KeepAttributes {
 		p.keepAll = p.keepAll || k == "*"
 		p.keep[k] = true
@@ -100,24 +99,23 @@ func newTNCO(ctx context.Context, set processor.Settings, cfg *Config) (*tnco, e
 	if err != nil {
 		return nil, err
 	}
-	sub := func(t component.Type) processor.Settings {
+	sub := func(t component.Type, name string) processor.Settings {
 		s := set
-		s.ID = component.NewIDWithName(t, set.ID.String())
+		s.ID = component.NewIDWithName(t, name)
 		return s
 	}
 	afterRedaction := last
 	if len(cfg.SizeGuard.LogStatements) > 0 {
-		guard := set
-		guard.ID = component.NewIDWithName(transformFactory.Type(), set.ID.String()+"/size_guard")
+		guard := sub(transformFactory.Type(), set.ID.String()+"/size_guard")
 		if p.sizeGuard, err = transformFactory.CreateLogs(ctx, guard, &cfg.SizeGuard, last); err != nil {
 			return nil, fmt.Errorf("tnco.size_guard: %w", err)
 		}
 		afterRedaction = p.sizeGuard
 	}
-	if p.redaction, err = redactionFactory.CreateLogs(ctx, sub(redactionFactory.Type()), &cfg.Redaction, afterRedaction); err != nil {
+	if p.redaction, err = redactionFactory.CreateLogs(ctx, sub(redactionFactory.Type(), set.ID.String()), &cfg.Redaction, afterRedaction); err != nil {
 		return nil, fmt.Errorf("tnco.redaction: %w", err)
 	}
-	if p.transform, err = transformFactory.CreateLogs(ctx, sub(transformFactory.Type()), &cfg.Transform, p.redaction); err != nil {
+	if p.transform, err = transformFactory.CreateLogs(ctx, sub(transformFactory.Type(), set.ID.String()), &cfg.Transform, p.redaction); err != nil {
 		return nil, fmt.Errorf("tnco.transform: %w", err)
 	}
 	meter := set.MeterProvider.Meter("github.com/progressotel/progressotel/collector-config/tncoprocessor")
