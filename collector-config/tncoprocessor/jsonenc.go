@@ -2,6 +2,7 @@ package tncoprocessor
 
 import (
 	"encoding/base64"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -90,9 +91,7 @@ func appendFloat(b []byte, f float64) []byte {
 
 // errNotJSON: a value encoding/json cannot write (NaN, ±Inf). The stock
 // processors decide what becomes of such a record.
-type errNotJSON struct{}
-
-func (errNotJSON) Error() string { return "value not representable in JSON" }
+var errNotJSON = errors.New("value not representable in JSON")
 
 // appendBody appends v as encoding/json writes v.AsRaw(), after the
 // redaction processor's log-body rules: in a map, the value of a blocked
@@ -110,7 +109,7 @@ func (r *check) appendBody(b []byte, v pcommon.Value) ([]byte, error) {
 	case pcommon.ValueTypeDouble:
 		f := v.Double()
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return b, errNotJSON{}
+			return b, errNotJSON
 		}
 		n := len(b)
 		b = appendFloat(b, f)

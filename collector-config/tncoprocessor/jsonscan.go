@@ -1,6 +1,7 @@
 package tncoprocessor
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -37,11 +38,9 @@ type scanner struct {
 }
 
 // errNotCanonical: the text is not JSON, or not in encoding/json's form.
-type errNotCanonical struct{ at int }
+var errNotCanonical = errors.New("not canonical JSON")
 
-func (e errNotCanonical) Error() string { return "not canonical JSON at byte " + strconv.Itoa(e.at) }
-
-func (s *scanner) fail() error { return errNotCanonical{s.pos} }
+func (s *scanner) fail() error { return errNotCanonical }
 
 // scanDetails checks the value at s.pos, an object, and collects in
 // s.edits what the log-body rules change in it.
@@ -314,7 +313,7 @@ func (s *scanner) number() error {
 	if f, err := strconv.ParseFloat(text, 64); err == nil && string(appendFloat(tmp[:0], f)) == text {
 		return nil
 	}
-	return errNotCanonical{start}
+	return errNotCanonical
 }
 
 // skip moves past the value at s.pos, checking no more of its form than
