@@ -21,10 +21,7 @@ func selfCPU() time.Duration {
 // procCPU is the user+system CPU time of process pid so far, from
 // /proc/<pid>/stat; 0 when it cannot be read.
 func procCPU(pid int) time.Duration {
-	if pid == 0 {
-		return 0
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)) // none for pid 0
 	if err != nil {
 		return 0
 	}
@@ -34,10 +31,17 @@ func procCPU(pid int) time.Duration {
 	if len(fields) < 13 {
 		return 0
 	}
-	ut, _ := strconv.ParseInt(fields[11], 10, 64)
-	st, _ := strconv.ParseInt(fields[12], 10, 64)
-	const hz = 100 // USER_HZ on Linux
-	return time.Duration(ut+st) * time.Second / hz
+	return ticks(fields, 11, 12)
+}
+
+// ticks sums the clock ticks (USER_HZ: 100 on Linux) at the indexes is of f.
+func ticks(f []string, is ...int) time.Duration {
+	var n int64
+	for _, i := range is {
+		v, _ := strconv.ParseInt(f[i], 10, 64)
+		n += v
+	}
+	return time.Duration(n) * time.Second / 100
 }
 
 // rss is the resident set size of process pid (0: this process) in bytes,
@@ -88,10 +92,5 @@ func machineCPU() time.Duration {
 	if len(f) < 9 || f[0] != "cpu" {
 		return 0
 	}
-	var ticks int64
-	for _, i := range []int{1, 2, 3, 6, 7, 8} {
-		v, _ := strconv.ParseInt(f[i], 10, 64)
-		ticks += v
-	}
-	return time.Duration(ticks) * time.Second / 100
+	return ticks(f, 1, 2, 3, 6, 7, 8)
 }
