@@ -305,7 +305,7 @@ func (s *scanner) number() error {
 	}
 	text := unsafe.String(&s.data[start], s.pos-start)
 	var tmp [32]byte
-	if strings.IndexAny(text, ".eE") < 0 { // (strconv's errors allocate)
+	if !strings.ContainsAny(text, ".eE") { // (strconv's errors allocate)
 		if n, err := strconv.ParseInt(text, 10, 64); err == nil && string(strconv.AppendInt(tmp[:0], n, 10)) == text {
 			return nil
 		}
