@@ -17,18 +17,15 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// The two collector pipelines the harness compares, both run by the same
-// binary, bin/otelcol-progress.
+// The two collector pipelines the harness compares, both run by
+// bin/otelcol-progress.
 const (
 	// Progress is the shipped configuration: collector-config/run.sh with
-	// progress.yaml and a tenants overlay for the tenants of the load
-	// (filter, the TNCO message, redaction, batch, routing per tenant).
+	// progress.yaml and a tenants overlay for the tenants of the load.
 	Progress = "progress.yaml"
-	// PassThrough is the physical limit for the same distribution: OTLP
-	// receiver -> batch -> kafka exporter (encoding: raw of the body the
-	// driver sent), with no filter, transform, redaction or routing. Its
-	// components' settings are copied from progress.yaml, so that the two
-	// differ only by what progress.yaml adds.
+	// PassThrough is otlp -> batch -> kafka (encoding: raw), with their
+	// settings copied from progress.yaml, so that the two differ only by
+	// what progress.yaml adds.
 	PassThrough = "pass-through"
 )
 
