@@ -3,46 +3,36 @@
 // per second the whole path sustains with zero loss.
 //
 //	driver (this process: otelbridge.Setup, OTLP gRPC, progress.Record)
-//	  --> bin/otelcol-progress, one of two pipelines:
-//	        progress.yaml  the shipped configuration (collector-config/run.sh,
-//	                       with a tenants overlay for the load's tenants)
-//	        pass-through   otlp -> batch -> kafka (encoding: raw), the
-//	                       physical limit for the same distribution
+//	  --> bin/otelcol-progress: progress.yaml (the shipped configuration) or
+//	      pass-through (otlp -> batch -> kafka, the physical limit)
 //	  --> Kafka protocol broker (kfake) + consumer counting messages
 //	      (a child process per pipeline: this binary with -role=sink)
 //
 // Three phases, each optional (-phases):
 //
-//   - cost: -rounds rounds at one fixed offered rate (-rate). Each round
-//     runs one -cost-step step per target, in a rotating order: the driver
-//     alone (progress.Record into the SDK, its exporter discarding every
-//     batch), the pass-through pipeline and progress.yaml. It reports the
-//     collector's CPU per event and the driver's, and their ratios, taken
-//     within each round (medians over the rounds).
-//   - ramp: the offered rate goes up (-rates), -step per rate, for both
-//     pipelines in turn. A step is sustained when every event reached
-//     Kafka, the driver's batch processor dropped none, the pipeline
-//     drained within -lag of the step's end, and the driver kept 95% of
-//     the offered rate. Each rate gets -tries tries (the machine may be
-//     shared); a pipeline stops at its first rate where every try fails.
+//   - cost: -rounds rounds at one offered rate (-rate), each one -cost-step
+//     step per target in a rotating order: the driver alone (its exporter
+//     discarding every batch), pass-through and progress.yaml. It reports
+//     collector and driver CPU per event, and their ratios taken within each
+//     round (medians over the rounds).
+//   - ramp: the offered rate goes up (-rates), -step per rate, for each
+//     pipeline. A step is sustained when every event reached Kafka, the
+//     driver dropped none, the pipeline drained within -lag of the step's
+//     end, and the driver kept 95% of the offered rate. Each rate gets
+//     -tries tries; a pipeline stops at its first rate where all fail.
 //   - soak: progress.yaml for -soak at the highest rate it sustained (or
 //     -soak-rate), sampling the RSS of the collector and the driver.
 //
 // Driver CPU is getrusage(RUSAGE_SELF) from the first event to the end of
-// the flush (the brokers and consumers run in other processes); collector
-// and sink CPU come from /proc/<pid>/stat until the step drained; "other
-// load" is what the rest of the machine used meanwhile (/proc/stat), in
-// cores. Linux only.
+// the flush; collector and sink CPU come from /proc/<pid>/stat until the
+// step drained; "other load" is what the rest of the machine used meanwhile
+// (/proc/stat), in cores. Linux only.
 //
-// Run from the repository root with `make bench-e2e`, or:
-//
-//	cd bench/e2e && go run . -root ../..
-//
+// Run it with `make bench-e2e`, or `cd bench/e2e && go run . -root ../..`.
 // With -profile DIR the first cost round writes CPU profiles of the driver
-// (runtime/pprof) and of each collector (its pprof extension) to DIR.
-// With -endpoint the harness sends to an OTLP gRPC endpoint that is already
-// running instead of starting collectors; loss cannot be checked then, and
-// the report says so.
+// and of each collector (its pprof extension) to DIR. With -endpoint it
+// sends to a running OTLP gRPC endpoint instead of starting collectors, and
+// cannot check loss.
 package main
 
 import (
@@ -52,6 +42,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,41 +51,48 @@ import (
 )
 
 func main() {
+	var cfg config
 	role := flag.String("role", "driver", "driver, or sink (internal: the broker and consumer process)")
-	root := flag.String("root", "../..", "repository root (for collector-config/ and bin/otelcol-progress)")
-	endpoint := flag.String("endpoint", "", "send to this OTLP gRPC endpoint (host:port) instead of starting collectors; loss is then not checked")
+	flag.StringVar(&cfg.root, "root", "../..", "repository root (for collector-config/ and bin/otelcol-progress)")
+	flag.StringVar(&cfg.endpoint, "endpoint", "", "send to this OTLP gRPC endpoint (host:port) instead of starting collectors; loss is then not checked")
 	pipelines := flag.String("pipelines", "passthrough,progress", "pipelines to compare: passthrough, progress")
 	phases := flag.String("phases", "cost,ramp,soak", "phases to run: cost, ramp, soak")
-	rate := flag.Int("rate", 10000, "cost: the fixed offered rate, events/s")
-	rounds := flag.Int("rounds", 3, "cost: rounds")
-	costStep := flag.Duration("cost-step", 20*time.Second, "cost: duration of each step")
+	flag.IntVar(&cfg.rate, "rate", 10000, "cost: the fixed offered rate, events/s")
+	flag.IntVar(&cfg.rounds, "rounds", 3, "cost: rounds")
+	flag.DurationVar(&cfg.costStep, "cost-step", 20*time.Second, "cost: duration of each step")
 	rates := flag.String("rates", "5000,10000,15000,20000,25000,30000,40000", "ramp: offered rates, events/s, in increasing order")
-	step := flag.Duration("step", 30*time.Second, "ramp: duration of each rate step")
-	tries := flag.Int("tries", 2, "ramp: tries per rate; a rate is sustained when one try loses nothing")
-	soak := flag.Duration("soak", 2*time.Minute, "soak: duration")
-	soakRate := flag.Int("soak-rate", 0, "soak: offered rate (default: the highest rate progress.yaml sustained in the ramp, else -rate)")
-	lag := flag.Duration("lag", 3*time.Second, "a step is sustained only if it drains within this time after it ends")
-	drain := flag.Duration("drain", 60*time.Second, "give up waiting for a step's events after this long")
-	workers := flag.Int("workers", 1, "driver goroutines sharing the offered rate")
-	keepGoing := flag.Bool("keep-going", false, "ramp: try every rate even after one is not sustained")
-	profile := flag.String("profile", "", "cost: write CPU profiles of the first round (driver and collectors) to this directory")
-	var collectorEnv envList
-	flag.Var(&collectorEnv, "collector-env", "NAME=VALUE for the collectors' environment (repeatable), e.g. PROGRESS_KEEP_ATTRIBUTES='[\"*\"]'")
+	flag.DurationVar(&cfg.step, "step", 30*time.Second, "ramp: duration of each rate step")
+	flag.IntVar(&cfg.tries, "tries", 2, "ramp: tries per rate; a rate is sustained when one try loses nothing")
+	flag.DurationVar(&cfg.soak, "soak", 2*time.Minute, "soak: duration")
+	flag.IntVar(&cfg.soakRate, "soak-rate", 0, "soak: offered rate (default: the highest rate progress.yaml sustained in the ramp, else -rate)")
+	flag.DurationVar(&cfg.lag, "lag", 3*time.Second, "a step is sustained only if it drains within this time after it ends")
+	flag.DurationVar(&cfg.drain, "drain", 60*time.Second, "give up waiting for a step's events after this long")
+	flag.IntVar(&cfg.workers, "workers", 1, "driver goroutines sharing the offered rate")
+	flag.BoolVar(&cfg.keepGoing, "keep-going", false, "ramp: try every rate even after one is not sustained")
+	flag.StringVar(&cfg.profile, "profile", "", "cost: write CPU profiles of the first round (driver and collectors) to this directory")
+	flag.Func("collector-env", "NAME=VALUE for the collectors' environment (repeatable), e.g. PROGRESS_KEEP_ATTRIBUTES='[\"*\"]'", func(v string) error {
+		if !strings.Contains(v, "=") {
+			return fmt.Errorf("want NAME=VALUE, got %q", v)
+		}
+		cfg.collectorEnv = append(cfg.collectorEnv, v)
+		return nil
+	})
 	// Internal, for -role=sink.
 	kafkaPort := flag.Int("kafka-port", 0, "sink: Kafka port")
 	httpPort := flag.Int("http-port", 0, "sink: port of the count endpoint")
 	flag.Parse()
+	cfg.rounds, cfg.tries, cfg.workers = max(cfg.rounds, 1), max(cfg.tries, 1), max(cfg.workers, 1)
 
 	var err error
 	switch *role {
 	case "sink":
 		err = runSink(*kafkaPort, *httpPort)
 	case "driver":
-		cfg := config{root: *root, endpoint: *endpoint, rate: *rate, rounds: max(*rounds, 1), costStep: *costStep,
-			step: *step, tries: max(*tries, 1), soak: *soak, soakRate: *soakRate, lag: *lag, drain: *drain,
-			workers: max(*workers, 1), keepGoing: *keepGoing, profile: *profile, collectorEnv: collectorEnv}
 		if cfg.rates, err = parseRates(*rates); err == nil {
-			if cfg.pipelines, err = parsePipelines(*pipelines, *endpoint); err == nil {
+			if cfg.pipelines, err = parseList(*pipelines, "passthrough", "progress"); err == nil && cfg.endpoint != "" {
+				cfg.pipelines = []string{"external"}
+			}
+			if err == nil {
 				if cfg.phases, err = parseList(*phases, "cost", "ramp", "soak"); err == nil {
 					err = run(cfg)
 				}
@@ -111,7 +109,7 @@ func main() {
 
 type config struct {
 	root, endpoint string
-	pipelines      []string
+	pipelines      []string // Progress and PassThrough, or "external" with an endpoint
 	phases         []string
 	rate, rounds   int
 	costStep, step time.Duration
@@ -126,19 +124,6 @@ type config struct {
 	collectorEnv   []string
 }
 
-// envList is a repeatable NAME=VALUE flag.
-type envList []string
-
-func (e *envList) String() string { return strings.Join(*e, " ") }
-
-func (e *envList) Set(v string) error {
-	if !strings.Contains(v, "=") {
-		return fmt.Errorf("want NAME=VALUE, got %q", v)
-	}
-	*e = append(*e, v)
-	return nil
-}
-
 func parseRates(s string) ([]int, error) {
 	var rs []int
 	for _, f := range strings.Split(s, ",") {
@@ -151,6 +136,11 @@ func parseRates(s string) ([]int, error) {
 	return rs, nil
 }
 
+// pipelineNames are the -pipelines names of the pipelines.
+var pipelineNames = map[string]string{"passthrough": PassThrough, "progress": Progress}
+
+// parseList parses a comma-separated list of allowed names; a list of
+// -pipelines names comes back as the pipelines' names.
 func parseList(s string, allowed ...string) ([]string, error) {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
@@ -161,22 +151,7 @@ func parseList(s string, allowed ...string) ([]string, error) {
 		if !slices.Contains(allowed, f) {
 			return nil, fmt.Errorf("unknown %q (want %s)", f, strings.Join(allowed, ", "))
 		}
-		out = append(out, f)
-	}
-	return out, nil
-}
-
-func parsePipelines(s, endpoint string) ([]string, error) {
-	names, err := parseList(s, "passthrough", "progress")
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, n := range names {
-		out = append(out, map[string]string{"passthrough": PassThrough, "progress": Progress}[n])
-	}
-	if endpoint != "" {
-		return []string{"external"}, nil
+		out = append(out, cmp.Or(pipelineNames[f], f))
 	}
 	return out, nil
 }
@@ -211,7 +186,7 @@ func run(cfg config) error {
 	} else {
 		fmt.Printf(" (%s; delivery not checked)", cfg.endpoint)
 	}
-	fmt.Printf("\nmachine: %d CPUs, load average %s, %s\n", numCPU(), loadavg(), time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	fmt.Printf("\nmachine: %d CPUs, load average %s, %s\n", runtime.NumCPU(), loadavg(), time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	if len(cfg.collectorEnv) > 0 {
 		fmt.Printf("collector environment: %s\n", strings.Join(cfg.collectorEnv, " "))
 	}
@@ -219,6 +194,9 @@ func run(cfg config) error {
 	fmt.Println()
 	printHeader()
 
+	step := func(rate int, d time.Duration) stepConfig {
+		return stepConfig{rate: rate, d: d, drain: cfg.drain, workers: cfg.workers}
+	}
 	var sum summary
 	if slices.Contains(cfg.phases, "cost") {
 		targets := append([]string{RecordAlone}, cfg.pipelines...)
@@ -228,7 +206,7 @@ func run(cfg config) error {
 				// Rotate the order, so that a trend in the machine's load
 				// does not always favour the same target.
 				name := targets[(i+round)%len(targets)]
-				sc := stepConfig{rate: cfg.rate, d: cfg.costStep, lag: cfg.lag, drain: cfg.drain, workers: cfg.workers}
+				sc := step(cfg.rate, cfg.costStep)
 				if cfg.profile != "" && round == 0 {
 					base := strings.NewReplacer(" ", "-", ".", "-").Replace(name)
 					sc.driverProfile = filepath.Join(cfg.profile, "driver-"+base+".pprof")
@@ -253,7 +231,7 @@ func run(cfg config) error {
 			for _, name := range slices.Clone(going) {
 				ok := false
 				for try := 1; try <= cfg.tries && !ok; try++ {
-					res, err := runStep(ps[name], stepConfig{rate: rate, d: cfg.step, lag: cfg.lag, drain: cfg.drain, workers: cfg.workers})
+					res, err := runStep(ps[name], step(rate, cfg.step))
 					if err != nil {
 						return err
 					}
@@ -278,8 +256,9 @@ func run(cfg config) error {
 				rate = s.offered
 			}
 		}
-		res, err := runStep(ps[name], stepConfig{rate: rate, d: cfg.soak, lag: cfg.lag, drain: cfg.drain,
-			workers: cfg.workers, rssEvery: 10 * time.Second})
+		sc := step(rate, cfg.soak)
+		sc.rssEvery = 10 * time.Second
+		res, err := runStep(ps[name], sc)
 		if err != nil {
 			return err
 		}

@@ -17,19 +17,15 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// The two collector pipelines the harness compares, both run by the same
-// binary, bin/otelcol-progress.
+// The two collector pipelines the harness compares, both run by
+// bin/otelcol-progress.
 const (
 	// Progress is the shipped configuration: collector-config/run.sh with
-	// progress.yaml and a tenants overlay for the tenants of the load
-	// (filter, the TNCO message, redaction, batch, routing per tenant).
+	// progress.yaml and a tenants overlay for the tenants of the load.
 	Progress = "progress.yaml"
-	// PassThrough is the physical limit for the same distribution: OTLP
-	// receiver -> batch -> kafka exporter (encoding: raw of the body the
-	// driver sent), with no filter, transform, redaction or routing. The
-	// receiver, batch processor, kafka exporter, storage extension and
-	// telemetry settings are copied from progress.yaml, so that the two
-	// differ only by what progress.yaml adds.
+	// PassThrough is otlp -> batch -> kafka (encoding: raw), with their
+	// settings copied from progress.yaml, so that the two differ only by
+	// what progress.yaml adds.
 	PassThrough = "pass-through"
 )
 
@@ -41,16 +37,15 @@ var benchTenants = []string{"acme", "globex"}
 // pipeline is one collector and its sink (broker and consumer), or nothing
 // but an endpoint when the harness sends to an external collector.
 type pipeline struct {
-	name      string
-	endpoint  string
-	countURL  string // "" when loss cannot be checked
-	pprofURL  string // the collector's pprof extension; "" without it
-	collector *exec.Cmd
-	exited    chan struct{} // closed when the collector has exited
-	sink      *exec.Cmd
-	log       *lockedBuffer
-	dir       string // storage and generated configs, removed by stop
-	stopOnce  sync.Once
+	name                    string
+	endpoint                string
+	countURL                string // "" when loss cannot be checked
+	pprofURL                string // the collector's pprof extension; "" without it
+	collector, sink         *exec.Cmd
+	collectorExit, sinkExit chan struct{} // closed when the process has exited
+	log                     *lockedBuffer
+	dir                     string // storage and generated configs, removed by stop
+	stopOnce                sync.Once
 }
 
 func (p *pipeline) received() (int64, error) {
@@ -71,46 +66,45 @@ func (p *pipeline) received() (int64, error) {
 
 func (p *pipeline) stop() {
 	p.stopOnce.Do(func() {
-		if c := p.collector; c != nil && c.Process != nil {
-			_ = c.Process.Signal(syscall.SIGTERM)
-			if p.exited != nil {
-				select {
-				case <-p.exited:
-				case <-time.After(30 * time.Second):
-					_ = c.Process.Kill()
-					<-p.exited
-				}
-			}
-		}
-		if c := p.sink; c != nil && c.Process != nil {
-			_ = c.Process.Signal(syscall.SIGTERM)
-			done := make(chan struct{})
-			go func() { _ = c.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(30 * time.Second):
-				_ = c.Process.Kill()
-				<-done
-			}
-		}
+		terminate(p.collector, p.collectorExit)
+		terminate(p.sink, p.sinkExit)
 		if p.dir != "" {
 			_ = os.RemoveAll(p.dir)
 		}
 	})
 }
 
-func (p *pipeline) collectorPID() int {
-	if p.collector == nil || p.collector.Process == nil {
-		return 0
+// start starts c and returns a channel closed when it has exited.
+func start(c *exec.Cmd) (chan struct{}, error) {
+	if err := c.Start(); err != nil {
+		return nil, err
 	}
-	return p.collector.Process.Pid
+	exited := make(chan struct{})
+	go func() { _ = c.Wait(); close(exited) }()
+	return exited, nil
 }
 
-func (p *pipeline) sinkPID() int {
-	if p.sink == nil || p.sink.Process == nil {
+// terminate sends c SIGTERM and waits until it has exited, killing it
+// after 30 s.
+func terminate(c *exec.Cmd, exited chan struct{}) {
+	if exited == nil {
+		return
+	}
+	_ = c.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		_ = c.Process.Kill()
+		<-exited
+	}
+}
+
+// pid is c's process id; 0 when it has none.
+func pid(c *exec.Cmd) int {
+	if c == nil || c.Process == nil {
 		return 0
 	}
-	return p.sink.Process.Pid
+	return c.Process.Pid
 }
 
 // profile fetches a CPU profile of the collector over d from its pprof
@@ -172,9 +166,8 @@ func startPipeline(root, name, endpoint string, extraEnv []string) (*pipeline, e
 	return nil, err
 }
 
-func tryStartPipeline(root, name string, extraEnv []string) (*pipeline, error) {
-	root, err := filepath.Abs(root)
-	if err != nil {
+func tryStartPipeline(root, name string, extraEnv []string) (_ *pipeline, err error) {
+	if root, err = filepath.Abs(root); err != nil {
 		return nil, err
 	}
 	bin := filepath.Join(root, "bin", "otelcol-progress")
@@ -198,31 +191,32 @@ func tryStartPipeline(root, name string, extraEnv []string) (*pipeline, error) {
 		log:      &lockedBuffer{},
 		dir:      dir,
 	}
+	defer func() {
+		if err != nil {
+			p.stop()
+		}
+	}()
 
 	self, err := os.Executable()
 	if err != nil {
-		p.stop()
 		return nil, err
 	}
 	p.sink = exec.Command(self, "-role=sink", "-kafka-port="+strconv.Itoa(kafka), "-http-port="+strconv.Itoa(count))
 	p.sink.Stdout, p.sink.Stderr = p.log, p.log
-	if err := p.sink.Start(); err != nil {
-		p.stop()
+	if p.sinkExit, err = start(p.sink); err != nil {
 		return nil, err
 	}
 	if err := waitFor(30*time.Second, func() bool { _, err := p.received(); return err == nil }); err != nil {
-		p.stop()
 		return nil, fmt.Errorf("sink not ready: %v\n%s", err, p.log)
 	}
 
-	storage := filepath.Join(dir, "storage")
 	env := []string{
 		"PROGRESS_OTELCOL_BIN=" + bin,
 		"PROGRESS_OTLP_GRPC_ENDPOINT=" + p.endpoint,
 		"PROGRESS_OTLP_HTTP_ENDPOINT=127.0.0.1:" + strconv.Itoa(httpPort),
 		"PROGRESS_METRICS_PORT=" + strconv.Itoa(metrics),
 		"PROGRESS_HEALTH_ENDPOINT=127.0.0.1:" + strconv.Itoa(health),
-		"PROGRESS_STORAGE_DIR=" + storage,
+		"PROGRESS_STORAGE_DIR=" + filepath.Join(dir, "storage"),
 		"TNCO_KAFKA_BROKERS=127.0.0.1:" + strconv.Itoa(kafka),
 		"PROGRESS_RETRY_MAX_INTERVAL=1s",
 	}
@@ -236,17 +230,16 @@ func tryStartPipeline(root, name string, extraEnv []string) (*pipeline, error) {
 	// binary has it (builds before it was added do not). The overlay's
 	// list of extensions replaces the configuration's: it is that list
 	// and pprof.
+	progressYAML := filepath.Join(root, "collector-config", "progress.yaml")
 	var overlay []string
-	exts, err := serviceExtensions(filepath.Join(root, "collector-config", "progress.yaml"))
+	exts, err := serviceExtensions(progressYAML)
 	if err != nil {
-		p.stop()
 		return nil, err
 	}
 	if out, err := exec.Command(bin, "components").Output(); err == nil && strings.Contains(string(out), "name: pprof") {
 		pprofYAML := filepath.Join(dir, "pprof.yaml")
 		if err := os.WriteFile(pprofYAML, []byte("extensions:\n  pprof:\n    endpoint: 127.0.0.1:"+strconv.Itoa(pprofPort)+
 			"\nservice:\n  extensions: ["+strings.Join(append(exts, "pprof"), ", ")+"]\n"), 0o600); err != nil {
-			p.stop()
 			return nil, err
 		}
 		overlay = []string{"--config", pprofYAML}
@@ -258,54 +251,46 @@ func tryStartPipeline(root, name string, extraEnv []string) (*pipeline, error) {
 		p.collector = exec.Command(filepath.Join(root, "collector-config", "run.sh"), overlay...)
 		env = append(env, "PROGRESS_TENANTS="+strings.Join(benchTenants, " "))
 	case PassThrough:
-		cfg, err := passThroughConfig(filepath.Join(root, "collector-config", "progress.yaml"))
+		cfg, err := passThroughConfig(progressYAML)
 		if err != nil {
-			p.stop()
 			return nil, err
 		}
 		file := filepath.Join(dir, "passthrough.yaml")
 		if err := os.WriteFile(file, cfg, 0o600); err != nil {
-			p.stop()
 			return nil, err
 		}
 		p.collector = exec.Command(bin, append([]string{"--config", file}, overlay...)...)
 	default:
-		p.stop()
 		return nil, fmt.Errorf("unknown pipeline %q", name)
 	}
 	p.collector.Env = env
 	p.collector.Stdout, p.collector.Stderr = p.log, p.log
-	if err := p.collector.Start(); err != nil {
-		p.stop()
+	if p.collectorExit, err = start(p.collector); err != nil {
 		return nil, err
 	}
-	exited := make(chan struct{})
-	go func() { _ = p.collector.Wait(); close(exited) }()
-	err = waitFor(60*time.Second, func() bool {
+	exited := func() bool {
 		select {
-		case <-exited:
+		case <-p.collectorExit:
 			return true
 		default:
+			return false
 		}
-		return strings.Contains(p.log.String(), "Everything is ready")
-	})
-	select {
-	case <-exited:
-		err = fmt.Errorf("collector exited")
-	default:
 	}
-	p.exited = exited
+	err = waitFor(60*time.Second, func() bool { return exited() || strings.Contains(p.log.String(), "Everything is ready") })
+	if exited() {
+		err = fmt.Errorf("collector exited")
+	}
 	if err != nil {
-		p.stop()
 		return nil, fmt.Errorf("%s: collector not ready: %v\n%s", name, err, tail(p.log.String(), 4000))
 	}
 	return p, nil
 }
 
 // passThroughConfig builds the pass-through configuration from the
-// shipped one: its file_storage extension, otlp receiver, batch processor,
-// telemetry and the settings of its kafka/unrouted exporter, in one
-// pipeline otlp -> batch -> kafka.
+// shipped one: the extensions it runs (the persistent queue's storage, and
+// those its receiver refers to, such as its admission middleware), its otlp
+// receiver, batch processor, telemetry and the settings of its
+// kafka/unrouted exporter, in one pipeline otlp -> batch -> kafka.
 func passThroughConfig(progressYAML string) ([]byte, error) {
 	b, err := os.ReadFile(progressYAML)
 	if err != nil {
@@ -315,52 +300,30 @@ func passThroughConfig(progressYAML string) ([]byte, error) {
 	if err := yaml.Unmarshal(b, &src); err != nil {
 		return nil, fmt.Errorf("%s: %w", progressYAML, err)
 	}
-	pick := func(section, key string) (any, error) {
-		if v, ok := src[section][key]; ok {
-			return v, nil
-		}
-		return nil, fmt.Errorf("%s: no %s.%s to copy into the pass-through pipeline", progressYAML, section, key)
-	}
-	// The extensions progress.yaml runs (the persistent queue's storage,
-	// and those its receiver refers to, such as its admission middleware).
 	names, err := serviceExtensions(progressYAML)
 	if err != nil {
 		return nil, err
 	}
-	extensions := map[string]any{}
+	type copied struct{ section, key, as string }
+	var copies []copied
 	for _, n := range names {
-		if extensions[n], err = pick("extensions", n); err != nil {
-			return nil, err
-		}
+		copies = append(copies, copied{"extensions", n, n})
 	}
-	otlp, err := pick("receivers", "otlp")
-	if err != nil {
-		return nil, err
-	}
-	batch, err := pick("processors", "batch")
-	if err != nil {
-		return nil, err
-	}
-	kafka, err := pick("exporters", "kafka/unrouted")
-	if err != nil {
-		return nil, err
-	}
-	telemetry, err := pick("service", "telemetry")
-	if err != nil {
-		return nil, err
-	}
-	cfg := map[string]any{
-		"extensions": extensions,
-		"receivers":  map[string]any{"otlp": otlp},
-		"processors": map[string]any{"batch": batch},
-		"exporters":  map[string]any{"kafka": kafka},
-		"service": map[string]any{
-			"extensions": names,
-			"telemetry":  telemetry,
-			"pipelines": map[string]any{
-				"logs": map[string]any{"receivers": []string{"otlp"}, "processors": []string{"batch"}, "exporters": []string{"kafka"}},
-			},
+	copies = append(copies, copied{"receivers", "otlp", "otlp"}, copied{"processors", "batch", "batch"},
+		copied{"exporters", "kafka/unrouted", "kafka"}, copied{"service", "telemetry", "telemetry"})
+	cfg := map[string]map[string]any{"extensions": {}, "receivers": {}, "processors": {}, "exporters": {}}
+	cfg["service"] = map[string]any{
+		"extensions": names,
+		"pipelines": map[string]any{
+			"logs": map[string]any{"receivers": []string{"otlp"}, "processors": []string{"batch"}, "exporters": []string{"kafka"}},
 		},
+	}
+	for _, c := range copies {
+		v, ok := src[c.section][c.key]
+		if !ok {
+			return nil, fmt.Errorf("%s: no %s.%s to copy into the pass-through pipeline", progressYAML, c.section, c.key)
+		}
+		cfg[c.section][c.as] = v
 	}
 	return yaml.Marshal(cfg)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"strconv"
@@ -22,10 +21,7 @@ func selfCPU() time.Duration {
 // procCPU is the user+system CPU time of process pid so far, from
 // /proc/<pid>/stat; 0 when it cannot be read.
 func procCPU(pid int) time.Duration {
-	if pid == 0 {
-		return 0
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)) // none for pid 0
 	if err != nil {
 		return 0
 	}
@@ -35,10 +31,17 @@ func procCPU(pid int) time.Duration {
 	if len(fields) < 13 {
 		return 0
 	}
-	ut, _ := strconv.ParseInt(fields[11], 10, 64)
-	st, _ := strconv.ParseInt(fields[12], 10, 64)
-	const hz = 100 // USER_HZ on Linux
-	return time.Duration(ut+st) * time.Second / hz
+	return ticks(fields, 11, 12)
+}
+
+// ticks sums the clock ticks (USER_HZ: 100 on Linux) at the indexes is of f.
+func ticks(f []string, is ...int) time.Duration {
+	var n int64
+	for _, i := range is {
+		v, _ := strconv.ParseInt(f[i], 10, 64)
+		n += v
+	}
+	return time.Duration(n) * time.Second / 100
 }
 
 // rss is the resident set size of process pid (0: this process) in bytes,
@@ -48,13 +51,9 @@ func rss(pid int) int64 {
 	if pid != 0 {
 		path = fmt.Sprintf("/proc/%d/status", pid)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	sc := bufio.NewScanner(strings.NewReader(string(b)))
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+	b, _ := os.ReadFile(path)
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
 			f := strings.Fields(v)
 			if len(f) == 0 {
 				return 0
@@ -67,21 +66,6 @@ func rss(pid int) int64 {
 }
 
 func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
-
-func numCPU() int {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return 0
-	}
-	n := 0
-	sc := bufio.NewScanner(strings.NewReader(string(b)))
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), "processor") {
-			n++
-		}
-	}
-	return n
-}
 
 func loadavg() string {
 	b, err := os.ReadFile("/proc/loadavg")
@@ -108,10 +92,5 @@ func machineCPU() time.Duration {
 	if len(f) < 9 || f[0] != "cpu" {
 		return 0
 	}
-	var ticks int64
-	for _, i := range []int{1, 2, 3, 6, 7, 8} {
-		v, _ := strconv.ParseInt(f[i], 10, 64)
-		ticks += v
-	}
-	return time.Duration(ticks) * time.Second / 100
+	return ticks(f, 1, 2, 3, 6, 7, 8)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -110,7 +111,7 @@ func (s *summary) print(cfg config) {
 		fmt.Printf("Per round: collector progress.yaml × pass-through %s; driver × progress.Record alone %s.\n",
 			ratios(colRatios), ratios(drvRatios))
 		fmt.Printf("Other load on the machine during the cost steps: median %.2f cores, max %.2f (of %d).\n",
-			median(other), slices.Max(other), numCPU())
+			median(other), slices.Max(other), runtime.NumCPU())
 	}
 	if s.soak != nil {
 		r := s.soak

@@ -1,9 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"crypto/rand"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"runtime/pprof"
 	"strconv"
@@ -19,28 +20,21 @@ import (
 )
 
 // RecordAlone names the steps without a pipeline: the driver as Setup
-// builds it, with an exporter that discards every batch, so that its CPU
-// per event is the cost of progress.Record (with the SDK's Emit, the
-// tracectx processor and the batch processor's queue) and nothing of the
-// export.
+// builds it with an exporter that discards every batch, so that its CPU
+// per event is the cost of progress.Record and nothing of the export.
 const RecordAlone = "progress.Record alone"
 
 type stepConfig struct {
-	rate       int
-	d          time.Duration
-	lag, drain time.Duration
-	workers    int
-	// Files for CPU profiles of the step; "" for none.
-	driverProfile, collectorProfile string
-	// rssEvery, when set, samples the RSS of the driver and the collector
-	// at that interval into stepResult.samples.
-	rssEvery time.Duration
+	rate                            int
+	d, drain                        time.Duration
+	workers                         int
+	driverProfile, collectorProfile string        // CPU profiles of the step; "" for none
+	rssEvery                        time.Duration // when set, RSS samples into stepResult.samples
 }
 
 type rssSample struct {
-	at                  time.Duration
-	driver, collector   int64
-	received, sentSoFar int64
+	at                time.Duration
+	driver, collector int64
 }
 
 type stepResult struct {
@@ -104,8 +98,7 @@ func setupDriver(ctx context.Context, p *pipeline) (*otelbridge.Telemetry, error
 			otelbridge.WithExporter(discard{}))...)
 	}
 	os.Setenv("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "http://"+p.endpoint)
-	// gRPC, the protocol BENCHMARKS.md measures, named explicitly: the
-	// default is http/protobuf.
+	// gRPC, the protocol BENCHMARKS.md measures (the default is http/protobuf).
 	os.Setenv("OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "grpc")
 	os.Setenv("OTEL_SERVICE_NAME", "e2e-driver")
 	return otelbridge.Setup(ctx, append(opts, otelbridge.WithExporters(otelbridge.ExporterOTLP))...)
@@ -134,7 +127,7 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 	}
 	var colPID, sinkPID int
 	if p != nil {
-		colPID, sinkPID = p.collectorPID(), p.sinkPID()
+		colPID, sinkPID = pid(p.collector), pid(p.sink)
 	}
 
 	var profErr chan error
@@ -153,29 +146,20 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 		}
 	}
 
-	var sentSoFar atomic.Int64
 	stopSampling := make(chan struct{})
 	var sampling sync.WaitGroup
 	start := time.Now()
 	sample := func() {
-		s := rssSample{at: time.Since(start), driver: rss(0), collector: rss(colPID), sentSoFar: sentSoFar.Load()}
-		if res.checked {
-			s.received, _ = p.received()
-			s.received -= c0
-		}
+		s := rssSample{at: time.Since(start), driver: rss(0), collector: rss(colPID)}
 		res.driverRSS, res.collectorRSS = max(res.driverRSS, s.driver), max(res.collectorRSS, s.collector)
 		if cfg.rssEvery > 0 {
 			res.samples = append(res.samples, s)
 		}
 	}
-	every := cfg.rssEvery
-	if every <= 0 {
-		every = time.Second
-	}
 	sampling.Add(1)
 	go func() {
 		defer sampling.Done()
-		t := time.NewTicker(every)
+		t := time.NewTicker(cmp.Or(max(cfg.rssEvery, 0), time.Second))
 		defer t.Stop()
 		for {
 			select {
@@ -188,7 +172,7 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 	}()
 
 	cpu0, col0, sink0, mach0 := selfCPU(), procCPU(colPID), procCPU(sinkPID), machineCPU()
-	res.sent = drive(cfg.rate, cfg.d, cfg.workers, &sentSoFar)
+	res.sent = drive(cfg.rate, cfg.d, cfg.workers)
 	res.elapsed = time.Since(start)
 	end := start.Add(res.elapsed)
 	fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -232,8 +216,7 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 	res.span = time.Since(start)
 	res.collectorCPU = procCPU(colPID) - col0
 	res.sinkCPU = procCPU(sinkPID) - sink0
-	// What else ran on the machine meanwhile: the load the figures were
-	// taken under.
+	// What else ran on the machine meanwhile.
 	res.otherCPU = max(0, machineCPU()-mach0-res.collectorCPU-res.sinkCPU-(selfCPU()-cpu0))
 	res.dropped = tel.Stats().Dropped
 	if profErr != nil {
@@ -247,7 +230,8 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 // drive records at rate events/s for d, spread over workers goroutines,
 // and returns how many events were recorded. Each worker's events belong
 // to runs (traces) of 1000 events, as a driver's operations would.
-func drive(rate int, d time.Duration, workers int, sent *atomic.Int64) int {
+func drive(rate int, d time.Duration, workers int) int {
+	var sent atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
 	for w := range workers {
@@ -262,8 +246,7 @@ func drive(rate int, d time.Duration, workers int, sent *atomic.Int64) int {
 				if el >= d {
 					return
 				}
-				// Catch up to where the schedule says we should be, then
-				// sleep a little: a paced, not a burst, load.
+				// Catch up with the schedule, then sleep: a paced load.
 				due := int(share * el.Seconds())
 				for n < due {
 					if n%1000 == 0 {
@@ -275,8 +258,7 @@ func drive(rate int, d time.Duration, workers int, sent *atomic.Int64) int {
 					n++
 					sent.Add(1)
 				}
-				// 5ms: few enough wake-ups that pacing costs little
-				// of the CPU measured per event.
+				// Few enough wake-ups that pacing costs little CPU.
 				time.Sleep(5 * time.Millisecond)
 			}
 		}()
@@ -290,12 +272,8 @@ func drive(rate int, d time.Duration, workers int, sent *atomic.Int64) int {
 func newRun() context.Context {
 	var tid trace.TraceID
 	var sid trace.SpanID
-	for i := range tid {
-		tid[i] = byte(rand.Uint32())
-	}
-	for i := range sid {
-		sid[i] = byte(rand.Uint32())
-	}
+	rand.Read(tid[:])
+	rand.Read(sid[:])
 	return trace.ContextWithSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
 		TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled,
 	}))

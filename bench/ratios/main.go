@@ -17,15 +17,16 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -55,22 +56,17 @@ func main() {
 // Sub-benchmark names are positional (size/variant); benchstat projects on
 // key=value parts only, so they are rewritten before it reads them.
 var (
-	recordName   = regexp.MustCompile(`^BenchmarkRecord/([^/\s]+)/([^/\s]+?)(-\d+)?(\s)`)
-	exporterName = regexp.MustCompile(`^BenchmarkExporter/([^/\s]+?)(-\d+)?(\s)`)
+	recordName   = regexp.MustCompile(`(?m)^BenchmarkRecord/([^/\s]+)/([^/\s]+?)(-\d+)?([ \t])`)
+	exporterName = regexp.MustCompile(`(?m)^BenchmarkExporter/([^/\s]+?)(-\d+)?([ \t])`)
 )
 
 func rewrite(in []byte) []byte {
-	var out bytes.Buffer
-	sc := bufio.NewScanner(bytes.NewReader(in))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		line = recordName.ReplaceAllString(line, "BenchmarkRecord/size=$1/variant=$2$3$4")
-		line = exporterName.ReplaceAllString(line, "BenchmarkExporter/exporter=$1$2$3")
-		out.WriteString(line)
-		out.WriteByte('\n')
+	out := recordName.ReplaceAll(in, []byte("BenchmarkRecord/size=$1/variant=$2$3$4"))
+	out = exporterName.ReplaceAll(out, []byte("BenchmarkExporter/exporter=$1$2$3"))
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, '\n')
 	}
-	return out.Bytes()
+	return out
 }
 
 // stat is one benchstat cell: the median, its confidence interval, and for
@@ -104,6 +100,14 @@ func benchstatCSV(cmd []string, file string, args ...string) (results, error) {
 	return parseCSV(out)
 }
 
+// at is s[i], or "" past its end.
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return ""
+}
+
 // parseCSV reads benchstat's CSV output: blocks separated by blank lines,
 // each with a column-group header, a unit header and data rows.
 func parseCSV(out []byte) (results, error) {
@@ -123,31 +127,26 @@ func parseCSV(out []byte) (results, error) {
 			continue
 		}
 		groups, labels := recs[0], recs[1]
-		unit := ""
-		if len(labels) > 1 {
-			unit = labels[1]
-		}
+		unit := at(labels, 1)
 		for _, row := range recs[2:] {
 			if len(row) == 0 || row[0] == "" || row[0] == "geomean" {
 				continue
+			}
+			cols := res[row[0]]
+			if cols == nil {
+				cols = map[string]map[string]stat{}
+				res[row[0]] = cols
 			}
 			group := ""
 			for i := 1; i < len(row); i++ {
 				if i < len(groups) && groups[i] != "" {
 					group = groups[i]
 				}
-				label := ""
-				if i < len(labels) {
-					label = labels[i]
+				if cols[group] == nil {
+					cols[group] = map[string]stat{}
 				}
-				if res[row[0]] == nil {
-					res[row[0]] = map[string]map[string]stat{}
-				}
-				if res[row[0]][group] == nil {
-					res[row[0]][group] = map[string]stat{}
-				}
-				s := res[row[0]][group][unit]
-				switch label {
+				s := cols[group][unit]
+				switch label := at(labels, i); label {
 				case unit:
 					if f, err := strconv.ParseFloat(row[i], 64); err == nil {
 						s.center, s.ok = f, true
@@ -159,7 +158,7 @@ func parseCSV(out []byte) (results, error) {
 				case "P":
 					s.p = row[i]
 				}
-				res[row[0]][group][unit] = s
+				cols[group][unit] = s
 			}
 		}
 	}
@@ -183,30 +182,28 @@ func run(w io.Writer, bs []string, files []string) error {
 		}
 		raw = append(raw, b...)
 	}
-	tmp, err := os.CreateTemp("", "ratios-*.txt")
+	dir, err := os.MkdirTemp("", "ratios-")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(rewrite(raw)); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
+	defer os.RemoveAll(dir)
+	tmp := filepath.Join(dir, "bench.txt")
+	if err := os.WriteFile(tmp, rewrite(raw), 0o600); err != nil {
 		return err
 	}
 
-	rec, err := benchstatCSV(bs, tmp.Name(), "-filter", ".name:Record", "-col", "/variant", "-row", "/size")
+	rec, err := benchstatCSV(bs, tmp, "-filter", ".name:Record", "-col", "/variant", "-row", "/size")
 	if err != nil {
 		return err
 	}
 	if len(rec) == 0 {
 		return errors.New("no BenchmarkRecord results in the input")
 	}
-	exp, err := benchstatCSV(bs, tmp.Name(), "-filter", ".name:Exporter", "-col", "/exporter", "-row", ".name")
+	exp, err := benchstatCSV(bs, tmp, "-filter", ".name:Exporter", "-col", "/exporter", "-row", ".name")
 	if err != nil {
 		return err
 	}
-	other, err := benchstatCSV(bs, tmp.Name(), "-filter", "-.name:(Record OR Exporter)", "-row", ".fullname")
+	other, err := benchstatCSV(bs, tmp, "-filter", "-.name:(Record OR Exporter)", "-row", ".fullname")
 	if err != nil {
 		return err
 	}
@@ -365,14 +362,7 @@ func ratioOf(t, base stat) string {
 	return r
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // ns formats seconds as ns, µs or ms with three significant digits.
 func ns(sec float64) string {

@@ -4,18 +4,15 @@
 //
 // The OTLP receiver decodes a whole request before the memory_limiter
 // processor can refuse it, so that processor alone cannot bound a
-// collector's memory: 8 concurrent 19.8 MiB OTLP/HTTP requests take a
-// collector limited to 64 MiB to about 615 MiB of RSS, whether they are
-// accepted or refused. With this middleware on the receiver, the bodies in
+// collector's memory. With this middleware on the receiver, the bodies in
 // flight weigh at most max_in_flight_bytes; a request over the budget gets
-// 503 with Retry-After at once, which OTLP clients retry. Bodies whose
+// 503 with Retry-After at once, which OTLP clients retry. A body whose
 // decoded size is not known in advance (compressed, or without a
-// Content-Length) weigh max_request_bytes, the receiver's own body limit.
+// Content-Length) weighs max_request_bytes, the receiver's own body limit.
 //
-// gRPC is not covered: its server reads and decodes a message before any
-// interceptor runs; bound it with the receiver's max_recv_msg_size_mib and
-// max_concurrent_streams. docs/collector.md ("Memory under large
-// requests") has the figures.
+// gRPC is not covered: its server decodes a message before any interceptor
+// runs (bound it with max_recv_msg_size_mib and max_concurrent_streams).
+// docs/collector.md ("Memory under large requests") has the figures.
 package admissionextension
 
 import (

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/open-telemetry/opentelemetry-collector-contrib/connector/routingconnector"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
@@ -17,17 +19,13 @@ import (
 	"go.opentelemetry.io/collector/confmap/provider/envprovider"
 	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
 	"go.opentelemetry.io/collector/confmap/provider/yamlprovider"
-	"go.opentelemetry.io/collector/connector"
-	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/debugexporter"
 	"go.opentelemetry.io/collector/exporter/otlpexporter"
 	"go.opentelemetry.io/collector/exporter/otlphttpexporter"
-	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/batchprocessor"
 	"go.opentelemetry.io/collector/processor/memorylimiterprocessor"
-	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 
@@ -42,103 +40,77 @@ const (
 	contrib = " v0.152.0"
 	confmod = " v1.58.0"
 	cp      = "github.com/open-telemetry/opentelemetry-collector-contrib/"
-	// This repository's own component, built from its directory.
-	tncoModule = "github.com/progressotel/progressotel/collector-config/tncoprocessor v0.0.0"
-	// The admission middleware of the receivers, from its directory.
-	admissionModule = "github.com/progressotel/progressotel/collector-config/admissionextension v0.0.0"
+	cc      = "go.opentelemetry.io/collector/"
+	// This repository's own components, built from their directories.
+	local = "github.com/progressotel/progressotel/collector-config/"
 )
 
+// built is a factory and the module it comes from.
+type built[F component.Factory] struct {
+	f      F
+	module string
+}
+
+func from[F component.Factory](f F, module string) built[F] { return built[F]{f, module} }
+
+// factories returns the factory map of bs and the modules of its types.
+func factories[F component.Factory](bs ...built[F]) (map[component.Type]F, map[component.Type]string, error) {
+	fs := make([]F, len(bs))
+	mods := map[component.Type]string{}
+	for i, b := range bs {
+		fs[i], mods[b.f.Type()] = b.f, b.module
+	}
+	m, err := otelcol.MakeFactoryMap(fs...)
+	return m, mods, err
+}
+
 func components() (otelcol.Factories, error) {
-	var err error
 	f := otelcol.Factories{Telemetry: otelconftelemetry.NewFactory()}
-
-	if f.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](
-		filestorage.NewFactory(),
-		bearertokenauthextension.NewFactory(),
-		pprofextension.NewFactory(),
-		healthcheckextension.NewFactory(),
-		admissionextension.NewFactory(),
-	); err != nil {
+	var errs [5]error
+	f.Extensions, f.ExtensionModules, errs[0] = factories(
+		from(filestorage.NewFactory(), cp+"extension/storage/filestorage"+contrib),
+		from(bearertokenauthextension.NewFactory(), cp+"extension/bearertokenauthextension"+contrib),
+		from(pprofextension.NewFactory(), cp+"extension/pprofextension"+contrib),
+		from(healthcheckextension.NewFactory(), cp+"extension/healthcheckextension"+contrib),
+		from(admissionextension.NewFactory(), local+"admissionextension v0.0.0"),
+	)
+	f.Receivers, f.ReceiverModules, errs[1] = factories(
+		from(otlpreceiver.NewFactory(), cc+"receiver/otlpreceiver"+core),
+	)
+	f.Exporters, f.ExporterModules, errs[2] = factories(
+		from(debugexporter.NewFactory(), cc+"exporter/debugexporter"+core),
+		from(fileexporter.NewFactory(), cp+"exporter/fileexporter"+contrib),
+		// kafkasasl.go: a refused SASL login is named in the log
+		from(withSASLProbe(kafkaexporter.NewFactory()), cp+"exporter/kafkaexporter"+contrib),
+		from(loadbalancingexporter.NewFactory(), cp+"exporter/loadbalancingexporter"+contrib),
+		from(otlpexporter.NewFactory(), cc+"exporter/otlpexporter"+core),
+		from(otlphttpexporter.NewFactory(), cc+"exporter/otlphttpexporter"+core),
+	)
+	f.Processors, f.ProcessorModules, errs[3] = factories(
+		from(batchprocessor.NewFactory(), cc+"processor/batchprocessor"+core),
+		from[processor.Factory](memorylimiterprocessor.NewFactory(), cc+"processor/memorylimiterprocessor"+core), // an xprocessor.Factory
+		from(filterprocessor.NewFactory(), cp+"processor/filterprocessor"+contrib),
+		from(transformprocessor.NewFactory(), cp+"processor/transformprocessor"+contrib),
+		from(redactionprocessor.NewFactory(), cp+"processor/redactionprocessor"+contrib),
+		from(tncoprocessor.NewFactory(), local+"tncoprocessor v0.0.0"),
+	)
+	f.Connectors, f.ConnectorModules, errs[4] = factories(
+		from(routingconnector.NewFactory(), cp+"connector/routingconnector"+contrib),
+	)
+	if err := errors.Join(errs[:]...); err != nil {
 		return otelcol.Factories{}, err
-	}
-	f.ExtensionModules = map[component.Type]string{
-		filestorage.NewFactory().Type():              cp + "extension/storage/filestorage" + contrib,
-		bearertokenauthextension.NewFactory().Type(): cp + "extension/bearertokenauthextension" + contrib,
-		pprofextension.NewFactory().Type():           cp + "extension/pprofextension" + contrib,
-		healthcheckextension.NewFactory().Type():     cp + "extension/healthcheckextension" + contrib,
-		admissionextension.NewFactory().Type():       admissionModule,
-	}
-
-	if f.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
-		otlpreceiver.NewFactory(),
-	); err != nil {
-		return otelcol.Factories{}, err
-	}
-	f.ReceiverModules = map[component.Type]string{
-		otlpreceiver.NewFactory().Type(): "go.opentelemetry.io/collector/receiver/otlpreceiver" + core,
-	}
-
-	if f.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](
-		debugexporter.NewFactory(),
-		fileexporter.NewFactory(),
-		withSASLProbe(kafkaexporter.NewFactory()), // kafkasasl.go: a refused SASL login is named in the log
-		loadbalancingexporter.NewFactory(),
-		otlpexporter.NewFactory(),
-		otlphttpexporter.NewFactory(),
-	); err != nil {
-		return otelcol.Factories{}, err
-	}
-	f.ExporterModules = map[component.Type]string{
-		debugexporter.NewFactory().Type():         "go.opentelemetry.io/collector/exporter/debugexporter" + core,
-		fileexporter.NewFactory().Type():          cp + "exporter/fileexporter" + contrib,
-		kafkaexporter.NewFactory().Type():         cp + "exporter/kafkaexporter" + contrib,
-		loadbalancingexporter.NewFactory().Type(): cp + "exporter/loadbalancingexporter" + contrib,
-		otlpexporter.NewFactory().Type():          "go.opentelemetry.io/collector/exporter/otlpexporter" + core,
-		otlphttpexporter.NewFactory().Type():      "go.opentelemetry.io/collector/exporter/otlphttpexporter" + core,
-	}
-
-	if f.Processors, err = otelcol.MakeFactoryMap[processor.Factory](
-		batchprocessor.NewFactory(),
-		memorylimiterprocessor.NewFactory(),
-		filterprocessor.NewFactory(),
-		transformprocessor.NewFactory(),
-		redactionprocessor.NewFactory(),
-		tncoprocessor.NewFactory(),
-	); err != nil {
-		return otelcol.Factories{}, err
-	}
-	f.ProcessorModules = map[component.Type]string{
-		batchprocessor.NewFactory().Type():         "go.opentelemetry.io/collector/processor/batchprocessor" + core,
-		memorylimiterprocessor.NewFactory().Type(): "go.opentelemetry.io/collector/processor/memorylimiterprocessor" + core,
-		filterprocessor.NewFactory().Type():        cp + "processor/filterprocessor" + contrib,
-		transformprocessor.NewFactory().Type():     cp + "processor/transformprocessor" + contrib,
-		redactionprocessor.NewFactory().Type():     cp + "processor/redactionprocessor" + contrib,
-		tncoprocessor.NewFactory().Type():          tncoModule,
-	}
-
-	if f.Connectors, err = otelcol.MakeFactoryMap[connector.Factory](
-		routingconnector.NewFactory(),
-	); err != nil {
-		return otelcol.Factories{}, err
-	}
-	f.ConnectorModules = map[component.Type]string{
-		routingconnector.NewFactory().Type(): cp + "connector/routingconnector" + contrib,
 	}
 	return f, nil
 }
 
 func providers() []confmap.ProviderFactory {
-	return []confmap.ProviderFactory{
-		envprovider.NewFactory(),
-		fileprovider.NewFactory(),
-		yamlprovider.NewFactory(),
-	}
+	return []confmap.ProviderFactory{envprovider.NewFactory(), fileprovider.NewFactory(), yamlprovider.NewFactory()}
 }
 
 func providerModules() map[string]string {
 	return map[string]string{
-		"env":  "go.opentelemetry.io/collector/confmap/provider/envprovider" + confmod,
-		"file": "go.opentelemetry.io/collector/confmap/provider/fileprovider" + confmod,
-		"yaml": "go.opentelemetry.io/collector/confmap/provider/yamlprovider" + confmod,
+		"env":  cc + "confmap/provider/envprovider" + confmod,
+		"file": cc + "confmap/provider/fileprovider" + confmod,
+		"yaml": cc + "confmap/provider/yamlprovider" + confmod,
 	}
 }

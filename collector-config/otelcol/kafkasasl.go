@@ -22,27 +22,25 @@ import (
 // The kafka exporter's client (franz-go) logs a failed SASL exchange only
 // when the broker answers with an error code; a broker that ends the
 // connection instead (as some do, and the kfake test broker does) leaves
-// only "EOF" and "context deadline exceeded" in the exporter's retries,
-// and the events wait in the queue with no word of why.
+// only "EOF" and "context deadline exceeded" in the exporter's retries.
 //
-// So each kafka logs exporter of this distribution also probes its
-// brokers with the same client settings (brokers, TLS, SASL): a client of
-// its own that watches the SASL exchange. When an exchange began and the
-// connection failed before the broker accepted it, the probe logs, at
-// error level, that Kafka refused the SASL authentication, with the
+// So each kafka logs exporter of this distribution also probes its brokers
+// with the same client settings (brokers, TLS, SASL) and a SASL mechanism
+// it watches: when an exchange began and the connection failed before the
+// broker accepted it, it logs saslRefused at error level with the
 // mechanism and the username (never the password). It probes at start and
 // then every saslProbeInterval until one exchange succeeds, and stops with
 // the exporter.
 
-// saslProbeInterval is the time between two probes while they fail.
-const saslProbeInterval = 30 * time.Second
-
-// saslProbeTimeout bounds one probe.
-const saslProbeTimeout = 5 * time.Second
-
-// saslRefused is the log message of a refused authentication; the
-// end-to-end tests look for it.
-const saslRefused = "Kafka refused the SASL authentication: check the mechanism, username and password (TNCO_KAFKA_SASL)"
+const (
+	// saslProbeInterval is the time between two probes while they fail.
+	saslProbeInterval = 30 * time.Second
+	// saslProbeTimeout bounds one probe.
+	saslProbeTimeout = 5 * time.Second
+	// saslRefused is the log message of a refused authentication; the
+	// end-to-end tests look for it.
+	saslRefused = "Kafka refused the SASL authentication: check the mechanism, username and password (TNCO_KAFKA_SASL)"
+)
 
 // withSASLProbe returns the kafka exporter factory f with the probe added
 // to its logs exporters.
@@ -57,11 +55,11 @@ func withSASLProbe(f exporter.Factory) exporter.Factory {
 			if !ok {
 				return e, nil
 			}
-			mech := saslMechanism(&kc.Authentication)
+			mech, user := saslMechanism(&kc.Authentication)
 			if mech == nil {
 				return e, nil
 			}
-			return &probedLogs{Logs: e, probe: &saslProbe{logger: set.Logger, cfg: kc.ClientConfig, mech: mech}}, nil
+			return &probedLogs{Logs: e, logger: set.Logger, cfg: kc.ClientConfig, mech: mech, user: user}, nil
 		}, f.LogsStability()),
 		exporter.WithTraces(f.CreateTraces, f.TracesStability()),
 		exporter.WithMetrics(f.CreateMetrics, f.MetricsStability()),
@@ -69,88 +67,74 @@ func withSASLProbe(f exporter.Factory) exporter.Factory {
 }
 
 // saslMechanism builds the mechanism the exporter's client uses, for the
-// mechanisms whose failure a probe can tell (PLAIN and SCRAM); nil for
-// none or another.
-func saslMechanism(a *configkafka.AuthenticationConfig) func() sasl.Mechanism {
+// mechanisms whose failure a probe can tell (PLAIN and SCRAM), and returns
+// its username; nil for none or another.
+func saslMechanism(a *configkafka.AuthenticationConfig) (func() sasl.Mechanism, string) {
 	if p := a.PlainText; p != nil {
-		return func() sasl.Mechanism { return plain.Auth{User: p.Username, Pass: p.Password}.AsMechanism() }
+		return func() sasl.Mechanism { return plain.Auth{User: p.Username, Pass: p.Password}.AsMechanism() }, p.Username
 	}
 	s := a.SASL
 	if s == nil {
-		return nil
+		return nil, ""
 	}
 	switch strings.ToUpper(s.Mechanism) {
 	case "PLAIN":
-		return func() sasl.Mechanism { return plain.Auth{User: s.Username, Pass: s.Password}.AsMechanism() }
+		return func() sasl.Mechanism { return plain.Auth{User: s.Username, Pass: s.Password}.AsMechanism() }, s.Username
 	case "SCRAM-SHA-256":
-		return func() sasl.Mechanism { return scram.Auth{User: s.Username, Pass: s.Password}.AsSha256Mechanism() }
+		return func() sasl.Mechanism { return scram.Auth{User: s.Username, Pass: s.Password}.AsSha256Mechanism() }, s.Username
 	case "SCRAM-SHA-512":
-		return func() sasl.Mechanism { return scram.Auth{User: s.Username, Pass: s.Password}.AsSha512Mechanism() }
+		return func() sasl.Mechanism { return scram.Auth{User: s.Username, Pass: s.Password}.AsSha512Mechanism() }, s.Username
 	}
-	return nil
+	return nil, ""
 }
 
-// probedLogs is a kafka logs exporter with its probe.
+// probedLogs is a kafka logs exporter that checks its brokers' SASL
+// authentication in the background.
 type probedLogs struct {
 	exporter.Logs
-	probe *saslProbe
-}
-
-func (p *probedLogs) Start(ctx context.Context, host component.Host) error {
-	if err := p.Logs.Start(ctx, host); err != nil {
-		return err
-	}
-	p.probe.start()
-	return nil
-}
-
-func (p *probedLogs) Shutdown(ctx context.Context) error {
-	p.probe.stop()
-	return p.Logs.Shutdown(ctx)
-}
-
-// saslProbe checks the brokers' SASL authentication in the background.
-type saslProbe struct {
 	logger *zap.Logger
 	cfg    configkafka.ClientConfig
 	mech   func() sasl.Mechanism
+	user   string
 
 	once   sync.Once
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
-func (p *saslProbe) start() {
-	ctx, cancel := context.WithCancel(context.Background())
+func (p *probedLogs) Start(ctx context.Context, host component.Host) error {
+	if err := p.Logs.Start(ctx, host); err != nil {
+		return err
+	}
+	pctx, cancel := context.WithCancel(context.Background())
 	p.cancel, p.done = cancel, make(chan struct{})
 	go func() {
 		defer close(p.done)
-		for {
-			if p.try(ctx) {
-				return
-			}
+		for !p.try(pctx) {
 			select {
-			case <-ctx.Done():
+			case <-pctx.Done():
 				return
 			case <-time.After(saslProbeInterval):
 			}
 		}
 	}()
+	return nil
 }
 
-func (p *saslProbe) stop() {
+func (p *probedLogs) Shutdown(ctx context.Context) error {
 	p.once.Do(func() {
 		if p.cancel != nil {
 			p.cancel()
 			<-p.done
 		}
 	})
+	return p.Logs.Shutdown(ctx)
 }
 
 // try probes once; true when an exchange succeeded, or when probing
 // cannot tell anything (the TLS settings do not load: the exporter
 // reports that itself).
-func (p *saslProbe) try(ctx context.Context) bool {
+func (p *probedLogs) try(ctx context.Context) bool {
 	m := &watchedMechanism{Mechanism: p.mech()}
 	opts := []kgo.Opt{kgo.SeedBrokers(p.cfg.Brokers...), kgo.SASL(m), kgo.DisableClientMetrics(),
 		kgo.RequestRetries(0), kgo.DialTimeout(saslProbeTimeout)}
@@ -178,21 +162,11 @@ func (p *saslProbe) try(ctx context.Context) bool {
 	if err == nil || m.accepted.Load() {
 		return true
 	}
-	if err != nil && m.began.Load() && ctx.Err() == nil {
-		p.logger.Error(saslRefused, zap.String("mechanism", m.Name()), zap.String("username", username(&p.cfg.Authentication)),
+	if m.began.Load() && ctx.Err() == nil {
+		p.logger.Error(saslRefused, zap.String("mechanism", m.Name()), zap.String("username", p.user),
 			zap.Strings("brokers", p.cfg.Brokers), zap.Error(err))
 	}
 	return false
-}
-
-func username(a *configkafka.AuthenticationConfig) string {
-	if a.PlainText != nil {
-		return a.PlainText.Username
-	}
-	if a.SASL != nil {
-		return a.SASL.Username
-	}
-	return ""
 }
 
 // watchedMechanism is a SASL mechanism that records whether an exchange

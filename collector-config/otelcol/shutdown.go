@@ -33,17 +33,13 @@ func shutdownTimeout(getenv func(string) string) (time.Duration, error) {
 // shutdownWatchdog ends the process when a graceful shutdown overruns its
 // bound.
 //
-// Why: the kafka exporters produce with acks=all, so franz-go writes
-// idempotently, and a record it has sent to a broker that then went away
-// cannot be abandoned (the client cannot know whether the broker wrote
-// it). The exporter's queue consumer then waits in that produce until
-// Kafka is back, and the Collector's shutdown waits for the consumer: a
-// SIGTERM during a Kafka outage would hang until the grace period ends in
-// SIGKILL. Everything the collector accepted is in the persistent queues
-// by then (receivers and processors shut down before exporters), and the
-// request in flight is marked dispatched on disk and sent again after the
-// next start, exactly as after a SIGKILL. Exiting at the bound gives the
-// same outcome without eating the grace period.
+// Why: with acks=all franz-go produces idempotently, and cannot abandon a
+// record sent to a broker that then went away; the exporter's queue
+// consumer waits in that produce until Kafka is back, and the shutdown
+// waits for it, so a SIGTERM during a Kafka outage would hang until
+// SIGKILL. By then everything accepted is in the persistent queues, and
+// the request in flight is sent again after the next start, as after a
+// SIGKILL: exiting at the bound has the same outcome, sooner.
 type shutdownWatchdog struct {
 	timeout time.Duration
 	exit    func(code int)

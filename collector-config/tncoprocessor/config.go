@@ -14,40 +14,36 @@ const (
 	// encoding: raw writes as they are. The default.
 	BodyBytes = "bytes"
 	// BodyMap: the message as a map, for exporters that show a body
-	// (file, debug); a kafka exporter with encoding: raw writes the same
-	// bytes from it, at the cost of one JSON encoding per record.
+	// (file, debug); kafka's encoding: raw writes the same bytes from it,
+	// at the cost of one JSON encoding per record.
 	BodyMap = "map"
 )
 
 // Config of the tnco processor.
 type Config struct {
 	// MaxMessageBytes is the largest message the fast path forwards; a
-	// larger one takes the stock processors, whose statements end with the
-	// size guard (docs/collector.md, "Message size"). Set it to the
-	// guard's limit.
+	// larger one takes the stock processors and their size guard
+	// (docs/collector.md, "Message size"). Set it to the guard's limit.
 	MaxMessageBytes int `mapstructure:"max_message_bytes"`
 	// Body is BodyBytes or BodyMap.
 	Body string `mapstructure:"body"`
 	// KeepAttributes are the record attributes kept once the message is
-	// built, for what comes after in the pipeline (routing reads
-	// progress.tenant); the others are dropped, the message holds them.
+	// built (routing reads progress.tenant); the message holds the others.
 	// "*" keeps every attribute. Resource and scope attributes stay.
 	KeepAttributes []string `mapstructure:"keep_attributes"`
 	// Transform is the stock transform processor's configuration: the
-	// statements that build the TNCO message from a record, for records
-	// the fast path leaves to them.
+	// statements that build the TNCO message for records the fast path
+	// leaves to them.
 	Transform transformprocessor.Config `mapstructure:"transform"`
-	// Redaction is the stock redaction processor's configuration. The
-	// stock path runs it after Transform; the fast path applies the same
-	// rules, when they are ones it implements (see fastPathFor), and
-	// measures its message after them.
+	// Redaction is the stock redaction processor's configuration, run
+	// after Transform; the fast path applies the same rules when it
+	// implements them (fastPathFor).
 	Redaction redactionprocessor.Config `mapstructure:"redaction"`
 	// SizeGuard is a transform processor's configuration that the stock
 	// path runs last, after Redaction: the statements that keep a message
-	// within Kafka's limit (docs/collector.md, "Message size"), so that
-	// they measure it after its last change. A statement that sets the
-	// record attribute SizeGuardAttribute says what it did, and the
-	// processor counts it. Optional.
+	// within Kafka's limit, measured after its last change. A statement
+	// that sets SizeGuardAttribute says what it did; the processor counts
+	// it. Optional.
 	SizeGuard transformprocessor.Config `mapstructure:"size_guard"`
 }
 

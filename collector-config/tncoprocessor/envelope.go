@@ -173,9 +173,7 @@ func (w *work) members(r *check, lr plog.LogRecord, e *envelope) (event bool, ok
 	add := func(key string, v pcommon.Value) bool {
 		start := len(w.vals)
 		var err error
-		if r.keyBlocked(key) {
-			w.vals = appendString(w.vals, r.mask(strOf(v)))
-		} else if w.vals, err = r.appendBody(w.vals, v); err != nil {
+		if w.vals, err = r.appendValue(w.vals, key, v); err != nil {
 			return false
 		}
 		w.ms = append(w.ms, member{key, w.vals[start:len(w.vals):len(w.vals)]})
@@ -289,9 +287,7 @@ func (c *check) appendEntries(b []byte, es []entry) ([]byte, error) {
 	for _, e := range es {
 		start := len(c.sub)
 		var err error
-		if c.keyBlocked(e.key) {
-			c.sub = appendString(c.sub, c.mask(strOf(e.val)))
-		} else if c.sub, err = c.appendBody(c.sub, e.val); err != nil {
+		if c.sub, err = c.appendValue(c.sub, e.key, e.val); err != nil {
 			return b, err
 		}
 		c.ms = append(c.ms, member{e.key, c.sub[start:len(c.sub):len(c.sub)]})

@@ -2,6 +2,7 @@ package tncoprocessor
 
 import (
 	"encoding/base64"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -15,8 +16,7 @@ import (
 // The message is the JSON the kafka exporter's raw encoding writes for a
 // map body: encoding/json of the body's AsRaw value. The functions here
 // write pdata values the same way, byte for byte, with the redaction
-// processor's rules for a log body applied on the way (rules.body).
-// jsonenc_test.go holds them to encoding/json.
+// processor's rules for a log body applied on the way.
 
 const lowerHex = "0123456789abcdef"
 
@@ -26,6 +26,11 @@ var htmlSafe = func() (t [utf8.RuneSelf]bool) {
 	}
 	return t
 }()
+
+// escaped and unescaped are the two-character escapes appendString
+// writes (\" \\ \b \f \n \r \t), by the byte escaped and by the letter.
+var escaped, unescaped = [utf8.RuneSelf]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'},
+	[256]byte{'"': '"', '\\': '\\', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // appendString appends s as encoding/json writes a string (HTML
 // characters escaped, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped).
@@ -39,20 +44,9 @@ func appendString(b []byte, s string) []byte {
 				continue
 			}
 			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
+			if e := escaped[c]; e != 0 {
+				b = append(b, '\\', e)
+			} else {
 				b = append(b, '\\', 'u', '0', '0', lowerHex[c>>4], lowerHex[c&0xF])
 			}
 			i++
@@ -60,19 +54,14 @@ func appendString(b []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
 			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', lowerHex[r&0xF])
-			i += size
-			start = i
-			continue
+			if r == utf8.RuneError {
+				b = append(b, `\ufffd`...)
+			} else {
+				b = append(b, '\\', 'u', '2', '0', '2', lowerHex[r&0xF])
+			}
+			start = i + size
 		}
 		i += size
 	}
@@ -102,9 +91,7 @@ func appendFloat(b []byte, f float64) []byte {
 
 // errNotJSON: a value encoding/json cannot write (NaN, ±Inf). The stock
 // processors decide what becomes of such a record.
-type errNotJSON struct{}
-
-func (errNotJSON) Error() string { return "value not representable in JSON" }
+var errNotJSON = errors.New("value not representable in JSON")
 
 // appendBody appends v as encoding/json writes v.AsRaw(), after the
 // redaction processor's log-body rules: in a map, the value of a blocked
@@ -122,7 +109,7 @@ func (r *check) appendBody(b []byte, v pcommon.Value) ([]byte, error) {
 	case pcommon.ValueTypeDouble:
 		f := v.Double()
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return b, errNotJSON{}
+			return b, errNotJSON
 		}
 		n := len(b)
 		b = appendFloat(b, f)
@@ -178,17 +165,23 @@ type member struct {
 func (r *check) appendBodyMap(b []byte, m pcommon.Map) ([]byte, error) {
 	var buf [16]member
 	ms := buf[:0]
-	var err error
 	for k, v := range m.All() {
-		var enc []byte
-		if r.keyBlocked(k) {
-			enc = appendString(nil, r.mask(strOf(v)))
-		} else if enc, err = r.appendBody(nil, v); err != nil {
+		enc, err := r.appendValue(nil, k, v)
+		if err != nil {
 			return b, err
 		}
 		ms = append(ms, member{k, enc})
 	}
 	return appendMembers(b, ms), nil
+}
+
+// appendValue appends the value v of key: masked whole when the key is
+// blocked, else as appendBody writes it.
+func (r *check) appendValue(b []byte, key string, v pcommon.Value) ([]byte, error) {
+	if r.keyBlocked(key) {
+		return appendString(b, r.mask(strOf(v))), nil
+	}
+	return r.appendBody(b, v)
 }
 
 // strOf is what the processor masks: a string's text, "" for anything

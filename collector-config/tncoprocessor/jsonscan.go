@@ -1,7 +1,9 @@
 package tncoprocessor
 
 import (
+	"errors"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -30,17 +32,15 @@ type scanner struct {
 	data  []byte
 	pos   int
 	edits []edit
-	// dec holds decoded strings (those with escapes); keys are compared
-	// with the key before them, so two buffers alternate.
+	// dec holds the last decoded string value (one with escapes); keys
+	// get memory of their own (object).
 	dec []byte
 }
 
 // errNotCanonical: the text is not JSON, or not in encoding/json's form.
-type errNotCanonical struct{ at int }
+var errNotCanonical = errors.New("not canonical JSON")
 
-func (e errNotCanonical) Error() string { return "not canonical JSON at byte " + strconv.Itoa(e.at) }
-
-func (s *scanner) fail() error { return errNotCanonical{s.pos} }
+func (s *scanner) fail() error { return errNotCanonical }
 
 // scanDetails checks the value at s.pos, an object, and collects in
 // s.edits what the log-body rules change in it.
@@ -54,10 +54,7 @@ func (s *scanner) scanDetails() error {
 // value scans one value. With redact false (the value of a blocked key,
 // which is masked whole) it only checks the form.
 func (s *scanner) value(depth int, redact bool) error {
-	if s.pos >= len(s.data) {
-		return s.fail()
-	}
-	if depth > maxDepth {
+	if s.pos >= len(s.data) || depth > maxDepth {
 		return s.fail()
 	}
 	switch c := s.data[s.pos]; {
@@ -73,17 +70,8 @@ func (s *scanner) value(depth int, redact bool) error {
 			if err := s.value(depth+1, redact); err != nil {
 				return err
 			}
-			if s.pos >= len(s.data) {
-				return s.fail()
-			}
-			switch s.data[s.pos] {
-			case ',':
-				s.pos++
-			case ']':
-				s.pos++
-				return nil
-			default:
-				return s.fail()
+			if end, err := s.next(']'); end || err != nil {
+				return err
 			}
 		}
 	case c == '"':
@@ -162,19 +150,20 @@ func (s *scanner) object(depth int, redact bool) error {
 		} else if err := s.value(depth+1, redact); err != nil {
 			return err
 		}
-		if s.pos >= len(s.data) {
-			return s.fail()
-		}
-		switch s.data[s.pos] {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			return nil
-		default:
-			return s.fail()
+		if end, err := s.next('}'); end || err != nil {
+			return err
 		}
 	}
+}
+
+// next moves past the ',' or the closing byte after a member or element,
+// and reports whether it was the closing one.
+func (s *scanner) next(closing byte) (bool, error) {
+	if s.pos < len(s.data) && (s.data[s.pos] == ',' || s.data[s.pos] == closing) {
+		s.pos++
+		return s.data[s.pos-1] == closing, nil
+	}
+	return false, s.fail()
 }
 
 // scalar applies the blocked values to a scalar's text, written at
@@ -198,8 +187,8 @@ func (s *scanner) literal(lit string, redact bool) error {
 }
 
 // str reads the string at s.pos and returns its text: a view of data when
-// it holds no escape, else decoded into *buf (new memory when buf is nil). It fails unless the string
-// is written as appendString writes its text.
+// it holds no escape, else decoded into *buf (new memory when buf is nil).
+// It fails unless the string is written as appendString writes its text.
 func (s *scanner) str(buf *[]byte) (string, error) {
 	s.pos++ // "
 	start := s.pos
@@ -243,26 +232,23 @@ func (s *scanner) canonicalEscape() bool {
 	if s.pos+1 >= len(d) {
 		return false
 	}
-	switch d[s.pos+1] {
-	case '"', '\\', 'b', 'f', 'n', 'r', 't':
+	if c := d[s.pos+1]; c != 'u' {
 		s.pos += 2
-		return true
-	case 'u':
-		if s.pos+6 > len(d) {
+		return unescaped[c] != 0
+	}
+	if s.pos+6 > len(d) {
+		return false
+	}
+	h := d[s.pos+2 : s.pos+6]
+	for _, c := range h {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
 			return false
 		}
-		h := d[s.pos+2 : s.pos+6]
-		for _, c := range h {
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-				return false
-			}
-		}
-		switch r := hex4(h); {
-		case r < 0x20 && r != '\b' && r != '\f' && r != '\n' && r != '\r' && r != '\t',
-			r == '<', r == '>', r == '&', r == '\u2028', r == '\u2029':
-			s.pos += 6
-			return true
-		}
+	}
+	switch r := hex4(h); {
+	case r < 0x20 && escaped[r] == 0, r == '<', r == '>', r == '&', r == '\u2028', r == '\u2029':
+		s.pos += 6
+		return true
 	}
 	return false
 }
@@ -280,22 +266,11 @@ func (s *scanner) decode(raw []byte, buf *[]byte) (string, error) {
 			continue
 		}
 		i++
-		switch raw[i] {
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
+		if raw[i] == 'u' {
 			b = utf8.AppendRune(b, hex4(raw[i+1:i+5]))
 			i += 4
-		default: // " and \
-			b = append(b, raw[i])
+		} else {
+			b = append(b, unescaped[raw[i]])
 		}
 	}
 	if buf == nil {
@@ -307,120 +282,75 @@ func (s *scanner) decode(raw []byte, buf *[]byte) (string, error) {
 
 // hex4 reads four lower-case hex digits (checked by canonicalEscape).
 func hex4(h []byte) rune {
-	var r rune
-	for _, c := range h[:4] {
-		r <<= 4
-		if c <= '9' {
-			r |= rune(c - '0')
-		} else {
-			r |= rune(c-'a') + 10
-		}
-	}
-	return r
+	r, _ := strconv.ParseUint(unsafe.String(&h[0], 4), 16, 32)
+	return rune(r)
 }
+
+// numChar holds the bytes a JSON number is written with.
+var numChar = func() (t [256]bool) {
+	for _, c := range "+-.0123456789Ee" {
+		t[c] = true
+	}
+	return t
+}()
 
 // number reads the number at s.pos: it must be written as encoding/json
 // writes the value pdata would hold for it (an int64 when the text is an
-// integer in range, else a double).
+// integer in range, else a double). Text in that form is valid JSON, so
+// comparing it with the value written back checks its grammar too.
 func (s *scanner) number() error {
-	d := s.data
 	start := s.pos
-	i := s.pos
-	if d[i] == '-' {
-		i++
+	for s.pos < len(s.data) && numChar[s.data[s.pos]] {
+		s.pos++
 	}
-	digits := i
-	for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-		i++
-	}
-	if i == digits {
-		return s.fail()
-	}
-	integer := true
-	if i < len(d) && d[i] == '.' {
-		integer = false
-		i++
-		f := i
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
-		}
-		if i == f {
-			return s.fail()
-		}
-	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		integer = false
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		e := i
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
-		}
-		if i == e {
-			return s.fail()
-		}
-	}
-	text := unsafe.String(&d[start], i-start)
-	s.pos = i
-	if integer {
-		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
-			var tmp [24]byte
-			if string(strconv.AppendInt(tmp[:0], n, 10)) == text {
-				return nil
-			}
-		}
-	}
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil {
-		return errNotCanonical{start}
-	}
+	text := unsafe.String(&s.data[start], s.pos-start)
 	var tmp [32]byte
-	if string(appendFloat(tmp[:0], f)) != text {
-		return errNotCanonical{start}
+	if !strings.ContainsAny(text, ".eE") { // (strconv's errors allocate)
+		if n, err := strconv.ParseInt(text, 10, 64); err == nil && string(strconv.AppendInt(tmp[:0], n, 10)) == text {
+			return nil
+		}
 	}
-	return nil
+	if f, err := strconv.ParseFloat(text, 64); err == nil && string(appendFloat(tmp[:0], f)) == text {
+		return nil
+	}
+	return errNotCanonical
 }
 
 // skip moves past the value at s.pos, checking no more of its form than
-// finding its end needs.
+// finding its end needs (findDetails checked that the text is JSON).
 func (s *scanner) skip() error {
 	d := s.data
 	depth := 0
-	for s.pos < len(d) {
-		switch c := d[s.pos]; {
-		case c == '"':
-			s.pos++
-			for s.pos < len(d) && d[s.pos] != '"' {
+	for ; s.pos < len(d); s.pos++ {
+		switch d[s.pos] {
+		case '"':
+			for s.pos++; s.pos < len(d) && d[s.pos] != '"'; s.pos++ {
 				if d[s.pos] == '\\' {
 					s.pos++
 				}
-				s.pos++
 			}
 			if s.pos >= len(d) {
 				return s.fail()
 			}
-			s.pos++
-			if depth == 0 {
-				return nil
-			}
-		case c == '{' || c == '[':
+		case '{', '[':
 			depth++
-			s.pos++
-		case c == '}' || c == ']':
+			continue
+		case '}', ']':
 			if depth == 0 {
 				return nil // a scalar ended with its container
 			}
 			depth--
-			s.pos++
+		case ',':
 			if depth == 0 {
 				return nil
 			}
-		case c == ',' && depth == 0:
-			return nil
+			continue
 		default:
+			continue
+		}
+		if depth == 0 { // the end of a string or a container
 			s.pos++
+			return nil
 		}
 	}
 	if depth == 0 {

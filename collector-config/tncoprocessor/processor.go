@@ -21,13 +21,11 @@ import (
 
 // tnco is the processor: per record, the fast path (the driver's message,
 // checked and redacted), or the stock processors of tnco.transform,
-// tnco.redaction and tnco.size_guard, in that order: the size guard
-// measures the message after the last change to it (redaction can make a
+// tnco.redaction and tnco.size_guard, in that order (redaction can make a
 // message larger: "" becomes "****").
 type tnco struct {
-	cfg    *Config
-	logger *zap.Logger
-	rules  *rules // nil: every record takes the stock processors
+	cfg   *Config
+	rules *rules // nil: every record takes the stock processors
 
 	transform processor.Logs // -> redaction -> sizeGuard -> stockResult
 	redaction processor.Logs
@@ -37,9 +35,8 @@ type tnco struct {
 	fastSet, slowSet metric.MeasurementOption
 	fastRecords      atomic.Int64 // the same count, for tests
 
-	// oversize counts the records the size guard cut (outcome cut) or
-	// replaced by a common/EventsDropped report (outcome report), which
-	// it marks with the attribute SizeGuardAttribute.
+	// oversize counts the records the size guard marked with
+	// SizeGuardAttribute, by outcome.
 	oversize          metric.Int64Counter
 	cutSet, reportSet metric.MeasurementOption
 
@@ -82,7 +79,7 @@ func (p *tnco) putWork(w *work) {
 type stockResultKey struct{}
 
 func newTNCO(ctx context.Context, set processor.Settings, cfg *Config) (*tnco, error) {
-	p := &tnco{cfg: cfg, logger: set.Logger, keep: map[string]bool{}}
+	p := &tnco{cfg: cfg, keep: map[string]bool{}}
 	for _, k := range cfg.KeepAttributes {
 		p.keepAll = p.keepAll || k == "*"
 		p.keep[k] = true
@@ -102,24 +99,23 @@ func newTNCO(ctx context.Context, set processor.Settings, cfg *Config) (*tnco, e
 	if err != nil {
 		return nil, err
 	}
-	sub := func(t component.Type) processor.Settings {
+	sub := func(t component.Type, name string) processor.Settings {
 		s := set
-		s.ID = component.NewIDWithName(t, set.ID.String())
+		s.ID = component.NewIDWithName(t, name)
 		return s
 	}
 	afterRedaction := last
 	if len(cfg.SizeGuard.LogStatements) > 0 {
-		guard := set
-		guard.ID = component.NewIDWithName(transformFactory.Type(), set.ID.String()+"/size_guard")
+		guard := sub(transformFactory.Type(), set.ID.String()+"/size_guard")
 		if p.sizeGuard, err = transformFactory.CreateLogs(ctx, guard, &cfg.SizeGuard, last); err != nil {
 			return nil, fmt.Errorf("tnco.size_guard: %w", err)
 		}
 		afterRedaction = p.sizeGuard
 	}
-	if p.redaction, err = redactionFactory.CreateLogs(ctx, sub(redactionFactory.Type()), &cfg.Redaction, afterRedaction); err != nil {
+	if p.redaction, err = redactionFactory.CreateLogs(ctx, sub(redactionFactory.Type(), set.ID.String()), &cfg.Redaction, afterRedaction); err != nil {
 		return nil, fmt.Errorf("tnco.redaction: %w", err)
 	}
-	if p.transform, err = transformFactory.CreateLogs(ctx, sub(transformFactory.Type()), &cfg.Transform, p.redaction); err != nil {
+	if p.transform, err = transformFactory.CreateLogs(ctx, sub(transformFactory.Type(), set.ID.String()), &cfg.Transform, p.redaction); err != nil {
 		return nil, fmt.Errorf("tnco.transform: %w", err)
 	}
 	meter := set.MeterProvider.Meter("github.com/progressotel/progressotel/collector-config/tncoprocessor")
@@ -206,8 +202,8 @@ func (p *tnco) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error)
 		return p.dropAttributes(out), nil
 	}
 	// Copy the other records out, in order, with their resource and
-	// scope, as the stock processors see them; then redact what the fast
-	// path shares with them, and put their results back in place.
+	// scope; then redact what the fast path shares with them, and put
+	// their results back in place.
 	part := plog.NewLogs()
 	last := at{-1, -1, -1}
 	var sl plog.ScopeLogs
@@ -252,9 +248,9 @@ func (p *tnco) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error)
 	return p.dropAttributes(ld), nil
 }
 
-// dropAttributes keeps, of each record's attributes, the ones
-// keep_attributes names: the message holds the rest, and what is not
-// carried on is not marshalled into the persistent queue and read back.
+// dropAttributes keeps the record attributes keep_attributes names: the
+// message holds the rest, and what is dropped is not marshalled into the
+// persistent queue.
 func (p *tnco) dropAttributes(ld plog.Logs) plog.Logs {
 	if p.keepAll {
 		return ld
@@ -375,9 +371,9 @@ func (p *tnco) fast(w *work, lr plog.LogRecord) bool {
 // span is [start, end) of w.scan.data.
 type span struct{ start, end int }
 
-// compare walks the driver's message against the expected members. It
-// reports whether they agree everywhere but in the details, and where the
-// details are (scanned, with their edits), for an event.
+// compare walks the driver's message against the expected members: do
+// they agree everywhere but in an event's details, and where are those
+// (scanned, with their edits).
 func (w *work) compare(event bool) (span, bool) {
 	s := &w.scan
 	d := s.data
@@ -414,10 +410,9 @@ func (w *work) compare(event bool) (span, bool) {
 	return details, s.pos == len(d)-1 && d[s.pos] == '}'
 }
 
-// findDetails finds the details member of a driver's message that does not
-// agree with the expected envelope, and scans them. The message must be
-// one object whose keys are in order and unique, as the stock path's JSON
-// reading would otherwise take another details than this one.
+// findDetails finds and scans the details of a driver's message that does
+// not agree with the expected envelope. Its keys must be in order and
+// unique, or the stock path's JSON reading could take other details.
 func (w *work) findDetails() (span, bool) {
 	s := &w.scan
 	d := s.data
@@ -472,8 +467,8 @@ func (w *work) compose(b []byte, details span) []byte {
 }
 
 // redactAttrs applies the redaction processor's attribute rules to m: a
-// blocked key's value is masked (a value of another type becomes the
-// string "****"), and blocked values are masked in string values.
+// blocked key's value is masked (whatever its type), and blocked values
+// in string values.
 func (r *check) redactAttrs(m pcommon.Map) {
 	for k, v := range m.All() {
 		str := v.Str()
@@ -487,9 +482,9 @@ func (r *check) redactAttrs(m pcommon.Map) {
 	}
 }
 
-// parseJSON reads a JSON value into v, as pdata values: an integer in
-// int64 range as an Int, any other number as a Double (the same rule as the
-// scanner's), so that encoding/json writes the value back as it was written.
+// parseJSON reads a JSON value into v: an integer in int64 range as an
+// Int, any other number as a Double (the scanner's rule), so that
+// encoding/json writes it back as it was written.
 func parseJSON(data []byte, v pcommon.Value) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -511,9 +506,8 @@ func fromRaw(raw any, v pcommon.Value) error {
 	case string:
 		v.SetStr(x)
 	case json.Number:
-		// An integer in range that reads back as written; anything else
-		// ("-0", exponents, fractions, out of range) a double, which
-		// encoding/json writes back as written when it was so written.
+		// An integer that reads back as written; anything else ("-0",
+		// exponents, fractions, out of range) a double.
 		if n, err := strconv.ParseInt(string(x), 10, 64); err == nil && strconv.FormatInt(n, 10) == string(x) {
 			v.SetInt(n)
 			return nil

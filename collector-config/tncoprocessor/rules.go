@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -11,25 +12,22 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/redactionprocessor"
 )
 
-// rules are the redaction processor's rules, as its configuration states
-// them, applied with the same result and a cheaper test: every regular
-// expression has a prefilter (below). They cover the options the shipped
-// configuration uses (allow_all_keys, blocked_key_patterns,
-// blocked_values, summary: silent); fastPathFor says when a configuration
-// needs more, and then every record takes the stock processors.
+// rules are the redaction processor's rules, applied with the same result
+// and a cheaper test: every regular expression has a prefilter (matcher).
+// They cover the options the shipped configuration uses; fastPathFor says
+// when a configuration needs more (then every record takes the stock
+// processors).
 type rules struct {
 	keys   []*matcher // blocked_key_patterns
 	values []*matcher // blocked_values
 	all    *regexp.Regexp
-	// anyValue holds the literals of every blocked value by first byte:
-	// one pass over a string tells whether any matcher may match, which
-	// is the common answer (no), instead of a search per literal.
+	// anyValue: one pass over a string tells whether any blocked value
+	// may match (the common answer is no), instead of a search per literal.
 	anyValue literalIndex
 }
 
 // literalIndex finds, in one pass over a text, whether it contains any of
-// a set of literals: the literals by their first byte, the exact ones
-// and the ones to find in the folded text apart.
+// a set of literals, held by their first byte (exact and folded apart).
 type literalIndex struct {
 	exact, folded [256][]string
 	hasFolded     bool
@@ -88,17 +86,14 @@ func fastPathFor(cfg *redactionprocessor.Config) (*rules, error) {
 		return nil, fmt.Errorf("db_sanitizer is enabled")
 	}
 	r := &rules{all: regexp.MustCompile(".*")}
-	for _, p := range cfg.BlockedKeyPatterns {
+	for i, p := range append(slices.Clone(cfg.BlockedKeyPatterns), cfg.BlockedValues...) {
 		m, err := newMatcher(p)
 		if err != nil {
 			return nil, err
 		}
-		r.keys = append(r.keys, m)
-	}
-	for _, p := range cfg.BlockedValues {
-		m, err := newMatcher(p)
-		if err != nil {
-			return nil, err
+		if i < len(cfg.BlockedKeyPatterns) {
+			r.keys = append(r.keys, m)
+			continue
 		}
 		if m.lits == nil {
 			// Scalars in a body are tested through their text (AsString):
@@ -114,8 +109,8 @@ func fastPathFor(cfg *redactionprocessor.Config) (*rules, error) {
 }
 
 // check is the rules with the answers for the keys seen so far: the same
-// keys come in every record (attribute names, detail keys), and a map
-// lookup is a fraction of a test. Each work has its own, so no lock.
+// keys come in every record, and a map lookup is a fraction of a test.
+// Each work has its own, so no lock.
 type check struct {
 	*rules
 	keys map[string]bool
@@ -125,8 +120,8 @@ type check struct {
 	ms  []member
 }
 
-// maxCachedKeys bounds the keys a check remembers, and maxCachedKeyLen
-// their length: a driver inventing keys cannot grow it without limit.
+// maxCachedKeys and maxCachedKeyLen bound what a check remembers: a driver
+// inventing keys cannot grow it without limit.
 const (
 	maxCachedKeys   = 4096
 	maxCachedKeyLen = 256
@@ -162,9 +157,6 @@ func (r *rules) keyBlocked(k string, fold *folder) bool {
 // a newline becomes "****" (the processor's ".*" replacement), so
 // "a\nb" becomes "****\n****" and "" becomes "****".
 func (r *rules) mask(s string) string {
-	if s == "" {
-		return "****"
-	}
 	if strings.IndexByte(s, '\n') < 0 {
 		return "****"
 	}
@@ -187,11 +179,10 @@ func (r *rules) maskValues(s string, fold *folder) string {
 }
 
 // A matcher is one regular expression with a prefilter: literals of which
-// every match contains one. Go's regexp tries every start position, with
-// case folding under (?i); on attribute keys that cost the stock processor
-// about 8 µs a key. No literal in the text means no match, which is the
-// common answer; otherwise the regexp decides, so the answer is always the
-// regexp's.
+// every match contains one. Go's regexp tries every start position (with
+// case folding under (?i): about 8 µs an attribute key in the stock
+// processor). No literal in the text means no match, the common answer;
+// otherwise the regexp decides.
 type matcher struct {
 	re   *regexp.Regexp
 	lits []literal // nil: no prefilter, the regexp always runs

@@ -1,32 +1,22 @@
-// Package ordercheck is the consumer-side check of what the pipeline cannot
-// promise by its settings alone: that each run's progress events reached
-// TNCO once, complete and in order.
+// Package ordercheck is the consumer-side check that each run's progress
+// events reached TNCO once, complete and in order.
 //
-// Every progress event of one run (one trace) carries a sequence number
-// that the driver's progress.Recorder hands out, contiguous from 1 per
-// trace (the message's "sequence" field, the record attribute
-// progress.sequence). A reader that sees a run's messages in the order of
-// its partition can tell, from the sequence alone:
-//
-//   - a duplicate: a sequence already seen (a retried send; drop it);
-//   - a reordering: a sequence lower than the highest seen so far that was
-//     not seen before (it arrived late, by the difference);
-//   - a gap: a sequence never seen below the highest seen (lost, or still
-//     to come from elsewhere).
-//
-// Lost events that the driver knew about arrive as common/EventsDropped
-// reports (details.count), which are counted per run too. A run whose
-// messages are on more than one partition has no order a consumer can
-// rely on, and is reported as such.
-//
-// The algorithm is written out for consumers in other languages in
-// docs/collector.md ("Checking order and loss").
+// Every event of one run (trace) carries a sequence number, contiguous from
+// 1 per trace (the message's "sequence"). Read in partition order, a
+// sequence already seen is a duplicate, one below the highest seen and new
+// is a reordering (by the difference), and one never seen below the highest
+// is a gap. common/EventsDropped reports (details.count) are the losses the
+// driver knew of. A run on more than one partition has no order a consumer
+// can rely on. docs/collector.md ("Checking order and loss") writes the
+// algorithm out for consumers in other languages.
 package ordercheck
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -55,12 +45,11 @@ type Run struct {
 	Reordered       int
 	MaxDisplacement int64
 	// Gaps are the sequences from 1 to Highest never seen, Missing their
-	// number. Events lost after the last one seen cannot show as a gap:
-	// compare Highest with what the driver recorded.
+	// number (a loss after the last one seen is no gap).
 	Gaps    []Range
 	Missing int64
-	// ReportedLost is the sum of the counts of the run's
-	// common/EventsDropped reports: events lost that the driver knew of.
+	// ReportedLost sums the counts of the run's common/EventsDropped
+	// reports.
 	ReportedLost int64
 }
 
@@ -98,8 +87,7 @@ func (r Run) String() string {
 type Checker struct {
 	runs map[runKey]*state
 	// Unsequenced counts progress messages without a trace id or a
-	// sequence (a driver run with progress.WithoutSequence, or one
-	// outside any trace): they cannot be checked.
+	// sequence (progress.WithoutSequence, or outside any trace).
 	Unsequenced int
 	// Invalid counts records that are not a JSON object.
 	Invalid int
@@ -123,9 +111,8 @@ type message struct {
 	} `json:"details"`
 }
 
-// dropReport is the event type of the driver's loss reports
-// (progress.TypeEventsDropped); not imported, so that this package needs
-// nothing but the message format.
+// dropReport is progress.TypeEventsDropped, not imported: this package
+// needs nothing but the message format.
 const dropReport = "common/EventsDropped"
 
 // Add reads one record.
@@ -198,19 +185,11 @@ func (c *Checker) Report() Report {
 				from = 0
 			}
 		}
-		r.Partitions = r.Partitions[:0:0]
-		for p := range st.part {
-			r.Partitions = append(r.Partitions, p)
-		}
-		sort.Slice(r.Partitions, func(i, j int) bool { return r.Partitions[i] < r.Partitions[j] })
+		r.Partitions = slices.Sorted(maps.Keys(st.part))
 		rep.Runs = append(rep.Runs, r)
 	}
-	sort.Slice(rep.Runs, func(i, j int) bool {
-		a, b := rep.Runs[i], rep.Runs[j]
-		if a.Topic != b.Topic {
-			return a.Topic < b.Topic
-		}
-		return a.TraceID < b.TraceID
+	slices.SortFunc(rep.Runs, func(a, b Run) int {
+		return cmp.Or(strings.Compare(a.Topic, b.Topic), strings.Compare(a.TraceID, b.TraceID))
 	})
 	return rep
 }

@@ -22,12 +22,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,11 +68,7 @@ func run(ctx context.Context, root, tenants string, driverArgs []string) error {
 	defer os.RemoveAll(work)
 
 	// 1. The Kafka-protocol broker, standing in for TNCO's Kafka.
-	kport, err := freePort()
-	if err != nil {
-		return err
-	}
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(kport), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(1))
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(1))
 	if err != nil {
 		return fmt.Errorf("kafka broker: %w", err)
 	}
@@ -120,44 +117,44 @@ func run(ctx context.Context, root, tenants string, driverArgs []string) error {
 		"PROGRESS_TENANTS="+tenants,
 		"TNCO_KAFKA_BROKERS="+brokers,
 	)
-	ready := &watch{w: logFile, want: []byte("Everything is ready")}
-	col.Stdout, col.Stderr = ready, ready
+	col.Stdout, col.Stderr = logFile, logFile
 	if err := col.Start(); err != nil {
 		return err
 	}
 	exited := make(chan struct{})
 	var waitErr error
 	go func() { waitErr = col.Wait(); close(exited) }()
-	var stopOnce sync.Once
-	var stopErr error
-	stopCollector := func() error {
-		stopOnce.Do(func() {
-			select {
-			case <-exited:
-				return
-			default:
-			}
-			_ = col.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-exited:
-				stopErr = waitErr
-			case <-time.After(30 * time.Second):
-				_ = col.Process.Kill()
-				<-exited
-				stopErr = errors.New("collector did not stop within 30s of SIGTERM; killed")
-			}
-		})
-		return stopErr
-	}
+	stopCollector := sync.OnceValue(func() error {
+		select {
+		case <-exited:
+			return nil
+		default:
+		}
+		_ = col.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+			return waitErr
+		case <-time.After(30 * time.Second):
+			_ = col.Process.Kill()
+			<-exited
+			return errors.New("collector did not stop within 30s of SIGTERM; killed")
+		}
+	})
 	defer func() { _ = stopCollector() }()
-	select {
-	case <-ready.seen():
-	case <-exited:
-		return fmt.Errorf("collector exited (%v); its log: %s", waitErr, logPath)
-	case <-time.After(60 * time.Second):
-		return fmt.Errorf("collector not ready after 60s; its log: %s", logPath)
-	case <-ctx.Done():
-		return ctx.Err()
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		if b, _ := os.ReadFile(logPath); bytes.Contains(b, []byte("Everything is ready")) {
+			break
+		}
+		select {
+		case <-exited:
+			return fmt.Errorf("collector exited (%v); its log: %s", waitErr, logPath)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("collector not ready after 60s; its log: %s", logPath)
+		}
 	}
 	say("collector otelcol-progress: OTLP/HTTP 127.0.0.1:%d, OTLP gRPC 127.0.0.1:%d, tenants %q, log %s", httpPort, grpcPort, tenants, logPath)
 
@@ -251,11 +248,7 @@ func (p *printer) waitQuiet(ctx context.Context, quiet, max time.Duration) {
 func (p *printer) summary() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	topics := make([]string, 0, len(p.counts))
-	for t := range p.counts {
-		topics = append(topics, t)
-	}
-	sort.Strings(topics)
+	topics := slices.Sorted(maps.Keys(p.counts))
 	fmt.Fprintln(p.out, "\ndemo-pipeline: what TNCO received:")
 	if len(topics) == 0 {
 		fmt.Fprintln(p.out, "  nothing")
@@ -263,44 +256,6 @@ func (p *printer) summary() {
 	for _, t := range topics {
 		fmt.Fprintf(p.out, "  %-32s %d messages\n", t, p.counts[t])
 	}
-}
-
-// watch copies to w and closes a channel once want has been written.
-type watch struct {
-	mu   sync.Mutex
-	w    io.Writer
-	want []byte
-	tail []byte
-	ch   chan struct{}
-	done bool
-}
-
-func (s *watch) seen() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ch == nil {
-		s.ch = make(chan struct{})
-	}
-	return s.ch
-}
-
-func (s *watch) Write(b []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ch == nil {
-		s.ch = make(chan struct{})
-	}
-	if !s.done {
-		s.tail = append(s.tail, b...)
-		if bytes.Contains(s.tail, s.want) {
-			s.done = true
-			close(s.ch)
-			s.tail = nil
-		} else if len(s.tail) > 4096 {
-			s.tail = s.tail[len(s.tail)-len(s.want):]
-		}
-	}
-	return s.w.Write(b)
 }
 
 type prefixWriter struct {
