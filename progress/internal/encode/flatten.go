@@ -262,6 +262,20 @@ func (e *Encoder) wideMap(s slot, n int) {
 
 func cmpEntries(a, b mapEntry) int { return strings.Compare(a.k, b.k) }
 
+// sortEntries sorts by key. Details maps are small: an inline insertion
+// sort beats the generic sort's indirect comparisons there.
+func sortEntries(p []mapEntry) {
+	if len(p) > 12 {
+		slices.SortFunc(p, cmpEntries)
+		return
+	}
+	for i := 1; i < len(p); i++ {
+		for j := i; j > 0 && p[j].k < p[j-1].k; j-- {
+			p[j], p[j-1] = p[j-1], p[j]
+		}
+	}
+}
+
 // mapAny writes a non-empty map[string]any in s in sorted key order, so
 // that what a limit cuts never depends on map iteration order. Entries a
 // budget will cut are not sorted, and keys longer than MaxStringLen are
@@ -272,10 +286,6 @@ func (e *Encoder) mapAny(s slot, m map[string]any) {
 	}
 	if !e.scan(s, len(m)) {
 		e.leave()
-		return
-	}
-	if len(m) <= smallMap {
-		e.smallMapAny(s, m)
 		return
 	}
 	start := len(e.pairs)
@@ -298,65 +308,31 @@ func (e *Encoder) mapAny(s slot, m map[string]any) {
 		return
 	}
 	nested, kvStart, attrStart := e.begin(s)
-	n := len(e.pairs) - start
-	p := sortFirst(e.pairs[start:], e.writable(s), cmpEntries)
-	// e.value may grow e.pairs: index it afresh on every step.
-	for i := start; i < start+len(p); i++ {
-		c, ok := e.admit(s, e.pairs[i].k)
-		if !ok {
-			if e.full {
-				break
-			}
-			continue
+	{
+		n := len(e.pairs) - start
+		p := e.pairs[start:]
+		if n <= 12 {
+			sortEntries(p)
+		} else {
+			p = sortFirst(p, e.writable(s), cmpEntries)
 		}
-		e.value(c, e.pairs[i].v)
-	}
-	if len(p) < n {
-		e.stop() // the budget left no room for the rest
+		// e.value may grow e.pairs: index it afresh on every step.
+		for i := start; i < start+len(p); i++ {
+			c, ok := e.admit(s, e.pairs[i].k)
+			if !ok {
+				if e.full {
+					break
+				}
+				continue
+			}
+			e.value(c, e.pairs[i].v)
+		}
+		if len(p) < n {
+			e.stop() // the budget left no room for the rest
+		}
 	}
 	clear(e.pairs[start:])
 	e.pairs = e.pairs[:start]
-	e.end(s, nested, kvStart, attrStart)
-}
-
-// smallMap is the widest map mapAny sorts on the stack.
-const smallMap = 12
-
-// smallMapAny is mapAny for a map of at most smallMap entries, charged
-// already. Its entries are sorted in an array on the stack, where writing
-// a pointer costs no write barrier: in the heap scratch each costs one
-// while the GC runs, which under a busy driver is most of the time.
-func (e *Encoder) smallMapAny(s slot, m map[string]any) {
-	var p [smallMap]mapEntry
-	n, keyBytes := 0, 0
-	for k, v := range m {
-		if len(k) > e.lim.MaxStringLen {
-			e.truncated++
-			continue
-		}
-		j := n
-		for ; j > 0 && k < p[j-1].k; j-- {
-			p[j] = p[j-1]
-		}
-		p[j] = mapEntry{k: k, v: v}
-		n++
-		keyBytes += len(k)
-	}
-	if !e.keysFit(s, len(m), keyBytes) {
-		e.leave()
-		return
-	}
-	nested, kvStart, attrStart := e.begin(s)
-	for i := range n {
-		c, ok := e.admit(s, p[i].k)
-		if !ok {
-			if e.full {
-				break
-			}
-			continue
-		}
-		e.value(c, p[i].v)
-	}
 	e.end(s, nested, kvStart, attrStart)
 }
 
