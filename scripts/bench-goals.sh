@@ -10,7 +10,8 @@
 #   4. each decoder >= 50,000 events/s (BenchmarkStream of each adapter)
 #
 # Raw output goes to $OUT (default ${TMPDIR:-/tmp}/progressotel-goals);
-# about 8 minutes on 2 cores. BENCHMARKS.md holds the figures.
+# about 11 minutes on 2 cores (RECORD_BENCHTIME: the benchtime of step 1, default 1s: at 200ms a
+# round is too short for a steady GC state). BENCHMARKS.md holds the figures.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -18,8 +19,13 @@ out=${OUT:-${TMPDIR:-/tmp}/progressotel-goals}
 mkdir -p "$out"
 
 echo "== 1. Record against a hand-built log.Record"
-go test -run '^$' -bench '^BenchmarkRecord$' -benchmem -count 6 -benchtime 200ms ./progress | tee "$out/record.txt" |
-	grep -E 'baseline|/progress-' || true
+# Six rounds, each running every variant once, so that a drift of the
+# machine's state falls on all of them alike.
+: >"$out/record.txt"
+for round in 1 2 3 4 5 6; do
+	go test -run '^$' -bench '^BenchmarkRecord$' -benchmem -count 1 -benchtime "${RECORD_BENCHTIME:-1s}" ./progress >>"$out/record.txt"
+done
+grep -E 'baseline|/progress-' "$out/record.txt" || true
 awk '/^BenchmarkRecord\// {
 	split($1, p, "/"); size = p[2]; v = p[3]; sub(/-[0-9]+$/, "", v)
 	ns[size "/" v] += $3; n[size "/" v]++
