@@ -26,9 +26,10 @@ type CommandLine = procctl.Command
 type Exit = procctl.Exit
 
 // WithDisplay writes what Ansible would have printed to w while the run is
-// reported: the display text of each job event, and the lines that are not
-// job events (ansible-runner's own start-up errors), cleaned of terminal
-// escapes. When the command line asks ansible-runner for JSON itself
+// reported: the display text of each job event, cleaned of terminal
+// escapes, and JSON lines that are not job events. ansible-runner's own
+// plain-text messages (start-up errors) are not written: the run's error
+// carries them. When the command line asks ansible-runner for JSON itself
 // (--json), w gets the event lines as they are. RunCommandLine only.
 func WithDisplay(w io.Writer) Option {
 	return func(c *config) { c.Display = w }
