@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -142,5 +143,39 @@ func TestReports(t *testing.T) {
 		if got := Reports(strings.Fields(argv)); got != want {
 			t.Errorf("%s: %v, want %v", argv, got, want)
 		}
+	}
+}
+
+// CommandLine.Exited runs once ansible-playbook has exited and its output
+// is read, before the run's final event: a marker recorded there comes
+// after every event of the run and right before OperationCompleted.
+func TestRunCommandLineExited(t *testing.T) {
+	requireAnsible(t)
+	dir := t.TempDir()
+	pb, inv := filepath.Join(dir, "quick.yml"), filepath.Join(dir, "hosts")
+	if err := os.WriteFile(pb, []byte("- name: Quick\n  hosts: localhost\n  gather_facts: false\n  tasks:\n    - name: Say\n      ansible.builtin.debug:\n        msg: hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(inv, []byte("localhost ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newCapture(t)
+	rec := c.sink.Recorder()
+	exited := 0
+	_, exit, err := RunCommandLine(context.Background(), CommandLine{Argv: []string{"ansible-playbook", "-i", inv, pb},
+		Exited: func() {
+			exited++
+			if err := rec.Record(context.Background(), progress.Event{Type: "test/ToolExited"}); err != nil {
+				t.Error(err)
+			}
+		},
+	}, c.options(t)...)
+	if err != nil || exit.Code != 0 {
+		t.Fatalf("exit %v, err %v", exit, err)
+	}
+	got := c.sink.Types()
+	if exited != 1 || len(got) < 3 || got[len(got)-2] != "test/ToolExited" || got[len(got)-1] != progress.TypeOperationCompleted ||
+		!slices.Contains(got, TypePlaybookResult) {
+		t.Fatalf("Exited called %d times; records %v: want the marker after the run's events, right before OperationCompleted", exited, got)
 	}
 }

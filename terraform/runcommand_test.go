@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -95,5 +96,36 @@ func TestRunCommandLineSignals(t *testing.T) {
 				t.Errorf("display %q: want the tool's text, not its JSON", text)
 			}
 		})
+	}
+}
+
+// CommandLine.Exited runs once the tool has exited and its output is read,
+// before the run's final event: a marker recorded there comes after every
+// event of the tool's stream and right before OperationCompleted.
+func TestRunCommandLineExited(t *testing.T) {
+	bin := tofu(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(`resource "terraform_data" "a" { input = "x" }`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newCapture(t)
+	rec := c.sink.Recorder()
+	exited := 0
+	_, exit, err := RunCommandLine(context.Background(), CommandLine{
+		Argv: []string{bin, "-chdir=" + dir, "apply", "-auto-approve"}, Env: append(os.Environ(), offline(t)...),
+		Exited: func() {
+			exited++
+			if err := rec.Record(context.Background(), progress.Event{Type: "test/ToolExited"}); err != nil {
+				t.Error(err)
+			}
+		},
+	}, c.opts()...)
+	if err != nil || exit.Code != 0 {
+		t.Fatalf("exit %v, err %v", exit, err)
+	}
+	got := c.sink.Types()
+	if exited != 1 || len(got) < 3 || got[len(got)-2] != "test/ToolExited" || got[len(got)-1] != "common/OperationCompleted" ||
+		!slices.Contains(got, "terraform/ApplyCompleted") {
+		t.Fatalf("Exited called %d times; records %v: want the marker after the tool's events, right before OperationCompleted", exited, got)
 	}
 }
