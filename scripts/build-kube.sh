@@ -23,6 +23,7 @@
 # Cached: when both binaries already report the pinned versions, nothing
 # happens. Only the Go module proxy is used.
 set -euo pipefail
+. "$(dirname "$0")/lib/gomodule.sh"
 
 # The pinned versions: the one place that says them.
 KUBE_VERSION=v1.34.4
@@ -53,18 +54,9 @@ if fresh; then
 	exit 0
 fi
 
-mkdir -p "$dir"
 # One build at a time: `make test` and `make demo-k8s` may start together.
-exec 9>"$dir/kube-bins.lock"
-if command -v flock >/dev/null; then
-	flock 9
-	if fresh; then
-		exit 0
-	fi
-fi
-
-work=$(mktemp -d)
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+build_lock "$dir/kube-bins" fresh
+work_dir
 start=$(date +%s)
 
 # gobuild runs go outside the repo's modules and workspace, in $1.

@@ -1,5 +1,6 @@
 # scripts/lib/gomodule.sh: what the scripts that build a tool from its Go
-# module share (build-tofu.sh, build-otel-cli.sh). Sourced; uses $GO.
+# module share (build-tofu.sh, build-otel-cli.sh, build-kube.sh). Sourced;
+# uses $GO.
 #
 #   build_lock OUT CURRENT...   one build of OUT at a time (OUT.lock): waits
 #                               for another build, then exits 0 when the
