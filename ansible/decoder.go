@@ -39,8 +39,7 @@ type decoder struct {
 	counted   map[string]*HostStats // rebuilt from results, for a run without a recap
 	output    tail                  // lines that were not job events, for errors
 
-	play    *playState   // the play in progress
-	held    []*playState // plays ended while a failure of theirs is pending
+	play    *playState // the play in progress
 	hosts   map[hostKey]*hostState
 	pending []*hostState // failed hosts whose failure may be rescued
 
@@ -487,25 +486,15 @@ func noRecapReason(d *decoder) string {
 }
 
 // endAll ends every span still open below the playbook span at t, those
-// held for a pending failure (which now stands) too. The host spans
-// Ansible never reported an end for end with stop (cancelled or timeout)
-// when the run was stopped, else failed.
+// held for a pending failure (which now stands) too: settling it ends the
+// play it held. The host spans Ansible never reported an end for end with
+// stop (cancelled or timeout) when the run was stopped, else failed.
 func (d *decoder) endAll(t time.Time, stop string) {
 	if stop != "" {
 		d.cutHow, d.stoppedAt = stop, t
 	}
 	d.endPlay(t)
-	for _, h := range d.openHosts(nil) {
-		d.endHost(h, t, hostCut)
-	}
 	d.settle(nil)
-	for _, p := range d.held {
-		d.endTasks(p)
-		if !p.ended {
-			d.endPlaySpan(p)
-		}
-	}
-	d.held = nil
 }
 
 // stopOutcome is the outcome of what a stopped run (runEnd.cancelled) cut

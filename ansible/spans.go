@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -32,8 +33,6 @@ type playState struct {
 	open     []*taskState          // tasks not ended, in start order
 	last     *taskState            // the last task started
 	free     bool                  // a task started again: the free strategy
-	held     int                   // failures of the play still pending
-	ended    bool                  // its span ended
 	gone     map[string]bool       // hosts Ansible dropped from the play: failed or unreachable
 
 	failed, stopped, changed int // over its tasks' hosts (stopped: cancelled or timeout)
@@ -108,21 +107,18 @@ func (d *decoder) endPlay(t time.Time) {
 		return
 	}
 	d.play = nil
-	for _, h := range d.openHosts(p) {
+	for _, h := range d.openHosts() {
 		d.endHost(h, t, hostCut)
 	}
 	d.endTasks(p)
 	p.endAt = adapter.Later(t, p.start)
-	if p.held > 0 {
-		d.held = append(d.held, p)
-		return
+	if !d.holds(p) {
+		d.endPlaySpan(p)
 	}
-	d.endPlaySpan(p)
 }
 
 // endPlaySpan ends a play's span at p.endAt.
 func (d *decoder) endPlaySpan(p *playState) {
-	p.ended = true
 	how := outcome.OK
 	switch {
 	case p.stopped > 0:
@@ -138,19 +134,13 @@ func (d *decoder) endPlaySpan(p *playState) {
 	p.span.End(trace.WithTimestamp(p.endAt))
 }
 
-// openHosts returns the open host spans of play p (all for nil), in start
-// order.
-func (d *decoder) openHosts(p *playState) []*hostState {
-	var hs []*hostState
-	for _, h := range d.hosts {
-		if p == nil || h.task.play == p {
-			hs = append(hs, h)
-		}
-	}
-	slices.SortFunc(hs, func(a, b *hostState) int {
+// openHosts returns the open host spans, in start order. They are all of
+// the play in progress: a host event opens its span in that play, and a
+// play ends its spans when it ends.
+func (d *decoder) openHosts() []*hostState {
+	return slices.SortedFunc(maps.Values(d.hosts), func(a, b *hostState) int {
 		return cmp.Or(a.start.Compare(b.start), strings.Compare(a.name, b.name))
 	})
-	return hs
 }
 
 // newTask adds a task to p, from its start or a host event of it.
