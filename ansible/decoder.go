@@ -89,7 +89,7 @@ func (d *decoder) handle(line []byte) {
 	case "playbook_on_start":
 		d.startPlaybook(t, e.Data.Playbook)
 	case "playbook_on_play_start":
-		d.startPlay(t, e)
+		d.startPlay(t, e, cmp.Or(e.Data.Name, e.Data.Play), cmp.Or(e.Data.PlayUUID, e.UUID))
 	case "playbook_on_no_hosts_matched":
 		p := d.currentPlay(t, e)
 		p.span.SetAttributes(attribute.Bool("ansible.play.no_hosts_matched", true))
@@ -205,10 +205,7 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 		p.compact()
 	}
 
-	name := e.Data.Name
-	if name == "" {
-		name = taskName(e)
-	}
+	name := cmp.Or(e.Data.Name, taskName(e))
 	task := p.newTask(id, name, t, e)
 	task.handler, task.meta = e.Data.IsConditional, isMeta(e.Data.TaskAction)
 	// Ignition's driver names a handler's start "Handler/<name>"; runner
@@ -217,10 +214,8 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 	if task.handler {
 		startedName = "Handler/" + name
 	}
-	ctx := p.ctx
 	if !task.meta {
 		d.startTaskSpan(task, startedName)
-		ctx = task.ctx
 	}
 	p.last = task
 	args, hidden := parseTaskArgs(e.Data.TaskArgs, d.cfg.Redactor)
@@ -228,7 +223,7 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 	if !hidden {
 		details.Args = args
 	}
-	d.record(ctx, t, log.SeverityInfo, TypeTaskStarted, details)
+	d.record(task.ctx, t, log.SeverityInfo, TypeTaskStarted, details)
 }
 
 func (d *decoder) startHost(t time.Time, e *jobEvent) {

@@ -41,8 +41,8 @@ type playState struct {
 type taskState struct {
 	id, name, action, role string
 	play                   *playState
-	ctx                    context.Context
-	span                   trace.Span // nil for a meta task without host events
+	ctx                    context.Context // its span's, or its play's for a meta task without one
+	span                   trace.Span      // nil for a meta task without host events
 	start, lastSeen        time.Time
 	handler, meta          bool
 	hosts                  map[string]bool // the hosts that started it
@@ -75,10 +75,10 @@ type hostKey struct {
 // end for; decoder.cutHow says which outcome it takes (see endAll).
 const hostCut = "cut"
 
-func (d *decoder) startPlay(t time.Time, e *jobEvent) {
+// startPlay starts play name, id of Ansible's, from event e.
+func (d *decoder) startPlay(t time.Time, e *jobEvent, name, id string) {
 	d.startPlaybook(t, e.Data.Playbook)
 	d.endPlay(t)
-	name, id := cmp.Or(e.Data.Name, e.Data.Play), cmp.Or(e.Data.PlayUUID, e.UUID)
 	p := &playState{name: name, id: id, start: t}
 	p.ctx, p.span = d.cfg.Tracer.Start(d.pb.Ctx, "play "+name, trace.WithTimestamp(t),
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attribute.String("ansible.play.name", name),
@@ -92,9 +92,7 @@ func (d *decoder) startPlay(t time.Time, e *jobEvent) {
 // play fields for a stream that starts in the middle of a play.
 func (d *decoder) currentPlay(t time.Time, e *jobEvent) *playState {
 	if d.play == nil || (e.Data.PlayUUID != "" && e.Data.PlayUUID != d.play.id) {
-		d.startPlay(t, &jobEvent{UUID: e.Data.PlayUUID, Data: eventData{
-			Playbook: e.Data.Playbook, Play: e.Data.Play, PlayUUID: e.Data.PlayUUID, PlayPattern: e.Data.PlayPattern,
-		}})
+		d.startPlay(t, e, e.Data.Play, e.Data.PlayUUID)
 	}
 	return d.play
 }
@@ -145,7 +143,7 @@ func (d *decoder) openHosts() []*hostState {
 
 // newTask adds a task to p, from its start or a host event of it.
 func (p *playState) newTask(id, name string, t time.Time, e *jobEvent) *taskState {
-	task := &taskState{id: id, name: name, play: p, start: t, lastSeen: t,
+	task := &taskState{id: id, name: name, play: p, ctx: p.ctx, start: t, lastSeen: t,
 		action: e.Data.TaskAction, role: e.Data.Role, hosts: map[string]bool{}}
 	if p.tasks == nil {
 		p.tasks = map[string]*taskState{}
