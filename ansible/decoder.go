@@ -308,7 +308,7 @@ func (d *decoder) hostResult(t time.Time, e *jobEvent) {
 	case "runner_on_unreachable":
 		sev, how = log.SeverityError, outcome.Unreachable
 		count.Unreachable++
-		h.task.play.leave(h.name)
+		h.task.play.gone[h.name] = true
 	}
 	d.flushItems(h, det.Ignored, false)
 	if how == outcome.Unreachable {

@@ -55,7 +55,7 @@ func (d *decoder) resolve(h *hostState, rescued bool) {
 	} else {
 		sev, how = log.SeverityError, outcome.Failed
 		count.Failures++
-		p.leave(h.name)
+		p.gone[h.name] = true
 	}
 	d.flushItems(h, false, rescued)
 	ev.details.Rescued = rescued

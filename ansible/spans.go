@@ -79,7 +79,7 @@ const hostCut = "cut"
 func (d *decoder) startPlay(t time.Time, e *jobEvent, name, id string) {
 	d.startPlaybook(t, e.Data.Playbook)
 	d.endPlay(t)
-	p := &playState{name: name, id: id, start: t}
+	p := &playState{name: name, id: id, start: t, tasks: map[string]*taskState{}, gone: map[string]bool{}}
 	p.ctx, p.span = d.cfg.Tracer.Start(d.pb.Ctx, "play "+name, trace.WithTimestamp(t),
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attribute.String("ansible.play.name", name),
 			attribute.String("ansible.play.id", id), attribute.String("ansible.play.pattern", e.Data.PlayPattern)))
@@ -145,20 +145,9 @@ func (d *decoder) openHosts() []*hostState {
 func (p *playState) newTask(id, name string, t time.Time, e *jobEvent) *taskState {
 	task := &taskState{id: id, name: name, play: p, ctx: p.ctx, start: t, lastSeen: t,
 		action: e.Data.TaskAction, role: e.Data.Role, hosts: map[string]bool{}}
-	if p.tasks == nil {
-		p.tasks = map[string]*taskState{}
-	}
 	p.tasks[id] = task
 	p.open = append(p.open, task)
 	return task
-}
-
-// leave notes a host that Ansible dropped from the play.
-func (p *playState) leave(host string) {
-	if p.gone == nil {
-		p.gone = map[string]bool{}
-	}
-	p.gone[host] = true
 }
 
 // compact drops the ended tasks from p.open.
