@@ -39,8 +39,7 @@ type decoder struct {
 	counted   map[string]*HostStats // rebuilt from results, for a run without a recap
 	output    tail                  // lines that were not job events, for errors
 
-	play    *playState   // the play in progress
-	held    []*playState // plays ended while a failure of theirs is pending
+	play    *playState // the play in progress
 	hosts   map[hostKey]*hostState
 	pending []*hostState // failed hosts whose failure may be rescued
 
@@ -90,7 +89,7 @@ func (d *decoder) handle(line []byte) {
 	case "playbook_on_start":
 		d.startPlaybook(t, e.Data.Playbook)
 	case "playbook_on_play_start":
-		d.startPlay(t, e)
+		d.startPlay(t, e, cmp.Or(e.Data.Name, e.Data.Play), cmp.Or(e.Data.PlayUUID, e.UUID))
 	case "playbook_on_no_hosts_matched":
 		p := d.currentPlay(t, e)
 		p.span.SetAttributes(attribute.Bool("ansible.play.no_hosts_matched", true))
@@ -206,10 +205,7 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 		p.compact()
 	}
 
-	name := e.Data.Name
-	if name == "" {
-		name = taskName(e)
-	}
+	name := cmp.Or(e.Data.Name, taskName(e))
 	task := p.newTask(id, name, t, e)
 	task.handler, task.meta = e.Data.IsConditional, isMeta(e.Data.TaskAction)
 	// Ignition's driver names a handler's start "Handler/<name>"; runner
@@ -218,10 +214,8 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 	if task.handler {
 		startedName = "Handler/" + name
 	}
-	ctx := p.ctx
 	if !task.meta {
 		d.startTaskSpan(task, startedName)
-		ctx = task.ctx
 	}
 	p.last = task
 	args, hidden := parseTaskArgs(e.Data.TaskArgs, d.cfg.Redactor)
@@ -229,7 +223,7 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 	if !hidden {
 		details.Args = args
 	}
-	d.record(ctx, t, log.SeverityInfo, TypeTaskStarted, details)
+	d.record(task.ctx, t, log.SeverityInfo, TypeTaskStarted, details)
 }
 
 func (d *decoder) startHost(t time.Time, e *jobEvent) {
@@ -314,7 +308,7 @@ func (d *decoder) hostResult(t time.Time, e *jobEvent) {
 	case "runner_on_unreachable":
 		sev, how = log.SeverityError, outcome.Unreachable
 		count.Unreachable++
-		h.task.play.leave(h.name)
+		h.task.play.gone[h.name] = true
 	}
 	d.flushItems(h, det.Ignored, false)
 	if how == outcome.Unreachable {
@@ -487,25 +481,15 @@ func noRecapReason(d *decoder) string {
 }
 
 // endAll ends every span still open below the playbook span at t, those
-// held for a pending failure (which now stands) too. The host spans
-// Ansible never reported an end for end with stop (cancelled or timeout)
-// when the run was stopped, else failed.
+// held for a pending failure (which now stands) too: settling it ends the
+// play it held. The host spans Ansible never reported an end for end with
+// stop (cancelled or timeout) when the run was stopped, else failed.
 func (d *decoder) endAll(t time.Time, stop string) {
 	if stop != "" {
 		d.cutHow, d.stoppedAt = stop, t
 	}
 	d.endPlay(t)
-	for _, h := range d.openHosts(nil) {
-		d.endHost(h, t, hostCut)
-	}
 	d.settle(nil)
-	for _, p := range d.held {
-		d.endTasks(p)
-		if !p.ended {
-			d.endPlaySpan(p)
-		}
-	}
-	d.held = nil
 }
 
 // stopOutcome is the outcome of what a stopped run (runEnd.cancelled) cut

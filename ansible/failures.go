@@ -39,12 +39,12 @@ type heldEvent struct {
 func (d *decoder) hold(h *hostState, t, end time.Time, details hostResultDetails) {
 	delete(d.hosts, hostKey{task: h.task, host: h.name})
 	h.failure = &heldEvent{t: t, end: end, details: details}
-	h.task.play.held++
 	d.pending = append(d.pending, h)
 }
 
 // resolve records h's pending failure as rescued or not, ends its span,
-// and the play it held, if that has ended meanwhile.
+// and the play it held, if that has ended meanwhile (only the play in
+// progress can hold a new failure).
 func (d *decoder) resolve(h *hostState, rescued bool) {
 	d.pending = slices.DeleteFunc(d.pending, func(x *hostState) bool { return x == h })
 	ev, p, count := h.failure, h.task.play, d.countFor(h.name)
@@ -55,18 +55,21 @@ func (d *decoder) resolve(h *hostState, rescued bool) {
 	} else {
 		sev, how = log.SeverityError, outcome.Failed
 		count.Failures++
-		p.leave(h.name)
+		p.gone[h.name] = true
 	}
 	d.flushItems(h, false, rescued)
 	ev.details.Rescued = rescued
 	d.record(h.ctx, ev.t, sev, TypeTaskFailedOnHost, ev.details)
 	d.endHost(h, ev.end, how)
-	p.held--
-	if p.held == 0 && p != d.play && !p.endAt.IsZero() && !p.ended {
+	if p != d.play && !d.holds(p) {
 		d.endTasks(p)
 		d.endPlaySpan(p)
-		d.held = slices.DeleteFunc(d.held, func(x *playState) bool { return x == p })
 	}
+}
+
+// holds reports whether a failure of play p is pending.
+func (d *decoder) holds(p *playState) bool {
+	return slices.ContainsFunc(d.pending, func(h *hostState) bool { return h.task.play == p })
 }
 
 // byTask settles, when a task of play p starts, the failures that the task

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -47,29 +46,25 @@ type Playbook struct {
 	Args []string
 }
 
-// resolved is a Playbook with absolute paths, checked before a run.
-type resolved struct {
-	project, playbook, inventory string
-}
-
-// resolve checks that the playbook exists and makes the paths absolute:
-// ansible-runner runs in the project directory.
-func (p Playbook) resolve() (resolved, error) {
-	var r resolved
+// runnerArgs checks that the playbook exists and returns ansible-runner's
+// arguments after "run DIR": the paths are absolute, since ansible-runner
+// runs in the project directory. Nothing secret goes on the command line:
+// extra variables are in the private directory.
+func (p Playbook) runnerArgs() ([]string, error) {
 	if p.Playbook == "" {
-		return r, &PlaybookError{Reason: "no playbook given", Err: fs.ErrInvalid}
+		return nil, &PlaybookError{Reason: "no playbook given", Err: fs.ErrInvalid}
 	}
 	project, path := p.ProjectDir, p.Playbook
 	if project == "" {
 		abs, err := filepath.Abs(path)
 		if err != nil {
-			return r, &PlaybookError{Playbook: p.Playbook, Reason: err.Error(), Err: err}
+			return nil, &PlaybookError{Playbook: p.Playbook, Reason: err.Error(), Err: err}
 		}
 		project, path = filepath.Dir(abs), filepath.Base(abs)
 	}
 	project, err := filepath.Abs(project)
 	if err != nil {
-		return r, &PlaybookError{Playbook: p.Playbook, Reason: err.Error(), Err: err}
+		return nil, &PlaybookError{Playbook: p.Playbook, Reason: err.Error(), Err: err}
 	}
 	full := path
 	if !filepath.IsAbs(full) {
@@ -77,24 +72,30 @@ func (p Playbook) resolve() (resolved, error) {
 	}
 	switch fi, err := os.Stat(full); {
 	case errors.Is(err, fs.ErrNotExist):
-		return r, &PlaybookError{Playbook: p.Playbook, Reason: "not found at " + full, Err: err}
+		return nil, &PlaybookError{Playbook: p.Playbook, Reason: "not found at " + full, Err: err}
 	case err != nil:
-		return r, &PlaybookError{Playbook: p.Playbook, Reason: err.Error(), Err: err}
+		return nil, &PlaybookError{Playbook: p.Playbook, Reason: err.Error(), Err: err}
 	case fi.IsDir():
-		return r, &PlaybookError{Playbook: p.Playbook, Reason: full + " is a directory, not a playbook", Err: fs.ErrInvalid}
+		return nil, &PlaybookError{Playbook: p.Playbook, Reason: full + " is a directory, not a playbook", Err: fs.ErrInvalid}
 	}
-	r.project, r.playbook = project, path
+	args := []string{"--project-dir", project, "--playbook", path}
 	if p.Inventory != "" {
 		inv, err := filepath.Abs(p.Inventory)
 		if err == nil {
 			_, err = os.Stat(inv)
 		}
 		if err != nil {
-			return r, fmt.Errorf("ansible: inventory %q: %w", p.Inventory, err)
+			return nil, fmt.Errorf("ansible: inventory %q: %w", p.Inventory, err)
 		}
-		r.inventory = inv
+		args = append(args, "--inventory", inv)
 	}
-	return r, nil
+	if p.Limit != "" {
+		args = append(args, "--limit", p.Limit)
+	}
+	if len(p.Args) > 0 {
+		args = append(args, "--cmdline", cmdline.ShellQuote(p.Args))
+	}
+	return args, nil
 }
 
 // Run runs a playbook with ansible-runner and records its events live
@@ -129,7 +130,7 @@ func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 	if !runSupported {
 		return fail(errors.New("ansible: Run needs a POSIX system; Stream works everywhere"), "Ansible cannot run on this system")
 	}
-	paths, err := pb.resolve()
+	args, err := pb.runnerArgs()
 	if err != nil {
 		var pe *PlaybookError
 		if errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) {
@@ -151,7 +152,8 @@ func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 	for k, v := range pb.Env {
 		env = append(env, k+"="+v)
 	}
-	l := d.launch(ctx, launch{Command: procctl.Command{Argv: runnerArgs(runner, dir, paths, pb), Env: env}, dir: dir})
+	argv := append([]string{runner, "run", dir, "--json", "--ident", runIdent}, args...)
+	l := d.launch(ctx, launch{Command: procctl.Command{Argv: argv, Env: env}, dir: dir})
 	res, runErr := d.conclude(ctx, pb.Playbook, started, l)
 	if cfg.keep {
 		res.ArtifactDir = dir
@@ -259,7 +261,7 @@ func (d *decoder) launch(ctx context.Context, l launch) launched {
 	if waitErr != nil && cmd.ProcessState == nil {
 		cfg.Logger.Warn("ansible: waiting for ansible-runner", "error", waitErr.Error())
 	}
-	out.output = strings.TrimSpace(d.output.String() + "\n" + cleanText(stderr.String(), 64<<10))
+	out.output = strings.TrimSpace(d.output.String() + "\n" + cleanText(string(stderr.b), 64<<10))
 	return out
 }
 
@@ -302,23 +304,6 @@ func (d *decoder) conclude(ctx context.Context, playbook string, started time.Ti
 		return res, &ExitError{ExitCode: rc, FailedHosts: res.FailedHosts, UnreachableHosts: res.UnreachableHosts, Output: l.output}
 	}
 	return res, nil
-}
-
-// runnerArgs builds ansible-runner's command line. Nothing secret goes on
-// it: extra variables are in the private directory.
-func runnerArgs(runner, dir string, p resolved, pb Playbook) []string {
-	args := []string{runner, "run", dir, "--json", "--ident", runIdent,
-		"--project-dir", p.project, "--playbook", p.playbook}
-	if p.inventory != "" {
-		args = append(args, "--inventory", p.inventory)
-	}
-	if pb.Limit != "" {
-		args = append(args, "--limit", pb.Limit)
-	}
-	if len(pb.Args) > 0 {
-		args = append(args, "--cmdline", cmdline.ShellQuote(pb.Args))
-	}
-	return args
 }
 
 // runSettings ask Ansible to show task arguments (runner then reports
@@ -381,25 +366,17 @@ func errorLine(output string) string {
 	return msg
 }
 
-// tailWriter keeps the last max bytes written to it.
+// tailWriter keeps the last max bytes written to it. It needs no lock:
+// exec.Cmd writes to it on one goroutine, and Wait waits for that to end.
 type tailWriter struct {
-	mu  sync.Mutex
 	max int
 	b   []byte
 }
 
 func (t *tailWriter) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.b = append(t.b, p...)
 	if over := len(t.b) - t.max; over > 0 {
 		t.b = append(t.b[:0], t.b[over:]...)
 	}
 	return len(p), nil
-}
-
-func (t *tailWriter) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
 }

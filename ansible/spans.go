@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -32,8 +33,6 @@ type playState struct {
 	open     []*taskState          // tasks not ended, in start order
 	last     *taskState            // the last task started
 	free     bool                  // a task started again: the free strategy
-	held     int                   // failures of the play still pending
-	ended    bool                  // its span ended
 	gone     map[string]bool       // hosts Ansible dropped from the play: failed or unreachable
 
 	failed, stopped, changed int // over its tasks' hosts (stopped: cancelled or timeout)
@@ -42,8 +41,8 @@ type playState struct {
 type taskState struct {
 	id, name, action, role string
 	play                   *playState
-	ctx                    context.Context
-	span                   trace.Span // nil for a meta task without host events
+	ctx                    context.Context // its span's, or its play's for a meta task without one
+	span                   trace.Span      // nil for a meta task without host events
 	start, lastSeen        time.Time
 	handler, meta          bool
 	hosts                  map[string]bool // the hosts that started it
@@ -76,11 +75,11 @@ type hostKey struct {
 // end for; decoder.cutHow says which outcome it takes (see endAll).
 const hostCut = "cut"
 
-func (d *decoder) startPlay(t time.Time, e *jobEvent) {
+// startPlay starts play name, id of Ansible's, from event e.
+func (d *decoder) startPlay(t time.Time, e *jobEvent, name, id string) {
 	d.startPlaybook(t, e.Data.Playbook)
 	d.endPlay(t)
-	name, id := cmp.Or(e.Data.Name, e.Data.Play), cmp.Or(e.Data.PlayUUID, e.UUID)
-	p := &playState{name: name, id: id, start: t}
+	p := &playState{name: name, id: id, start: t, tasks: map[string]*taskState{}, gone: map[string]bool{}}
 	p.ctx, p.span = d.cfg.Tracer.Start(d.pb.Ctx, "play "+name, trace.WithTimestamp(t),
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attribute.String("ansible.play.name", name),
 			attribute.String("ansible.play.id", id), attribute.String("ansible.play.pattern", e.Data.PlayPattern)))
@@ -93,9 +92,7 @@ func (d *decoder) startPlay(t time.Time, e *jobEvent) {
 // play fields for a stream that starts in the middle of a play.
 func (d *decoder) currentPlay(t time.Time, e *jobEvent) *playState {
 	if d.play == nil || (e.Data.PlayUUID != "" && e.Data.PlayUUID != d.play.id) {
-		d.startPlay(t, &jobEvent{UUID: e.Data.PlayUUID, Data: eventData{
-			Playbook: e.Data.Playbook, Play: e.Data.Play, PlayUUID: e.Data.PlayUUID, PlayPattern: e.Data.PlayPattern,
-		}})
+		d.startPlay(t, e, e.Data.Play, e.Data.PlayUUID)
 	}
 	return d.play
 }
@@ -108,21 +105,18 @@ func (d *decoder) endPlay(t time.Time) {
 		return
 	}
 	d.play = nil
-	for _, h := range d.openHosts(p) {
+	for _, h := range d.openHosts() {
 		d.endHost(h, t, hostCut)
 	}
 	d.endTasks(p)
 	p.endAt = adapter.Later(t, p.start)
-	if p.held > 0 {
-		d.held = append(d.held, p)
-		return
+	if !d.holds(p) {
+		d.endPlaySpan(p)
 	}
-	d.endPlaySpan(p)
 }
 
 // endPlaySpan ends a play's span at p.endAt.
 func (d *decoder) endPlaySpan(p *playState) {
-	p.ended = true
 	how := outcome.OK
 	switch {
 	case p.stopped > 0:
@@ -138,39 +132,22 @@ func (d *decoder) endPlaySpan(p *playState) {
 	p.span.End(trace.WithTimestamp(p.endAt))
 }
 
-// openHosts returns the open host spans of play p (all for nil), in start
-// order.
-func (d *decoder) openHosts(p *playState) []*hostState {
-	var hs []*hostState
-	for _, h := range d.hosts {
-		if p == nil || h.task.play == p {
-			hs = append(hs, h)
-		}
-	}
-	slices.SortFunc(hs, func(a, b *hostState) int {
+// openHosts returns the open host spans, in start order. They are all of
+// the play in progress: a host event opens its span in that play, and a
+// play ends its spans when it ends.
+func (d *decoder) openHosts() []*hostState {
+	return slices.SortedFunc(maps.Values(d.hosts), func(a, b *hostState) int {
 		return cmp.Or(a.start.Compare(b.start), strings.Compare(a.name, b.name))
 	})
-	return hs
 }
 
 // newTask adds a task to p, from its start or a host event of it.
 func (p *playState) newTask(id, name string, t time.Time, e *jobEvent) *taskState {
-	task := &taskState{id: id, name: name, play: p, start: t, lastSeen: t,
+	task := &taskState{id: id, name: name, play: p, ctx: p.ctx, start: t, lastSeen: t,
 		action: e.Data.TaskAction, role: e.Data.Role, hosts: map[string]bool{}}
-	if p.tasks == nil {
-		p.tasks = map[string]*taskState{}
-	}
 	p.tasks[id] = task
 	p.open = append(p.open, task)
 	return task
-}
-
-// leave notes a host that Ansible dropped from the play.
-func (p *playState) leave(host string) {
-	if p.gone == nil {
-		p.gone = map[string]bool{}
-	}
-	p.gone[host] = true
 }
 
 // compact drops the ended tasks from p.open.
