@@ -142,7 +142,13 @@ func (m *liveModel) spanEnd(sc trace.SpanContext, end time.Time, code codes.Code
 	t := n.tree
 	t.see(end, wall)
 	m.gen++
-	st := spanStatus(code, out)
+	st, ok := outcomes[out] // its progress.outcome, else its status (Error is a failure)
+	if !ok {
+		st = stOK
+		if code == codes.Error {
+			st = stFailed
+		}
+	}
 	if n == &t.root {
 		if t.status == stRunning {
 			// No common/OperationCompleted or Failed (yet): the head span says how the operation
@@ -168,17 +174,6 @@ func (m *liveModel) spanEnd(sc trace.SpanContext, end time.Time, code codes.Code
 		n.msg = safeText(failureText(st, desc), maxMsgBytes)
 	}
 	m.finish(n, st, end)
-}
-
-// spanStatus is how a span ended: its progress.outcome, else its status (Error is a failure).
-func spanStatus(code codes.Code, out string) liveStatus {
-	if st, ok := outcomes[out]; ok {
-		return st
-	}
-	if code == codes.Error {
-		return stFailed
-	}
-	return stOK
 }
 
 // outcomes are the statuses of the progress.outcome values.
