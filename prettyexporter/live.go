@@ -247,17 +247,14 @@ func (e *LiveExporter) step(final bool) {
 		e.lastGen, e.lastSec, e.lastW, e.lastH = e.model.gen, sec, width, height
 		next = &e.next
 	}
-	above, dropped := e.p.take(e.spare)
+	above := e.p.take(e.spare)
 	e.mu.Unlock()
 
 	buf := e.out[:0]
 	if e.plain {
-		if dropped > 0 {
-			buf = append(droppedLine(buf, dropped, e.color), '\n')
-		}
 		buf = append(buf, above...)
 	} else {
-		buf = e.scr.compose(buf, above, dropped, next, width, e.color)
+		buf = e.scr.compose(buf, above, next, width)
 	}
 	e.spare = above[:0]
 	if final {
@@ -272,11 +269,8 @@ func (e *LiveExporter) step(final bool) {
 		// frame was composed goes out first.
 		e.mu.Lock()
 		e.closed = true
-		rest, dropped := e.p.take(nil)
+		rest := e.p.take(nil)
 		e.mu.Unlock()
-		if dropped > 0 {
-			_, _ = e.w.Write(append(droppedLine(nil, dropped, e.color), '\n'))
-		}
 		if len(rest) > 0 {
 			_, _ = e.w.Write(rest)
 		}

@@ -158,7 +158,7 @@ func FuzzLiveFrame(f *testing.F) {
 		if len(m.spans) != 0 || m.nodes != 0 {
 			t.Fatalf("after the end: %d spans, %d nodes kept", len(m.spans), m.nodes)
 		}
-		q, _ := m.p.take(nil)
+		q := m.p.take(nil)
 		for _, line := range strings.Split(string(q), "\n") {
 			if bad := controlOutsideSGR([]byte(line)); bad >= 0 {
 				t.Fatalf("line printed above %q: control %#x", line, bad)
