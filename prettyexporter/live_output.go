@@ -58,7 +58,6 @@ func (p *printer) take(spare []byte) []byte {
 // maxOutputLine bounds one line of Output: a longer one is cut.
 const maxOutputLine = 8 << 10
 
-// liveOutput is LiveExporter.Output.
 type liveOutput struct{ e *LiveExporter }
 
 // Write queues the complete lines of b to be printed above the live area (an unfinished line waits

@@ -38,7 +38,6 @@ func (r *liveRow) add(code, s string) {
 	}
 }
 
-// setRight sets the right-aligned part.
 func (r *liveRow) setRight(code, s string) {
 	r.right = r.paint(r.right[:0], code, s)
 	r.rightW = textWidth(s)

@@ -20,7 +20,7 @@ type fakeClock struct {
 func (c *fakeClock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *fakeClock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
-func withClock(c *fakeClock) Option { return func(cfg *config) { cfg.live.now = c.now } }
+func withClock(c *fakeClock) Option { return func(cfg *config) { cfg.now = c.now } }
 
 // vtWriter feeds each Write to a terminal emulator and checks that every
 // frame is one Write of the shape the live view promises.

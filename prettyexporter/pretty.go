@@ -172,7 +172,6 @@ func (e *Exporter) appendTransition(b []byte, v *wireformat.View) []byte {
 	return b
 }
 
-// appendReason writes " (reason)" when there is one.
 func appendReason(b []byte, reason string) []byte {
 	if reason != "" {
 		b = append(appendText(append(b, " ("...), reason, false), ')')
