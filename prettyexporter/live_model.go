@@ -276,9 +276,7 @@ func (m *liveModel) endTree(t *liveTree, wall time.Time) {
 	}
 	i := slices.Index(m.list, t)
 	m.list = slices.Delete(m.list, i, i+1)
-	if old := m.ended[m.endedAt]; old != (liveKey{}) {
-		delete(m.endedSet, old)
-	}
+	delete(m.endedSet, m.ended[m.endedAt]) // the oldest; the zero key (a free slot) is never a tree's
 	m.ended[m.endedAt] = t.key
 	m.endedSet[t.key] = struct{}{}
 	m.endedAt = (m.endedAt + 1) % len(m.ended)
