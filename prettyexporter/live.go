@@ -49,7 +49,6 @@ type LiveExporter struct {
 	lastGen      uint64
 	lastSec      int64
 	lastW, lastH int // lastW is -1 before the first frame
-	flush        flusher
 }
 
 var _ sdklog.Exporter = (*LiveExporter)(nil)
@@ -61,10 +60,10 @@ var _ sdklog.Exporter = (*LiveExporter)(nil)
 func NewLive(opts ...Option) (*LiveExporter, error) {
 	c := newConfig(os.Stderr, opts)
 	_, _, isTerm := term.Size(c.w)
-	mode := c.live.mode
+	mode := c.liveMode
 	plain := mode == LivePlain || mode == LiveFlat || mode == LiveAuto && !isTerm || os.Getenv("TERM") == "dumb"
 	color := useColor(c.color, c.w)
-	size := c.live.size
+	size := c.size
 	if size == nil {
 		size = func() (int, int) {
 			if cols, rows, ok := term.Size(c.w); ok {
@@ -74,7 +73,7 @@ func NewLive(opts ...Option) (*LiveExporter, error) {
 		}
 	}
 	e := &LiveExporter{
-		w: c.w, plain: plain, color: color, size: size, now: c.live.now, lastW: -1,
+		w: c.w, plain: plain, color: color, size: size, now: c.now, lastW: -1,
 		wake: make(chan struct{}, 1), flushReq: make(chan chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	if e.now == nil {
@@ -85,12 +84,11 @@ func NewLive(opts ...Option) (*LiveExporter, error) {
 		bare:   &Exporter{color: color, noTime: c.noTime, layout: c.timeLayout, noContext: true},
 		color:  color, max: liveMaxPending,
 	}
-	e.model = newLiveModel(cmp.Or(c.live.maxNodes, DefaultLiveMaxNodes), cmp.Or(c.live.maxOps, DefaultLiveMaxOperations), plain, &e.p)
+	e.model = newLiveModel(cmp.Or(c.maxNodes, DefaultLiveMaxNodes), cmp.Or(c.maxOps, DefaultLiveMaxOperations), plain, &e.p)
 	e.model.flat = mode == LiveFlat
 	if !plain {
 		e.model.width, _ = size() // lines printed above before the first frame are cut too
 	}
-	e.flush, _ = c.w.(flusher)
 	go e.run()
 	return e, nil
 }
@@ -247,17 +245,14 @@ func (e *LiveExporter) step(final bool) {
 		e.lastGen, e.lastSec, e.lastW, e.lastH = e.model.gen, sec, width, height
 		next = &e.next
 	}
-	above, dropped := e.p.take(e.spare)
+	above := e.p.take(e.spare)
 	e.mu.Unlock()
 
 	buf := e.out[:0]
 	if e.plain {
-		if dropped > 0 {
-			buf = append(droppedLine(buf, dropped, e.color), '\n')
-		}
 		buf = append(buf, above...)
 	} else {
-		buf = e.scr.compose(buf, above, dropped, next, width, e.color)
+		buf = e.scr.compose(buf, above, next, width)
 	}
 	e.spare = above[:0]
 	if final {
@@ -272,17 +267,14 @@ func (e *LiveExporter) step(final bool) {
 		// frame was composed goes out first.
 		e.mu.Lock()
 		e.closed = true
-		rest, dropped := e.p.take(nil)
+		rest := e.p.take(nil)
 		e.mu.Unlock()
-		if dropped > 0 {
-			_, _ = e.w.Write(append(droppedLine(nil, dropped, e.color), '\n'))
-		}
 		if len(rest) > 0 {
 			_, _ = e.w.Write(rest)
 		}
 	}
-	if e.flush != nil && (len(buf) > 0 || final) {
-		_ = e.flush.Flush()
+	if f, ok := e.w.(flusher); ok && (len(buf) > 0 || final) {
+		_ = f.Flush()
 	}
 	e.out = buf[:0]
 	if cap(buf) > maxPooled {

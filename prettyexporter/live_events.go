@@ -110,7 +110,7 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts 
 		if node != nil {
 			node.op = true // its parts are the operation's: see maxCollapsedLeaves
 		}
-		if op := detailString(v, "operation"); op != "" && (head || t.op == "") {
+		if op := detail(v, "operation").String(); op != "" && (head || t.op == "") {
 			t.op = safeText(op, maxLabelBytes)
 			if head {
 				t.start = ts
@@ -121,7 +121,7 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts 
 		failed := v.Name == typeOperationFailed
 		text := ""
 		if failed {
-			code, desc, sep := detailString(v, "failureCode"), detailString(v, "description"), ""
+			code, desc, sep := detail(v, "failureCode").String(), detail(v, "description").String(), ""
 			if code != "" && desc != "" {
 				sep = ": "
 			}
@@ -141,7 +141,7 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts 
 		}
 		return true
 	case typeProgress:
-		unit := detailString(v, "unit")
+		unit := detail(v, "unit").String()
 		t.bar.done, t.bar.total, t.bar.ok = detailInt(v, "completed"), detailInt(v, "total"), true
 		if t.bar.unit == "" || unit != "" && !strings.EqualFold(unit, t.bar.unit) {
 			t.bar.unit = safeText(unit, 40)
@@ -264,7 +264,7 @@ func (m *liveModel) transition(t *liveTree, v *wireformat.View, ts time.Time) {
 	}
 }
 
-// detail is the value of a detail, empty when absent.
+// detail is the value of a detail, empty when absent (its String is then "", as a null's is).
 func detail(v *wireformat.View, path string) attribute.Value {
 	for i := range v.Details {
 		if v.Details[i].Path == path {
@@ -272,18 +272,6 @@ func detail(v *wireformat.View, path string) attribute.Value {
 		}
 	}
 	return attribute.Value{}
-}
-
-// detailString returns a detail as text; null (an empty value) and absent are "".
-func detailString(v *wireformat.View, path string) string {
-	switch val := detail(v, path); val.Type() {
-	case attribute.STRING:
-		return val.AsString()
-	case attribute.EMPTY:
-		return ""
-	default:
-		return val.String()
-	}
 }
 
 func detailInt(v *wireformat.View, path string) int64 {

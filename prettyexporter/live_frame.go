@@ -16,7 +16,6 @@ type liveFrame struct {
 
 func (f *liveFrame) reset() { f.b, f.ends = f.b[:0], f.ends[:0] }
 
-// Len is the number of rows.
 func (f *liveFrame) Len() int { return len(f.ends) }
 
 // Row returns row i, SGR sequences included, without a newline.

@@ -48,7 +48,7 @@ func goldenFrames(t *testing.T, name string, recs []step, every int, sizes ...fr
 			m.frame(&f, now, sz.w, sz.h, false)
 			checkFrame(t, &f, sz.w, sz.h)
 			fmt.Fprintf(&out, "## after step %d (%s)\n", i+1, recs[i].what())
-			if q, _ := m.p.take(nil); len(q) > 0 {
+			if q := m.p.take(nil); len(q) > 0 {
 				fmt.Fprintf(&out, "-- printed above\n%s", q)
 			}
 			fmt.Fprintf(&out, "-- live area\n")
@@ -57,7 +57,7 @@ func goldenFrames(t *testing.T, name string, recs []step, every int, sizes ...fr
 			}
 		}
 		m.endAll(recs[len(recs)-1].when())
-		if q, _ := m.p.take(nil); len(q) > 0 {
+		if q := m.p.take(nil); len(q) > 0 {
 			fmt.Fprintf(&out, "## at shutdown\n-- printed above\n%s", q)
 		}
 	}

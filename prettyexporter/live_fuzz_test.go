@@ -144,7 +144,6 @@ func FuzzLiveFrame(f *testing.F) {
 			total := 0
 			for _, tr := range m.list {
 				total += countNodes(&tr.root) - 1
-				checkRunning(t, &tr.root)
 			}
 			if total != m.nodes {
 				t.Fatalf("the model counts %d nodes, its trees hold %d", m.nodes, total)
@@ -159,27 +158,11 @@ func FuzzLiveFrame(f *testing.F) {
 		if len(m.spans) != 0 || m.nodes != 0 {
 			t.Fatalf("after the end: %d spans, %d nodes kept", len(m.spans), m.nodes)
 		}
-		q, _ := m.p.take(nil)
+		q := m.p.take(nil)
 		for _, line := range strings.Split(string(q), "\n") {
 			if bad := controlOutsideSGR([]byte(line)); bad >= 0 {
 				t.Fatalf("line printed above %q: control %#x", line, bad)
 			}
 		}
 	})
-}
-
-// checkRunning checks the running-children count of every node below n
-// against its children.
-func checkRunning(t *testing.T, n *liveNode) {
-	t.Helper()
-	running := int32(0)
-	for k := n.first; k != nil; k = k.next {
-		if !k.status.finished() {
-			running++
-		}
-		checkRunning(t, k)
-	}
-	if n.running != running {
-		t.Fatalf("%q counts %d running children, has %d", n.label, n.running, running)
-	}
 }

@@ -59,7 +59,6 @@ type liveNode struct {
 	headerOut bool     // its row (the root's: the tree's header) was printed above as a header
 	told      bool     // msg came from a record (a warning's or a failure's text), not the span
 	op        bool     // its span recorded common/OperationStarted: an operation under a span
-	running   int32    // children not finished yet
 	collapsed [2]int32 // leaf children printed above as lines: unchanged, changed
 
 	span        trace.SpanID // the span it shows (kindSpan, and the root of a tree with a head)
@@ -116,7 +115,7 @@ type liveTree struct {
 	// The operation's clock: the last record's time and the wall time it arrived, so that a
 	// replayed run shows elapsed times as it unfolds, not the time since the recording.
 	seen, seenWall time.Time
-	touched        uint64
+	touched        uint64 // the model's gen at its last change: the least recent is evicted first
 
 	bar struct {
 		done, total int64
@@ -158,7 +157,7 @@ type liveModel struct {
 	list                      []*liveTree           // in order of arrival
 	spans                     map[spanKey]*liveNode // the rows of the spans that have not ended
 	nodes, maxNodes, maxTrees int
-	tick, gen                 uint64 // gen is bumped by every change: a frame is drawn only after one
+	gen                       uint64 // bumped by every change: a frame is drawn only after one
 
 	ended    [64]liveKey // recently ended operations: late records print as lines
 	endedAt  int
@@ -198,7 +197,6 @@ func (m *liveModel) newNode(t *liveTree, parent *liveNode, kind nodeKind, label 
 		n.prev = parent.last
 	}
 	parent.last = n
-	parent.running++
 	return n
 }
 
@@ -214,9 +212,6 @@ func (m *liveModel) remove(n *liveNode) {
 		n.next.prev = n.prev
 	} else {
 		p.last = n.prev
-	}
-	if !n.status.finished() {
-		p.running--
 	}
 	m.nodes -= m.forget(n)
 	n.parent, n.prev, n.next = nil, nil, nil
@@ -252,9 +247,8 @@ func (m *liveModel) tree(key liveKey, wall time.Time) *liveTree {
 
 // touch records a change to tree t, which its record or span moved to ts at wall.
 func (m *liveModel) touch(t *liveTree, ts, wall time.Time) {
-	m.tick++
-	t.touched = m.tick
 	m.gen++
+	t.touched = m.gen
 	t.see(ts, wall)
 }
 
@@ -282,9 +276,7 @@ func (m *liveModel) endTree(t *liveTree, wall time.Time) {
 	}
 	i := slices.Index(m.list, t)
 	m.list = slices.Delete(m.list, i, i+1)
-	if old := m.ended[m.endedAt]; old != (liveKey{}) {
-		delete(m.endedSet, old)
-	}
+	delete(m.endedSet, m.ended[m.endedAt]) // the oldest; the zero key (a free slot) is never a tree's
 	m.ended[m.endedAt] = t.key
 	m.endedSet[t.key] = struct{}{}
 	m.endedAt = (m.endedAt + 1) % len(m.ended)
@@ -308,7 +300,6 @@ func (m *liveModel) settle(n *liveNode, t *liveTree) {
 		if k.kind == kindSpan {
 			n.counts[st]++
 		}
-		n.running--
 	}
 }
 
@@ -346,21 +337,11 @@ func (m *liveModel) finish(n *liveNode, st liveStatus, end time.Time) {
 	}
 	p := n.parent
 	p.counts[st]++
-	p.running--
-	if n.quiet() {
-		m.collapse(n)
+	if !n.quiet() {
+		return
 	}
-}
-
-// maxCollapsedLeaves bounds the lines printed above for the leaves of an operation (rows under the
-// tree's head or a span that recorded common/OperationStarted), unchanged and changed ones apart;
-// the rest, and deeper leaves, are only counted (DESIGN.md, "What stays and what collapses").
-const maxCollapsedLeaves = 10
-
-// collapse prints a finished node with nothing left to show as one line above the live area (under
-// the headers of its ancestors, printed once) and removes it.
-func (m *liveModel) collapse(n *liveNode) {
-	p := n.parent
+	// Nothing left to show: one line above the live area (under the headers of its ancestors,
+	// printed once), and it goes.
 	if !m.plain {
 		top := p.kind == kindRoot || p.op
 		c := &p.collapsed[0]
@@ -374,6 +355,11 @@ func (m *liveModel) collapse(n *liveNode) {
 	}
 	m.remove(n)
 }
+
+// maxCollapsedLeaves bounds the lines printed above for the leaves of an operation (rows under the
+// tree's head or a span that recorded common/OperationStarted), unchanged and changed ones apart;
+// the rest, and deeper leaves, are only counted (DESIGN.md, "What stays and what collapses").
+const maxCollapsedLeaves = 10
 
 // Text kept from records is clipped to these many bytes.
 const (

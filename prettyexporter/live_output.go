@@ -2,6 +2,7 @@ package prettyexporter
 
 import (
 	"bytes"
+	"encoding/hex"
 	"strconv"
 	"unicode/utf8"
 
@@ -43,17 +44,20 @@ func (p *printer) record(r *sdklog.Record, v *wireformat.View, bare bool) {
 	p.line(p.buf[:len(p.buf)-1])
 }
 
-// take hands the queue over, leaving spare (emptied) in its place.
-func (p *printer) take(spare []byte) (q []byte, dropped int) {
-	q, dropped = p.q, p.dropped
+// take hands the queue over, after a line saying how many lines it dropped if it did, leaving
+// spare (emptied) in its place.
+func (p *printer) take(spare []byte) []byte {
+	q := p.q
+	if p.dropped > 0 {
+		q, spare = append(append(droppedLine(spare[:0], p.dropped, p.color), '\n'), p.q...), p.q
+	}
 	p.q, p.dropped = spare[:0], 0
-	return q, dropped
+	return q
 }
 
 // maxOutputLine bounds one line of Output: a longer one is cut.
 const maxOutputLine = 8 << 10
 
-// liveOutput is LiveExporter.Output.
 type liveOutput struct{ e *LiveExporter }
 
 // Write queues the complete lines of b to be printed above the live area (an unfinished line waits
@@ -124,7 +128,7 @@ func appendTerminalSafe(dst, line []byte) []byte {
 			dst = append(dst, "        "[:n]...)
 			col += n
 		case c < ' ' || c == 0x7f || r == utf8.RuneError && size == 1:
-			dst = append(dst, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
+			dst = hex.AppendEncode(append(dst, '\\', 'x'), line[i:i+1])
 			col += 4
 		case c >= utf8.RuneSelf && !strconv.IsPrint(r):
 			q := strconv.AppendQuoteRuneToASCII(nil, r)

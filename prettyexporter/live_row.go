@@ -1,6 +1,7 @@
 package prettyexporter
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
@@ -38,7 +39,6 @@ func (r *liveRow) add(code, s string) {
 	}
 }
 
-// setRight sets the right-aligned part.
 func (r *liveRow) setRight(code, s string) {
 	r.right = r.paint(r.right[:0], code, s)
 	r.rightW = textWidth(s)
@@ -194,16 +194,7 @@ func appendDuration(b []byte, d time.Duration, running bool) []byte {
 	case d < time.Minute:
 		return append(strconv.AppendInt(b, int64(d/time.Second), 10), 's')
 	case d < time.Hour:
-		b = append(strconv.AppendInt(b, int64(d/time.Minute), 10), 'm')
-		return appendTwo(b, int64(d%time.Minute/time.Second), 's')
+		return fmt.Appendf(b, "%dm%02ds", int64(d/time.Minute), int64(d%time.Minute/time.Second))
 	}
-	b = append(strconv.AppendInt(b, int64(d/time.Hour), 10), 'h')
-	return appendTwo(b, int64(d%time.Hour/time.Minute), 'm')
-}
-
-func appendTwo(b []byte, n int64, unit byte) []byte {
-	if n < 10 {
-		b = append(b, '0')
-	}
-	return append(strconv.AppendInt(b, n, 10), unit)
+	return fmt.Appendf(b, "%dh%02dm", int64(d/time.Hour), int64(d%time.Hour/time.Minute))
 }

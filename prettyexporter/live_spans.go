@@ -1,6 +1,7 @@
 package prettyexporter
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"time"
@@ -142,17 +143,20 @@ func (m *liveModel) spanEnd(sc trace.SpanContext, end time.Time, code codes.Code
 	t := n.tree
 	t.see(end, wall)
 	m.gen++
-	st := spanStatus(code, out)
+	st, ok := outcomes[out] // its progress.outcome, else its status (Error is a failure)
+	if !ok {
+		st = stOK
+		if code == codes.Error {
+			st = stFailed
+		}
+	}
 	if n == &t.root {
 		if t.status == stRunning {
 			// No common/OperationCompleted or Failed (yet): the head span says how the operation
 			// ended.
 			t.status, t.end = stOK, end
 			if st.failure() {
-				t.status = stFailed
-				if t.msg == "" {
-					t.msg = safeText(failureText(st, desc), maxMsgBytes)
-				}
+				t.status, t.msg = stFailed, cmp.Or(t.msg, safeText(failureText(st, desc), maxMsgBytes))
 			}
 		}
 		if m.direct && !m.batched {
@@ -168,17 +172,6 @@ func (m *liveModel) spanEnd(sc trace.SpanContext, end time.Time, code codes.Code
 		n.msg = safeText(failureText(st, desc), maxMsgBytes)
 	}
 	m.finish(n, st, end)
-}
-
-// spanStatus is how a span ended: its progress.outcome, else its status (Error is a failure).
-func spanStatus(code codes.Code, out string) liveStatus {
-	if st, ok := outcomes[out]; ok {
-		return st
-	}
-	if code == codes.Error {
-		return stFailed
-	}
-	return stOK
 }
 
 // outcomes are the statuses of the progress.outcome values.

@@ -73,7 +73,7 @@ func (k *spanKit) final(width int) string {
 		checkFrame(k.t, &f, width, 40)
 	}
 	m.endAll(at(1000))
-	q, _ := m.p.take(nil)
+	q := m.p.take(nil)
 	for _, l := range splitLines(q) {
 		if w := displayWidth([]byte(l)); w >= width && !strings.Contains(l, "=") {
 			k.t.Errorf("line %q is %d columns on a terminal of %d", l, w, width)

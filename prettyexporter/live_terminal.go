@@ -20,9 +20,9 @@ type screen struct {
 // the lines to print above it (which scroll into the scrollback), the new rows, and what is left of
 // the old area cleared. The cursor ends at the start of the row below the area. Nothing is appended
 // when there is nothing to print and the rows did not change.
-func (s *screen) compose(dst, above []byte, dropped int, next *liveFrame, width int, color bool) []byte {
+func (s *screen) compose(dst, above []byte, next *liveFrame, width int) []byte {
 	resized := s.prevW != 0 && width != s.prevW
-	if len(above) == 0 && dropped == 0 && !resized && bytes.Equal(next.b, s.prev.b) && slices.Equal(next.ends, s.prev.ends) {
+	if len(above) == 0 && !resized && bytes.Equal(next.b, s.prev.b) && slices.Equal(next.ends, s.prev.ends) {
 		return dst
 	}
 	up := s.prev.Len()
@@ -40,9 +40,6 @@ func (s *screen) compose(dst, above []byte, dropped int, next *liveFrame, width 
 	if up > 0 {
 		dst = appendUp(dst, up)
 	}
-	if dropped > 0 {
-		dst = appendAbove(dst, droppedLine(nil, dropped, color), width)
-	}
 	for line := range bytes.Lines(above) {
 		dst = appendAbove(dst, bytes.TrimSuffix(line, newline), width)
 	}
@@ -54,7 +51,7 @@ func (s *screen) compose(dst, above []byte, dropped int, next *liveFrame, width 
 		dst = append(dst, '\n')
 		s.widths = append(s.widths, displayWidth(row))
 	}
-	if dropped > 0 || len(above) > 0 || next.Len() > 0 {
+	if len(above) > 0 || next.Len() > 0 {
 		dst = append(dst, "\x1b[J"...)
 	} else {
 		// Nothing drawn over the old area: clear it row by row, then come back.

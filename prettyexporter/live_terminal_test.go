@@ -20,7 +20,7 @@ type fakeClock struct {
 func (c *fakeClock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *fakeClock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
-func withClock(c *fakeClock) Option { return func(cfg *config) { cfg.live.now = c.now } }
+func withClock(c *fakeClock) Option { return func(cfg *config) { cfg.now = c.now } }
 
 // vtWriter feeds each Write to a terminal emulator and checks that every
 // frame is one Write of the shape the live view promises.
@@ -111,7 +111,7 @@ func (tw *twin) apply(recs []step, wall time.Time) {
 func (tw *twin) draw(now time.Time, w, h int) []string {
 	tw.m.width = w
 	tw.m.frame(&tw.f, now, w, h, false)
-	q, _ := tw.m.p.take(nil)
+	q := tw.m.p.take(nil)
 	tw.above = append(tw.above, splitLines(q)...)
 	var rows []string
 	for i := 0; i < tw.f.Len(); i++ {
@@ -386,9 +386,9 @@ func TestVTScrollOnClear(t *testing.T) {
 	f2.b, f2.ends = []byte("▸ a  running 2s"), []int{15}
 	var s screen
 	v = newVT(20, 3)
-	_, _ = v.Write(s.compose(nil, nil, 0, &f1, 20, false))
-	_, _ = v.Write(s.compose(nil, []byte("above\n"), 0, &f2, 20, false))
-	_, _ = v.Write(s.compose(nil, nil, 0, &liveFrame{}, 20, false))
+	_, _ = v.Write(s.compose(nil, nil, &f1, 20))
+	_, _ = v.Write(s.compose(nil, []byte("above\n"), &f2, 20))
+	_, _ = v.Write(s.compose(nil, nil, &liveFrame{}, 20))
 	if got := strings.Join(v.History(), "|"); got != "above" {
 		t.Errorf("history %q, want only the line printed above", got)
 	}

@@ -32,7 +32,12 @@ type config struct {
 	color      ColorMode
 	noTime     bool
 	timeLayout string
-	live       liveConfig // the live view's options
+
+	// The live view's.
+	liveMode         LiveMode
+	size             func() (width, height int)
+	maxNodes, maxOps int
+	now              func() time.Time // tests
 }
 
 // WithWriter sets the destination. The default is os.Stderr for the pretty exporter and os.Stdout
@@ -136,17 +141,10 @@ const (
 	liveMaxPending = 1 << 20
 )
 
-type liveConfig struct {
-	mode             LiveMode
-	size             func() (width, height int)
-	maxNodes, maxOps int
-	now              func() time.Time // tests
-}
-
 // WithLiveMode sets the live exporter's mode (default LiveAuto). Whatever the mode, TERM=dumb gives
 // plain lines, as a terminal that cannot move the cursor needs.
 func WithLiveMode(mode LiveMode) Option {
-	return func(c *config) { c.live.mode = mode }
+	return func(c *config) { c.liveMode = mode }
 }
 
 // WithTerminalSize gives the live exporter the size of its terminal, in cells, for a writer whose
@@ -154,7 +152,7 @@ func WithLiveMode(mode LiveMode) Option {
 // resize is followed. By default the size is asked of the terminal (an ioctl) before each frame,
 // which needs no SIGWINCH handler in the program.
 func WithTerminalSize(size func() (width, height int)) Option {
-	return func(c *config) { c.live.size = size }
+	return func(c *config) { c.size = size }
 }
 
 // WithLiveLimits bounds the live view's model: maxNodes nodes in all (default DefaultLiveMaxNodes)
@@ -162,7 +160,7 @@ func WithTerminalSize(size func() (width, height int)) Option {
 // default.
 func WithLiveLimits(maxNodes, maxOperations int) Option {
 	return func(c *config) {
-		c.live.maxNodes = cmp.Or(max(maxNodes, 0), c.live.maxNodes)
-		c.live.maxOps = cmp.Or(max(maxOperations, 0), c.live.maxOps)
+		c.maxNodes = cmp.Or(max(maxNodes, 0), c.maxNodes)
+		c.maxOps = cmp.Or(max(maxOperations, 0), c.maxOps)
 	}
 }

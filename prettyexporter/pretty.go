@@ -111,14 +111,14 @@ func (e *Exporter) appendView(b []byte, r *sdklog.Record, v *wireformat.View) []
 		b = e.reset(hex.AppendEncode(e.sgr(append(b, "  "...), sgrDim), tid[:4]))
 	}
 	if v.HasTx && !e.noContext {
-		b = appendText(e.appendKey(append(b, "  "...), "tx"), v.TxID, false)
+		b = appendText(e.marked(append(b, "  "...), sgrDim, "tx="), v.TxID, false)
 	}
 	// An absent value (a null detail) is left out: a person reads what is there, and "<nil>" on
 	// half the lines hides it. JSON keeps nulls.
 	sep := "  "
 	kv := func(k string, val attribute.Value) {
 		if val.Type() != attribute.EMPTY {
-			b = e.appendKV(append(b, sep...), k, val)
+			b = e.appendKV(append(b, sep...), nil, k, val)
 			sep = " "
 		}
 	}
@@ -172,7 +172,6 @@ func (e *Exporter) appendTransition(b []byte, v *wireformat.View) []byte {
 	return b
 }
 
-// appendReason writes " (reason)" when there is one.
 func appendReason(b []byte, reason string) []byte {
 	if reason != "" {
 		b = append(appendText(append(b, " ("...), reason, false), ')')
@@ -180,45 +179,24 @@ func appendReason(b []byte, reason string) []byte {
 	return b
 }
 
-func (e *Exporter) appendKey(b []byte, k string) []byte {
-	return e.reset(append(appendText(e.sgr(b, sgrDim), k, false), '='))
-}
-
-// appendKV writes key=value; a non-empty map value is spread into key.sub=value pairs, the way
-// details travel on the wire.
-func (e *Exporter) appendKV(b []byte, k string, val attribute.Value) []byte {
+// appendKV writes key=value, the key after path (the escaped keys of the maps above it, each
+// followed by a dot); a non-empty map value is spread into key.sub=value pairs, the way details
+// travel on the wire.
+func (e *Exporter) appendKV(b, path []byte, k string, val attribute.Value) []byte {
 	if val.Type() == attribute.MAP {
 		if kvs := val.AsMap(); len(kvs) > 0 { // AsMap copies: call it once
-			var stack [8]string
-			return e.appendMap(b, append(stack[:0], k), kvs)
+			path = append(appendText(path, k, false), '.')
+			for i, kv := range kvs {
+				if i > 0 {
+					b = append(b, ' ')
+				}
+				b = e.appendKV(b, path, string(kv.Key), kv.Value)
+			}
+			return b
 		}
 	}
-	return appendPrettyValue(e.appendKey(b, k), val, false)
-}
-
-func (e *Exporter) appendMap(b []byte, path []string, kvs []attribute.KeyValue) []byte {
-	for i, kv := range kvs {
-		if i > 0 {
-			b = append(b, ' ')
-		}
-		p := append(path, string(kv.Key))
-		if kv.Value.Type() == attribute.MAP {
-			if sub := kv.Value.AsMap(); len(sub) > 0 {
-				b = e.appendMap(b, p, sub)
-				continue
-			}
-		}
-		b = e.sgr(b, sgrDim)
-		for j, s := range p {
-			if j > 0 {
-				b = append(b, '.')
-			}
-			b = appendText(b, s, false)
-		}
-		b = e.reset(append(b, '='))
-		b = appendPrettyValue(b, kv.Value, false)
-	}
-	return b
+	b = appendText(append(e.sgr(b, sgrDim), path...), k, false)
+	return appendPrettyValue(e.reset(append(b, '=')), val, false)
 }
 
 // appendEnvelope writes, dimmed, the envelope fields that change what a line means: the resource's

@@ -97,8 +97,6 @@ func appendList[T any](b []byte, brackets, sep string, s []T, each func([]byte, 
 	return append(b, brackets[1])
 }
 
-const hexDigits = "0123456789abcdef"
-
 // appendJSONString appends s as a JSON string. Beyond what JSON requires it escapes DEL, the C1
 // controls and U+2028/U+2029, and replaces invalid UTF-8 with U+FFFD as encoding/json does, so a
 // line is safe to print on a terminal and to embed in JavaScript.
