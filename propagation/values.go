@@ -96,18 +96,15 @@ func normalize(key, value string, errs *[]error) (kv, bool) {
 // of key if v has it. key is matched case-insensitively, without the
 // x-tracectx- prefix.
 func (v Values) With(key, value string) (Values, error) {
-	k, err := NormalizeKey(key)
-	if err != nil {
-		return v, err
+	var errs []error
+	e, ok := normalize(key, value, &errs)
+	if !ok {
+		return v, errs[0]
 	}
-	val, err := NormalizeValue(value)
-	if err != nil {
-		return v, fmt.Errorf("key %q: %w", k, err)
+	if _, ok := v.Get(e.k); !ok && v.Len() >= MaxValues {
+		return v, fmt.Errorf("%w: key %q would be value %d, limit %d", ErrTooManyValues, e.k, v.Len()+1, MaxValues)
 	}
-	if _, ok := v.Get(k); !ok && v.Len() >= MaxValues {
-		return v, fmt.Errorf("%w: key %q would be value %d, limit %d", ErrTooManyValues, k, v.Len()+1, MaxValues)
-	}
-	return v.set(k, val), nil
+	return v.set(e.k, e.v), nil
 }
 
 // Map returns the values as a new map from key to value.
