@@ -52,12 +52,8 @@ func (e *Encoder) Details(v any) {
 		}
 		clear(e.Attrs[start:])
 		e.Attrs = e.Attrs[:start]
-		clear(e.sortBuf)
-		clear(e.pairs)
-		clear(e.rkeys)
-		clear(e.vals)
-		clear(e.kvs)
-		e.sortBuf, e.pairs, e.rkeys, e.vals, e.kvs = e.sortBuf[:0], e.pairs[:0], e.rkeys[:0], e.vals[:0], e.kvs[:0]
+		// The scratch stacks may hold anything: drop them.
+		e.sortBuf, e.pairs, e.rkeys, e.vals, e.kvs = nil, nil, nil, nil, nil
 		e.truncated++
 		e.full = true
 		e.Attrs = append(e.Attrs, attribute.String(string(e.keys.value.key), panicMarker))
