@@ -500,11 +500,6 @@ func (e *Encoder) mapElem(c slot, mv reflect.Value, info *typeInfo) {
 	}
 }
 
-// sliceReflect writes any other slice or array as one SLICE value.
-func (e *Encoder) sliceReflect(s slot, rv reflect.Value) {
-	e.slice(s, false, rv.Len(), func(c slot, i int) { e.reflectValue(c, rv.Index(i)) })
-}
-
 // slice writes the first MaxSliceLen of n elements as one SLICE value in
 // s, each through elem; a nil slice is null.
 func (e *Encoder) slice(s slot, isNil bool, n int, elem func(c slot, i int)) {
@@ -640,17 +635,15 @@ func (e *Encoder) reflectValue(s slot, rv reflect.Value) {
 		case !e.nilOrEmpty(s, rv.IsNil(), rv.Len()):
 			e.reflectMap(s, rv, info)
 		}
-	case reflect.Slice:
+	case reflect.Slice, reflect.Array: // a [N]byte is an array of numbers, as in encoding/json
 		switch {
-		case rv.IsNil():
+		case rv.Kind() == reflect.Slice && rv.IsNil():
 			e.put(s, attribute.Value{})
-		case rv.Type().Elem().Kind() == reflect.Uint8:
+		case rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8:
 			e.bytesValue(s, rv.Bytes())
 		default:
-			e.sliceReflect(s, rv)
+			e.slice(s, false, rv.Len(), func(c slot, i int) { e.reflectValue(c, rv.Index(i)) })
 		}
-	case reflect.Array:
-		e.sliceReflect(s, rv)
 	default:
 		e.unsupported(s, rv.Type(), "")
 	}
@@ -687,7 +680,7 @@ func (e *Encoder) marshaled(s slot, rv reflect.Value) {
 	}
 	v := rv.Interface()
 	if m, ok := v.(json.Marshaler); ok {
-		b, ok, err := callMarshalJSON(m)
+		b, ok, err := callMarshal(m.MarshalJSON)
 		switch {
 		case !ok:
 			e.unsupported(s, rv.Type(), ": MarshalJSON panicked")
@@ -713,7 +706,7 @@ func (e *Encoder) marshaled(s slot, rv reflect.Value) {
 		return
 	}
 	if m, ok := v.(encoding.TextMarshaler); ok {
-		b, ok, err := callMarshalText(m)
+		b, ok, err := callMarshal(m.MarshalText)
 		switch {
 		case !ok:
 			e.unsupported(s, rv.Type(), ": MarshalText panicked")
