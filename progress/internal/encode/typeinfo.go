@@ -135,6 +135,7 @@ func structFields(t reflect.Type) []fieldInfo {
 					ft = ft.Elem()
 				}
 				if ft.Kind() == reflect.Struct {
+					sf.Type = ft
 					embedded = append(embedded, sf)
 					continue
 				}
@@ -174,12 +175,8 @@ func structFields(t reflect.Type) []fieldInfo {
 		if depth > 4 {
 			return
 		}
-		for _, sf := range embedded {
-			ft := sf.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			walk(ft, append(slices.Clone(index), sf.Index...), depth+1)
+		for _, sf := range embedded { // sf.Type is the struct, not a pointer to it
+			walk(sf.Type, append(slices.Clone(index), sf.Index...), depth+1)
 		}
 	}
 	walk(t, nil, 0)
