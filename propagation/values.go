@@ -104,7 +104,8 @@ func (v Values) With(key, value string) (Values, error) {
 	if _, ok := v.Get(e.k); !ok && v.Len() >= MaxValues {
 		return v, fmt.Errorf("%w: key %q would be value %d, limit %d", ErrTooManyValues, e.k, v.Len()+1, MaxValues)
 	}
-	return v.set(e.k, e.v), nil
+	out, _ := v.merge([]kv{e}) // cannot drop: checked above
+	return out, nil
 }
 
 // Map returns the values as a new map from key to value.
@@ -169,16 +170,4 @@ func (v Values) All(f func(key, value string) bool) {
 			return
 		}
 	}
-}
-
-// set returns a copy of v with key set to value; key must be normalised.
-func (v Values) set(key, value string) Values {
-	i, ok := slices.BinarySearchFunc(v.kv, key, func(e kv, k string) int { return strings.Compare(e.k, k) })
-	out := make([]kv, len(v.kv), len(v.kv)+1)
-	copy(out, v.kv)
-	if ok {
-		out[i].v = value
-		return Values{out}
-	}
-	return Values{slices.Insert(out, i, kv{key, value})}
 }
