@@ -20,7 +20,7 @@ import (
 )
 
 // This file walks a value: the checks live in admit, admitElem, enter,
-// str, fit and scan, once; the walkers only decide what a Go value looks
+// str, fit and enterMap, once; the walkers only decide what a Go value looks
 // like on the wire.
 
 // mapEntry is one entry of a map[string]any being flattened: collecting
