@@ -2,14 +2,10 @@ package progress
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 )
 
-var (
-	defaultMu       sync.Mutex
-	defaultRecorder atomic.Pointer[Recorder]
-)
+var defaultRecorder atomic.Pointer[Recorder]
 
 // Default returns the Recorder used by the package-level functions. It
 // emits through the global LoggerProvider.
@@ -17,14 +13,10 @@ func Default() *Recorder {
 	if r := defaultRecorder.Load(); r != nil {
 		return r
 	}
-	defaultMu.Lock()
-	defer defaultMu.Unlock()
-	if r := defaultRecorder.Load(); r != nil {
-		return r
-	}
-	r := NewRecorder()
-	defaultRecorder.Store(r)
-	return r
+	// A Recorder that loses the race to a concurrent Default or
+	// SetDefault is dropped: it holds nothing that needs closing.
+	defaultRecorder.CompareAndSwap(nil, NewRecorder())
+	return defaultRecorder.Load()
 }
 
 // SetDefault replaces the Recorder used by the package-level functions,

@@ -85,26 +85,26 @@ func parseType(s string) error {
 		return invalid("type", s, "empty group")
 	case name == "":
 		return invalid("type", s, "empty name")
-	case !isLower(group[0]):
+	case typeClass[group[0]]&typeGroupStart == 0:
 		return invalid("type", s, "group must start with a lower-case letter")
 	}
 	for i := 1; i < len(group); i++ {
-		if c := group[i]; !isLower(c) && !isDigit(c) && c != '_' && c != '-' {
+		if c := group[i]; typeClass[c]&typeGroup == 0 {
 			return invalid("type", s, fmt.Sprintf("character %q not allowed in group", c))
 		}
 	}
-	if !isLetter(name[0]) {
+	if typeClass[name[0]]&typeNameStart == 0 {
 		return invalid("type", s, "name must start with a letter")
 	}
 	for i := 1; i < len(name); i++ {
-		if c := name[i]; !isLetter(c) && !isDigit(c) && c != '_' && c != '-' && c != '.' {
+		if c := name[i]; typeClass[c]&typeName == 0 {
 			return invalid("type", s, fmt.Sprintf("character %q not allowed in name", c))
 		}
 	}
 	return nil
 }
 
-// Byte classes of a progressEventType, for validType.
+// Byte classes of a progressEventType, for validType and parseType.
 const (
 	typeGroupStart = 1 << iota // [a-z]
 	typeGroup                  // [a-z0-9_-]
@@ -185,6 +185,5 @@ func validateStream(s string) error {
 	return nil
 }
 
-func isLower(c byte) bool  { return c >= 'a' && c <= 'z' }
-func isLetter(c byte) bool { return isLower(c) || (c >= 'A' && c <= 'Z') }
-func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -1,7 +1,6 @@
 package propagation
 
 import (
-	"fmt"
 	"os"
 	"strings"
 
@@ -15,9 +14,6 @@ import (
 // knows) has the same variable name in every tool that follows that
 // specification: X_TRACECTX_TRANSACTIONID.
 const EnvPrefix = "X_TRACECTX_"
-
-// envEscape starts an escape in the environment spelling of a key.
-const envEscape = '_'
 
 // EnvName returns the name of the environment variable that carries the
 // tracectx key (without the x-tracectx- prefix, any case): EnvPrefix then
@@ -36,21 +32,16 @@ func EnvName(key string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	b.Grow(len(EnvPrefix) + len(k) + 8)
-	b.WriteString(EnvPrefix)
-	for i := 0; i < len(k); i++ {
-		switch c := k[i]; {
-		case c >= 'a' && c <= 'z':
-			b.WriteByte(c - 'a' + 'A')
-		case c >= '0' && c <= '9':
-			b.WriteByte(c)
-		default: // '-', '.', '_': the only other bytes NormalizeKey accepts
-			fmt.Fprintf(&b, "%c%02X", envEscape, c)
-		}
-	}
-	return b.String(), nil
+	return EnvPrefix + strings.ToUpper(envEscaper.Replace(k)), nil
 }
+
+// envEscaper and envUnescaper write and read EnvName's escapes of '-',
+// '.' and '_', the only bytes NormalizeKey accepts beside letters and
+// digits.
+var (
+	envEscaper   = strings.NewReplacer("-", "_2D", ".", "_2E", "_", "_5F")
+	envUnescaper = strings.NewReplacer("_2D", "-", "_2E", ".", "_5F", "_")
+)
 
 // EnvKey returns the tracectx key (lower-cased, as NormalizeKey returns it)
 // carried by the environment variable name, and false when name does not
@@ -63,36 +54,15 @@ func EnvName(key string) (string, error) {
 // letters are not accepted: the specification's names are upper-case.
 func EnvKey(name string) (string, bool) {
 	rest, ok := strings.CutPrefix(name, EnvPrefix)
-	if !ok || rest == "" {
+	if !ok || strings.ContainsFunc(rest, func(c rune) bool { return (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '_' }) {
 		return "", false
 	}
-	b := make([]byte, 0, len(rest))
-	for i := 0; i < len(rest); i++ {
-		switch c := rest[i]; {
-		case c >= 'A' && c <= 'Z':
-			b = append(b, c-'A'+'a')
-		case c >= '0' && c <= '9':
-			b = append(b, c)
-		case c == envEscape:
-			if e, ok := envEscapes[rest[i+1:min(i+3, len(rest))]]; ok {
-				b = append(b, e)
-				i += 2
-			} else {
-				b = append(b, '_')
-			}
-		default:
-			return "", false
-		}
-	}
-	k, err := NormalizeKey(string(b))
+	k, err := NormalizeKey(envUnescaper.Replace(rest)) // lower-cases
 	if err != nil {
 		return "", false
 	}
 	return k, true
 }
-
-// envEscapes are EnvName's escapes, the two hex digits after envEscape.
-var envEscapes = map[string]byte{"2D": '-', "2E": '.', "5F": '_'}
 
 // EnvCarrier is a TextMapCarrier over environment variables, following the
 // OpenTelemetry specification of environment variables as carriers

@@ -96,18 +96,16 @@ func normalize(key, value string, errs *[]error) (kv, bool) {
 // of key if v has it. key is matched case-insensitively, without the
 // x-tracectx- prefix.
 func (v Values) With(key, value string) (Values, error) {
-	k, err := NormalizeKey(key)
-	if err != nil {
-		return v, err
+	var errs []error
+	e, ok := normalize(key, value, &errs)
+	if !ok {
+		return v, errs[0]
 	}
-	val, err := NormalizeValue(value)
-	if err != nil {
-		return v, fmt.Errorf("key %q: %w", k, err)
+	if _, ok := v.Get(e.k); !ok && v.Len() >= MaxValues {
+		return v, fmt.Errorf("%w: key %q would be value %d, limit %d", ErrTooManyValues, e.k, v.Len()+1, MaxValues)
 	}
-	if _, ok := v.Get(k); !ok && v.Len() >= MaxValues {
-		return v, fmt.Errorf("%w: key %q would be value %d, limit %d", ErrTooManyValues, k, v.Len()+1, MaxValues)
-	}
-	return v.set(k, val), nil
+	out, _ := v.merge([]kv{e}) // cannot drop: checked above
+	return out, nil
 }
 
 // Map returns the values as a new map from key to value.
@@ -172,16 +170,4 @@ func (v Values) All(f func(key, value string) bool) {
 			return
 		}
 	}
-}
-
-// set returns a copy of v with key set to value; key must be normalised.
-func (v Values) set(key, value string) Values {
-	i, ok := slices.BinarySearchFunc(v.kv, key, func(e kv, k string) int { return strings.Compare(e.k, k) })
-	out := make([]kv, len(v.kv), len(v.kv)+1)
-	copy(out, v.kv)
-	if ok {
-		out[i].v = value
-		return Values{out}
-	}
-	return Values{slices.Insert(out, i, kv{key, value})}
 }

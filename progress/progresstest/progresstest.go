@@ -9,7 +9,6 @@ package progresstest
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -76,11 +75,9 @@ func (s *Sink) Recorder(opts ...progress.Option) *progress.Recorder {
 
 // Records returns clones of every captured record, in emit order.
 func (s *Sink) Records() []sdklog.Record {
-	s.c.mu.Lock()
-	defer s.c.mu.Unlock()
-	out := make([]sdklog.Record, len(s.c.records))
-	for i := range s.c.records {
-		out[i] = s.c.records[i].Clone()
+	out := s.c.Records()
+	for i := range out {
+		out[i] = out[i].Clone()
 	}
 	return out
 }
@@ -152,20 +149,12 @@ func (e Event) CorrelatedWith(span trace.Span) bool {
 	return sc.IsValid() && e.TraceID == sc.TraceID() && e.SpanID == sc.SpanID()
 }
 
-// capture is an sdk/log Processor that keeps clones of what it sees.
-type capture struct {
-	mu      sync.Mutex
-	records []sdklog.Record
-}
+// capture is an sdk/log Processor that keeps clones of what it sees, as
+// an Exporter does.
+type capture struct{ Exporter }
 
-func (c *capture) OnEmit(_ context.Context, r *sdklog.Record) error {
-	clone := r.Clone()
-	c.mu.Lock()
-	c.records = append(c.records, clone)
-	c.mu.Unlock()
-	return nil
+func (c *capture) OnEmit(ctx context.Context, r *sdklog.Record) error {
+	return c.Export(ctx, []sdklog.Record{*r})
 }
 
 func (c *capture) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
-func (c *capture) Shutdown(context.Context) error                         { return nil }
-func (c *capture) ForceFlush(context.Context) error                       { return nil }

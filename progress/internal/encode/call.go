@@ -2,7 +2,6 @@ package encode
 
 import (
 	"encoding"
-	"encoding/json"
 	"reflect"
 )
 
@@ -19,15 +18,10 @@ func callError(x error) (s string, ok bool) {
 	return x.Error(), true
 }
 
-func callMarshalJSON(m json.Marshaler) (b []byte, ok bool, err error) {
+// callMarshal calls a MarshalJSON or MarshalText method.
+func callMarshal(method func() ([]byte, error)) (b []byte, ok bool, err error) {
 	defer func() { _ = recover() }()
-	b, err = m.MarshalJSON()
-	return b, true, err
-}
-
-func callMarshalText(m encoding.TextMarshaler) (b []byte, ok bool, err error) {
-	defer func() { _ = recover() }()
-	b, err = m.MarshalText()
+	b, err = method()
 	return b, true, err
 }
 
@@ -55,7 +49,7 @@ func textKey(k reflect.Value) (s string, ok bool) {
 	if !is {
 		return "", false
 	}
-	b, ok, err := callMarshalText(tm)
+	b, ok, err := callMarshal(tm.MarshalText)
 	if !ok || err != nil {
 		return "", false
 	}

@@ -20,7 +20,7 @@ import (
 )
 
 // This file walks a value: the checks live in admit, admitElem, enter,
-// str, fit and scan, once; the walkers only decide what a Go value looks
+// str, fit and enterMap, once; the walkers only decide what a Go value looks
 // like on the wire.
 
 // mapEntry is one entry of a map[string]any being flattened: collecting
@@ -52,12 +52,8 @@ func (e *Encoder) Details(v any) {
 		}
 		clear(e.Attrs[start:])
 		e.Attrs = e.Attrs[:start]
-		clear(e.sortBuf)
-		clear(e.pairs)
-		clear(e.rkeys)
-		clear(e.vals)
-		clear(e.kvs)
-		e.sortBuf, e.pairs, e.rkeys, e.vals, e.kvs = e.sortBuf[:0], e.pairs[:0], e.rkeys[:0], e.vals[:0], e.kvs[:0]
+		// The scratch stacks may hold anything: drop them.
+		e.sortBuf, e.pairs, e.rkeys, e.vals, e.kvs = nil, nil, nil, nil, nil
 		e.truncated++
 		e.full = true
 		e.Attrs = append(e.Attrs, attribute.String(string(e.keys.value.key), panicMarker))
@@ -225,26 +221,20 @@ func (e *Encoder) end(s slot, nested bool, kvStart, attrStart int) {
 	}
 }
 
-// scan charges the visit of a map's n entries before they are read. A map
-// too wide for the work left is written as one marker instead; whether it
-// fits depends only on its size, so the result stays deterministic.
-func (e *Encoder) scan(s slot, n int) bool {
+// enterMap is enter for a map of n entries, and charges their visit
+// before they are read. A map too wide for the work left is written as one
+// marker instead; whether it fits depends only on its size, so the result
+// stays deterministic.
+func (e *Encoder) enterMap(s slot, n int) bool {
+	if !e.enter(s) {
+		return false
+	}
 	if e.work+n*valueCost <= e.workLimit {
 		e.work += n * valueCost
 		return true
 	}
 	e.wideMap(s, n)
-	return false
-}
-
-// keysFit charges the key bytes of a map about to be sorted; a map whose
-// keys do not fit is too wide as well, and the details go on after it.
-func (e *Encoder) keysFit(s slot, n, keyBytes int) bool {
-	if e.work+keyBytes <= e.workLimit {
-		e.work += keyBytes
-		return true
-	}
-	e.wideMap(s, n)
+	e.leave()
 	return false
 }
 
@@ -281,11 +271,7 @@ func sortEntries(p []mapEntry) {
 // budget will cut are not sorted, and keys longer than MaxStringLen are
 // dropped first.
 func (e *Encoder) mapAny(s slot, m map[string]any) {
-	if !e.enter(s) {
-		return
-	}
-	if !e.scan(s, len(m)) {
-		e.leave()
+	if !e.enterMap(s, len(m)) {
 		return
 	}
 	start := len(e.pairs)
@@ -304,7 +290,6 @@ func (e *Encoder) mapAny(s slot, m map[string]any) {
 	if !e.keysFit(s, len(m), keyBytes) {
 		clear(e.pairs[start:])
 		e.pairs = e.pairs[:start]
-		e.leave()
 		return
 	}
 	nested, kvStart, attrStart := e.begin(s)
@@ -336,32 +321,51 @@ func (e *Encoder) mapAny(s slot, m map[string]any) {
 	e.end(s, nested, kvStart, attrStart)
 }
 
-// sortedEntries writes the entries of a map put in s in key order until a
-// budget runs out; only the entries the budget leaves room for are sorted.
-func sortedEntries[T any](e *Encoder, s slot, all []T, cmp func(a, b T) int, key func(*T) string, write func(slot, *T)) {
-	keys := sortFirst(all, e.writable(s), cmp)
-	for i := range keys {
-		c, ok := e.admit(s, key(&keys[i]))
-		if !ok {
-			if e.full {
-				break
+// keysFit charges the key bytes of a map about to be sorted; a map whose
+// keys do not fit is too wide as well, and the details go on after it
+// (the level enterMap started is left).
+func (e *Encoder) keysFit(s slot, n, keyBytes int) bool {
+	if e.work+keyBytes <= e.workLimit {
+		e.work += keyBytes
+		return true
+	}
+	e.wideMap(s, n)
+	e.leave()
+	return false
+}
+
+// sortedMap writes a map of n entries put in s, whose entries with keys
+// of keyBytes bytes in all the caller appended to *buf from start, in key
+// order until a budget runs out; only the entries the budget leaves room
+// for are sorted. It pops the entries and ends what enterMap started.
+func sortedMap[T any](e *Encoder, s slot, n, keyBytes int, buf *[]T, start int,
+	cmp func(a, b T) int, key func(*T) string, write func(slot, *T)) {
+	if e.keysFit(s, n, keyBytes) {
+		nested, kvStart, attrStart := e.begin(s)
+		all := (*buf)[start:]
+		keys := sortFirst(all, e.writable(s), cmp)
+		for i := range keys {
+			c, ok := e.admit(s, key(&keys[i]))
+			if !ok {
+				if e.full {
+					break
+				}
+				continue
 			}
-			continue
+			write(c, &keys[i])
 		}
-		write(c, &keys[i])
+		if len(keys) < len(all) {
+			e.stop() // the budget left no room for the rest
+		}
+		e.end(s, nested, kvStart, attrStart)
 	}
-	if len(keys) < len(all) {
-		e.stop() // the budget left no room for the rest
-	}
+	clear((*buf)[start:])
+	*buf = (*buf)[:start]
 }
 
 // mapString is mapAny for map[string]string.
 func (e *Encoder) mapString(s slot, m map[string]string) {
-	if !e.enter(s) {
-		return
-	}
-	if !e.scan(s, len(m)) {
-		e.leave()
+	if !e.enterMap(s, len(m)) {
 		return
 	}
 	start := len(e.sortBuf)
@@ -375,18 +379,8 @@ func (e *Encoder) mapString(s slot, m map[string]string) {
 		e.sortBuf = append(e.sortBuf, k)
 		keyBytes += len(k)
 	}
-	if !e.keysFit(s, len(m), keyBytes) {
-		clear(e.sortBuf[start:])
-		e.sortBuf = e.sortBuf[:start]
-		e.leave()
-		return
-	}
-	nested, kvStart, attrStart := e.begin(s)
-	sortedEntries(e, s, e.sortBuf[start:], strings.Compare, func(k *string) string { return *k },
+	sortedMap(e, s, len(m), keyBytes, &e.sortBuf, start, strings.Compare, func(k *string) string { return *k },
 		func(c slot, k *string) { e.put(c, e.str(m[*k], false)) })
-	clear(e.sortBuf[start:])
-	e.sortBuf = e.sortBuf[:start]
-	e.end(s, nested, kvStart, attrStart)
 }
 
 // structValue writes a struct by its plan: scalar fields are read
@@ -460,44 +454,15 @@ func (e *Encoder) structValue(s slot, rv reflect.Value, info *typeInfo) {
 
 func cmpReflectKeys(a, b reflectKey) int { return strings.Compare(a.s, b.s) }
 
-func cmpMapKeys(a, b mapKey) int { return strings.Compare(a.s, b.s) }
-
-// reflectMap writes a non-empty map whose keys encoding/json accepts.
+// reflectMap writes a non-empty map whose keys encoding/json accepts. It
+// copies the entries into one slice with SetIterKey/SetIterValue, so it
+// allocates twice per map instead of twice per entry as MapIndex would.
 func (e *Encoder) reflectMap(s slot, rv reflect.Value, info *typeInfo) {
-	if !e.enter(s) {
-		return
-	}
-	if !e.scan(s, rv.Len()) {
-		e.leave()
-		return
-	}
-	if info.stringKeys {
-		e.stringKeyMap(s, rv, info)
-		return
-	}
-	all, dropped := mapKeys(rv, e.lim.MaxStringLen)
-	e.truncated += dropped
-	keyBytes := 0
-	for _, k := range all {
-		keyBytes += len(k.s)
-	}
-	if !e.keysFit(s, rv.Len(), keyBytes) {
-		e.leave()
-		return
-	}
-	nested, kvStart, attrStart := e.begin(s)
-	sortedEntries(e, s, all, cmpMapKeys, func(k *mapKey) string { return k.s },
-		func(c slot, k *mapKey) { e.mapElem(c, rv.MapIndex(k.v), info) })
-	e.end(s, nested, kvStart, attrStart)
-}
-
-// stringKeyMap is reflectMap for string keys. It copies the entries into
-// one slice with SetIterKey/SetIterValue, so it allocates twice per map
-// instead of twice per entry as MapIndex would.
-func (e *Encoder) stringKeyMap(s slot, rv reflect.Value, info *typeInfo) {
 	n := rv.Len()
-	t := rv.Type()
-	key := reflect.New(t.Key()).Elem()
+	if !e.enterMap(s, n) {
+		return
+	}
+	key := reflect.New(rv.Type().Key()).Elem()
 	vals := reflect.MakeSlice(info.elemSlice, n, n)
 	start := len(e.rkeys)
 	e.rkeys = slices.Grow(e.rkeys, n)
@@ -506,26 +471,17 @@ func (e *Encoder) stringKeyMap(s slot, rv reflect.Value, info *typeInfo) {
 	it.Reset(rv)
 	for i := 0; it.Next() && i < n; i++ {
 		key.SetIterKey(&it)
-		if key.Len() > e.lim.MaxStringLen {
+		k, ok := keyText(key)
+		if !ok || len(k) > e.lim.MaxStringLen {
 			e.truncated++
 			continue
 		}
 		vals.Index(i).SetIterValue(&it)
-		e.rkeys = append(e.rkeys, reflectKey{s: key.String(), i: i})
-		keyBytes += key.Len()
+		e.rkeys = append(e.rkeys, reflectKey{s: k, i: i})
+		keyBytes += len(k)
 	}
-	if !e.keysFit(s, n, keyBytes) {
-		clear(e.rkeys[start:])
-		e.rkeys = e.rkeys[:start]
-		e.leave()
-		return
-	}
-	nested, kvStart, attrStart := e.begin(s)
-	sortedEntries(e, s, e.rkeys[start:], cmpReflectKeys, func(k *reflectKey) string { return k.s },
+	sortedMap(e, s, n, keyBytes, &e.rkeys, start, cmpReflectKeys, func(k *reflectKey) string { return k.s },
 		func(c slot, k *reflectKey) { e.mapElem(c, vals.Index(k.i), info) })
-	clear(e.rkeys[start:])
-	e.rkeys = e.rkeys[:start]
-	e.end(s, nested, kvStart, attrStart)
 }
 
 // mapElem writes a reflected map value.
@@ -542,11 +498,6 @@ func (e *Encoder) mapElem(c slot, mv reflect.Value, info *typeInfo) {
 	default:
 		e.reflectValue(c, mv)
 	}
-}
-
-// sliceReflect writes any other slice or array as one SLICE value.
-func (e *Encoder) sliceReflect(s slot, rv reflect.Value) {
-	e.slice(s, false, rv.Len(), func(c slot, i int) { e.reflectValue(c, rv.Index(i)) })
 }
 
 // slice writes the first MaxSliceLen of n elements as one SLICE value in
@@ -684,17 +635,15 @@ func (e *Encoder) reflectValue(s slot, rv reflect.Value) {
 		case !e.nilOrEmpty(s, rv.IsNil(), rv.Len()):
 			e.reflectMap(s, rv, info)
 		}
-	case reflect.Slice:
+	case reflect.Slice, reflect.Array: // a [N]byte is an array of numbers, as in encoding/json
 		switch {
-		case rv.IsNil():
+		case rv.Kind() == reflect.Slice && rv.IsNil():
 			e.put(s, attribute.Value{})
-		case rv.Type().Elem().Kind() == reflect.Uint8:
+		case rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8:
 			e.bytesValue(s, rv.Bytes())
 		default:
-			e.sliceReflect(s, rv)
+			e.slice(s, false, rv.Len(), func(c slot, i int) { e.reflectValue(c, rv.Index(i)) })
 		}
-	case reflect.Array:
-		e.sliceReflect(s, rv)
 	default:
 		e.unsupported(s, rv.Type(), "")
 	}
@@ -731,7 +680,7 @@ func (e *Encoder) marshaled(s slot, rv reflect.Value) {
 	}
 	v := rv.Interface()
 	if m, ok := v.(json.Marshaler); ok {
-		b, ok, err := callMarshalJSON(m)
+		b, ok, err := callMarshal(m.MarshalJSON)
 		switch {
 		case !ok:
 			e.unsupported(s, rv.Type(), ": MarshalJSON panicked")
@@ -757,7 +706,7 @@ func (e *Encoder) marshaled(s slot, rv reflect.Value) {
 		return
 	}
 	if m, ok := v.(encoding.TextMarshaler); ok {
-		b, ok, err := callMarshalText(m)
+		b, ok, err := callMarshal(m.MarshalText)
 		switch {
 		case !ok:
 			e.unsupported(s, rv.Type(), ": MarshalText panicked")

@@ -18,11 +18,10 @@ type typeInfo struct {
 	fields    []fieldInfo // struct fields in encoding/json order
 	plain     bool        // a struct, neither marshaler nor error: flattened by field
 	isError   bool        // an error, not a marshaler: written as its Error text
-	// For a map with string-kind keys: its values' plan (nil unless they
-	// are structs) and the slice type that holds a copy of its values.
-	stringKeys bool
-	elem       *typeInfo
-	elemSlice  reflect.Type
+	// For a map: its values' plan (nil unless they are structs) and the
+	// slice type that holds a copy of its values.
+	elem      *typeInfo
+	elemSlice reflect.Type
 }
 
 type fieldInfo struct {
@@ -101,13 +100,10 @@ func typeInfoOf(t reflect.Type) *typeInfo {
 		default:
 			info.mapKeyOK = k.Implements(textMarshalerType)
 		}
-		if k.Kind() == reflect.String {
-			info.stringKeys = true
-			info.elemSlice = reflect.SliceOf(t.Elem())
-			if t.Elem().Kind() == reflect.Struct {
-				// A struct cannot contain itself by value: this ends.
-				info.elem = typeInfoOf(t.Elem())
-			}
+		info.elemSlice = reflect.SliceOf(t.Elem())
+		if t.Elem().Kind() == reflect.Struct {
+			// A struct cannot contain itself by value: this ends.
+			info.elem = typeInfoOf(t.Elem())
 		}
 	case reflect.Struct:
 		info.fields = structFields(t)
@@ -139,6 +135,7 @@ func structFields(t reflect.Type) []fieldInfo {
 					ft = ft.Elem()
 				}
 				if ft.Kind() == reflect.Struct {
+					sf.Type = ft
 					embedded = append(embedded, sf)
 					continue
 				}
@@ -178,12 +175,8 @@ func structFields(t reflect.Type) []fieldInfo {
 		if depth > 4 {
 			return
 		}
-		for _, sf := range embedded {
-			ft := sf.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			walk(ft, append(slices.Clone(index), sf.Index...), depth+1)
+		for _, sf := range embedded { // sf.Type is the struct, not a pointer to it
+			walk(sf.Type, append(slices.Clone(index), sf.Index...), depth+1)
 		}
 	}
 	walk(t, nil, 0)
@@ -205,43 +198,19 @@ func isEmptyValue(v reflect.Value) bool {
 	return false
 }
 
-type mapKey struct {
-	s string
-	v reflect.Value
-}
-
-// mapKeys returns a map's keys as strings, as encoding/json writes them
-// (string kinds as they are, then TextMarshalers, then integers), unsorted,
-// and the number of keys left out: their MarshalText failed or panicked,
-// or their text is longer than maxLen.
-func mapKeys(rv reflect.Value, maxLen int) (keys []mapKey, dropped int) {
-	keys = make([]mapKey, 0, rv.Len())
-	iter := rv.MapRange()
-	for iter.Next() {
-		k := iter.Key()
-		var s string
-		switch {
-		case k.Kind() == reflect.String:
-			s = k.String()
-		case k.Type().Implements(textMarshalerType):
-			var ok bool
-			if s, ok = textKey(k); !ok {
-				dropped++
-				continue
-			}
-		case k.CanInt():
-			s = strconv.FormatInt(k.Int(), 10)
-		case k.CanUint():
-			s = strconv.FormatUint(k.Uint(), 10)
-		default:
-			dropped++
-			continue
-		}
-		if len(s) > maxLen {
-			dropped++
-			continue
-		}
-		keys = append(keys, mapKey{s, k})
+// keyText is a map key as encoding/json writes it: string kinds as they
+// are, then TextMarshalers, then integers. ok is false when its
+// MarshalText failed or panicked.
+func keyText(k reflect.Value) (string, bool) {
+	switch {
+	case k.Kind() == reflect.String:
+		return k.String(), true
+	case k.Type().Implements(textMarshalerType):
+		return textKey(k)
+	case k.CanInt():
+		return strconv.FormatInt(k.Int(), 10), true
+	case k.CanUint():
+		return strconv.FormatUint(k.Uint(), 10), true
 	}
-	return keys, dropped
+	return "", false
 }

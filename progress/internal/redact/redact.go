@@ -175,15 +175,7 @@ func privateHeader(v string) int {
 			return -1
 		}
 		at := off + i
-		rest := v[at+len(pemBegin):]
-		label := rest[:min(len(rest), maxLabel)]
-		if j := strings.Index(label, "-----"); j >= 0 {
-			label = label[:j]
-		}
-		if j := strings.IndexByte(label, '\n'); j >= 0 {
-			label = label[:j]
-		}
-		if strings.Contains(label, privateKey) {
+		if rest := v[at+len(pemBegin):]; namesPrivateKey(rest[:min(len(rest), maxLabel)]) {
 			return at
 		}
 		off = at + len(pemBegin)
@@ -226,14 +218,19 @@ func base64Private(s string) bool {
 	if i < 0 {
 		return false
 	}
-	label := text[i+len("BEGIN "):]
-	if j := strings.Index(label, "-----"); j >= 0 {
-		label = label[:j]
+	return namesPrivateKey(text[i+len("BEGIN "):])
+}
+
+// namesPrivateKey reports whether the armor label that starts s, up to
+// "-----" or a line end, names a private key.
+func namesPrivateKey(s string) bool {
+	if j := strings.Index(s, "-----"); j >= 0 {
+		s = s[:j]
 	}
-	if j := strings.IndexByte(label, '\n'); j >= 0 {
-		label = label[:j]
+	if j := strings.IndexByte(s, '\n'); j >= 0 {
+		s = s[:j]
 	}
-	return strings.Contains(label, privateKey)
+	return strings.Contains(s, privateKey)
 }
 
 func normaliseKey(k string) string { return normaliseInto(nil, k) }

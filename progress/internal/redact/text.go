@@ -181,20 +181,18 @@ func (sc *scanner) pair(j, n int) int {
 	switch {
 	case v+esc < len(s) && isQuote(s[v+esc]) && (esc == 0 || keyQuote != 0):
 		v += esc
-		e = sc.until(v+1, s[v], 0)
+		e = sc.until(v+1, s[v])
 		v++
 		for e > v && s[e-1] == '\\' {
 			sc.steps++
 			e-- // an escaped closing quote
 		}
 	case context != 0:
-		e = sc.until(v, context, 0)
-	case n > 1:
+		e = sc.until(v, context)
+	case n > 1 || keyQuote != 0 || s[j] == '=':
 		e = sc.word1(v)
-	case keyQuote != 0 || s[j] == '=':
-		e = sc.until(v, ' ', 1)
 	default:
-		e = sc.until(v, '\n', 0) // "key: value" runs to the end of the line
+		e = sc.until(v, '\n') // "key: value" runs to the end of the line
 	}
 	if e <= v {
 		return -1
@@ -219,21 +217,22 @@ func notSecret(v string) bool {
 	return false
 }
 
-// until returns the first position from i that holds q or ends a line
-// (or, with set 1, any byte that ends an unquoted value), or len(s).
-func (sc *scanner) until(i int, q byte, set int) int {
+// until returns the first position from i that holds q or ends a line,
+// or len(s).
+func (sc *scanner) until(i int, q byte) int {
 	s := sc.s
 	for ; i < len(s); i++ {
 		sc.steps++
 		c := s[i]
-		if c == q || c == '\n' || c == '\r' || set == 1 && endsValue[c] {
+		if c == q || c == '\n' || c == '\r' {
 			return i
 		}
 	}
 	return i
 }
 
-// word1 returns the end of the one word (up to a blank or a quote) at i.
+// word1 returns the end of the one word at i: up to a blank, a quote or
+// any other byte that ends an unquoted value.
 func (sc *scanner) word1(i int) int {
 	s := sc.s
 	for ; i < len(s) && !endsValue[s[i]]; i++ {
@@ -344,7 +343,7 @@ func (sc *scanner) jwt(i int) int {
 	e := i
 	for seg := 0; seg < 3; seg++ {
 		start := e
-		for e < len(s) && isB64URLByte(s[e]) {
+		for e < len(s) && isTokenByte(s[e], false) {
 			sc.steps++
 			e++
 		}
@@ -472,8 +471,6 @@ func isTokenByte(c byte, upper bool) bool {
 	}
 	return isWordByte(c) || c == '-'
 }
-
-func isB64URLByte(c byte) bool { return isWordByte(c) || c == '-' }
 
 func isCredentialByte(c byte) bool {
 	return isWordByte(c) || c == '-' || c == '.' || c == '~' || c == '+' || c == '/' || c == '='
