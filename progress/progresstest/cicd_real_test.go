@@ -41,6 +41,9 @@ func write(t *testing.T, dir, name, text string) {
 }
 
 func value(s sdktrace.ReadOnlySpan, key string) string {
+	if s == nil { // a missing span fails its check, not the test binary
+		return ""
+	}
 	for _, kv := range s.Attributes() {
 		if string(kv.Key) == key {
 			return kv.Value.String()
