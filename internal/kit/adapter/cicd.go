@@ -71,10 +71,6 @@ func (c *Config) SetSemconv(s Semconv) { c.Semconv, c.semconvSet = s, true }
 // the attribute out.
 func (c *Config) SetTaskURLTemplate(t string) { c.TaskURLTemplate, c.taskURLSet = t, true }
 
-// SetRunURLTemplate sets the template of cicd.pipeline.run.url.full in
-// place of RunURLTemplateEnv.
-func (c *Config) SetRunURLTemplate(t string) { c.RunURLTemplate, c.runURLSet = t, true }
-
 // cicd reports whether the spans carry the CI/CD conventions.
 func (c *Config) cicd() bool { return c.Semconv != SemconvOld }
 

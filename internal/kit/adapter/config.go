@@ -48,15 +48,15 @@ type Config struct {
 	// Semconv chooses the span conventions (SemconvEnv unless set).
 	Semconv Semconv
 	// TaskURLTemplate and RunURLTemplate are the templates of
-	// cicd.pipeline.task.run.url.full and cicd.pipeline.run.url.full
-	// (TaskURLTemplateEnv, RunURLTemplateEnv unless set); "": none.
+	// cicd.pipeline.task.run.url.full (TaskURLTemplateEnv unless set) and
+	// cicd.pipeline.run.url.full (RunURLTemplateEnv); "": none.
 	TaskURLTemplate, RunURLTemplate string
 
-	name, scope                       string
-	recordErrs                        int
-	semconvSet, taskURLSet, runURLSet bool
-	meterProvider                     metric.MeterProvider
-	metrics                           *runMetrics
+	name, scope            string
+	recordErrs             int
+	semconvSet, taskURLSet bool
+	meterProvider          metric.MeterProvider
+	metrics                *runMetrics
 }
 
 // Configure fills c, the adapter's own config whose common part is
@@ -86,9 +86,7 @@ func Configure[C any, O ~func(*C)](c *C, common *Config, d Defaults, opts []O) {
 	if !common.taskURLSet {
 		common.TaskURLTemplate = os.Getenv(TaskURLTemplateEnv)
 	}
-	if !common.runURLSet {
-		common.RunURLTemplate = os.Getenv(RunURLTemplateEnv)
-	}
+	common.RunURLTemplate = os.Getenv(RunURLTemplateEnv)
 	for _, t := range []*string{&common.TaskURLTemplate, &common.RunURLTemplate} {
 		if *t != "" && !checkURLTemplate(*t) {
 			common.Logger.Warn(common.name+": a URL template that does not make an absolute URL is ignored", "template", *t)
