@@ -216,7 +216,7 @@ func (d *decoder) diagnostic(diag Diagnostic, t time.Time) {
 	if diag.Severity == SeverityError {
 		sev = log.SeverityError
 		if op != nil {
-			op.span.SetStatus(codes.Error, firstLine(diag.Summary))
+			op.span.SetStatus(codes.Error, diag.Summary)
 			op.diagnosed = true
 		}
 	}
@@ -733,11 +733,5 @@ func (d *decoder) describeFailure(e *OperationError) string {
 	default:
 		why = "error diagnostics"
 	}
-	if len(e.Diagnostics) > 0 {
-		return why + ": " + describeDiagnostics(e.Diagnostics)
-	}
-	if reason := stderrReason(e.Stderr); reason != "" && e.Err == nil {
-		return why + ": " + reason
-	}
-	return why
+	return why + e.reported()
 }

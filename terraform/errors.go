@@ -60,19 +60,28 @@ func (e *OperationError) Error() string {
 	if e.Err != nil {
 		fmt.Fprintf(&b, ": %s", strings.TrimPrefix(e.Err.Error(), "terraform: "))
 	}
-	if len(e.Diagnostics) > 0 {
-		b.WriteString(": ")
-		b.WriteString(describeDiagnostics(e.Diagnostics))
-	} else if len(e.ErroredResources) > 0 {
+	switch {
+	case len(e.Diagnostics) == 0 && len(e.ErroredResources) > 0:
 		fmt.Fprintf(&b, ": errored: %s", strings.Join(e.ErroredResources, ", "))
-	} else if len(e.CancelledResources) > 0 {
+	case len(e.Diagnostics) == 0 && len(e.CancelledResources) > 0:
 		fmt.Fprintf(&b, ": cancelled: %s", strings.Join(e.CancelledResources, ", "))
-	} else if e.Err == nil {
-		if reason := stderrReason(e.Stderr); reason != "" {
-			fmt.Fprintf(&b, ": %s", reason)
-		}
+	default:
+		b.WriteString(e.reported())
 	}
 	return b.String()
+}
+
+// reported is ": " and what the tool said of the failure, the error
+// diagnostics, else (without a cause) the line of its stderr that says
+// why; "" when it said nothing.
+func (e *OperationError) reported() string {
+	if len(e.Diagnostics) > 0 {
+		return ": " + describeDiagnostics(e.Diagnostics)
+	}
+	if reason := stderrReason(e.Stderr); reason != "" && e.Err == nil {
+		return ": " + reason
+	}
+	return ""
 }
 
 // Unwrap returns the cause: errors.Is(err, context.Canceled) reports a
@@ -82,7 +91,8 @@ func (e *OperationError) Unwrap() error { return e.Err }
 // maxDescribed bounds the diagnostics named in a one-line description.
 const maxDescribed = 5
 
-// describeDiagnostics names diagnostics on one line: "summary (address)",
+// describeDiagnostics names diagnostics, whose summaries the decoder made
+// one line (oneLine), on one line: "summary (address)",
 // joined with "; ", repeats counted ("execution halted (3 times)"), at most
 // maxDescribed distinct ones and a count of the rest.
 func describeDiagnostics(ds []Diagnostic) string {
@@ -91,7 +101,7 @@ func describeDiagnostics(ds []Diagnostic) string {
 		count = map[string]int{}
 	)
 	for _, d := range ds {
-		name := firstLine(d.Summary)
+		name := d.Summary
 		if d.Address != "" {
 			name += " (" + d.Address + ")"
 		} else if d.Range != nil && d.Range.Filename != "" {
@@ -129,12 +139,4 @@ func stderrReason(stderr string) string {
 		}
 	}
 	return strings.TrimSpace(strings.Trim(lines[len(lines)-1], "│╷╵ "))
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	return s
 }
