@@ -70,11 +70,8 @@ var errShutdownDeadline = errors.New("sdkparts: the export was cut at the shutdo
 // be flushed or their loss could not be reported. otelbridge.Setup puts one
 // in front of every exporter it builds.
 type BatchProcessor struct {
-	exp       sdklog.Exporter
-	name      string
-	batchSize int
-	interval  time.Duration
-	timeout   time.Duration
+	batchConfig
+	exp sdklog.Exporter
 
 	q      *queue
 	ledger *ledger
@@ -107,7 +104,7 @@ func NewBatchProcessor(exp sdklog.Exporter, opts ...BatchOption) *BatchProcessor
 	}
 	l := newLedger(c.name, c.meter)
 	b := &BatchProcessor{
-		exp: exp, name: c.name, batchSize: c.batchSize, interval: c.interval, timeout: c.timeout,
+		batchConfig: c, exp: exp,
 		q:        newQueue(c.maxQueue, c.batchSize, l),
 		ledger:   l,
 		stopped:  make(chan struct{}),
@@ -210,9 +207,7 @@ func (b *BatchProcessor) bounded(ctx context.Context) (context.Context, context.
 // but losses unreported, it tries the report alone: its success is the
 // sign of recovery.
 func (b *BatchProcessor) exportOne(buf []sdklog.Record) {
-	tctx, tcancel := context.WithTimeout(context.Background(), b.timeout)
-	defer tcancel()
-	ctx, cancel := b.bounded(tctx)
+	ctx, cancel := context.WithTimeout(b.cut, b.timeout)
 	defer cancel()
 	n, remaining := b.q.take(buf)
 	if n == 0 || b.export(ctx, buf[:n]) == nil {
