@@ -136,10 +136,7 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 		err = c.tracerProvider(ctx, t, res, liveSpans)
 	}
 	if err != nil {
-		_ = t.lp.Shutdown(context.Background())
-		if t.mp != nil {
-			_ = t.mp.Shutdown(context.Background())
-		}
+		_ = t.Shutdown(context.Background()) // t.tp is nil: it comes last
 		return nil, err
 	}
 	if t.tp != nil {
