@@ -156,12 +156,11 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	cmd := exec.Command(inv.Argv[0], inv.Argv[1:]...)
 	cmd.Env = c.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inv.Stdin, inv.Stdout, inv.Stderr
-	var lines *lineRecorder
+	var lines []*lineRecorder
 	if inv.Lines.Enabled {
-		var err error
-		if lines, err = newLineRecorder(op.Ctx, inv, cmd); err != nil {
-			inv.Logger.Warn("--lines: output lines are not recorded", "error", err.Error())
-		}
+		stdout := &lineRecorder{ctx: op.Ctx, inv: inv, stream: "stdout", dst: inv.Stdout}
+		stderr := &lineRecorder{ctx: op.Ctx, inv: inv, stream: "stderr", dst: inv.Stderr}
+		cmd.Stdout, cmd.Stderr, lines = stdout, stderr, []*lineRecorder{stdout, stderr}
 	}
 	// In progressotel's own process group: the command may read the
 	// terminal, and gets a terminal's Ctrl-C from it.
@@ -169,9 +168,7 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	if err == nil {
 		err = child.Start()
 	}
-	lines.started()
 	if err != nil {
-		lines.wait()
 		st := startFailure(err)
 		inv.Logger.Warn("cannot run the command", "command", name, "error", err.Error())
 		if st.Code == ExitNotFound {
@@ -188,7 +185,9 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	unforward := procctl.Forward(child, c.Signals)
 	_, _ = child.Wait() // the status is in ProcessState; I/O errors are the command's
 	unforward()
-	lines.wait()
+	for _, l := range lines {
+		l.flush() // a last line without a newline
+	}
 	c.Ended()
 	st := Status(procctl.ExitOf(cmd.ProcessState))
 	if st.OK() {
