@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/progressotel/progressotel/cmd/progressotel/internal/handoff"
+	"github.com/progressotel/progressotel/internal/kit/procctl"
 	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/wire"
@@ -64,9 +65,9 @@ func redactArgs(argv []string) []string {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		switch {
 		case secretNext:
-			out[i] = redactedArg
+			out[i] = wire.Redacted
 		case strings.HasPrefix(a, "-") && hasValue && r.SecretKey(name):
-			out[i] = a[:len(a)-len(value)] + redactedArg
+			out[i] = a[:len(a)-len(value)] + wire.Redacted
 		default:
 			out[i] = r.Value(a)
 		}
@@ -74,9 +75,6 @@ func redactArgs(argv []string) []string {
 	}
 	return out
 }
-
-// redactedArg replaces a secret argument.
-const redactedArg = "[REDACTED]"
 
 var runCommand = &command{
 	name:     "run",
@@ -188,13 +186,13 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	}
 
 	inv := &Invocation{
-		Argv: argv, Env: func(ctx context.Context) []string { return childEnv(ctx, os.Environ(), srv) }, Operation: o.operation, FailureCode: o.failureCode,
-		Envelope: progress.Envelope(env), Recorder: rec, TracerProvider: tp,
-		Stdin: stdio.stdin, Stdout: out.stdout, Stderr: out.stderr, Logger: logger,
-		Lines: LinesOptions{Enabled: o.lines, Type: o.linesType}, sup: sup,
-		Started: func(pid int) { span.SetAttributes(semconv.ProcessPID(pid)) },
-		// The emits the command made are recorded before its final event.
-		Exited: func() { closeServer(srv) },
+		Command: procctl.Command{Argv: argv, Stdin: stdio.stdin, Stderr: out.stderr, Signals: sup.Signals(),
+			Started: func(pid int) { span.SetAttributes(semconv.ProcessPID(pid)) },
+			// The emits the command made are recorded before its final event.
+			Exited: func() { closeServer(srv) }},
+		EnvFor:    func(ctx context.Context) []string { return childEnv(ctx, os.Environ(), srv) },
+		Operation: o.operation, FailureCode: o.failureCode, Envelope: progress.Envelope(env), Recorder: rec,
+		TracerProvider: tp, Stdout: out.stdout, Logger: logger, Lines: LinesOptions{Enabled: o.lines, Type: o.linesType}, sup: sup,
 	}
 	st := adapter.Run(ctx, inv)
 	sup.ended()
