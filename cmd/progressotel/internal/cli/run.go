@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	otelprop "go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
@@ -151,10 +152,15 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	// and progressotel's own warnings are printed above the live area.
 	out := stdio
 	var tp trace.TracerProvider = noop.NewTracerProvider()
+	var localSpans sdktrace.SpanProcessor // where a nested run's spans go: the run's live view, if any
 	if tel != nil {
 		out.stdout, out.stderr = tel.commandOutput(stdio)
-		tel.handSpansOver()
-		tp = tel.tel.TracerProvider()
+		sdk := tel.tel.TracerProvider()
+		if path := os.Getenv(handoff.EnvSocket); path != "" {
+			// Inside an enclosing run: this run's spans go to it too.
+			sdk.RegisterSpanProcessor(handoff.NewSpanForwarder(path))
+		}
+		tp, localSpans = sdk, tel.tel.LocalSpanProcessor()
 	}
 	logger := slog.New(slog.NewTextHandler(out.stderr, &slog.HandlerOptions{Level: slog.LevelWarn,
 		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
@@ -182,7 +188,7 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 		warnf(out.stderr, "no socket for emits: %v", err)
 	} else {
 		h := &emitHandler{ctx: ctx, rec: rec, env: env}
-		serving.Go(func() { _ = srv.Serve(ctx, handoff.WithSpans(h.handle, tel.localSpans())) })
+		serving.Go(func() { _ = srv.Serve(ctx, handoff.WithSpans(h.handle, localSpans)) })
 	}
 
 	inv := &Invocation{

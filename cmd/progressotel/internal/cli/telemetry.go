@@ -13,7 +13,6 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/progressotel/progressotel/cmd/progressotel/internal/handoff"
 	"github.com/progressotel/progressotel/internal/base/term"
@@ -204,20 +203,4 @@ func nestedExporters(o *commonOptions) (names []string, ok bool) {
 		names = []string{otelbridge.ExporterNone}
 	}
 	return names, true
-}
-
-// handSpansOver registers, inside an enclosing run, the processor that
-// hands this run's spans to it; before the run's span starts.
-func (t *telemetry) handSpansOver() {
-	if path, tp := os.Getenv(handoff.EnvSocket), t.tel.TracerProvider(); path != "" && tp != nil {
-		tp.RegisterSpanProcessor(handoff.NewSpanForwarder(path))
-	}
-}
-
-// localSpans is where a nested run's spans go: the run's live view, if any.
-func (t *telemetry) localSpans() sdktrace.SpanProcessor {
-	if t == nil {
-		return nil
-	}
-	return t.tel.LocalSpanProcessor()
 }
