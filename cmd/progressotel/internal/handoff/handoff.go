@@ -247,13 +247,9 @@ func Send(path string, request []byte, timeout time.Duration) error {
 	if _, err := conn.Write(append(request, '\n')); err != nil {
 		return fmt.Errorf("%w: %w", ErrNoAnswer, err)
 	}
-	line, err := readLine(bufio.NewReader(conn), 64<<10)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrNoAnswer, err)
-	}
 	var a answer
-	if err := json.Unmarshal(line, &a); err != nil {
-		return fmt.Errorf("%w: unreadable answer: %w", ErrNoAnswer, err)
+	if err := json.NewDecoder(io.LimitReader(conn, 64<<10)).Decode(&a); err != nil {
+		return fmt.Errorf("%w: %w", ErrNoAnswer, err)
 	}
 	if !a.OK {
 		return &RejectedError{Message: a.Error, Invalid: a.Invalid}
