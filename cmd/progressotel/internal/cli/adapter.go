@@ -128,7 +128,6 @@ func adapterNames() string {
 	return strings.Join(names, ", ")
 }
 
-// commandAdapterName is the generic adapter's name.
 const commandAdapterName = "command"
 
 // commandAdapter runs any command: the operation events around it and,

@@ -79,10 +79,8 @@ func (s *supervisor) loop() {
 	}
 }
 
-// Signals are the signals for the command.
 func (s *supervisor) Signals() <-chan os.Signal { return s.out }
 
-// ended says that the command has ended.
 func (s *supervisor) ended() {
 	s.mu.Lock()
 	s.exited = true

@@ -27,7 +27,6 @@ import (
 // protocolVersion is the version of message a run understands.
 const protocolVersion = 1
 
-// Kinds of message.
 const (
 	kindEvent      = "event"
 	kindTransition = "transition"
@@ -148,7 +147,6 @@ var validator = progress.NewRecorder(
 	progress.WithLoggerProvider(lognoop.NewLoggerProvider()),
 	progress.WithMeterProvider(metricnoop.NewMeterProvider()))
 
-// checkType checks a progressEventType.
 func checkType(typ string) error {
 	if err := validator.Record(context.Background(), progress.Event{Type: typ}); err != nil {
 		return fmt.Errorf("%w: %w", errInvalid, err)

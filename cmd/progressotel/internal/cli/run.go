@@ -195,7 +195,7 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 		Command: procctl.Command{Argv: argv, Stdin: stdio.stdin, Stderr: out.stderr, Signals: sup.Signals(),
 			Started: func(pid int) { span.SetAttributes(semconv.ProcessPID(pid)) },
 			// The emits the command made are recorded before its final event.
-			Exited: func() { closeServer(srv) }},
+			Exited: func() { _ = srv.Close() }},
 		EnvFor:    func(ctx context.Context) []string { return childEnv(ctx, os.Environ(), srv) },
 		Operation: o.operation, FailureCode: o.failureCode, Envelope: progress.Envelope(env), Recorder: rec,
 		TracerProvider: tp, Stdout: out.stdout, Logger: logger, Lines: LinesOptions{Enabled: o.lines, Type: o.linesType}, sup: sup,
@@ -207,7 +207,7 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
 	defer cancel()
 	sup.onSignalAfterExit(cancel)
-	closeServer(srv)
+	_ = srv.Close() // stops taking emits, waits for those being served
 	serving.Wait()
 	span.SetAttributes(semconv.ProcessExitCode(st.ExitCode()))
 	if st.Signal != 0 {
@@ -265,12 +265,4 @@ func (h *emitHandler) handle(_ context.Context, req []byte) error {
 		return fmt.Errorf("%w: %v", handoff.ErrInvalid, err)
 	}
 	return nil
-}
-
-// closeServer stops taking emits and waits for those being served (once;
-// srv may be nil).
-func closeServer(srv *handoff.Server) {
-	if srv != nil {
-		_ = srv.Close()
-	}
 }

@@ -49,7 +49,6 @@ func exporters() exporterSetting {
 	return exportersUnset
 }
 
-// noExporterWarning is the one line printed when nothing is configured.
 const noExporterWarning = "no exporter configured (set OTEL_LOGS_EXPORTER, or OTEL_EXPORTER_OTLP_ENDPOINT for a collector): nothing is exported"
 
 // telemetry is what a command set up: the SDK and its local output.
@@ -168,7 +167,6 @@ func (p *errorPrinter) Handle(err error) {
 	}
 }
 
-// warnf prints one line on stderr, prefixed with the program's name.
 func warnf(w io.Writer, format string, args ...any) {
 	fmt.Fprintf(w, "progressotel: "+format+"\n", args...)
 }

@@ -166,8 +166,12 @@ func (s *Server) Stats() Stats {
 
 // Close stops listening, waits for the requests being handled (each is
 // bounded by a connection timeout) and removes the directory. Emits after
-// Close find no socket and export directly.
+// Close find no socket and export directly. A nil *Server (Listen failed)
+// has nothing to close.
 func (s *Server) Close() error {
+	if s == nil {
+		return nil
+	}
 	s.closeOnce.Do(func() {
 		err := s.ln.Close()
 		s.wg.Wait()
