@@ -44,11 +44,15 @@ type Adapter interface {
 
 // Invocation is what an adapter runs, and with what.
 type Invocation struct {
-	Argv []string // the command line after "--"
-	// Env is the child's environment for the span of ctx: progressotel's
+	// Command is the command line after "--", with progressotel's own
+	// stdin and stderr, the signals for it (see supervisor) and the Started
+	// and Exited hooks (Exited: before the final event); command sets its
+	// environment.
+	procctl.Command
+	// EnvFor is the child's environment for the span of ctx: progressotel's
 	// own, with that trace context (TRACEPARENT, X_TRACECTX_*, ...) and the
 	// run's socket.
-	Env func(ctx context.Context) []string
+	EnvFor func(ctx context.Context) []string
 	// Operation names the operation of the common events (--operation);
 	// "": the adapter's default.
 	Operation   string
@@ -58,14 +62,9 @@ type Invocation struct {
 	// emits of the child in one sequence.
 	Recorder       *progress.Recorder
 	TracerProvider trace.TracerProvider // makes the adapter's spans
-	Stdin          io.Reader            // progressotel's own, as Stdout and Stderr
-	Stdout, Stderr io.Writer
-	Logger         *slog.Logger  // the adapter's warnings, on stderr
-	Lines          LinesOptions  // --lines, for the generic adapter
-	Started        func(pid int) // when set, told the pid of the process started
-	// Exited, when set, is called once the command has exited, before
-	// the final event (procctl.Command.Exited).
-	Exited func()
+	Stdout         io.Writer            // progressotel's own
+	Logger         *slog.Logger         // the adapter's warnings, on stderr
+	Lines          LinesOptions         // --lines, for the generic adapter
 
 	sup *supervisor
 }
@@ -75,12 +74,12 @@ type Invocation struct {
 // progressotel's process group (see supervisor).
 func (inv *Invocation) command(ctx context.Context, sharesGroup bool) procctl.Command {
 	inv.sup.sharesGroup.Store(sharesGroup)
-	stdin := inv.Stdin
-	if f, ok := stdin.(*os.File); ok && !sharesGroup && term.IsTerminal(f) {
-		stdin = nil // a background group reading the terminal would get SIGTTIN
+	c := inv.Command
+	c.Env = inv.EnvFor(ctx)
+	if f, ok := c.Stdin.(*os.File); ok && !sharesGroup && term.IsTerminal(f) {
+		c.Stdin = nil // a background group reading the terminal would get SIGTTIN
 	}
-	return procctl.Command{Argv: inv.Argv, Env: inv.Env(ctx), Stdin: stdin, Stderr: inv.Stderr,
-		Signals: inv.sup.Signals(), Started: inv.Started, Exited: inv.Exited}
+	return c
 }
 
 // launched is the status of a command an adapter's launcher ran. When
@@ -129,7 +128,6 @@ func adapterNames() string {
 	return strings.Join(names, ", ")
 }
 
-// commandAdapterName is the generic adapter's name.
 const commandAdapterName = "command"
 
 // commandAdapter runs any command: the operation events around it and,
@@ -154,14 +152,12 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	// In the operation's span: what the command starts and emits nests under it.
 	c := inv.command(op.Ctx, true)
 	cmd := exec.Command(inv.Argv[0], inv.Argv[1:]...)
-	cmd.Env = c.Env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inv.Stdin, inv.Stdout, inv.Stderr
-	var lines *lineRecorder
+	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Env, c.Stdin, inv.Stdout, inv.Stderr
+	var lines []*lineRecorder
 	if inv.Lines.Enabled {
-		var err error
-		if lines, err = newLineRecorder(op.Ctx, inv, cmd); err != nil {
-			inv.Logger.Warn("--lines: output lines are not recorded", "error", err.Error())
-		}
+		stdout := &lineRecorder{ctx: op.Ctx, inv: inv, stream: "stdout", dst: inv.Stdout}
+		stderr := &lineRecorder{ctx: op.Ctx, inv: inv, stream: "stderr", dst: inv.Stderr}
+		cmd.Stdout, cmd.Stderr, lines = stdout, stderr, []*lineRecorder{stdout, stderr}
 	}
 	// In progressotel's own process group: the command may read the
 	// terminal, and gets a terminal's Ctrl-C from it.
@@ -169,9 +165,7 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	if err == nil {
 		err = child.Start()
 	}
-	lines.started()
 	if err != nil {
-		lines.wait()
 		st := startFailure(err)
 		inv.Logger.Warn("cannot run the command", "command", name, "error", err.Error())
 		if st.Code == ExitNotFound {
@@ -188,7 +182,9 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	unforward := procctl.Forward(child, c.Signals)
 	_, _ = child.Wait() // the status is in ProcessState; I/O errors are the command's
 	unforward()
-	lines.wait()
+	for _, l := range lines {
+		l.flush() // a last line without a newline
+	}
 	c.Ended()
 	st := Status(procctl.ExitOf(cmd.ProcessState))
 	if st.OK() {

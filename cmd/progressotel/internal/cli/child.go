@@ -21,10 +21,9 @@ import (
 // nor fatal. Signals after the command has ended cut the telemetry
 // shutdown short (afterExit) instead.
 type supervisor struct {
-	sigs     chan os.Signal
-	out      chan os.Signal // Signals
-	done     chan struct{}
-	fromTerm func() bool // fromTerminal, replaced in tests
+	sigs chan os.Signal
+	out  chan os.Signal // Signals
+	done chan struct{}
 	// sharesGroup: the command runs in progressotel's process group (a
 	// plain command), so a terminal's SIGINT and SIGQUIT reached it too.
 	sharesGroup atomic.Bool
@@ -33,19 +32,13 @@ type supervisor struct {
 	afterExit func()
 	exited    bool
 	late      bool // a signal arrived after the exit, before afterExit was set
-	stopOnce  sync.Once
 }
 
 // newSupervisor starts taking the forwarded signals but those progressotel
 // was started with ignored (nohup, a script's background job): taking one
 // would stop ignoring it, and the child would no longer inherit it ignored.
 func newSupervisor() *supervisor {
-	s := &supervisor{
-		sigs:     make(chan os.Signal, 32),
-		out:      make(chan os.Signal, 32),
-		done:     make(chan struct{}),
-		fromTerm: fromTerminal,
-	}
+	s := &supervisor{sigs: make(chan os.Signal, 32), out: make(chan os.Signal, 32), done: make(chan struct{})}
 	take := slices.DeleteFunc(slices.Concat(forwardAlways, forwardWithoutTerminal), signal.Ignored)
 	if len(take) > 0 {
 		signal.Notify(s.sigs, take...)
@@ -57,7 +50,7 @@ func newSupervisor() *supervisor {
 func (s *supervisor) loop() {
 	defer close(s.done)
 	for sig := range s.sigs {
-		if slices.Contains(forwardWithoutTerminal, sig) && s.fromTerm() {
+		if slices.Contains(forwardWithoutTerminal, sig) && fromTerminal() {
 			if s.sharesGroup.Load() {
 				// The terminal sent it to the command too: a second one
 				// would be taken as "really stop now".
@@ -86,10 +79,8 @@ func (s *supervisor) loop() {
 	}
 }
 
-// Signals are the signals for the command.
 func (s *supervisor) Signals() <-chan os.Signal { return s.out }
 
-// ended says that the command has ended.
 func (s *supervisor) ended() {
 	s.mu.Lock()
 	s.exited = true
@@ -107,14 +98,12 @@ func (s *supervisor) onSignalAfterExit(f func()) {
 	}
 }
 
-// stop stops taking signals; their default handling is back once it
+// stop stops taking signals, once; their default handling is back once it
 // returns.
 func (s *supervisor) stop() {
-	s.stopOnce.Do(func() {
-		signal.Stop(s.sigs)
-		close(s.sigs)
-		<-s.done
-	})
+	signal.Stop(s.sigs)
+	close(s.sigs)
+	<-s.done
 }
 
 // startFailure is the status, as a POSIX shell gives it, of a command that

@@ -41,23 +41,10 @@ func runCompletion(_ context.Context, args []string, s stdio) Status {
 	return Status{}
 }
 
-// completedFlag is a flag as completion sees it.
-type completedFlag struct {
-	name, usage string
-	takesValue  bool
-	choices     []string
-}
-
-func completedFlags(c *command) []completedFlag {
-	var out []completedFlag
-	c.flags().VisitAll(func(f *flag.Flag) {
-		_, usage := flag.UnquoteUsage(f)
-		bf, isBool := f.Value.(interface{ IsBoolFlag() bool })
-		out = append(out, completedFlag{
-			name: f.Name, usage: usage, takesValue: !(isBool && bf.IsBoolFlag()), choices: c.choices[f.Name],
-		})
-	})
-	return out
+// takesValue reports whether f is not a boolean flag.
+func takesValue(f *flag.Flag) bool {
+	bf, isBool := f.Value.(interface{ IsBoolFlag() bool })
+	return !(isBool && bf.IsBoolFlag())
 }
 
 func commandNames() []string {
@@ -90,7 +77,6 @@ _progressotel() {
     case $cmd in
 `, strings.Join(commandNames(), " "))
 	for _, c := range commands {
-		flags := completedFlags(c)
 		if c == completionCommand {
 			fmt.Fprintf(w, "    completion) COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\")) ;;\n")
 			continue
@@ -100,15 +86,15 @@ _progressotel() {
 		}
 		fmt.Fprintf(w, "    %s)\n        case $prev in\n", c.name)
 		var plain, names []string
-		for _, f := range flags {
-			names = append(names, "--"+f.name)
-			switch {
-			case len(f.choices) > 0:
-				fmt.Fprintf(w, "            --%s) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n", f.name, strings.Join(f.choices, " "))
-			case f.takesValue:
-				plain = append(plain, "--"+f.name)
+		c.flags().VisitAll(func(f *flag.Flag) {
+			names = append(names, "--"+f.Name)
+			switch choices := c.choices[f.Name]; {
+			case len(choices) > 0:
+				fmt.Fprintf(w, "            --%s) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n", f.Name, strings.Join(choices, " "))
+			case takesValue(f):
+				plain = append(plain, "--"+f.Name)
 			}
-		}
+		})
 		if len(plain) > 0 {
 			// Files for @file and --output; the rest takes free text.
 			fmt.Fprintf(w, "            %s) return ;;\n", strings.Join(plain, "|"))
@@ -136,18 +122,19 @@ func writeFish(w io.Writer) {
 			fmt.Fprintln(w, "complete -c progressotel -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'")
 			continue
 		}
-		for _, f := range completedFlags(c) {
-			line := fmt.Sprintf("complete -c progressotel -n '__fish_seen_subcommand_from %s' -l %s", c.name, f.name)
-			if f.takesValue {
+		c.flags().VisitAll(func(f *flag.Flag) {
+			line := fmt.Sprintf("complete -c progressotel -n '__fish_seen_subcommand_from %s' -l %s", c.name, f.Name)
+			if takesValue(f) {
 				line += " -r"
 			}
-			if len(f.choices) > 0 {
-				line += " -a " + fishQuote(strings.Join(f.choices, " "))
-			} else if slices.Contains([]string{"output", "details"}, f.name) {
+			if choices := c.choices[f.Name]; len(choices) > 0 {
+				line += " -a " + fishQuote(strings.Join(choices, " "))
+			} else if slices.Contains([]string{"output", "details"}, f.Name) {
 				line += " -F"
 			}
-			fmt.Fprintln(w, line+" -d "+fishQuote(firstSentence(f.usage)))
-		}
+			_, usage := flag.UnquoteUsage(f)
+			fmt.Fprintln(w, line+" -d "+fishQuote(firstSentence(usage)))
+		})
 	}
 }
 

@@ -1,17 +1,10 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"io"
-	"os"
-	"os/exec"
-	"sync"
-	"time"
 
-	"github.com/progressotel/progressotel/internal/kit/procctl"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -28,77 +21,46 @@ type LinesOptions struct {
 	Type    string // the progressEventType of each line
 }
 
-// lineRecorder passes the child's stdout and stderr through, line by
-// line, and records each line as an event: details {stream, line}. Its
-// methods do nothing on nil.
+// lineRecorder is the command's stdout or stderr: it passes the output
+// through to dst, line by line, and records each line as an event: details
+// {stream, line}. exec copies the command's output into it; the copy ends
+// at most procctl.DrainTimeout after the command's exit (cmd.WaitDelay),
+// since a process it left in the background can hold the pipe open. Call
+// flush once the command has been waited for.
 type lineRecorder struct {
-	ctx              context.Context
-	inv              *Invocation
-	readers, writers []*os.File
-	wg               sync.WaitGroup
+	ctx    context.Context
+	inv    *Invocation
+	stream string
+	dst    io.Writer
+	part   []byte // the line so far, at most maxLine bytes
 }
 
-func newLineRecorder(ctx context.Context, inv *Invocation, cmd *exec.Cmd) (*lineRecorder, error) {
-	l := &lineRecorder{ctx: ctx, inv: inv}
-	for name, dst := range map[string]*io.Writer{"stdout": &cmd.Stdout, "stderr": &cmd.Stderr} {
-		r, w, err := os.Pipe()
-		if err != nil {
-			l.started()
-			l.wait()
-			return nil, err
+func (l *lineRecorder) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n') + 1
+		if i == 0 || len(l.part)+i > maxLine {
+			i = min(len(p), maxLine-len(l.part))
 		}
-		l.readers, l.writers = append(l.readers, r), append(l.writers, w)
-		l.wg.Add(1)
-		go l.copy(name, r, *dst)
-		*dst = w
+		l.part, p = append(l.part, p[:i]...), p[i:]
+		if len(l.part) == maxLine || l.part[len(l.part)-1] == '\n' {
+			l.flush()
+		}
 	}
-	return l, nil
+	return n, nil
 }
 
-// started closes the parent's copies of the pipes' write ends, once the
-// child has its own (or could not start).
-func (l *lineRecorder) started() {
-	if l == nil {
+// flush writes and records the line so far, if any.
+func (l *lineRecorder) flush() {
+	if len(l.part) == 0 {
 		return
 	}
-	for _, w := range l.writers {
-		_ = w.Close()
+	_, _ = l.dst.Write(l.part)
+	// Safe from both streams at once, unlike adapter.Config.Record.
+	evt := progress.Event{Type: l.inv.Lines.Type, Envelope: l.inv.Envelope,
+		Details: map[string]any{"stream": l.stream, "line": string(bytes.TrimRight(l.part, "\r\n"))}}
+	if err := l.inv.Recorder.Record(l.ctx, evt); err != nil {
+		l.inv.Logger.Warn("event not recorded", "type", evt.Type, "error", err.Error())
 	}
-}
-
-// wait waits for the output to end, at most procctl.DrainTimeout after
-// the command's exit: a process it left in the background can hold the
-// pipes open.
-func (l *lineRecorder) wait() {
-	if l == nil {
-		return
-	}
-	for _, r := range l.readers {
-		_ = r.SetReadDeadline(time.Now().Add(procctl.DrainTimeout))
-	}
-	l.wg.Wait()
-	for _, r := range l.readers {
-		_ = r.Close()
-	}
-}
-
-func (l *lineRecorder) copy(stream string, r io.Reader, dst io.Writer) {
-	defer l.wg.Done()
-	br := bufio.NewReaderSize(r, maxLine)
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(chunk) > 0 {
-			_, _ = dst.Write(chunk)
-			line := bytes.TrimRight(chunk, "\r\n")
-			// Safe from both copies at once, unlike adapter.Config.Record.
-			evt := progress.Event{Type: l.inv.Lines.Type, Envelope: l.inv.Envelope,
-				Details: map[string]any{"stream": stream, "line": string(line)}}
-			if err := l.inv.Recorder.Record(l.ctx, evt); err != nil {
-				l.inv.Logger.Warn("event not recorded", "type", evt.Type, "error", err.Error())
-			}
-		}
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			return
-		}
-	}
+	l.part = l.part[:0]
 }

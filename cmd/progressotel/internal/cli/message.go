@@ -27,7 +27,6 @@ import (
 // protocolVersion is the version of message a run understands.
 const protocolVersion = 1
 
-// Kinds of message.
 const (
 	kindEvent      = "event"
 	kindTransition = "transition"
@@ -59,6 +58,8 @@ type message struct {
 	// Carrier holds the emitter's trace context, baggage and tracectx, as
 	// propagation.Default() injects them: the run records in that context.
 	Carrier map[string]string `json:"carrier,omitempty"`
+
+	details map[string]any // Details decoded by validate
 }
 
 // condition is progress.Condition (the same fields, converted) in JSON.
@@ -116,7 +117,8 @@ func (m *message) validate() error {
 		if err := checkType(m.Type); err != nil {
 			return err
 		}
-		if _, err := decodeDetails(m.Details); err != nil {
+		var err error
+		if m.details, err = decodeDetails(m.Details); err != nil {
 			return err
 		}
 		if m.Severity < 0 || m.Severity > log.SeverityFatal4 {
@@ -145,7 +147,6 @@ var validator = progress.NewRecorder(
 	progress.WithLoggerProvider(lognoop.NewLoggerProvider()),
 	progress.WithMeterProvider(metricnoop.NewMeterProvider()))
 
-// checkType checks a progressEventType.
 func checkType(typ string) error {
 	if err := validator.Record(context.Background(), progress.Event{Type: typ}); err != nil {
 		return fmt.Errorf("%w: %w", errInvalid, err)
@@ -153,26 +154,20 @@ func checkType(typ string) error {
 	return nil
 }
 
+// record records m, which validate has checked, with env.
 func (m *message) record(ctx context.Context, rec *progress.Recorder, env envelope) error {
-	switch m.Kind {
-	case kindEvent:
-		details, err := decodeDetails(m.Details)
-		if err != nil {
-			return err
-		}
+	if m.Kind == kindEvent {
 		return rec.Record(ctx, progress.Event{
-			Type: m.Type, Details: details, Severity: m.Severity, Time: m.Time, Envelope: progress.Envelope(env),
-		})
-	case kindTransition:
-		return rec.RecordTransition(ctx, progress.Transition{
-			Stream:    m.Stream,
-			Condition: progress.Condition{Status: m.Status, Reason: m.Reason, Message: m.Message},
-			Previous:  (*progress.Condition)(m.Previous),
-			Time:      m.Time,
-			Envelope:  progress.Envelope(env),
+			Type: m.Type, Details: m.details, Severity: m.Severity, Time: m.Time, Envelope: progress.Envelope(env),
 		})
 	}
-	return invalidf("unknown message kind %q", m.Kind)
+	return rec.RecordTransition(ctx, progress.Transition{
+		Stream:    m.Stream,
+		Condition: progress.Condition{Status: m.Status, Reason: m.Reason, Message: m.Message},
+		Previous:  (*progress.Condition)(m.Previous),
+		Time:      m.Time,
+		Envelope:  progress.Envelope(env),
+	})
 }
 
 // decodeDetails decodes a JSON object into the values a Go driver would

@@ -16,11 +16,13 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	otelprop "go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/progressotel/progressotel/cmd/progressotel/internal/handoff"
+	"github.com/progressotel/progressotel/internal/kit/procctl"
 	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/wire"
@@ -64,9 +66,9 @@ func redactArgs(argv []string) []string {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		switch {
 		case secretNext:
-			out[i] = redactedArg
+			out[i] = wire.Redacted
 		case strings.HasPrefix(a, "-") && hasValue && r.SecretKey(name):
-			out[i] = a[:len(a)-len(value)] + redactedArg
+			out[i] = a[:len(a)-len(value)] + wire.Redacted
 		default:
 			out[i] = r.Value(a)
 		}
@@ -74,9 +76,6 @@ func redactArgs(argv []string) []string {
 	}
 	return out
 }
-
-// redactedArg replaces a secret argument.
-const redactedArg = "[REDACTED]"
 
 var runCommand = &command{
 	name:     "run",
@@ -153,10 +152,15 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	// and progressotel's own warnings are printed above the live area.
 	out := stdio
 	var tp trace.TracerProvider = noop.NewTracerProvider()
+	var localSpans sdktrace.SpanProcessor // where a nested run's spans go: the run's live view, if any
 	if tel != nil {
 		out.stdout, out.stderr = tel.commandOutput(stdio)
-		tel.handSpansOver()
-		tp = tel.tel.TracerProvider()
+		sdk := tel.tel.TracerProvider()
+		if path := os.Getenv(handoff.EnvSocket); path != "" {
+			// Inside an enclosing run: this run's spans go to it too.
+			sdk.RegisterSpanProcessor(handoff.NewSpanForwarder(path))
+		}
+		tp, localSpans = sdk, tel.tel.LocalSpanProcessor()
 	}
 	logger := slog.New(slog.NewTextHandler(out.stderr, &slog.HandlerOptions{Level: slog.LevelWarn,
 		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
@@ -184,17 +188,17 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 		warnf(out.stderr, "no socket for emits: %v", err)
 	} else {
 		h := &emitHandler{ctx: ctx, rec: rec, env: env}
-		serving.Go(func() { _ = srv.Serve(ctx, handoff.WithSpans(h.handle, tel.localSpans())) })
+		serving.Go(func() { _ = srv.Serve(ctx, handoff.WithSpans(h.handle, localSpans)) })
 	}
 
 	inv := &Invocation{
-		Argv: argv, Env: func(ctx context.Context) []string { return childEnv(ctx, os.Environ(), srv) }, Operation: o.operation, FailureCode: o.failureCode,
-		Envelope: progress.Envelope(env), Recorder: rec, TracerProvider: tp,
-		Stdin: stdio.stdin, Stdout: out.stdout, Stderr: out.stderr, Logger: logger,
-		Lines: LinesOptions{Enabled: o.lines, Type: o.linesType}, sup: sup,
-		Started: func(pid int) { span.SetAttributes(semconv.ProcessPID(pid)) },
-		// The emits the command made are recorded before its final event.
-		Exited: func() { closeServer(srv) },
+		Command: procctl.Command{Argv: argv, Stdin: stdio.stdin, Stderr: out.stderr, Signals: sup.Signals(),
+			Started: func(pid int) { span.SetAttributes(semconv.ProcessPID(pid)) },
+			// The emits the command made are recorded before its final event.
+			Exited: func() { _ = srv.Close() }},
+		EnvFor:    func(ctx context.Context) []string { return childEnv(ctx, os.Environ(), srv) },
+		Operation: o.operation, FailureCode: o.failureCode, Envelope: progress.Envelope(env), Recorder: rec,
+		TracerProvider: tp, Stdout: out.stdout, Logger: logger, Lines: LinesOptions{Enabled: o.lines, Type: o.linesType}, sup: sup,
 	}
 	st := adapter.Run(ctx, inv)
 	sup.ended()
@@ -203,7 +207,7 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
 	defer cancel()
 	sup.onSignalAfterExit(cancel)
-	closeServer(srv)
+	_ = srv.Close() // stops taking emits, waits for those being served
 	serving.Wait()
 	span.SetAttributes(semconv.ProcessExitCode(st.ExitCode()))
 	if st.Signal != 0 {
@@ -261,12 +265,4 @@ func (h *emitHandler) handle(_ context.Context, req []byte) error {
 		return fmt.Errorf("%w: %v", handoff.ErrInvalid, err)
 	}
 	return nil
-}
-
-// closeServer stops taking emits and waits for those being served (once;
-// srv may be nil).
-func closeServer(srv *handoff.Server) {
-	if srv != nil {
-		_ = srv.Close()
-	}
 }

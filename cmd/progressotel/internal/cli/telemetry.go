@@ -13,7 +13,6 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/progressotel/progressotel/cmd/progressotel/internal/handoff"
 	"github.com/progressotel/progressotel/internal/base/term"
@@ -50,7 +49,6 @@ func exporters() exporterSetting {
 	return exportersUnset
 }
 
-// noExporterWarning is the one line printed when nothing is configured.
 const noExporterWarning = "no exporter configured (set OTEL_LOGS_EXPORTER, or OTEL_EXPORTER_OTLP_ENDPOINT for a collector): nothing is exported"
 
 // telemetry is what a command set up: the SDK and its local output.
@@ -169,7 +167,6 @@ func (p *errorPrinter) Handle(err error) {
 	}
 }
 
-// warnf prints one line on stderr, prefixed with the program's name.
 func warnf(w io.Writer, format string, args ...any) {
 	fmt.Fprintf(w, "progressotel: "+format+"\n", args...)
 }
@@ -204,20 +201,4 @@ func nestedExporters(o *commonOptions) (names []string, ok bool) {
 		names = []string{otelbridge.ExporterNone}
 	}
 	return names, true
-}
-
-// handSpansOver registers, inside an enclosing run, the processor that
-// hands this run's spans to it; before the run's span starts.
-func (t *telemetry) handSpansOver() {
-	if path, tp := os.Getenv(handoff.EnvSocket), t.tel.TracerProvider(); path != "" && tp != nil {
-		tp.RegisterSpanProcessor(handoff.NewSpanForwarder(path))
-	}
-}
-
-// localSpans is where a nested run's spans go: the run's live view, if any.
-func (t *telemetry) localSpans() sdktrace.SpanProcessor {
-	if t == nil {
-		return nil
-	}
-	return t.tel.LocalSpanProcessor()
 }

@@ -166,8 +166,12 @@ func (s *Server) Stats() Stats {
 
 // Close stops listening, waits for the requests being handled (each is
 // bounded by a connection timeout) and removes the directory. Emits after
-// Close find no socket and export directly.
+// Close find no socket and export directly. A nil *Server (Listen failed)
+// has nothing to close.
 func (s *Server) Close() error {
+	if s == nil {
+		return nil
+	}
 	s.closeOnce.Do(func() {
 		err := s.ln.Close()
 		s.wg.Wait()
@@ -247,13 +251,9 @@ func Send(path string, request []byte, timeout time.Duration) error {
 	if _, err := conn.Write(append(request, '\n')); err != nil {
 		return fmt.Errorf("%w: %w", ErrNoAnswer, err)
 	}
-	line, err := readLine(bufio.NewReader(conn), 64<<10)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrNoAnswer, err)
-	}
 	var a answer
-	if err := json.Unmarshal(line, &a); err != nil {
-		return fmt.Errorf("%w: unreadable answer: %w", ErrNoAnswer, err)
+	if err := json.NewDecoder(io.LimitReader(conn, 64<<10)).Decode(&a); err != nil {
+		return fmt.Errorf("%w: %w", ErrNoAnswer, err)
 	}
 	if !a.OK {
 		return &RejectedError{Message: a.Error, Invalid: a.Invalid}
