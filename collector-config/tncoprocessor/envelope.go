@@ -130,26 +130,13 @@ func (e *envelope) gather(lr plog.LogRecord) bool {
 	return unique(e.tracectx) && unique(e.component) && unique(e.resource) && unique(e.scope)
 }
 
-// unique reports whether no key repeats in es.
+// unique reports whether no key repeats in es. It sorts es by key: the
+// message writes every list in key order anyway.
 func unique(es []entry) bool {
-	if len(es) > 16 {
-		keys := make([]string, len(es))
-		for i, e := range es {
-			keys[i] = e.key
-		}
-		slices.Sort(keys)
-		for i := 1; i < len(keys); i++ {
-			if keys[i] == keys[i-1] {
-				return false
-			}
-		}
-		return true
-	}
-	for i := range es {
-		for j := i + 1; j < len(es); j++ {
-			if es[i].key == es[j].key {
-				return false
-			}
+	slices.SortFunc(es, func(x, y entry) int { return strings.Compare(x.key, y.key) })
+	for i := 1; i < len(es); i++ {
+		if es[i].key == es[i-1].key {
+			return false
 		}
 	}
 	return true
@@ -181,11 +168,7 @@ func (w *work) members(r *check, lr plog.LogRecord, e *envelope) (event bool, ok
 	}
 	addText := func(key, text string) {
 		start := len(w.vals)
-		if r.keyBlocked(key) {
-			w.vals = appendString(w.vals, r.mask(text))
-		} else {
-			w.vals = appendString(w.vals, r.maskValues(text))
-		}
+		w.vals = appendString(w.vals, r.redact(key, text))
 		w.ms = append(w.ms, member{key, w.vals[start:len(w.vals):len(w.vals)]})
 	}
 	addMap := func(key string, es []entry) bool {
@@ -194,7 +177,7 @@ func (w *work) members(r *check, lr plog.LogRecord, e *envelope) (event bool, ok
 		}
 		start := len(w.vals)
 		if r.keyBlocked(key) {
-			w.vals = appendString(w.vals, r.mask(""))
+			w.vals = appendString(w.vals, mask(""))
 		} else {
 			var err error
 			if w.vals, err = r.appendEntries(w.vals, es); err != nil {

@@ -179,7 +179,7 @@ func (r *check) appendBodyMap(b []byte, m pcommon.Map) ([]byte, error) {
 // blocked, else as appendBody writes it.
 func (r *check) appendValue(b []byte, key string, v pcommon.Value) ([]byte, error) {
 	if r.keyBlocked(key) {
-		return appendString(b, r.mask(strOf(v))), nil
+		return appendString(b, mask(strOf(v))), nil
 	}
 	return r.appendBody(b, v)
 }

@@ -344,7 +344,16 @@ func (p *tnco) fast(w *work, lr plog.LogRecord) bool {
 	}
 	msg, changed := data, !same || len(s.edits) > 0
 	if changed {
-		w.out = w.compose(w.out[:0], details)
+		// The expected members, with an event's details taken from the
+		// driver's message and edited.
+		for i, m := range w.ms {
+			if m.val == nil {
+				start := len(w.vals)
+				w.vals = s.applyEdits(w.vals, details.start, details.end)
+				w.ms[i].val = w.vals[start:]
+			}
+		}
+		w.out = appendMembers(w.out[:0], w.ms)
 		msg = w.out
 	}
 	if len(msg) > p.cfg.MaxMessageBytes {
@@ -447,36 +456,13 @@ func (w *work) findDetails() (span, bool) {
 	return details, found && s.pos == len(d)-1 && d[s.pos] == '}'
 }
 
-// compose writes the message: the expected members, with an event's
-// details taken from the driver's message and edited.
-func (w *work) compose(b []byte, details span) []byte {
-	b = append(b, '{')
-	for i, m := range w.ms {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, m.key)
-		b = append(b, ':')
-		if m.val == nil {
-			b = w.scan.applyEdits(b, details.start, details.end)
-		} else {
-			b = append(b, m.val...)
-		}
-	}
-	return append(b, '}')
-}
-
 // redactAttrs applies the redaction processor's attribute rules to m: a
 // blocked key's value is masked (whatever its type), and blocked values
 // in string values.
 func (r *check) redactAttrs(m pcommon.Map) {
 	for k, v := range m.All() {
 		str := v.Str()
-		if r.keyBlocked(k) {
-			v.SetStr(r.mask(str))
-			continue
-		}
-		if out := r.maskValues(str); out != str {
+		if out := r.redact(k, str); out != str {
 			v.SetStr(out)
 		}
 	}
