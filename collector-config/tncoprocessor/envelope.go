@@ -199,29 +199,25 @@ func (w *work) members(r *check, lr plog.LogRecord, e *envelope) (event bool, ok
 	if event {
 		w.ms = append(w.ms, member{key: "details"})
 	} else {
-		// {status, reason, message?, previous?: {status, reason, message?}}
-		const status, reason, message, pStatus, pReason, pMessage = 0, 1, 2, 3, 4, 5
-		if e.hasC&(1<<status|1<<reason) != 1<<status|1<<reason {
+		// {status, reason, message?, previous?: {status, reason, message?}}:
+		// condFields[i+3] is the previous condFields[i].
+		const both = 1<<0 | 1<<1 // status and reason
+		hasPrev := e.hasC&(1<<3) != 0 // previous.status
+		if e.hasC&both != both || hasPrev && e.hasC&(both<<3) != both<<3 {
 			return false, false
 		}
-		cond := []entry{{"status", e.cond[status]}, {"reason", e.cond[reason]}}
-		if e.hasC&(1<<message) != 0 {
-			cond = append(cond, entry{"message", e.cond[message]})
+		var cond []entry
+		prev := pcommon.NewValueMap()
+		for i, f := range condFields[:3] {
+			if e.hasC&(1<<i) != 0 {
+				cond = append(cond, entry{f, e.cond[i]})
+			}
+			if hasPrev && e.hasC&(1<<(i+3)) != 0 {
+				e.cond[i+3].CopyTo(prev.Map().PutEmpty(f))
+			}
 		}
-		var prev pcommon.Map
-		if e.hasC&(1<<pStatus) != 0 {
-			if e.hasC&(1<<pReason) == 0 {
-				return false, false
-			}
-			prev = pcommon.NewMap()
-			e.cond[pStatus].CopyTo(prev.PutEmpty("status"))
-			e.cond[pReason].CopyTo(prev.PutEmpty("reason"))
-			if e.hasC&(1<<pMessage) != 0 {
-				e.cond[pMessage].CopyTo(prev.PutEmpty("message"))
-			}
-			pv := pcommon.NewValueEmpty()
-			prev.MoveTo(pv.SetEmptyMap())
-			cond = append(cond, entry{"previous", pv})
+		if hasPrev {
+			cond = append(cond, entry{"previous", prev})
 		}
 		if !addMap("details", cond) {
 			return false, false

@@ -40,8 +40,7 @@ type tnco struct {
 	oversize          metric.Int64Counter
 	cutSet, reportSet metric.MeasurementOption
 
-	keepAll bool
-	keep    map[string]bool
+	keep map[string]bool // "*": every attribute
 
 	pool sync.Pool // *work
 }
@@ -81,7 +80,6 @@ type stockResultKey struct{}
 func newTNCO(ctx context.Context, set processor.Settings, cfg *Config) (*tnco, error) {
 	p := &tnco{cfg: cfg, keep: map[string]bool{}}
 	for _, k := range cfg.KeepAttributes {
-		p.keepAll = p.keepAll || k == "*"
 		p.keep[k] = true
 	}
 	if r, err := fastPathFor(&cfg.Redaction); err != nil {
@@ -252,7 +250,7 @@ func (p *tnco) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error)
 // message holds the rest, and what is dropped is not marshalled into the
 // persistent queue.
 func (p *tnco) dropAttributes(ld plog.Logs) plog.Logs {
-	if p.keepAll {
+	if p.keep["*"] {
 		return ld
 	}
 	for _, rl := range ld.ResourceLogs().All() {
