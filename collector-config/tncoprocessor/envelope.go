@@ -201,7 +201,7 @@ func (w *work) members(r *check, lr plog.LogRecord, e *envelope) (event bool, ok
 	} else {
 		// {status, reason, message?, previous?: {status, reason, message?}}:
 		// condFields[i+3] is the previous condFields[i].
-		const both = 1<<0 | 1<<1 // status and reason
+		const both = 1<<0 | 1<<1      // status and reason
 		hasPrev := e.hasC&(1<<3) != 0 // previous.status
 		if e.hasC&both != both || hasPrev && e.hasC&(both<<3) != both<<3 {
 			return false, false
