@@ -314,49 +314,6 @@ func (s *scanner) number() error {
 	return errNotCanonical
 }
 
-// skip moves past the value at s.pos, checking no more of its form than
-// finding its end needs (findDetails checked that the text is JSON).
-func (s *scanner) skip() error {
-	d := s.data
-	depth := 0
-	for ; s.pos < len(d); s.pos++ {
-		switch d[s.pos] {
-		case '"':
-			for s.pos++; s.pos < len(d) && d[s.pos] != '"'; s.pos++ {
-				if d[s.pos] == '\\' {
-					s.pos++
-				}
-			}
-			if s.pos >= len(d) {
-				return errNotCanonical
-			}
-		case '{', '[':
-			depth++
-			continue
-		case '}', ']':
-			if depth == 0 {
-				return nil // a scalar ended with its container
-			}
-			depth--
-		case ',':
-			if depth == 0 {
-				return nil
-			}
-			continue
-		default:
-			continue
-		}
-		if depth == 0 { // the end of a string or a container
-			s.pos++
-			return nil
-		}
-	}
-	if depth == 0 {
-		return nil
-	}
-	return errNotCanonical
-}
-
 // applyEdits appends data[start:end] to b with s.edits (which lie inside
 // it, in order) applied.
 func (s *scanner) applyEdits(b []byte, start, end int) []byte {

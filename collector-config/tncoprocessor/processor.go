@@ -418,20 +418,24 @@ func (w *work) compare(event bool) (span, bool) {
 }
 
 // findDetails finds and scans the details of a driver's message that does
-// not agree with the expected envelope. Its keys must be in order and
-// unique, or the stock path's JSON reading could take other details.
+// not agree with the expected envelope. The whole message must be in the
+// form scanDetails checks, keys in order and unique, or the stock path's
+// JSON reading could take other details.
 func (w *work) findDetails() (span, bool) {
 	s := &w.scan
 	d := s.data
 	s.edits = s.edits[:0]
 	var details span
 	found := false
-	if len(d) < 2 || d[0] != '{' || !json.Valid(d) {
-		return details, false // the stock path could not read it either
+	if len(d) < 2 || d[0] != '{' {
+		return details, false
 	}
 	s.pos = 1
 	var prev string
-	for i := 0; s.pos < len(d) && d[s.pos] == '"'; i++ {
+	for i := 0; ; i++ {
+		if s.pos >= len(d) || d[s.pos] != '"' {
+			return details, false
+		}
 		key, err := s.str(nil)
 		if err != nil || i > 0 && key <= prev || s.pos >= len(d) || d[s.pos] != ':' {
 			return details, false
@@ -444,14 +448,15 @@ func (w *work) findDetails() (span, bool) {
 				return details, false
 			}
 			details, found = span{start, s.pos}, true
-		} else if s.skip() != nil {
+		} else if s.value(1, false) != nil {
 			return details, false
 		}
-		if s.pos < len(d) && d[s.pos] == ',' {
-			s.pos++
+		if end, err := s.next('}'); err != nil {
+			return details, false
+		} else if end {
+			return details, found && s.pos == len(d)
 		}
 	}
-	return details, found && s.pos == len(d)-1 && d[s.pos] == '}'
 }
 
 // redactAttrs applies the redaction processor's attribute rules to m: a
@@ -466,18 +471,16 @@ func (r *check) redactAttrs(m pcommon.Map) {
 	}
 }
 
-// parseJSON reads a JSON value into v: an integer in int64 range as an
-// Int, any other number as a Double (the scanner's rule), so that
-// encoding/json writes it back as it was written.
+// parseJSON reads a message (one JSON object, checked or written by the
+// fast path) into v: an integer in int64 range as an Int, any other number
+// as a Double (the scanner's rule), so that encoding/json writes it back
+// as it was written.
 func parseJSON(data []byte, v pcommon.Value) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var raw any
 	if err := dec.Decode(&raw); err != nil {
 		return err
-	}
-	if dec.More() {
-		return fmt.Errorf("tnco: text after the JSON value")
 	}
 	return fromRaw(raw, v)
 }
