@@ -30,9 +30,7 @@
 //
 // Run it with `make bench-e2e`, or `cd bench/e2e && go run . -root ../..`.
 // With -profile DIR the first cost round writes CPU profiles of the driver
-// and of each collector (its pprof extension) to DIR. With -endpoint it
-// sends to a running OTLP gRPC endpoint instead of starting collectors, and
-// cannot check loss.
+// and of each collector (its pprof extension) to DIR.
 package main
 
 import (
@@ -54,7 +52,6 @@ func main() {
 	var cfg config
 	role := flag.String("role", "driver", "driver, or sink (internal: the broker and consumer process)")
 	flag.StringVar(&cfg.root, "root", "../..", "repository root (for collector-config/ and bin/otelcol-progress)")
-	flag.StringVar(&cfg.endpoint, "endpoint", "", "send to this OTLP gRPC endpoint (host:port) instead of starting collectors; loss is then not checked")
 	pipelines := flag.String("pipelines", "passthrough,progress", "pipelines to compare: passthrough, progress")
 	phases := flag.String("phases", "cost,ramp,soak", "phases to run: cost, ramp, soak")
 	flag.IntVar(&cfg.rate, "rate", 10000, "cost: the fixed offered rate, events/s")
@@ -89,10 +86,7 @@ func main() {
 		err = runSink(*kafkaPort, *httpPort)
 	case "driver":
 		if cfg.rates, err = parseRates(*rates); err == nil {
-			if cfg.pipelines, err = parseList(*pipelines, "passthrough", "progress"); err == nil && cfg.endpoint != "" {
-				cfg.pipelines = []string{"external"}
-			}
-			if err == nil {
+			if cfg.pipelines, err = parseList(*pipelines, "passthrough", "progress"); err == nil {
 				if cfg.phases, err = parseList(*phases, "cost", "ramp", "soak"); err == nil {
 					err = run(cfg)
 				}
@@ -108,8 +102,8 @@ func main() {
 }
 
 type config struct {
-	root, endpoint string
-	pipelines      []string // Progress and PassThrough, or "external" with an endpoint
+	root           string
+	pipelines      []string // Progress and PassThrough
 	phases         []string
 	rate, rounds   int
 	costStep, step time.Duration
@@ -168,7 +162,7 @@ func run(cfg config) error {
 	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
 	go func() { <-interrupted; stopAll(); os.Exit(130) }()
 	for _, name := range cfg.pipelines {
-		p, err := startPipeline(cfg.root, name, cfg.endpoint, cfg.collectorEnv)
+		p, err := startPipeline(cfg.root, name, cfg.collectorEnv)
 		if err != nil {
 			return err
 		}
@@ -180,12 +174,7 @@ func run(cfg config) error {
 		}
 	}
 
-	fmt.Printf("e2e: driver --OTLP gRPC--> otelcol-progress: %s --> Kafka", strings.Join(cfg.pipelines, ", "))
-	if cfg.endpoint == "" {
-		fmt.Print(" (kfake) --> consumer")
-	} else {
-		fmt.Printf(" (%s; delivery not checked)", cfg.endpoint)
-	}
+	fmt.Printf("e2e: driver --OTLP gRPC--> otelcol-progress: %s --> Kafka (kfake) --> consumer", strings.Join(cfg.pipelines, ", "))
 	fmt.Printf("\nmachine: %d CPUs, load average %s, %s\n", runtime.NumCPU(), loadavg(), time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	if len(cfg.collectorEnv) > 0 {
 		fmt.Printf("collector environment: %s\n", strings.Join(cfg.collectorEnv, " "))

@@ -34,12 +34,11 @@ const (
 // routed to its tenant's topic.
 var benchTenants = []string{"acme", "globex"}
 
-// pipeline is one collector and its sink (broker and consumer), or nothing
-// but an endpoint when the harness sends to an external collector.
+// pipeline is one collector and its sink (broker and consumer).
 type pipeline struct {
 	name                    string
 	endpoint                string
-	countURL                string // "" when loss cannot be checked
+	countURL                string
 	pprofURL                string // the collector's pprof extension; "" without it
 	collector, sink         *exec.Cmd
 	collectorExit, sinkExit chan struct{} // closed when the process has exited
@@ -49,9 +48,6 @@ type pipeline struct {
 }
 
 func (p *pipeline) received() (int64, error) {
-	if p.countURL == "" {
-		return 0, nil
-	}
 	resp, err := http.Get(p.countURL)
 	if err != nil {
 		return 0, err
@@ -99,14 +95,6 @@ func terminate(c *exec.Cmd, exited chan struct{}) {
 	}
 }
 
-// pid is c's process id; 0 when it has none.
-func pid(c *exec.Cmd) int {
-	if c == nil || c.Process == nil {
-		return 0
-	}
-	return c.Process.Pid
-}
-
 // profile fetches a CPU profile of the collector over d from its pprof
 // extension and writes it to file.
 func (p *pipeline) profile(d time.Duration, file string) error {
@@ -150,12 +138,8 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-// startPipeline starts the sink and the collector of the named pipeline,
-// or returns the external endpoint when one is given.
-func startPipeline(root, name, endpoint string, extraEnv []string) (*pipeline, error) {
-	if endpoint != "" {
-		return &pipeline{name: name, endpoint: endpoint}, nil
-	}
+// startPipeline starts the sink and the collector of the named pipeline.
+func startPipeline(root, name string, extraEnv []string) (*pipeline, error) {
 	var err error
 	for range 3 {
 		var p *pipeline
@@ -251,7 +235,7 @@ func tryStartPipeline(root, name string, extraEnv []string) (_ *pipeline, err er
 		p.collector = exec.Command(filepath.Join(root, "collector-config", "run.sh"), overlay...)
 		env = append(env, "PROGRESS_TENANTS="+strings.Join(benchTenants, " "))
 	case PassThrough:
-		cfg, err := passThroughConfig(progressYAML)
+		cfg, err := passThroughConfig(progressYAML, exts)
 		if err != nil {
 			return nil, err
 		}
@@ -290,8 +274,9 @@ func tryStartPipeline(root, name string, extraEnv []string) (_ *pipeline, err er
 // shipped one: the extensions it runs (the persistent queue's storage, and
 // those its receiver refers to, such as its admission middleware), its otlp
 // receiver, batch processor, telemetry and the settings of its
-// kafka/unrouted exporter, in one pipeline otlp -> batch -> kafka.
-func passThroughConfig(progressYAML string) ([]byte, error) {
+// kafka/unrouted exporter, in one pipeline otlp -> batch -> kafka. names
+// are the extensions it runs (serviceExtensions).
+func passThroughConfig(progressYAML string, names []string) ([]byte, error) {
 	b, err := os.ReadFile(progressYAML)
 	if err != nil {
 		return nil, err
@@ -299,10 +284,6 @@ func passThroughConfig(progressYAML string) ([]byte, error) {
 	var src map[string]map[string]any
 	if err := yaml.Unmarshal(b, &src); err != nil {
 		return nil, fmt.Errorf("%s: %w", progressYAML, err)
-	}
-	names, err := serviceExtensions(progressYAML)
-	if err != nil {
-		return nil, err
 	}
 	type copied struct{ section, key, as string }
 	var copies []copied

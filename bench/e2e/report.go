@@ -15,14 +15,12 @@ func printHeader() {
 
 func printRow(phase string, n int, r stepResult) {
 	drained, lost, col, sink, colRSS := "n/a", "n/a", "n/a", "n/a", "n/a"
-	if r.checked {
+	if r.target != RecordAlone {
 		drained = "not drained"
 		if r.drained >= 0 {
 			drained = r.drained.Round(10 * time.Millisecond).String()
 		}
 		lost = fmt.Sprint(r.lost)
-	}
-	if r.target != RecordAlone {
 		col, sink, colRSS = us(perEvent(r.collectorCPU, r.sent)), us(perEvent(r.sinkCPU, r.sent)), mib(r.collectorRSS)
 	}
 	fmt.Printf("| %s | %d | %s | %d | %d | %.0f | %s | %d | %s | %s | %s | %s | %.2f cores | %s | %s |\n",

@@ -43,7 +43,6 @@ type stepResult struct {
 	elapsed        time.Duration
 	received, lost int64
 	dropped        int64
-	checked        bool
 	drained        time.Duration // after the step's end; -1: not drained
 	driverCPU      time.Duration // from the first event to the end of the flush
 	collectorCPU   time.Duration // from the first event until drained
@@ -61,9 +60,6 @@ func (s stepResult) achieved() float64 { return float64(s.sent) / s.elapsed.Seco
 // driver's batch processor dropped none, the pipeline drained within lag
 // of the step's end, and the driver kept the offered rate.
 func (s stepResult) sustained(lag time.Duration) bool {
-	if !s.checked {
-		return s.dropped == 0 && s.achieved() >= 0.95*float64(s.offered)
-	}
 	return s.lost == 0 && s.dropped == 0 && s.drained >= 0 && s.drained <= lag &&
 		s.achieved() >= 0.95*float64(s.offered)
 }
@@ -111,7 +107,7 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 	ctx := context.Background()
 	res := stepResult{target: RecordAlone, offered: cfg.rate, drained: -1}
 	if p != nil {
-		res.target, res.checked = p.name, p.countURL != ""
+		res.target = p.name
 	}
 	tel, err := setupDriver(ctx, p)
 	if err != nil {
@@ -120,14 +116,12 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 	defer func() { _ = tel.Shutdown(context.Background()) }()
 
 	var c0 int64
-	if res.checked {
+	var colPID, sinkPID int
+	if p != nil {
 		if c0, err = p.received(); err != nil {
 			return res, fmt.Errorf("%s: sink: %w", p.name, err)
 		}
-	}
-	var colPID, sinkPID int
-	if p != nil {
-		colPID, sinkPID = pid(p.collector), pid(p.sink)
+		colPID, sinkPID = p.collector.Process.Pid, p.sink.Process.Pid
 	}
 
 	var profErr chan error
@@ -184,7 +178,7 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 		_ = profFile.Close()
 	}
 
-	if res.checked {
+	if p != nil {
 		want := c0 + int64(res.sent)
 		deadline := time.Now().Add(cfg.drain)
 		var last int64 = -1

@@ -70,12 +70,11 @@ func rewrite(in []byte) []byte {
 }
 
 // stat is one benchstat cell: the median, its confidence interval, and for
-// a compared column the change and the p-value.
+// a compared column the change ("~" when not significant).
 type stat struct {
 	center float64
 	ci     string
 	delta  string
-	p      string
 	ok     bool
 }
 
@@ -155,8 +154,6 @@ func parseCSV(out []byte) (results, error) {
 					s.ci = row[i]
 				case "vs base":
 					s.delta = row[i]
-				case "P":
-					s.p = row[i]
 				}
 				cols[group][unit] = s
 			}

@@ -130,26 +130,13 @@ func (e *envelope) gather(lr plog.LogRecord) bool {
 	return unique(e.tracectx) && unique(e.component) && unique(e.resource) && unique(e.scope)
 }
 
-// unique reports whether no key repeats in es.
+// unique reports whether no key repeats in es. It sorts es by key: the
+// message writes every list in key order anyway.
 func unique(es []entry) bool {
-	if len(es) > 16 {
-		keys := make([]string, len(es))
-		for i, e := range es {
-			keys[i] = e.key
-		}
-		slices.Sort(keys)
-		for i := 1; i < len(keys); i++ {
-			if keys[i] == keys[i-1] {
-				return false
-			}
-		}
-		return true
-	}
-	for i := range es {
-		for j := i + 1; j < len(es); j++ {
-			if es[i].key == es[j].key {
-				return false
-			}
+	slices.SortFunc(es, func(x, y entry) int { return strings.Compare(x.key, y.key) })
+	for i := 1; i < len(es); i++ {
+		if es[i].key == es[i-1].key {
+			return false
 		}
 	}
 	return true
@@ -181,11 +168,7 @@ func (w *work) members(r *check, lr plog.LogRecord, e *envelope) (event bool, ok
 	}
 	addText := func(key, text string) {
 		start := len(w.vals)
-		if r.keyBlocked(key) {
-			w.vals = appendString(w.vals, r.mask(text))
-		} else {
-			w.vals = appendString(w.vals, r.maskValues(text))
-		}
+		w.vals = appendString(w.vals, r.redact(key, text))
 		w.ms = append(w.ms, member{key, w.vals[start:len(w.vals):len(w.vals)]})
 	}
 	addMap := func(key string, es []entry) bool {
@@ -194,7 +177,7 @@ func (w *work) members(r *check, lr plog.LogRecord, e *envelope) (event bool, ok
 		}
 		start := len(w.vals)
 		if r.keyBlocked(key) {
-			w.vals = appendString(w.vals, r.mask(""))
+			w.vals = appendString(w.vals, mask(""))
 		} else {
 			var err error
 			if w.vals, err = r.appendEntries(w.vals, es); err != nil {
@@ -216,29 +199,25 @@ func (w *work) members(r *check, lr plog.LogRecord, e *envelope) (event bool, ok
 	if event {
 		w.ms = append(w.ms, member{key: "details"})
 	} else {
-		// {status, reason, message?, previous?: {status, reason, message?}}
-		const status, reason, message, pStatus, pReason, pMessage = 0, 1, 2, 3, 4, 5
-		if e.hasC&(1<<status|1<<reason) != 1<<status|1<<reason {
+		// {status, reason, message?, previous?: {status, reason, message?}}:
+		// condFields[i+3] is the previous condFields[i].
+		const both = 1<<0 | 1<<1      // status and reason
+		hasPrev := e.hasC&(1<<3) != 0 // previous.status
+		if e.hasC&both != both || hasPrev && e.hasC&(both<<3) != both<<3 {
 			return false, false
 		}
-		cond := []entry{{"status", e.cond[status]}, {"reason", e.cond[reason]}}
-		if e.hasC&(1<<message) != 0 {
-			cond = append(cond, entry{"message", e.cond[message]})
+		var cond []entry
+		prev := pcommon.NewValueMap()
+		for i, f := range condFields[:3] {
+			if e.hasC&(1<<i) != 0 {
+				cond = append(cond, entry{f, e.cond[i]})
+			}
+			if hasPrev && e.hasC&(1<<(i+3)) != 0 {
+				e.cond[i+3].CopyTo(prev.Map().PutEmpty(f))
+			}
 		}
-		var prev pcommon.Map
-		if e.hasC&(1<<pStatus) != 0 {
-			if e.hasC&(1<<pReason) == 0 {
-				return false, false
-			}
-			prev = pcommon.NewMap()
-			e.cond[pStatus].CopyTo(prev.PutEmpty("status"))
-			e.cond[pReason].CopyTo(prev.PutEmpty("reason"))
-			if e.hasC&(1<<pMessage) != 0 {
-				e.cond[pMessage].CopyTo(prev.PutEmpty("message"))
-			}
-			pv := pcommon.NewValueEmpty()
-			prev.MoveTo(pv.SetEmptyMap())
-			cond = append(cond, entry{"previous", pv})
+		if hasPrev {
+			cond = append(cond, entry{"previous", prev})
 		}
 		if !addMap("details", cond) {
 			return false, false

@@ -179,18 +179,9 @@ func (r *check) appendBodyMap(b []byte, m pcommon.Map) ([]byte, error) {
 // blocked, else as appendBody writes it.
 func (r *check) appendValue(b []byte, key string, v pcommon.Value) ([]byte, error) {
 	if r.keyBlocked(key) {
-		return appendString(b, r.mask(strOf(v))), nil
+		return appendString(b, mask(v.Str())), nil
 	}
 	return r.appendBody(b, v)
-}
-
-// strOf is what the processor masks: a string's text, "" for anything
-// else (pdata's Str).
-func strOf(v pcommon.Value) string {
-	if v.Type() == pcommon.ValueTypeStr {
-		return v.Str()
-	}
-	return ""
 }
 
 // appendMembers appends {"k":v,...} in key order, the last of equal keys

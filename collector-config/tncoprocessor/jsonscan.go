@@ -40,13 +40,11 @@ type scanner struct {
 // errNotCanonical: the text is not JSON, or not in encoding/json's form.
 var errNotCanonical = errors.New("not canonical JSON")
 
-func (s *scanner) fail() error { return errNotCanonical }
-
 // scanDetails checks the value at s.pos, an object, and collects in
 // s.edits what the log-body rules change in it.
 func (s *scanner) scanDetails() error {
 	if s.pos >= len(s.data) || s.data[s.pos] != '{' {
-		return s.fail()
+		return errNotCanonical
 	}
 	return s.value(0, true)
 }
@@ -55,7 +53,7 @@ func (s *scanner) scanDetails() error {
 // which is masked whole) it only checks the form.
 func (s *scanner) value(depth int, redact bool) error {
 	if s.pos >= len(s.data) || depth > maxDepth {
-		return s.fail()
+		return errNotCanonical
 	}
 	switch c := s.data[s.pos]; {
 	case c == '{':
@@ -107,7 +105,7 @@ func (s *scanner) value(depth int, redact bool) error {
 		}
 		return nil
 	}
-	return s.fail()
+	return errNotCanonical
 }
 
 func (s *scanner) object(depth int, redact bool) error {
@@ -119,7 +117,7 @@ func (s *scanner) object(depth int, redact bool) error {
 	var prevKey string
 	for i := 0; ; i++ {
 		if s.pos >= len(s.data) || s.data[s.pos] != '"' {
-			return s.fail()
+			return errNotCanonical
 		}
 		// A key with escapes is decoded into memory of its own: the
 		// objects inside its value have keys too.
@@ -128,11 +126,11 @@ func (s *scanner) object(depth int, redact bool) error {
 			return err
 		}
 		if i > 0 && key <= prevKey {
-			return s.fail() // out of order, or repeated
+			return errNotCanonical // out of order, or repeated
 		}
 		prevKey = key
 		if s.pos >= len(s.data) || s.data[s.pos] != ':' {
-			return s.fail()
+			return errNotCanonical
 		}
 		s.pos++
 		if redact && s.r.keyBlocked(key) {
@@ -146,7 +144,7 @@ func (s *scanner) object(depth int, redact bool) error {
 			} else if err := s.value(depth+1, false); err != nil {
 				return err
 			}
-			s.edits = append(s.edits, edit{start, s.pos, appendString(nil, s.r.mask(text))})
+			s.edits = append(s.edits, edit{start, s.pos, appendString(nil, mask(text))})
 		} else if err := s.value(depth+1, redact); err != nil {
 			return err
 		}
@@ -163,7 +161,7 @@ func (s *scanner) next(closing byte) (bool, error) {
 		s.pos++
 		return s.data[s.pos-1] == closing, nil
 	}
-	return false, s.fail()
+	return false, errNotCanonical
 }
 
 // scalar applies the blocked values to a scalar's text, written at
@@ -176,7 +174,7 @@ func (s *scanner) scalar(start int, text string) {
 
 func (s *scanner) literal(lit string, redact bool) error {
 	if len(s.data)-s.pos < len(lit) || string(s.data[s.pos:s.pos+len(lit)]) != lit {
-		return s.fail()
+		return errNotCanonical
 	}
 	start := s.pos
 	s.pos += len(lit)
@@ -206,23 +204,23 @@ func (s *scanner) str(buf *[]byte) (string, error) {
 			return s.decode(raw, buf)
 		case c == '\\':
 			if !s.canonicalEscape() {
-				return "", s.fail()
+				return "", errNotCanonical
 			}
 			escaped = true
 		case c < utf8.RuneSelf:
 			if !htmlSafe[c] {
-				return "", s.fail() // a control character, or <, >, & unescaped
+				return "", errNotCanonical // a control character, or <, >, & unescaped
 			}
 			s.pos++
 		default:
 			r, size := utf8.DecodeRune(d[s.pos:])
 			if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-				return "", s.fail()
+				return "", errNotCanonical
 			}
 			s.pos += size
 		}
 	}
-	return "", s.fail()
+	return "", errNotCanonical
 }
 
 // canonicalEscape checks the escape at s.pos and moves past it: only the
@@ -314,49 +312,6 @@ func (s *scanner) number() error {
 		return nil
 	}
 	return errNotCanonical
-}
-
-// skip moves past the value at s.pos, checking no more of its form than
-// finding its end needs (findDetails checked that the text is JSON).
-func (s *scanner) skip() error {
-	d := s.data
-	depth := 0
-	for ; s.pos < len(d); s.pos++ {
-		switch d[s.pos] {
-		case '"':
-			for s.pos++; s.pos < len(d) && d[s.pos] != '"'; s.pos++ {
-				if d[s.pos] == '\\' {
-					s.pos++
-				}
-			}
-			if s.pos >= len(d) {
-				return s.fail()
-			}
-		case '{', '[':
-			depth++
-			continue
-		case '}', ']':
-			if depth == 0 {
-				return nil // a scalar ended with its container
-			}
-			depth--
-		case ',':
-			if depth == 0 {
-				return nil
-			}
-			continue
-		default:
-			continue
-		}
-		if depth == 0 { // the end of a string or a container
-			s.pos++
-			return nil
-		}
-	}
-	if depth == 0 {
-		return nil
-	}
-	return s.fail()
 }
 
 // applyEdits appends data[start:end] to b with s.edits (which lie inside

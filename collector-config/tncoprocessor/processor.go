@@ -40,8 +40,7 @@ type tnco struct {
 	oversize          metric.Int64Counter
 	cutSet, reportSet metric.MeasurementOption
 
-	keepAll bool
-	keep    map[string]bool
+	keep map[string]bool // "*": every attribute
 
 	pool sync.Pool // *work
 }
@@ -81,7 +80,6 @@ type stockResultKey struct{}
 func newTNCO(ctx context.Context, set processor.Settings, cfg *Config) (*tnco, error) {
 	p := &tnco{cfg: cfg, keep: map[string]bool{}}
 	for _, k := range cfg.KeepAttributes {
-		p.keepAll = p.keepAll || k == "*"
 		p.keep[k] = true
 	}
 	if r, err := fastPathFor(&cfg.Redaction); err != nil {
@@ -252,7 +250,7 @@ func (p *tnco) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error)
 // message holds the rest, and what is dropped is not marshalled into the
 // persistent queue.
 func (p *tnco) dropAttributes(ld plog.Logs) plog.Logs {
-	if p.keepAll {
+	if p.keep["*"] {
 		return ld
 	}
 	for _, rl := range ld.ResourceLogs().All() {
@@ -344,7 +342,16 @@ func (p *tnco) fast(w *work, lr plog.LogRecord) bool {
 	}
 	msg, changed := data, !same || len(s.edits) > 0
 	if changed {
-		w.out = w.compose(w.out[:0], details)
+		// The expected members, with an event's details taken from the
+		// driver's message and edited.
+		for i, m := range w.ms {
+			if m.val == nil {
+				start := len(w.vals)
+				w.vals = s.applyEdits(w.vals, details.start, details.end)
+				w.ms[i].val = w.vals[start:]
+			}
+		}
+		w.out = appendMembers(w.out[:0], w.ms)
 		msg = w.out
 	}
 	if len(msg) > p.cfg.MaxMessageBytes {
@@ -411,20 +418,24 @@ func (w *work) compare(event bool) (span, bool) {
 }
 
 // findDetails finds and scans the details of a driver's message that does
-// not agree with the expected envelope. Its keys must be in order and
-// unique, or the stock path's JSON reading could take other details.
+// not agree with the expected envelope. The whole message must be in the
+// form scanDetails checks, keys in order and unique, or the stock path's
+// JSON reading could take other details.
 func (w *work) findDetails() (span, bool) {
 	s := &w.scan
 	d := s.data
 	s.edits = s.edits[:0]
 	var details span
 	found := false
-	if len(d) < 2 || d[0] != '{' || !json.Valid(d) {
-		return details, false // the stock path could not read it either
+	if len(d) < 2 || d[0] != '{' {
+		return details, false
 	}
 	s.pos = 1
 	var prev string
-	for i := 0; s.pos < len(d) && d[s.pos] == '"'; i++ {
+	for i := 0; ; i++ {
+		if s.pos >= len(d) || d[s.pos] != '"' {
+			return details, false
+		}
 		key, err := s.str(nil)
 		if err != nil || i > 0 && key <= prev || s.pos >= len(d) || d[s.pos] != ':' {
 			return details, false
@@ -437,33 +448,15 @@ func (w *work) findDetails() (span, bool) {
 				return details, false
 			}
 			details, found = span{start, s.pos}, true
-		} else if s.skip() != nil {
+		} else if s.value(1, false) != nil {
 			return details, false
 		}
-		if s.pos < len(d) && d[s.pos] == ',' {
-			s.pos++
+		if end, err := s.next('}'); err != nil {
+			return details, false
+		} else if end {
+			return details, found && s.pos == len(d)
 		}
 	}
-	return details, found && s.pos == len(d)-1 && d[s.pos] == '}'
-}
-
-// compose writes the message: the expected members, with an event's
-// details taken from the driver's message and edited.
-func (w *work) compose(b []byte, details span) []byte {
-	b = append(b, '{')
-	for i, m := range w.ms {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, m.key)
-		b = append(b, ':')
-		if m.val == nil {
-			b = w.scan.applyEdits(b, details.start, details.end)
-		} else {
-			b = append(b, m.val...)
-		}
-	}
-	return append(b, '}')
 }
 
 // redactAttrs applies the redaction processor's attribute rules to m: a
@@ -472,28 +465,22 @@ func (w *work) compose(b []byte, details span) []byte {
 func (r *check) redactAttrs(m pcommon.Map) {
 	for k, v := range m.All() {
 		str := v.Str()
-		if r.keyBlocked(k) {
-			v.SetStr(r.mask(str))
-			continue
-		}
-		if out := r.maskValues(str); out != str {
+		if out := r.redact(k, str); out != str {
 			v.SetStr(out)
 		}
 	}
 }
 
-// parseJSON reads a JSON value into v: an integer in int64 range as an
-// Int, any other number as a Double (the scanner's rule), so that
-// encoding/json writes it back as it was written.
+// parseJSON reads a message (one JSON object, checked or written by the
+// fast path) into v: an integer in int64 range as an Int, any other number
+// as a Double (the scanner's rule), so that encoding/json writes it back
+// as it was written.
 func parseJSON(data []byte, v pcommon.Value) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var raw any
 	if err := dec.Decode(&raw); err != nil {
 		return err
-	}
-	if dec.More() {
-		return fmt.Errorf("tnco: text after the JSON value")
 	}
 	return fromRaw(raw, v)
 }

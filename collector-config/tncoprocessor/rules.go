@@ -20,7 +20,6 @@ import (
 type rules struct {
 	keys   []*matcher // blocked_key_patterns
 	values []*matcher // blocked_values
-	all    *regexp.Regexp
 	// anyValue: one pass over a string tells whether any blocked value
 	// may match (the common answer is no), instead of a search per literal.
 	anyValue literalIndex
@@ -85,7 +84,7 @@ func fastPathFor(cfg *redactionprocessor.Config) (*rules, error) {
 		cfg.DBSanitizer.OpenSearchConfig.Enabled || cfg.DBSanitizer.ESConfig.Enabled:
 		return nil, fmt.Errorf("db_sanitizer is enabled")
 	}
-	r := &rules{all: regexp.MustCompile(".*")}
+	r := &rules{}
 	for i, p := range append(slices.Clone(cfg.BlockedKeyPatterns), cfg.BlockedValues...) {
 		m, err := newMatcher(p)
 		if err != nil {
@@ -132,50 +131,43 @@ func (c *check) keyBlocked(k string) bool {
 	if b, ok := c.keys[k]; ok {
 		return b
 	}
-	b := c.rules.keyBlocked(k, &c.fold)
+	c.fold.reset()
+	b := slices.ContainsFunc(c.rules.keys, func(m *matcher) bool { return m.mayMatch(k, &c.fold) && m.re.MatchString(k) })
 	if len(c.keys) < maxCachedKeys && len(k) <= maxCachedKeyLen {
 		c.keys[strings.Clone(k)] = b
 	}
 	return b
 }
 
-// maskValues replaces the matches of every blocked value in s by "****".
-func (c *check) maskValues(s string) string { return c.rules.maskValues(s, &c.fold) }
-
-// keyBlocked reports whether a key's value is masked.
-func (r *rules) keyBlocked(k string, fold *folder) bool {
-	fold.reset()
-	for _, m := range r.keys {
-		if m.mayMatch(k, fold) && m.re.MatchString(k) {
-			return true
-		}
-	}
-	return false
-}
-
 // mask is the value of a blocked key: every run of characters other than
 // a newline becomes "****" (the processor's ".*" replacement), so
 // "a\nb" becomes "****\n****" and "" becomes "****".
-func (r *rules) mask(s string) string {
-	if strings.IndexByte(s, '\n') < 0 {
-		return "****"
-	}
-	return r.all.ReplaceAllString(s, "****")
+func mask(s string) string {
+	return strings.Repeat("****\n", strings.Count(s, "\n")) + "****"
 }
 
 // maskValues replaces the matches of every blocked value in s by "****".
-func (r *rules) maskValues(s string, fold *folder) string {
-	fold.reset()
-	if !r.anyValue.any(s, fold) {
+func (c *check) maskValues(s string) string {
+	c.fold.reset()
+	if !c.anyValue.any(s, &c.fold) {
 		return s // no matcher's literal: none can match
 	}
-	for _, m := range r.values {
-		if m.mayMatch(s, fold) && m.re.MatchString(s) {
+	for _, m := range c.values {
+		if m.mayMatch(s, &c.fold) && m.re.MatchString(s) {
 			s = m.re.ReplaceAllString(s, "****")
-			fold.reset()
+			c.fold.reset()
 		}
 	}
 	return s
+}
+
+// redact is the text of key's value after the attribute rules: masked
+// whole when the key is blocked, else with the blocked values masked.
+func (c *check) redact(key, text string) string {
+	if c.keyBlocked(key) {
+		return mask(text)
+	}
+	return c.maskValues(text)
 }
 
 // A matcher is one regular expression with a prefilter: literals of which
