@@ -22,17 +22,8 @@ type HTTPServer struct {
 	// Addr is the address the server listens on, on 127.0.0.1.
 	Addr string
 
-	logs store[*collogspb.ExportLogsServiceRequest]
-	held gate
 	signals
 }
-
-// Hold makes requests wait, as a collector that accepts the connection and
-// never answers, until Release or the client gives up.
-func (s *HTTPServer) Hold() { s.held.hold() }
-
-// Release lets held and later requests through.
-func (s *HTTPServer) Release() { s.held.release() }
 
 // StartHTTP returns a running OTLP/HTTP server, stopped at the end of the
 // test.
@@ -110,7 +101,7 @@ func decode(w http.ResponseWriter, r *http.Request, m proto.Message) bool {
 // order.
 func (s *HTTPServer) LogEventNames() []string {
 	var out []string
-	for _, r := range received(s.logs.all()) {
+	for _, r := range s.Records() {
 		out = append(out, r.Rec.GetEventName())
 	}
 	return out

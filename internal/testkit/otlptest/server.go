@@ -48,9 +48,7 @@ type Server struct {
 
 	mu   sync.Mutex
 	srv  *grpc.Server
-	reqs []*collogspb.ExportLogsServiceRequest
 	raw  [][]byte
-	held gate
 	fail int           // reject the next fail requests
 	got  chan struct{} // one signal per accepted request
 	signals
@@ -127,12 +125,6 @@ func (s *Server) Running() bool {
 	return s.srv != nil
 }
 
-// Hold makes Export calls wait until Release.
-func (s *Server) Hold() { s.held.hold() }
-
-// Release lets held and later Export calls through.
-func (s *Server) Release() { s.held.release() }
-
 // RejectNext makes the next n requests fail with InvalidArgument, an error
 // the exporter does not retry.
 func (s *Server) RejectNext(n int) {
@@ -154,14 +146,14 @@ func (s *Server) Export(ctx context.Context, req *collogspb.ExportLogsServiceReq
 		return nil, status.Error(codes.InvalidArgument, "rejected by test")
 	}
 	if s.Compact {
-		s.reqs = append(s.reqs, compacted(req))
+		s.logs.keep(compacted(req))
 	} else {
 		b, err := proto.Marshal(req)
 		if err != nil {
 			s.mu.Unlock()
 			return nil, err
 		}
-		s.reqs = append(s.reqs, proto.Clone(req).(*collogspb.ExportLogsServiceRequest))
+		s.logs.keep(proto.Clone(req).(*collogspb.ExportLogsServiceRequest))
 		s.raw = append(s.raw, b)
 	}
 	s.mu.Unlock()
@@ -177,16 +169,9 @@ type Received struct {
 }
 
 // Records returns every accepted log record, in order.
-func (s *Server) Records() []Received {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return received(s.reqs)
-}
-
-// received lists the log records of reqs, in order.
-func received(reqs []*collogspb.ExportLogsServiceRequest) []Received {
+func (s *signals) Records() []Received {
 	var out []Received
-	for _, req := range reqs {
+	for _, req := range s.logs.all() {
 		for _, rl := range req.GetResourceLogs() {
 			res := map[string]string{}
 			for _, kv := range rl.GetResource().GetAttributes() {

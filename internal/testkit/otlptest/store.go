@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	collogspb "go.opentelemetry.io/proto/otlp/collector/logs/v1"
 	colmetricspb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -30,13 +31,23 @@ func (st *store[T]) all() []T {
 	return slices.Clone(st.reqs)
 }
 
-// signals keeps the trace and metric requests a server received: a
-// collector's OTLP port serves them too, and a driver wired by
-// otelbridge.Setup exports its spans and run metrics there.
+// signals keeps the log, trace and metric requests a server received: a
+// collector's OTLP port serves all three, and a driver wired by
+// otelbridge.Setup exports its spans and run metrics there too.
 type signals struct {
+	logs    store[*collogspb.ExportLogsServiceRequest]
 	traces  store[*coltracepb.ExportTraceServiceRequest]
 	metrics store[*colmetricspb.ExportMetricsServiceRequest]
+	held    gate
 }
+
+// Hold makes the log requests (all requests, over HTTP) wait, as a
+// collector that accepts the connection and never answers, until Release
+// or the client gives up.
+func (s *signals) Hold() { s.held.hold() }
+
+// Release lets held and later requests through.
+func (s *signals) Release() { s.held.release() }
 
 // ReceivedSpan is one span a server received, with the service.name of
 // its resource.

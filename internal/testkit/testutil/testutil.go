@@ -179,13 +179,9 @@ func RepoRoot(t testing.TB) string {
 		t.Fatal(err)
 	}
 	for {
-		if f, err := os.Open(filepath.Join(dir, "go.mod")); err == nil {
-			sc := bufio.NewScanner(f)
-			first := sc.Scan() && sc.Text() == rootModule
-			f.Close()
-			if first {
-				return dir
-			}
+		b, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if first, _, _ := strings.Cut(string(b), "\n"); strings.TrimSuffix(first, "\r") == rootModule {
+			return dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
