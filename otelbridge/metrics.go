@@ -3,6 +3,7 @@ package otelbridge
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
@@ -27,28 +28,25 @@ func WithoutMeterProvider() Option {
 	return func(c *config) { c.noMeter = true }
 }
 
-// metricExporterNames resolves OTEL_METRICS_EXPORTER: otlp or none (a
-// comma-separated list, as for the other signals); unset, otlp when an
-// OTLP endpoint for metrics is set, else none.
-func (c *config) metricExporterNames() ([]string, error) {
+// metricOTLP resolves OTEL_METRICS_EXPORTER, otlp or none (a
+// comma-separated list, as for the other signals), into whether metrics go
+// over OTLP; unset, they do when an OTLP endpoint for metrics is set.
+func (c *config) metricOTLP() (bool, error) {
 	env := strings.TrimSpace(c.getenv("OTEL_METRICS_EXPORTER"))
 	if env == "" {
-		if c.getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || c.getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") != "" {
-			return []string{ExporterOTLP}, nil
-		}
-		return nil, nil
+		return c.getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || c.getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") != "", nil
 	}
-	var names []string
+	otlp := false
 	for n := range strings.SplitSeq(env, ",") {
 		switch n = strings.ToLower(strings.TrimSpace(n)); n {
 		case "", ExporterNone:
 		case ExporterOTLP:
-			names = append(names, n)
+			otlp = true
 		default:
-			return nil, fmt.Errorf("otelbridge: unknown metric exporter %q in OTEL_METRICS_EXPORTER (want otlp or none)", n)
+			return false, fmt.Errorf("otelbridge: unknown metric exporter %q in OTEL_METRICS_EXPORTER (want otlp or none)", n)
 		}
 	}
-	return names, nil
+	return otlp, nil
 }
 
 // meterProvider builds t.mp when there is a reader. The OTLP exporter
@@ -59,7 +57,7 @@ func (c *config) meterProvider(ctx context.Context, t *Telemetry, res *resource.
 	if c.noMeter {
 		return nil
 	}
-	names, err := c.metricExporterNames()
+	otlp, err := c.metricOTLP()
 	if err != nil {
 		return err
 	}
@@ -67,7 +65,7 @@ func (c *config) meterProvider(ctx context.Context, t *Telemetry, res *resource.
 	for _, r := range c.metricReaders {
 		opts = append(opts, sdkmetric.WithReader(r))
 	}
-	if len(names) > 0 {
+	if otlp {
 		exp, err := c.otlpMetricExporter(ctx)
 		if err != nil {
 			return err
@@ -102,16 +100,10 @@ type checkedMetricExporter struct {
 // (a controller that only records events) sends no metrics request, so an
 // endpoint without a metrics service sees nothing of them.
 func (e *checkedMetricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
-	n := 0
-	for _, sm := range rm.ScopeMetrics {
-		n += len(sm.Metrics)
-	}
-	if n == 0 {
+	if !slices.ContainsFunc(rm.ScopeMetrics, func(sm metricdata.ScopeMetrics) bool { return len(sm.Metrics) > 0 }) {
 		return nil
 	}
-	err := e.Exporter.Export(ctx, rm)
-	e.check.observe(err)
-	return err
+	return e.check.observe(e.Exporter.Export(ctx, rm))
 }
 
 // MeterProvider returns the provider Setup installed globally, or nil

@@ -1,6 +1,7 @@
 package otelbridge
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -34,30 +35,18 @@ const (
 // mismatch is reported as a *ProtocolMismatchError.
 const DefaultOTLPProtocol = ProtocolHTTPProtobuf
 
-// otlpProtocol returns the protocol of signal ("LOGS", "TRACES") and the
-// variable that chose it ("" for the default).
-func (c *config) otlpProtocol(signal string) (protocol, from string) {
+// newOTLP builds signal's OTLP exporter ("LOGS", "TRACES", "METRICS") in
+// the protocol the environment names (the signal's variable, then
+// OTEL_EXPORTER_OTLP_PROTOCOL, else DefaultOTLPProtocol), and the check of
+// its export errors.
+func newOTLP[E any](c *config, signal, what string, grpcNew, httpNew func() (E, error)) (E, *protocolCheck, error) {
+	p, from := DefaultOTLPProtocol, "" // from: the variable that chose p
 	for _, v := range []string{"OTEL_EXPORTER_OTLP_" + signal + "_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
-		if p := strings.TrimSpace(c.getenv(v)); p != "" {
-			return p, v
+		if e := strings.TrimSpace(c.getenv(v)); e != "" {
+			p, from = e, v
+			break
 		}
 	}
-	return DefaultOTLPProtocol, ""
-}
-
-// otlpEndpoint returns the endpoint the exporters of signal read from the
-// environment, or "" for their default.
-func (c *config) otlpEndpoint(signal string) string {
-	if e := c.getenv("OTEL_EXPORTER_OTLP_" + signal + "_ENDPOINT"); e != "" {
-		return e
-	}
-	return c.getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
-}
-
-// newOTLP builds signal's OTLP exporter ("LOGS", "TRACES", "METRICS") in
-// the protocol the environment names, and the check of its export errors.
-func newOTLP[E any](c *config, signal, what string, grpcNew, httpNew func() (E, error)) (E, *protocolCheck, error) {
-	p, from := c.otlpProtocol(signal)
 	var exp E
 	var err error
 	switch p {
@@ -66,12 +55,14 @@ func newOTLP[E any](c *config, signal, what string, grpcNew, httpNew func() (E, 
 	case ProtocolHTTPProtobuf:
 		exp, err = httpNew()
 	default:
-		return exp, nil, unsupportedProtocol(p, from)
+		return exp, nil, fmt.Errorf("otelbridge: unsupported OTLP protocol %q in %s (want %s or %s)", p, from, ProtocolGRPC, ProtocolHTTPProtobuf)
 	}
 	if err != nil {
 		return exp, nil, fmt.Errorf("otelbridge: otlp %s exporter: %w", what, err)
 	}
-	return exp, c.protocolCheck(strings.ToLower(signal), signal, p, from), nil
+	// The endpoint as the exporter reads it, "" for its default.
+	endpoint := cmp.Or(c.getenv("OTEL_EXPORTER_OTLP_"+signal+"_ENDPOINT"), c.getenv("OTEL_EXPORTER_OTLP_ENDPOINT"))
+	return exp, &protocolCheck{signal: strings.ToLower(signal), endpoint: endpoint, protocol: p, from: from}, nil
 }
 
 func (c *config) otlpLogExporter(ctx context.Context) (sdklog.Exporter, error) {
@@ -135,10 +126,6 @@ func (c *config) otlpSpanExporter(ctx context.Context) (sdktrace.SpanExporter, e
 	return &checkedSpanExporter{SpanExporter: exp, check: check}, nil
 }
 
-func unsupportedProtocol(p, from string) error {
-	return fmt.Errorf("otelbridge: unsupported OTLP protocol %q in %s (want %s or %s)", p, from, ProtocolGRPC, ProtocolHTTPProtobuf)
-}
-
 // reconnect caps gRPC's reconnect backoff at 5 seconds (gRPC's default
 // grows to 120 s), so that logs and spans flow again soon after a collector
 // comes back.
@@ -190,10 +177,6 @@ type protocolCheck struct {
 	once                             sync.Once
 }
 
-func (c *config) protocolCheck(signal, envSignal, protocol, from string) *protocolCheck {
-	return &protocolCheck{signal: signal, endpoint: c.otlpEndpoint(envSignal), protocol: protocol, from: from}
-}
-
 // mismatchSignatures are what the exporters return when the endpoint
 // speaks the other protocol; each was observed against a real server.
 var mismatchSignatures = map[string][]struct{ text, answered string }{
@@ -213,9 +196,10 @@ var mismatchSignatures = map[string][]struct{ text, answered string }{
 	},
 }
 
-func (p *protocolCheck) observe(err error) {
+// observe checks err and returns it.
+func (p *protocolCheck) observe(err error) error {
 	if err == nil {
-		return
+		return nil
 	}
 	msg := err.Error()
 	for _, s := range mismatchSignatures[p.protocol] {
@@ -226,9 +210,10 @@ func (p *protocolCheck) observe(err error) {
 					Answered: s.answered, Cause: err,
 				})
 			})
-			return
+			break
 		}
 	}
+	return err
 }
 
 type checkedLogExporter struct {
@@ -237,9 +222,7 @@ type checkedLogExporter struct {
 }
 
 func (e *checkedLogExporter) Export(ctx context.Context, recs []sdklog.Record) error {
-	err := e.Exporter.Export(ctx, recs)
-	e.check.observe(err)
-	return err
+	return e.check.observe(e.Exporter.Export(ctx, recs))
 }
 
 type checkedSpanExporter struct {
@@ -248,7 +231,5 @@ type checkedSpanExporter struct {
 }
 
 func (e *checkedSpanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	err := e.SpanExporter.ExportSpans(ctx, spans)
-	e.check.observe(err)
-	return err
+	return e.check.observe(e.SpanExporter.ExportSpans(ctx, spans))
 }

@@ -93,7 +93,7 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 		}
 	}
 	for _, name := range names {
-		exp, local, err := c.newExporter(ctx, name)
+		exp, err := c.newExporter(ctx, name)
 		if err != nil {
 			closeAll()
 			return nil, err
@@ -112,7 +112,13 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 			}
 			continue
 		}
-		batches = append(batches, c.batch(exp, name, local))
+		// The batch processor counts and reports every record it loses,
+		// where the SDK's would only warn.
+		o := []sdkparts.BatchOption{sdkparts.WithExporterName(name)}
+		if name != ExporterOTLP && c.getenv("OTEL_BLRP_SCHEDULE_DELAY") == "" {
+			o = append(o, sdkparts.WithExportInterval(localExportInterval)) // a local stream
+		}
+		batches = append(batches, sdkparts.NewBatchProcessor(exp, o...))
 	}
 	for _, exp := range c.extraExporters {
 		batches = append(batches, sdkparts.NewBatchProcessor(exp, sdkparts.WithExporterName("extra")))
@@ -130,10 +136,7 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 		err = c.tracerProvider(ctx, t, res, liveSpans)
 	}
 	if err != nil {
-		_ = t.lp.Shutdown(context.Background())
-		if t.mp != nil {
-			_ = t.mp.Shutdown(context.Background())
-		}
+		_ = t.Shutdown(context.Background()) // t.tp is nil: it comes last
 		return nil, err
 	}
 	if t.tp != nil {
@@ -195,9 +198,8 @@ func (c *config) stderrTerminal() bool {
 	return term.IsTerminal(os.Stderr)
 }
 
-// newExporter builds one exporter by name; local reports whether it writes
-// to a local stream. A nil exporter means "none".
-func (c *config) newExporter(ctx context.Context, name string) (exp sdklog.Exporter, local bool, err error) {
+// newExporter builds one exporter by name. A nil exporter means "none".
+func (c *config) newExporter(ctx context.Context, name string) (exp sdklog.Exporter, err error) {
 	w := c.writer
 	if w == nil {
 		w = os.Stderr
@@ -214,27 +216,11 @@ func (c *config) newExporter(ctx context.Context, name string) (exp sdklog.Expor
 	case ExporterConsole:
 		exp, err = stdoutlog.New(stdoutlog.WithWriter(w))
 	case ExporterOTLP:
-		if exp, err = c.otlpLogExporter(ctx); err != nil {
-			return nil, false, err
-		}
-		if !c.noMessageBody {
+		if exp, err = c.otlpLogExporter(ctx); err == nil && !c.noMessageBody {
 			exp = sdkparts.NewMessageBodyExporter(exp)
 		}
-		return exp, false, nil
-	default:
-		return nil, false, nil
 	}
-	return exp, true, err
-}
-
-// batch puts exp behind a BatchProcessor, which counts and reports every
-// record it loses where the SDK's would only warn.
-func (c *config) batch(exp sdklog.Exporter, name string, local bool) *sdkparts.BatchProcessor {
-	o := []sdkparts.BatchOption{sdkparts.WithExporterName(name)}
-	if local && c.getenv("OTEL_BLRP_SCHEDULE_DELAY") == "" {
-		o = append(o, sdkparts.WithExportInterval(localExportInterval))
-	}
-	return sdkparts.NewBatchProcessor(exp, o...)
+	return exp, err
 }
 
 func (c *config) tracerProvider(ctx context.Context, t *Telemetry, res *resource.Resource, local []sdktrace.SpanProcessor) error {

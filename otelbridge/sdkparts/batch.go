@@ -70,11 +70,8 @@ var errShutdownDeadline = errors.New("sdkparts: the export was cut at the shutdo
 // be flushed or their loss could not be reported. otelbridge.Setup puts one
 // in front of every exporter it builds.
 type BatchProcessor struct {
-	exp       sdklog.Exporter
-	name      string
-	batchSize int
-	interval  time.Duration
-	timeout   time.Duration
+	batchConfig
+	exp sdklog.Exporter
 
 	q      *queue
 	ledger *ledger
@@ -107,7 +104,7 @@ func NewBatchProcessor(exp sdklog.Exporter, opts ...BatchOption) *BatchProcessor
 	}
 	l := newLedger(c.name, c.meter)
 	b := &BatchProcessor{
-		exp: exp, name: c.name, batchSize: c.batchSize, interval: c.interval, timeout: c.timeout,
+		batchConfig: c, exp: exp,
 		q:        newQueue(c.maxQueue, c.batchSize, l),
 		ledger:   l,
 		stopped:  make(chan struct{}),
@@ -178,9 +175,6 @@ func (b *BatchProcessor) run() {
 		default:
 		}
 		select {
-		case req := <-b.shutReq:
-			req.resp <- b.shutdown(req.ctx, buf)
-			return
 		case req := <-b.flushReq:
 			req.resp <- b.flush(req.ctx, buf)
 			continue
@@ -197,18 +191,9 @@ func (b *BatchProcessor) run() {
 		case <-b.trigger:
 		}
 		b.exportOne(buf)
-		resetTimer(timer, b.interval)
+		// Since Go 1.23, Reset leaves no stale tick to receive.
+		timer.Reset(b.interval)
 	}
-}
-
-func resetTimer(t *time.Timer, d time.Duration) {
-	if !t.Stop() {
-		select {
-		case <-t.C:
-		default:
-		}
-	}
-	t.Reset(d)
 }
 
 // bounded returns ctx, also cancelled when Shutdown's context ends.
@@ -222,16 +207,10 @@ func (b *BatchProcessor) bounded(ctx context.Context) (context.Context, context.
 // but losses unreported, it tries the report alone: its success is the
 // sign of recovery.
 func (b *BatchProcessor) exportOne(buf []sdklog.Record) {
-	tctx, tcancel := context.WithTimeout(context.Background(), b.timeout)
-	defer tcancel()
-	ctx, cancel := b.bounded(tctx)
+	ctx, cancel := context.WithTimeout(b.cut, b.timeout)
 	defer cancel()
 	n, remaining := b.q.take(buf)
-	if n == 0 {
-		_ = b.rep.report(ctx, b.exp, b.ledger)
-		return
-	}
-	if b.export(ctx, buf[:n]) == nil {
+	if n == 0 || b.export(ctx, buf[:n]) == nil {
 		_ = b.rep.report(ctx, b.exp, b.ledger)
 	}
 	if remaining >= b.batchSize {
@@ -252,12 +231,13 @@ func (b *BatchProcessor) export(ctx context.Context, batch []sdklog.Record) erro
 	return err
 }
 
-// drain exports every queued record with ctx. It stops when ctx is done,
-// leaving the rest queued. It returns how many records it lost, the first
-// export error, and whether the exporter is healthy: the last export
-// succeeded, or there was nothing to export.
-func (b *BatchProcessor) drain(ctx context.Context, buf []sdklog.Record) (lost int64, err error, healthy bool) {
-	healthy = true
+// drain exports every queued record with ctx, then reports the losses
+// when the exporter is healthy (the last export succeeded, or there was
+// nothing to export) and flushes the exporter. It stops when ctx is done,
+// leaving the rest queued and the exporter unflushed (flushed is false).
+// It returns how many records it lost and the first export error.
+func (b *BatchProcessor) drain(ctx context.Context, buf []sdklog.Record) (lost int64, err, flushErr error, flushed bool) {
+	healthy := true
 	for ctx.Err() == nil {
 		n, _ := b.q.take(buf)
 		if n == 0 {
@@ -274,26 +254,27 @@ func (b *BatchProcessor) drain(ctx context.Context, buf []sdklog.Record) (lost i
 			}
 		}
 	}
-	return lost, err, healthy
+	if ctx.Err() != nil {
+		return lost, err, nil, false
+	}
+	if healthy {
+		_ = b.rep.report(ctx, b.exp, b.ledger)
+	}
+	return lost, err, b.exp.ForceFlush(ctx), true
 }
 
 func (b *BatchProcessor) flush(ctx context.Context, buf []sdklog.Record) error {
 	ctx, cancel := b.bounded(ctx)
 	defer cancel()
-	lost, _, healthy := b.drain(ctx, buf)
-	var errs []error
-	if ctx.Err() != nil {
-		errs = append(errs, context.Cause(ctx))
-	} else {
-		if healthy {
-			_ = b.rep.report(ctx, b.exp, b.ledger)
-		}
-		errs = append(errs, b.exp.ForceFlush(ctx))
+	lost, _, err, flushed := b.drain(ctx, buf)
+	if !flushed {
+		err = context.Cause(ctx)
 	}
+	var lostErr error
 	if lost > 0 {
-		errs = append(errs, fmt.Errorf("sdkparts: %s: %d log records failed to export during flush", b.label(), lost))
+		lostErr = fmt.Errorf("sdkparts: %s: %d log records failed to export during flush", b.label(), lost)
 	}
-	return errors.Join(errs...)
+	return errors.Join(err, lostErr)
 }
 
 // shutdown is the worker's part of Shutdown: export what it can, report
@@ -306,17 +287,10 @@ func (b *BatchProcessor) shutdown(ctx context.Context, buf []sdklog.Record) erro
 	// rather than as a failed export.
 	ctx, cancel := b.bounded(context.WithoutCancel(ctx))
 	defer cancel()
-	_, drainErr, healthy := b.drain(ctx, buf)
-	var errs []error
-	if ctx.Err() == nil {
-		if healthy {
-			_ = b.rep.report(ctx, b.exp, b.ledger)
-		}
-		errs = append(errs, b.exp.ForceFlush(ctx))
-	}
-	errs = append(errs, b.exp.Shutdown(ctx))
+	_, drainErr, flushErr, _ := b.drain(ctx, buf)
+	shutErr := b.exp.Shutdown(ctx)
 	b.ledger.observe(DropShutdown, b.q.finish())
-	return errors.Join(drainErr, errors.Join(errs...))
+	return errors.Join(drainErr, errors.Join(flushErr, shutErr))
 }
 
 func (b *BatchProcessor) label() string { return cmp.Or(b.name, "exporter") }

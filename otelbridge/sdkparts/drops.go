@@ -62,17 +62,28 @@ type dropGroup struct {
 // the Shutdown error and the reports read them), and keeps lost records in
 // groups per (tenant, trace, reason) until a report for them is exported.
 type ledger struct {
-	exported, queueFull, exportFailed, shutdown, reported atomic.Int64
+	exported, reported                atomic.Int64
+	queueFull, exportFailed, shutdown lossCount
 
 	mu      sync.Mutex
 	pending map[dropKey]*dropGroup // lost and not yet reported
 
 	metric metric.Int64Counter
-	attrs  dropAttrs
+}
+
+// lossCount counts the records lost for one reason; attrs are the metric's
+// attributes for it, built once: a full queue counts on the caller's path.
+type lossCount struct {
+	atomic.Int64
+	attrs metric.AddOption
 }
 
 func newLedger(exporter string, mp metric.MeterProvider) *ledger {
-	l := &ledger{pending: map[dropKey]*dropGroup{}, attrs: newDropAttrs(exporter)}
+	l := &ledger{pending: map[dropKey]*dropGroup{}}
+	for _, reason := range []string{DropQueueFull, DropExportFailed, DropShutdown} {
+		l.counter(reason).attrs = metric.WithAttributeSet(attribute.NewSet(
+			attribute.String("reason", reason), attribute.String("exporter", exporter)))
+	}
 	var err error
 	l.metric, err = mp.Meter(meterName, metric.WithInstrumentationVersion(wire.ScopeVersion)).Int64Counter(MetricRecordsDropped,
 		metric.WithDescription("Log records lost before export: queue full, export failed, or left at shutdown."),
@@ -124,29 +135,27 @@ func (l *ledger) stats() DropStats {
 	return s
 }
 
-// counter returns reason's counter and metric attributes.
-func (l *ledger) counter(reason string) (*atomic.Int64, metric.AddOption) {
+// counter returns reason's count.
+func (l *ledger) counter(reason string) *lossCount {
 	switch reason {
 	case DropQueueFull:
-		return &l.queueFull, l.attrs.queueFull
+		return &l.queueFull
 	case DropExportFailed:
-		return &l.exportFailed, l.attrs.exportFailed
+		return &l.exportFailed
 	}
-	return &l.shutdown, l.attrs.shutdown
+	return &l.shutdown
 }
 
 // add counts n records lost for reason, without a group (records lost at
 // shutdown can no longer be reported in the stream).
 func (l *ledger) add(reason string, n int64) {
-	c, _ := l.counter(reason)
-	c.Add(n)
+	l.counter(reason).Add(n)
 }
 
 // observe adds n lost records to the progress.records.dropped metric.
 func (l *ledger) observe(reason string, n int64) {
 	if n > 0 {
-		_, attrs := l.counter(reason)
-		l.metric.Add(context.Background(), n, attrs)
+		l.metric.Add(context.Background(), n, l.counter(reason).attrs)
 	}
 }
 
@@ -236,16 +245,4 @@ func dropKeyOf(r *sdklog.Record, reason string) (dropKey, []attribute.KeyValue) 
 		}
 	}
 	return k, slices.Clone(v.TraceCtx)
-}
-
-// dropAttrs are the metric's attribute sets, built once: a full queue
-// counts on the caller's path.
-type dropAttrs struct{ queueFull, exportFailed, shutdown metric.AddOption }
-
-func newDropAttrs(exporter string) dropAttrs {
-	set := func(reason string) metric.AddOption {
-		return metric.WithAttributeSet(attribute.NewSet(
-			attribute.String("reason", reason), attribute.String("exporter", exporter)))
-	}
-	return dropAttrs{set(DropQueueFull), set(DropExportFailed), set(DropShutdown)}
 }

@@ -58,12 +58,11 @@ func (q *queue) push(r sdklog.Record) (n int, accepted, overwrote bool) {
 	return q.n, true, false
 }
 
-// grow doubles the ring up to max; the caller holds mu.
+// grow doubles the full ring up to max; the caller holds mu.
 func (q *queue) grow() {
 	next := make([]sdklog.Record, min(2*len(q.ring), q.max))
-	for i := 0; i < q.n; i++ {
-		next[i] = q.ring[(q.head+i)%len(q.ring)]
-	}
+	n := copy(next, q.ring[q.head:])
+	copy(next[n:], q.ring[:q.head])
 	q.ring, q.head = next, 0
 }
 
@@ -149,11 +148,8 @@ func (q *queue) finish() int64 {
 	}
 	q.finished = true
 	left := int64(q.n + q.inflight)
-	for ; q.n > 0; q.n-- {
-		q.ring[q.head] = sdklog.Record{}
-		q.head = (q.head + 1) % len(q.ring)
-	}
-	q.inflight = 0
+	clear(q.ring) // the slots of taken records are already zero
+	q.n, q.inflight = 0, 0
 	q.atEnd += left
 	q.ledger.add(DropShutdown, left)
 	return left

@@ -151,13 +151,9 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 	}
 	if len(v.TraceCtx) > 0 {
 		// The members of one object, so in the same order and with the
-		// same rule for a repeated key as the other keys.
-		s.tracectx = append(s.tracectx, v.TraceCtx...)
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = appendMembers(b, s.tracectx)
+		// same rule for a repeated key as the other keys (progressEventType
+		// came before).
+		b = appendMembers(append(b, ','), v.TraceCtx)
 	}
 	field("truncated", truncated, v.Truncated, attribute.BoolValue(true))
 	return append(b, '}')
@@ -244,7 +240,7 @@ func NestValue(d []PathValue) attribute.Value {
 
 // scratch holds the entry lists of one AppendMessage call.
 type scratch struct {
-	component, resource, scope, tracectx []attribute.KeyValue
+	component, resource, scope []attribute.KeyValue
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -252,13 +248,12 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
 func putScratch(s *scratch) {
-	if cap(s.scope) > 256 || cap(s.tracectx) > 256 {
+	if cap(s.scope) > 256 {
 		return
 	}
 	clear(s.component)
 	clear(s.resource)
 	clear(s.scope)
-	clear(s.tracectx)
-	*s = scratch{component: s.component[:0], resource: s.resource[:0], scope: s.scope[:0], tracectx: s.tracectx[:0]}
+	*s = scratch{component: s.component[:0], resource: s.resource[:0], scope: s.scope[:0]}
 	scratchPool.Put(s)
 }
