@@ -1,7 +1,9 @@
 package terraform
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -36,20 +38,12 @@ func TestCancelStopsTheToolAndEveryProcess(t *testing.T) {
 	bin := tofu(t)
 	polite, stubborn := marker(), marker()
 	c := newCapture(t)
+	var raw bytes.Buffer
 	r := startRun(Command{Binary: bin, Dir: workdir(t, "slow"), Args: []string{"apply"}, Init: true, Env: offline(t),
 		Vars: map[string]any{"polite_marker": polite, "stubborn_marker": stubborn}},
-		c.opts(WithGracePeriod(2*time.Minute), recordTo(t, "tofu-apply-cancelled.jsonl"))...)
+		c.opts(WithGracePeriod(2*time.Minute), recordTo(t, "tofu-apply-cancelled.jsonl"), rawTee(&raw))...)
 	defer r.cancel()
-	waitFor(t, r.done, func() bool {
-		ready := 0
-		for _, e := range c.sink.OfType(TypeProvisionOutput) {
-			if strings.HasSuffix(e.Details["output"].(string), " ready") {
-				ready++
-			}
-		}
-		return ready == 2 && len(c.sink.OfType(TypeApplyCompleted)) == 1 &&
-			len(testutil.ProcessesWith(polite)) > 0 && len(testutil.ProcessesWith(stubborn)) > 0
-	})
+	waitFor(t, r.done, func() bool { return slowReady(c, polite, stubborn) })
 	res, err := r.cancelAndWait(t, 3*time.Minute)
 
 	if left := append(testutil.ProcessesWith(polite), testutil.ProcessesWith(stubborn)...); len(left) > 0 {
@@ -82,7 +76,7 @@ func TestCancelStopsTheToolAndEveryProcess(t *testing.T) {
 	if d := evs[len(evs)-1].Details; d["failureCode"] != FailureInternal || !strings.HasPrefix(d["description"].(string), "cancelled") {
 		t.Errorf("OperationFailed %v", d)
 	}
-	assertCancelled(t, c, res, true, []string{"terraform_data.polite", "terraform_data.stubborn"}, "terraform_data.quick")
+	assertCancelled(t, c, res, raw.Bytes(), true, []string{"terraform_data.polite", "terraform_data.stubborn"}, "terraform_data.quick")
 	if s := only(t, c.spansNamed("tofu apply")); attr(s, outcomes.Key) != outcomes.Cancelled {
 		t.Errorf("command span outcome %q", attr(s, outcomes.Key))
 	}
@@ -173,12 +167,28 @@ func waitFor(t *testing.T, done <-chan struct{}, cond func() bool) {
 	}
 }
 
+// slowReady reports whether an apply of the slow configuration is where a
+// stop is tested: quick is done, and both provisioners said they are ready,
+// so the stubborn one has set its trap (a signal before that would kill it).
+func slowReady(c *capture, polite, stubborn string) bool {
+	ready := 0
+	for _, e := range c.sink.OfType(TypeProvisionOutput) {
+		if strings.HasSuffix(e.Details["output"].(string), " ready") {
+			ready++
+		}
+	}
+	return ready == 2 && len(c.sink.OfType(TypeApplyCompleted)) == 1 &&
+		len(testutil.ProcessesWith(polite)) > 0 && len(testutil.ProcessesWith(stubborn)) > 0
+}
+
 // assertCancelled checks what a stopped apply of the slow configuration
 // reports: N counts what completed (done), of the plan's 3; the stopped
 // operations are cancelled (events at WARN with cancelled set, spans with
 // outcome cancelled, the Result) and not errored; the tool's repeated "execution
-// halted" is recorded once.
-func assertCancelled(t *testing.T, c *capture, res Result, ctxCancelled bool, stopped []string, done string) {
+// halted" is recorded once, with its repeats in raw (the tool's own stream)
+// counted. How many the tool writes depends on which of its commands died of
+// the signal first: the golden tofu-apply-cancelled holds a stream with repeats.
+func assertCancelled(t *testing.T, c *capture, res Result, raw []byte, ctxCancelled bool, stopped []string, done string) {
 	t.Helper()
 	slices.Sort(res.CancelledResources)
 	if res.Completed != 1 || res.Cancelled != 2 || res.Errored != 0 || res.Total != 3 ||
@@ -219,6 +229,18 @@ func assertCancelled(t *testing.T, c *capture, res Result, ctxCancelled bool, st
 	if s := only(t, c.spansNamed("create "+done)); attr(s, outcomes.Key) != outcomes.Changed || s.Status().Code == codes.Error {
 		t.Errorf("%s span outcome %q, status %v", done, attr(s, outcomes.Key), s.Status())
 	}
+	written := 0
+	for line := range bytes.Lines(raw) {
+		var msg struct {
+			Diagnostic struct{ Summary string }
+		}
+		if json.Unmarshal(line, &msg) == nil && msg.Diagnostic.Summary == "execution halted" {
+			written++
+		}
+	}
+	if written == 0 {
+		t.Fatal("the tool wrote no execution halted diagnostic")
+	}
 	halted := 0
 	for _, e := range c.sink.OfType(TypeDiagnostic) {
 		if e.Details["summary"] == "execution halted" {
@@ -229,8 +251,8 @@ func assertCancelled(t *testing.T, c *capture, res Result, ctxCancelled bool, st
 		t.Errorf("%d execution halted diagnostics, want 1", halted)
 	}
 	for _, d := range res.Diagnostics {
-		if d.Summary == "execution halted" && d.Repeated < 1 {
-			t.Errorf("the repeats of execution halted are not counted: %+v", d)
+		if d.Summary == "execution halted" && d.Repeated != written-1 {
+			t.Errorf("the tool wrote execution halted %d times; the Result counts %d repeats: %+v", written, d.Repeated, d)
 		}
 		if strings.Contains(d.Detail, "\n") {
 			t.Errorf("a diagnostic's detail keeps a line break: %q", d.Detail)

@@ -167,5 +167,5 @@ func recordTo(t testing.TB, name string) Option {
 			t.Error(err)
 		}
 	})
-	return func(c *config) { c.RawTee = &buf }
+	return rawTee(&buf)
 }

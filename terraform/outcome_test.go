@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -18,7 +19,6 @@ import (
 	"go.opentelemetry.io/otel/codes"
 
 	outcomes "github.com/progressotel/progressotel/internal/base/outcome"
-	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/wire"
 )
@@ -28,9 +28,14 @@ import (
 // counts what was done, and the adapter's heartbeat needs nothing from the
 // tool.
 
-// rawTee records the raw stream of a run into buf.
-func rawTee(buf *bytes.Buffer) Option {
-	return func(c *config) { c.RawTee = buf }
+// rawTee records the raw stream of a run into w too.
+func rawTee(w io.Writer) Option {
+	return func(c *config) {
+		if c.RawTee != nil {
+			w = io.MultiWriter(c.RawTee, w)
+		}
+		c.RawTee = w
+	}
 }
 
 // realStream runs the real tool with Run on a configuration and returns
@@ -217,15 +222,18 @@ func TestInterruptedToolIsCancelled(t *testing.T) {
 	var (
 		res    Result
 		runErr error
+		raw    bytes.Buffer
 	)
 	go func() {
 		defer close(done)
-		res, runErr = Stream(context.Background(), stdout, c.opts()...)
+		res, runErr = Stream(context.Background(), stdout, c.opts(rawTee(&raw))...)
 	}()
-	waitFor(t, done, func() bool {
-		return len(c.sink.OfType(TypeApplyCompleted)) == 1 &&
-			len(testutil.ProcessesWith(polite)) > 0 && len(testutil.ProcessesWith(stubborn)) > 0
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the tool's stream:\n%s", raw.Bytes())
+		}
 	})
+	waitFor(t, done, func() bool { return slowReady(c, polite, stubborn) })
 	if err := syscall.Kill(-pgid, syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +247,7 @@ func TestInterruptedToolIsCancelled(t *testing.T) {
 	if !errors.Is(runErr, ErrInterrupted) {
 		t.Fatalf("error %v, want ErrInterrupted", runErr)
 	}
-	assertCancelled(t, c, res, false, []string{"terraform_data.polite", "terraform_data.stubborn"}, "terraform_data.quick")
+	assertCancelled(t, c, res, raw.Bytes(), false, []string{"terraform_data.polite", "terraform_data.stubborn"}, "terraform_data.quick")
 	evs := c.sink.Events()
 	assertFraming(t, evs, progress.TypeOperationFailed)
 	if d, _ := evs[len(evs)-1].Details["description"].(string); !strings.HasPrefix(d, "the tool was interrupted") {
