@@ -41,7 +41,7 @@ type config struct {
 }
 
 // WithExporters selects the log exporters by name, in place of
-// OTEL_LOGS_EXPORTER: live, pretty, json, otlp, console, none.
+// OTEL_LOGS_EXPORTER: live, pretty, json, otlp, console, none, in any case.
 func WithExporters(names ...string) Option {
 	return func(c *config) { c.exporters = names }
 }

@@ -157,10 +157,11 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 
 // exporterNames resolves the exporter list; see Setup.
 func (c *config) exporterNames() ([]string, error) {
-	names := c.exporters
+	names, from := c.exporters, "WithExporters"
 	if names == nil {
-		for n := range strings.SplitSeq(c.getenv("OTEL_LOGS_EXPORTER"), ",") {
-			if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
+		from = "OTEL_LOGS_EXPORTER"
+		for n := range strings.SplitSeq(c.getenv(from), ",") {
+			if n = strings.TrimSpace(n); n != "" {
 				names = append(names, n)
 			}
 		}
@@ -178,10 +179,12 @@ func (c *config) exporterNames() ([]string, error) {
 	seen := map[string]bool{}
 	out := names[:0:0]
 	for _, n := range names {
-		switch n {
+		// Names are case-insensitive wherever they come from: a nested
+		// run passes on what it found in the variable.
+		switch n = strings.ToLower(n); n {
 		case ExporterLive, ExporterPretty, ExporterJSON, ExporterOTLP, ExporterConsole, ExporterNone:
 		default:
-			return nil, fmt.Errorf("otelbridge: unknown log exporter %q in OTEL_LOGS_EXPORTER (want a comma-separated list of live, pretty, json, otlp, console, none)", n)
+			return nil, fmt.Errorf("otelbridge: unknown log exporter %q in %s (want a comma-separated list of live, pretty, json, otlp, console, none)", n, from)
 		}
 		if !seen[n] {
 			seen[n] = true

@@ -39,6 +39,8 @@ func TestExporterNames(t *testing.T) {
 		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317"}, opts: []Option{WithWriter(&bytes.Buffer{})}, want: "otlp"},
 		// Options win over the environment.
 		{env: map[string]string{"OTEL_LOGS_EXPORTER": "json"}, opts: []Option{WithExporters("console")}, want: "console"},
+		// In any case, as the variable (a nested run passes its names on).
+		{env: map[string]string{}, opts: []Option{WithExporters("OTLP", "Json", "otlp")}, want: "otlp,json"},
 		// On a terminal: the live view, unless an OTLP endpoint is set; the flat
 		// lines stay as pretty.
 		{env: map[string]string{}, opts: []Option{stderrTerminal(true)}, want: "live"},
@@ -66,6 +68,10 @@ func TestSetupRejectsUnknownExporter(t *testing.T) {
 	_, err := Setup(context.Background(), env(map[string]string{"OTEL_LOGS_EXPORTER": "pretty,fancy"}))
 	if err == nil || !strings.Contains(err.Error(), `"fancy"`) || !strings.Contains(err.Error(), "pretty, json, otlp, console, none") {
 		t.Fatalf("err = %v, want a clear error naming the value and the choices", err)
+	}
+	_, err = Setup(context.Background(), WithExporters("pretty", "fancy"), env(nil))
+	if err == nil || !strings.Contains(err.Error(), `"fancy" in WithExporters`) {
+		t.Fatalf("err = %v, want the option named as the source", err)
 	}
 	_, err = Setup(context.Background(), WithExporters("otlp"), env(map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "carrier-pigeon"}))
 	if err == nil || !strings.Contains(err.Error(), "carrier-pigeon") {

@@ -223,3 +223,21 @@ func TestEmitAfterTheRunEnded(t *testing.T) {
 		t.Fatalf("no warning: %s", r.stderr)
 	}
 }
+
+// A run inside a run, under OTEL_LOGS_EXPORTER=live plus another exporter
+// written in capitals: the nested run leaves the live view to the
+// enclosing one and keeps the other exporter, whatever its case.
+func TestNestedRunKeepsItsOtherExporters(t *testing.T) {
+	r := runPO(t, []string{"PROGRESSOTEL_OUTPUT=", "OTEL_LOGS_EXPORTER=live,JSON"},
+		"run", "--operation", "Deploy", "--", "progressotel", "run", "--operation", "Migrate", "--", "true")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "telemetry:") {
+		t.Errorf("a run went without telemetry:\n%s", r.stderr)
+	}
+	// The nested run's JSON lines, its own exporter, reach the shared stderr.
+	if !strings.Contains(r.stderr, `"operation":"Migrate"`) {
+		t.Errorf("no JSON record of the nested run:\n%s", r.stderr)
+	}
+}
