@@ -44,6 +44,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -152,7 +153,10 @@ func parseList(s string, allowed ...string) ([]string, error) {
 
 func run(cfg config) error {
 	ps := map[string]*pipeline{}
+	var started sync.Mutex // the pipelines started, for a stop on a signal
 	stopAll := func() {
+		started.Lock()
+		defer started.Unlock()
 		for _, p := range ps {
 			p.stop()
 		}
@@ -166,7 +170,9 @@ func run(cfg config) error {
 		if err != nil {
 			return err
 		}
+		started.Lock()
 		ps[name] = p
+		started.Unlock()
 	}
 	if cfg.profile != "" {
 		if err := os.MkdirAll(cfg.profile, 0o755); err != nil {
