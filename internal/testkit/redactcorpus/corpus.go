@@ -140,17 +140,15 @@ func Leaks(out string) []string {
 	return found
 }
 
-// Lines are the single-line texts of the corpus, as lines of a tool's
-// output (a provisioner's, a command's under progressotel run --lines),
-// one event each. A private key printed one line at a time needs the
-// state of Redactor.Line, which only a reader of the whole stream keeps:
-// those cases are left out here.
+// Lines are the lines of the corpus's texts, in order, as lines of a
+// tool's output (a provisioner's, a command's under progressotel run
+// --lines), one event each. A private key is then printed one line at a
+// time: only a reader that keeps the state of Redactor.Line from line to
+// line redacts its body.
 func Lines() []string {
 	var out []string
 	for _, c := range Cases {
-		if !strings.Contains(c.Text, "\n") {
-			out = append(out, c.Text)
-		}
+		out = append(out, strings.Split(c.Text, "\n")...)
 	}
 	return out
 }

@@ -155,8 +155,8 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Env, c.Stdin, inv.Stdout, inv.Stderr
 	var lines []*lineRecorder
 	if inv.Lines.Enabled {
-		stdout := &lineRecorder{ctx: op.Ctx, inv: inv, stream: "stdout", dst: inv.Stdout}
-		stderr := &lineRecorder{ctx: op.Ctx, inv: inv, stream: "stderr", dst: inv.Stderr}
+		stdout := &lineRecorder{ctx: op.Ctx, inv: inv, stream: "stdout", dst: inv.Stdout, redactor: cfg.Redactor}
+		stderr := &lineRecorder{ctx: op.Ctx, inv: inv, stream: "stderr", dst: inv.Stderr, redactor: cfg.Redactor}
 		cmd.Stdout, cmd.Stderr, lines = stdout, stderr, []*lineRecorder{stdout, stderr}
 	}
 	// In progressotel's own process group: the command may read the

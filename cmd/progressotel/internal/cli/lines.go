@@ -23,16 +23,20 @@ type LinesOptions struct {
 
 // lineRecorder is the command's stdout or stderr: it passes the output
 // through to dst, line by line, and records each line as an event: details
-// {stream, line}. exec copies the command's output into it; the copy ends
+// {stream, line}. Each line recorded goes through redactor.Line, so that a
+// private key printed over several lines is redacted from its header to its
+// end line (the Recorder sees one line at a time). exec copies the command's output into it; the copy ends
 // at most procctl.DrainTimeout after the command's exit (cmd.WaitDelay),
 // since a process it left in the background can hold the pipe open. Call
 // flush once the command has been waited for.
 type lineRecorder struct {
-	ctx    context.Context
-	inv    *Invocation
-	stream string
-	dst    io.Writer
-	part   []byte // the line so far, at most maxLine bytes
+	ctx      context.Context
+	inv      *Invocation
+	stream   string
+	dst      io.Writer
+	redactor *progress.Redactor
+	inKey    bool   // inside a private key: see progress.Redactor.Line
+	part     []byte // the line so far, at most maxLine bytes
 }
 
 func (l *lineRecorder) Write(p []byte) (int, error) {
@@ -58,7 +62,7 @@ func (l *lineRecorder) flush() {
 	_, _ = l.dst.Write(l.part)
 	// Safe from both streams at once, unlike adapter.Config.Record.
 	evt := progress.Event{Type: l.inv.Lines.Type, Envelope: l.inv.Envelope,
-		Details: map[string]any{"stream": l.stream, "line": string(bytes.TrimRight(l.part, "\r\n"))}}
+		Details: map[string]any{"stream": l.stream, "line": l.redactor.Line(&l.inKey, string(bytes.TrimRight(l.part, "\r\n")))}}
 	if err := l.inv.Recorder.Record(l.ctx, evt); err != nil {
 		l.inv.Logger.Warn("event not recorded", "type", evt.Type, "error", err.Error())
 	}
