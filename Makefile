@@ -128,8 +128,8 @@ soak:
 licenses:
 	./scripts/licenses.sh --check
 
-## lint: gofmt, go vet and staticcheck on every module.
-lint: fmt tidy vet staticcheck
+## lint: gofmt, go mod tidy, go vet and staticcheck on every module, and the licence tables.
+lint: fmt tidy vet staticcheck licenses
 
 ## tidy: every go.mod and go.sum is what `go mod tidy` makes of it, so that a
 ## module that follows the root's working tree (replace ../) never misses a

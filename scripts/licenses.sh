@@ -64,7 +64,12 @@ dir() {
 }
 
 if [ "${1:-}" = --binary ]; then
-	list=$($GO version -m "$2" | awk '$1 == "dep" || $1 == "=>" {print $2, $3}' | sort -u |
+	# A replaced module counts as its replacement; one replaced by a local
+	# directory is this repository's own (the collector's components).
+	list=$($GO version -m "$2" | awk '
+		$1 == "dep" { if (m != "") print m; m = $2 " " $3 }
+		$1 == "=>" { m = ($2 ~ /^[.\/]/) ? "" : $2 " " $3 }
+		END { if (m != "") print m }' | sort -u |
 		while read -r mod ver; do
 			printf '%s %s %s\n' "$(classify "$(dir "$mod@$ver")")" "$mod" "$ver"
 		done)
