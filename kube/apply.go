@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -345,18 +346,10 @@ const discoveryWait = 30 * time.Second
 // after discoveryWait (the apply then fails with NoKindMatch) and returns
 // at once for a kind served already or an error that is not a missing kind.
 func (a *Applier) served(ctx context.Context, u *unstructured.Unstructured) {
-	deadline := time.Now().Add(discoveryWait)
-	for {
+	_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, discoveryWait, true, func(context.Context) (bool, error) {
 		_, err := a.c.IsObjectNamespaced(u)
-		if err == nil || !meta.IsNoMatchError(err) || time.Now().After(deadline) {
-			return
-		}
-		select {
-		case <-time.After(200 * time.Millisecond):
-		case <-ctx.Done():
-			return
-		}
-	}
+		return err == nil || !meta.IsNoMatchError(err), nil
+	})
 }
 
 // failure sums up a call that did not end with every object ready: its

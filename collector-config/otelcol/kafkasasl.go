@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -97,7 +96,6 @@ type probedLogs struct {
 	mech   func() sasl.Mechanism
 	user   string
 
-	once   sync.Once
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -122,12 +120,10 @@ func (p *probedLogs) Start(ctx context.Context, host component.Host) error {
 }
 
 func (p *probedLogs) Shutdown(ctx context.Context) error {
-	p.once.Do(func() {
-		if p.cancel != nil {
-			p.cancel()
-			<-p.done
-		}
-	})
+	if p.cancel != nil { // a second Shutdown finds the probe stopped
+		p.cancel()
+		<-p.done
+	}
 	return p.Logs.Shutdown(ctx)
 }
 
