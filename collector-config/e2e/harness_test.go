@@ -410,6 +410,9 @@ type driverOpt struct {
 	noMessageBody bool
 	libRedacted   bool
 	noRetry       bool // a refused export fails at once instead of after 30 s of retries
+	// flushOnly: records are exported by flush alone (no export timer),
+	// so the records emitted before a flush travel in one OTLP request.
+	flushOnly bool
 	// capture, when set, receives every record as the exporter does
 	// (after the tracectx processor), so a test can compare what the
 	// driver sent with what reached Kafka.
@@ -447,9 +450,13 @@ func newDriver(t testing.TB, endpoint string, o driverOpt) *driver {
 	if !o.noMessageBody {
 		out = sdkparts.NewMessageBodyExporter(exp)
 	}
+	interval := 50 * time.Millisecond
+	if o.flushOnly {
+		interval = time.Hour
+	}
 	procs := []sdklog.LoggerProviderOption{
 		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(red)),
-		sdklog.WithProcessor(sdklog.NewBatchProcessor(out, sdklog.WithExportInterval(50*time.Millisecond))),
+		sdklog.WithProcessor(sdklog.NewBatchProcessor(out, sdklog.WithExportInterval(interval))),
 	}
 	if o.capture != nil {
 		procs = append(procs, sdklog.WithProcessor(sdklog.NewSimpleProcessor(o.capture)))
