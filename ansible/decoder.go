@@ -205,7 +205,10 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 		p.compact()
 	}
 
-	name := cmp.Or(e.Data.Name, taskName(e))
+	name := e.Data.Name
+	if name == "" { // taskName builds a string for a role's task
+		name = taskName(e)
+	}
 	task := p.newTask(id, name, t, e)
 	task.handler, task.meta = e.Data.IsConditional, isMeta(e.Data.TaskAction)
 	// Ignition's driver names a handler's start "Handler/<name>"; runner

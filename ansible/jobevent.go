@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -196,6 +195,12 @@ func (r *rawResult) delegatedHost() any {
 // jsonValue decodes a raw JSON value, nil for none; numbers as json.Number,
 // kept exact.
 func jsonValue(raw json.RawMessage) any {
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	}
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
 	var v any
@@ -223,8 +228,8 @@ func parseTaskArgs(s string, red *progress.Redactor) (args map[string]any, hidde
 		}
 		key, val := s[:eq], s[eq+1:]
 		s = ""
-		if next := nextArg.FindStringIndex(val); next != nil && (red == nil || !red.SecretKey(key)) {
-			val, s = val[:next[0]], val[next[0]+2:]
+		if next := nextArg(val); next >= 0 && (red == nil || !red.SecretKey(key)) {
+			val, s = val[:next], val[next+2:]
 		}
 		if !strings.HasPrefix(key, "_ansible_") {
 			args[key] = val
@@ -233,6 +238,26 @@ func parseTaskArgs(s string, red *progress.Redactor) (args map[string]any, hidde
 	return args, false
 }
 
-// nextArg matches the ", " that starts the next "key=": a key is an
-// identifier, as Ansible module arguments are.
-var nextArg = regexp.MustCompile(`, [A-Za-z_][A-Za-z0-9_]*=`)
+// nextArg returns the index of the ", " that starts the next "key=" in s,
+// or -1. A key is an identifier, as Ansible module arguments are.
+func nextArg(s string) int {
+	for i := 0; ; {
+		j := strings.Index(s[i:], ", ")
+		if j < 0 {
+			return -1
+		}
+		at := i + j
+		k := at + 2
+		for k < len(s) && isIdentByte(s[k], k == at+2) {
+			k++
+		}
+		if k > at+2 && k < len(s) && s[k] == '=' {
+			return at
+		}
+		i = at + 2
+	}
+}
+
+func isIdentByte(c byte, first bool) bool {
+	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || !first && '0' <= c && c <= '9'
+}

@@ -1,7 +1,6 @@
 package prettyexporter
 
 import (
-	"cmp"
 	"context"
 	"strings"
 	"time"
@@ -156,7 +155,10 @@ func (m *liveModel) spanEnd(sc trace.SpanContext, end time.Time, code codes.Code
 			// ended.
 			t.status, t.end = stOK, end
 			if st.failure() {
-				t.status, t.msg = stFailed, cmp.Or(t.msg, safeText(failureText(st, desc), maxMsgBytes))
+				t.status = stFailed
+				if t.msg == "" {
+					t.msg = safeText(failureText(st, desc), maxMsgBytes)
+				}
 			}
 		}
 		if m.direct && !m.batched {
