@@ -81,7 +81,8 @@ func (r *Recorder) Stats() Stats {
 // Oversized or unsupported details are cut as documented on Limits,
 // marked progress.truncated and counted. Record never blocks on I/O and
 // never panics, whatever the details hold; a nil ctx is
-// context.Background().
+// context.Background(). The envelope of ctx (ContextWithEnvelope) fills
+// the fields evt.Envelope leaves unset.
 func (r *Recorder) Record(ctx context.Context, evt Event) error {
 	if !validType(evt.Type) {
 		if err := parseType(evt.Type); err != nil {
@@ -99,6 +100,7 @@ func (r *Recorder) Record(ctx context.Context, evt Event) error {
 	if !r.logger.Enabled(ctx, log.EnabledParameters{Severity: sev, EventName: evt.Type}) {
 		return nil
 	}
+	withScope(ctx, &evt.Envelope)
 	e := encode.Get(r.keys, &r.red.rules, r.lim)
 	e.Attrs = append(e.Attrs, attribute.String(wireformat.AttrEventType, wireformat.EventType))
 	r.envelope(ctx, e, &evt.Envelope)
@@ -114,7 +116,8 @@ func (r *Recorder) Record(ctx context.Context, evt Event) error {
 // EventName and Body are the stream name; the payload sits under
 // progress.<stream>.{status,reason,message} and, when t.Previous is set,
 // progress.<stream>.previous.{status,reason,message}. It returns a
-// *ValidationError for an invalid stream or an empty status.
+// *ValidationError for an invalid stream or an empty status. The envelope
+// of ctx (ContextWithEnvelope) fills the fields t.Envelope leaves unset.
 //
 // RecordTransition does no edge-triggering: use a Tracker or
 // RecordIfChanged.
@@ -133,6 +136,7 @@ func (r *Recorder) RecordTransition(ctx context.Context, t Transition) error {
 	if !r.logger.Enabled(ctx, log.EnabledParameters{Severity: log.SeverityInfo, EventName: t.Stream}) {
 		return nil
 	}
+	withScope(ctx, &t.Envelope)
 	e := encode.Get(r.keys, &r.red.rules, r.lim)
 	e.Attrs = append(e.Attrs, attribute.String(wireformat.AttrEventType, wireformat.TransitionEventType))
 	r.envelope(ctx, e, &t.Envelope)
