@@ -26,6 +26,7 @@ type Recorder struct {
 	keys     *encode.KeyCache
 	seq      sequencer
 	noSeq    bool
+	global   bool // emits through the global LoggerProvider
 	invalid  atomic.Int64
 	trunc    atomic.Int64
 	recorded atomic.Int64
@@ -36,15 +37,18 @@ type Recorder struct {
 }
 
 // NewRecorder returns a Recorder. By default it emits through the global
-// LoggerProvider (records flow once one is set, e.g. by otelbridge.Setup),
+// LoggerProvider (records flow once one is set, e.g. by otelbridge.Setup;
+// until then they are dropped, and ErrNoLoggerProvider is reported once),
 // redacts with DefaultRedactor and applies DefaultLimits.
 func NewRecorder(opts ...Option) *Recorder {
 	c := config{red: DefaultRedactor()}
 	for _, o := range opts {
 		o(&c)
 	}
+	global := c.provider == nil
 	c.provider, c.meter = cmp.Or(c.provider, otel.GetLoggerProvider()), cmp.Or(c.meter, otel.GetMeterProvider())
 	r := &Recorder{
+		global: global,
 		logger: c.provider.Logger(wireformat.ScopeName, log.WithInstrumentationVersion(wireformat.ScopeVersion)),
 		red:    c.red,
 		lim:    c.lim.resolve(),
@@ -98,6 +102,7 @@ func (r *Recorder) Record(ctx context.Context, evt Event) error {
 		sev = log.SeverityInfo
 	}
 	if !r.logger.Enabled(ctx, log.EnabledParameters{Severity: sev, EventName: evt.Type}) {
+		r.warnNoProvider()
 		return nil
 	}
 	withScope(ctx, &evt.Envelope)
@@ -134,6 +139,7 @@ func (r *Recorder) RecordTransition(ctx context.Context, t Transition) error {
 		ctx = context.Background()
 	}
 	if !r.logger.Enabled(ctx, log.EnabledParameters{Severity: log.SeverityInfo, EventName: t.Stream}) {
+		r.warnNoProvider()
 		return nil
 	}
 	withScope(ctx, &t.Envelope)
