@@ -9,7 +9,7 @@
 // and the adapter's playbook, play, task and host spans under it.
 //
 //	go run ./examples/ansible-driver                          # the live view on a terminal, else JSON lines
-//	OTEL_LOGS_EXPORTER=json go run ./examples/ansible-driver  # JSON lines on stdout
+//	OTEL_LOGS_EXPORTER=json go run ./examples/ansible-driver  # JSON lines on stderr, its notices as JSON lines too
 //	go run ./examples/ansible-driver -replay                  # the recorded run, even with Ansible
 //	OTEL_LOGS_EXPORTER=otlp OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 go run ./examples/ansible-driver
 //
