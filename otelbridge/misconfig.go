@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/progressotel/progressotel/prettyexporter"
 	"github.com/progressotel/progressotel/progress"
@@ -59,11 +60,17 @@ func (c *config) sdkDisabled() bool {
 
 // setupDisabled is Setup under OTEL_SDK_DISABLED=true: a LoggerProvider
 // without processors is installed (records are accepted and dropped,
-// quietly), and no exporter, TracerProvider or MeterProvider is built. The
-// propagator is still installed: context reaching child processes and
-// outgoing requests is not telemetry.
+// quietly), a TracerProvider without processors (unless
+// WithoutTracerProvider: spans keep real ids for the context a child
+// process or a request inherits, and go nowhere), and no exporter or
+// MeterProvider is built. The propagator is still installed: context
+// reaching child processes and outgoing requests is not telemetry.
 func (c *config) setupDisabled() *Telemetry {
 	t := &Telemetry{lp: sdklog.NewLoggerProvider()}
+	if !c.noTracer {
+		t.tp = sdktrace.NewTracerProvider()
+		otel.SetTracerProvider(t.tp)
+	}
 	otel.SetLoggerProvider(t.lp)
 	progress.SetDefault(progress.NewRecorder(append([]progress.Option{
 		progress.WithLoggerProvider(t.lp), progress.WithRedactor(c.red),

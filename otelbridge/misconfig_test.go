@@ -58,9 +58,19 @@ func TestSetupHonoursSDKDisabled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := progress.Record(context.Background(), progress.OperationStarted("Install")); err != nil {
+	// Spans keep real ids (a child process inherits the context), and go
+	// nowhere.
+	if tel.TracerProvider() == nil {
+		t.Fatal("no TracerProvider: a caller of Telemetry.TracerProvider gets nil")
+	}
+	ctx, span := otel.Tracer("test").Start(context.Background(), "Install")
+	if !span.SpanContext().IsValid() {
+		t.Error("the span has no ids")
+	}
+	if err := progress.Record(ctx, progress.OperationStarted("Install")); err != nil {
 		t.Fatal(err)
 	}
+	span.End()
 	if err := tel.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}

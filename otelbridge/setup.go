@@ -57,8 +57,9 @@ const localExportInterval = 100 * time.Millisecond
 // it cannot use: an unknown exporter or protocol, and an OTLP endpoint
 // (OTEL_EXPORTER_OTLP_ENDPOINT, or the _LOGS_, _TRACES_ or _METRICS_ one)
 // that is not an http:// or https:// URL. OTEL_SDK_DISABLED=true turns
-// every signal off: Setup builds no exporter, TracerProvider or
-// MeterProvider, and records are accepted and dropped quietly.
+// every signal off: Setup builds no exporter and no MeterProvider, its
+// LoggerProvider and TracerProvider have no processor, and records are
+// accepted and dropped quietly.
 //
 // The MeterProvider Setup installs also counts the batch processors'
 // drops (progress.records.dropped), even when another one was installed
