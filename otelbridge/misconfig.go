@@ -110,6 +110,11 @@ type jsonOutput struct {
 	closed  bool
 }
 
+// JSONLines says that this Output turns text into JSON lines: a wrapper
+// such as progressotel run leaves its command's streams as they are
+// rather than wrapping them.
+func (*jsonOutput) JSONLines() bool { return true }
+
 func (o *jsonOutput) Write(p []byte) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
