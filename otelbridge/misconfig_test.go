@@ -14,6 +14,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
 )
@@ -86,7 +87,7 @@ func TestSetupHonoursSDKDisabled(t *testing.T) {
 // batched, count what they took in Stats, as json does.
 func TestStatsCountsEveryExporter(t *testing.T) {
 	for _, exporters := range []string{"live", "pretty", "json", "pretty,json"} {
-		tel, err := Setup(context.Background(), WithWriter(&bytes.Buffer{}), WithoutTracerProvider(), WithoutMeterProvider(),
+		tel, err := Setup(context.Background(), WithWriter(&testutil.SyncBuffer{}), WithoutTracerProvider(), WithoutMeterProvider(),
 			env(map[string]string{"OTEL_LOGS_EXPORTER": exporters}))
 		if err != nil {
 			t.Fatal(err)
