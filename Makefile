@@ -128,8 +128,16 @@ soak:
 licenses:
 	./scripts/licenses.sh --check
 
-## lint: gofmt, go mod tidy, go vet and staticcheck on every module, and the licence tables.
-lint: fmt tidy vet staticcheck licenses
+## lint: gofmt, go mod tidy, go vet and staticcheck on every module, the licence tables, and
+## the repository itself (repocheck).
+lint: fmt tidy vet staticcheck licenses repocheck
+
+## repocheck: no tracked file over 1 MB outside testdata, no broken relative link or anchor in
+## the Markdown, no Test/Fuzz/Benchmark/Example named in Markdown or a Go comment that does not
+## exist (internal/testkit/docscheck).
+.PHONY: repocheck
+repocheck:
+	$(GO) run ./internal/testkit/docscheck/repocheck
 
 ## tidy: every go.mod and go.sum is what `go mod tidy` makes of it, so that a
 ## module that follows the root's working tree (replace ../) never misses a

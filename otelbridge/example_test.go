@@ -19,7 +19,7 @@ import (
 // A driver's main: Setup once, record inside spans, Shutdown with a
 // deadline, and read what was lost. In a driver the exporters come from the
 // environment (OTEL_LOGS_EXPORTER, OTEL_EXPORTER_OTLP_ENDPOINT) and JSON
-// lines go to stdout; here they go to a buffer, to print a few fields.
+// lines go to stderr; here they go to a buffer, to print a few fields.
 func ExampleSetup() {
 	var out bytes.Buffer
 	tel, err := otelbridge.Setup(context.Background(),

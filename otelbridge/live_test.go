@@ -51,20 +51,20 @@ func TestSetupLive(t *testing.T) {
 	}
 }
 
-// TestTelemetryOutput: without the live view, the program's text goes to
-// stderr; a nil Telemetry answers too.
+// TestTelemetryOutput: without the live view or json, the program's text
+// goes to stderr; a nil Telemetry answers too (json: TestJSONOutputStaysParseable).
 func TestTelemetryOutput(t *testing.T) {
 	var tel *Telemetry
 	if tel.Output() != os.Stderr {
 		t.Error("nil Telemetry: Output is not os.Stderr")
 	}
-	tel, err := Setup(context.Background(), WithExporters("json"), WithWriter(&testutil.SyncBuffer{}), env(nil))
+	tel, err := Setup(context.Background(), WithExporters("console"), WithWriter(&testutil.SyncBuffer{}), env(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tel.Shutdown(context.Background())
 	if tel.Output() != os.Stderr {
-		t.Error("json exporter: Output is not os.Stderr")
+		t.Error("console exporter: Output is not os.Stderr")
 	}
 }
 

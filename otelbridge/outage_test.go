@@ -38,7 +38,7 @@ func setupOTLP(t *testing.T, srv *otlptest.Server, queue int) (tel *otelbridge.T
 	prevMP, prevLP, prevRec := otel.GetMeterProvider(), otel.GetLoggerProvider(), progress.Default()
 	otel.SetMeterProvider(mp)
 	tel, err := otelbridge.Setup(context.Background(),
-		otelbridge.WithExporters(otelbridge.ExporterOTLP),
+		otelbridge.WithExporters(otelbridge.ExporterOTLP), otelbridge.WithoutMeterProvider(), // drops counted by the global mp
 		otelbridge.WithResource(resource.NewSchemaless(attribute.String("service.name", "drops-test"))),
 		otelbridge.WithoutTracerProvider(), otelbridge.WithoutGlobalPropagator())
 	if err != nil {

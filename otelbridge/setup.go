@@ -53,6 +53,18 @@ const localExportInterval = 100 * time.Millisecond
 // spans and Output's lines come out in the order they happened. The live
 // view also gets the spans, for its tree.
 //
+// Setup refuses, with an error naming the variable and the fix, a value
+// it cannot use: an unknown exporter or protocol, and an OTLP endpoint
+// (OTEL_EXPORTER_OTLP_ENDPOINT, or the _LOGS_, _TRACES_ or _METRICS_ one)
+// that is not an http:// or https:// URL. OTEL_SDK_DISABLED=true turns
+// every signal off: Setup builds no exporter and no MeterProvider, its
+// LoggerProvider and TracerProvider have no processor, and records are
+// accepted and dropped quietly.
+//
+// The MeterProvider Setup installs also counts the batch processors'
+// drops (progress.records.dropped), even when another one was installed
+// before.
+//
 // After Shutdown, Record calls are accepted and discarded without error.
 func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	c := config{getenv: os.Getenv}
@@ -61,6 +73,12 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	}
 	if c.red == nil {
 		c.red = progress.DefaultRedactor()
+	}
+	if c.sdkDisabled() {
+		return c.setupDisabled(), nil
+	}
+	if err := c.checkEndpoints(); err != nil {
+		return nil, err
 	}
 
 	res, err := c.resource(ctx)
@@ -79,10 +97,22 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	for _, p := range c.processors {
 		popts = append(popts, sdklog.WithProcessor(p))
 	}
+	// The MeterProvider first: the batch processors count their drops
+	// through it, not through one installed before Setup.
+	t := &Telemetry{}
+	if err := c.meterProvider(ctx, t, res); err != nil {
+		return nil, err
+	}
+	var dropMeter []sdkparts.BatchOption
+	if t.mp != nil {
+		dropMeter = append(dropMeter, sdkparts.WithDropMeterProvider(t.mp))
+	}
 	var exporters []sdklog.Exporter
 	var batches []*sdkparts.BatchProcessor
 	var output io.Writer                   // the live view's, when there is one (else Output's stderr)
+	var jsonOut *jsonOutput                // the json exporter's, else
 	var direct []sdklog.Processor          // local human outputs, fed as records are emitted
+	var counted []*countedProcessor        // the same, for Stats
 	var liveSpans []sdktrace.SpanProcessor // the live view's tree
 	closeAll := func() {
 		for _, b := range batches {
@@ -90,6 +120,9 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 		}
 		for _, e := range exporters {
 			_ = e.Shutdown(context.Background())
+		}
+		if t.mp != nil {
+			_ = t.mp.Shutdown(context.Background())
 		}
 	}
 	for _, name := range names {
@@ -102,8 +135,12 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 			continue
 		}
 		exporters = append(exporters, exp)
+		if j, ok := exp.(*prettyexporter.JSONExporter); ok && jsonOut == nil {
+			jsonOut = &jsonOutput{exp: j}
+		}
 		if live, ok := exp.(*prettyexporter.LiveExporter); ok {
-			direct = append(direct, live.LogProcessor())
+			p := &countedProcessor{Processor: live.LogProcessor()}
+			direct, counted = append(direct, p), append(counted, p)
 			if name == ExporterLive {
 				liveSpans = append(liveSpans, live.SpanProcessor())
 			}
@@ -114,14 +151,14 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 		}
 		// The batch processor counts and reports every record it loses,
 		// where the SDK's would only warn.
-		o := []sdkparts.BatchOption{sdkparts.WithExporterName(name)}
+		o := append([]sdkparts.BatchOption{sdkparts.WithExporterName(name)}, dropMeter...)
 		if name != ExporterOTLP && c.getenv("OTEL_BLRP_SCHEDULE_DELAY") == "" {
 			o = append(o, sdkparts.WithExportInterval(localExportInterval)) // a local stream
 		}
 		batches = append(batches, sdkparts.NewBatchProcessor(exp, o...))
 	}
 	for _, exp := range c.extraExporters {
-		batches = append(batches, sdkparts.NewBatchProcessor(exp, sdkparts.WithExporterName("extra")))
+		batches = append(batches, sdkparts.NewBatchProcessor(exp, append([]sdkparts.BatchOption{sdkparts.WithExporterName("extra")}, dropMeter...)...))
 	}
 	for _, b := range batches {
 		popts = append(popts, sdklog.WithProcessor(b))
@@ -129,10 +166,12 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	for _, p := range direct {
 		popts = append(popts, sdklog.WithProcessor(p))
 	}
-	t := &Telemetry{lp: sdklog.NewLoggerProvider(popts...), batches: batches, output: output, local: liveSpans, direct: direct}
+	t.lp, t.batches, t.output, t.local, t.direct, t.counted = sdklog.NewLoggerProvider(popts...), batches, output, liveSpans, direct, counted
+	if output == nil && jsonOut != nil {
+		t.output, t.jsonOut = jsonOut, jsonOut
+	}
 
-	err = c.meterProvider(ctx, t, res)
-	if err == nil && !c.noTracer {
+	if !c.noTracer {
 		err = c.tracerProvider(ctx, t, res, liveSpans)
 	}
 	if err != nil {

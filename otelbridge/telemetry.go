@@ -28,6 +28,8 @@ type Telemetry struct {
 	output  io.Writer
 	local   []sdktrace.SpanProcessor // the local views' (the live view's tree)
 	direct  []sdklog.Processor       // the local views' log processors, not batched
+	counted []*countedProcessor      // the same, counting for Stats
+	jsonOut *jsonOutput              // Output with the json exporter and no live view
 
 	shutOnce sync.Once
 }
@@ -61,6 +63,9 @@ func (t *Telemetry) shutdown(ctx context.Context) error {
 	var metricErr error
 	if t.mp != nil {
 		wg.Go(func() { metricErr = t.mp.Shutdown(ctx) })
+	}
+	if t.jsonOut != nil {
+		t.jsonOut.close() // its last line, before the exporter shuts down
 	}
 	errs := []error{wrapErr("log shutdown", t.lp.Shutdown(ctx))}
 	// The provider skips its processors when ctx ends while a record is
@@ -122,9 +127,14 @@ func wrapErr(what string, err error) error {
 	return fmt.Errorf("otelbridge: %s: %w", what, err)
 }
 
-// Stats sums the drop accounting of every exporter's batch processor:
-// what is queued, exported and lost, and how much of the loss was reported
-// in the stream. After Shutdown has returned, it is final.
+// Stats sums the accounting of every exporter: what is queued, exported
+// and lost, and how much of the loss was reported in the stream. The
+// batched exporters (json, otlp, console and WithExporter's) count through
+// their batch processor; the live view and pretty take each record as it
+// is emitted, and every record they took counts as exported (they never
+// drop a record: the live view may drop lines of text, which it says on
+// screen). With N exporters a record counts N times. After Shutdown has
+// returned, it is final.
 func (t *Telemetry) Stats() sdkparts.DropStats {
 	var s sdkparts.DropStats
 	if t == nil {
@@ -133,13 +143,20 @@ func (t *Telemetry) Stats() sdkparts.DropStats {
 	for _, b := range t.batches {
 		s = s.Add(b.Stats())
 	}
+	for _, p := range t.counted {
+		s.Exported += p.n.Load()
+	}
 	return s
 }
 
 // Output returns where the program's own text belongs (a wrapped tool's
 // output, notices, a slog.TextHandler): with the live view, its writer,
-// which prints each line above the live area; otherwise os.Stderr. It
-// never returns nil, also on a nil *Telemetry.
+// which prints each line above the live area; with the json exporter (and
+// no live view), a writer that turns each line into one JSON line, an
+// ordinary log whose message is the line, so that the stream stays one
+// JSON object per line (after Shutdown, the text goes to os.Stderr as
+// is); otherwise os.Stderr. It never returns nil, also on a nil
+// *Telemetry.
 func (t *Telemetry) Output() io.Writer {
 	if t == nil || t.output == nil {
 		return os.Stderr

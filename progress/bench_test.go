@@ -726,3 +726,61 @@ func TestRecordAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordAllocsContextEnvelope: the envelope set once on the context
+// costs no allocation per record, in Record, RecordTransition and a
+// Tracker's suppressed observation, and neither does the lookup when no
+// envelope is set (TestRecordAllocs).
+func TestRecordAllocsContextEnvelope(t *testing.T) {
+	if raceEnabled() {
+		t.Skip("allocation counts vary under the race detector")
+	}
+	r := progress.NewRecorder(progress.WithLoggerProvider(dropProvider{}))
+	ctx := progress.ContextWithEnvelope(benchCtx(), benchEnvelope)
+	for _, c := range benchCases() {
+		evt := progress.Event{Type: c.typ, Details: c.asMap}
+		_ = r.Record(ctx, evt)
+		bare := testing.AllocsPerRun(200, func() {
+			_ = r.Record(benchCtx(), progress.Event{Type: c.typ, Details: c.asMap, Envelope: benchEnvelope})
+		})
+		got := testing.AllocsPerRun(200, func() { _ = r.Record(ctx, evt) })
+		if got > bare {
+			t.Errorf("%s: %v allocs/op with the envelope on the context, %v with it on the event", c.name, got, bare)
+		}
+	}
+	tr := progress.Transition{Stream: progress.StreamLifecycle, Condition: progress.Condition{Status: "Running"}}
+	_ = r.RecordTransition(ctx, tr)
+	own := tr
+	own.Envelope = benchEnvelope
+	bare := testing.AllocsPerRun(200, func() { _ = r.RecordTransition(benchCtx(), own) })
+	if got := testing.AllocsPerRun(200, func() { _ = r.RecordTransition(ctx, tr) }); got > bare {
+		t.Errorf("RecordTransition: %v allocs/op with the envelope on the context, %v with it on the transition", got, bare)
+	}
+	tk := progress.NewTracker(r)
+	_, _ = tk.Observe(ctx, tr)
+	if got := testing.AllocsPerRun(200, func() { _, _ = tk.Observe(ctx, tr) }); got > 0 {
+		t.Errorf("Tracker.Observe (unchanged): %v allocs/op with the envelope on the context, want 0", got)
+	}
+}
+
+// BenchmarkRecordContextEnvelope is BenchmarkRecord's small event with the
+// envelope on the context instead of the event.
+func BenchmarkRecordContextEnvelope(b *testing.B) {
+	r := progress.NewRecorder(progress.WithLoggerProvider(dropProvider{}))
+	c := benchCases()[0]
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		evt  progress.Event
+	}{
+		{"event", benchCtx(), progress.Event{Type: c.typ, Details: c.asMap, Envelope: benchEnvelope}},
+		{"context", progress.ContextWithEnvelope(benchCtx(), benchEnvelope), progress.Event{Type: c.typ, Details: c.asMap}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = r.Record(tc.ctx, tc.evt)
+			}
+		})
+	}
+}

@@ -26,6 +26,7 @@ type Recorder struct {
 	keys     *encode.KeyCache
 	seq      sequencer
 	noSeq    bool
+	global   bool // emits through the global LoggerProvider
 	invalid  atomic.Int64
 	trunc    atomic.Int64
 	recorded atomic.Int64
@@ -36,15 +37,18 @@ type Recorder struct {
 }
 
 // NewRecorder returns a Recorder. By default it emits through the global
-// LoggerProvider (records flow once one is set, e.g. by otelbridge.Setup),
+// LoggerProvider (records flow once one is set, e.g. by otelbridge.Setup;
+// until then they are dropped, and ErrNoLoggerProvider is reported once),
 // redacts with DefaultRedactor and applies DefaultLimits.
 func NewRecorder(opts ...Option) *Recorder {
 	c := config{red: DefaultRedactor()}
 	for _, o := range opts {
 		o(&c)
 	}
+	global := c.provider == nil
 	c.provider, c.meter = cmp.Or(c.provider, otel.GetLoggerProvider()), cmp.Or(c.meter, otel.GetMeterProvider())
 	r := &Recorder{
+		global: global,
 		logger: c.provider.Logger(wireformat.ScopeName, log.WithInstrumentationVersion(wireformat.ScopeVersion)),
 		red:    c.red,
 		lim:    c.lim.resolve(),
@@ -81,7 +85,8 @@ func (r *Recorder) Stats() Stats {
 // Oversized or unsupported details are cut as documented on Limits,
 // marked progress.truncated and counted. Record never blocks on I/O and
 // never panics, whatever the details hold; a nil ctx is
-// context.Background().
+// context.Background(). The envelope of ctx (ContextWithEnvelope) fills
+// the fields evt.Envelope leaves unset.
 func (r *Recorder) Record(ctx context.Context, evt Event) error {
 	if !validType(evt.Type) {
 		if err := parseType(evt.Type); err != nil {
@@ -97,8 +102,10 @@ func (r *Recorder) Record(ctx context.Context, evt Event) error {
 		sev = log.SeverityInfo
 	}
 	if !r.logger.Enabled(ctx, log.EnabledParameters{Severity: sev, EventName: evt.Type}) {
+		r.warnNoProvider()
 		return nil
 	}
+	withScope(ctx, &evt.Envelope)
 	e := encode.Get(r.keys, &r.red.rules, r.lim)
 	e.Attrs = append(e.Attrs, attribute.String(wireformat.AttrEventType, wireformat.EventType))
 	r.envelope(ctx, e, &evt.Envelope)
@@ -114,7 +121,8 @@ func (r *Recorder) Record(ctx context.Context, evt Event) error {
 // EventName and Body are the stream name; the payload sits under
 // progress.<stream>.{status,reason,message} and, when t.Previous is set,
 // progress.<stream>.previous.{status,reason,message}. It returns a
-// *ValidationError for an invalid stream or an empty status.
+// *ValidationError for an invalid stream or an empty status. The envelope
+// of ctx (ContextWithEnvelope) fills the fields t.Envelope leaves unset.
 //
 // RecordTransition does no edge-triggering: use a Tracker or
 // RecordIfChanged.
@@ -131,8 +139,10 @@ func (r *Recorder) RecordTransition(ctx context.Context, t Transition) error {
 		ctx = context.Background()
 	}
 	if !r.logger.Enabled(ctx, log.EnabledParameters{Severity: log.SeverityInfo, EventName: t.Stream}) {
+		r.warnNoProvider()
 		return nil
 	}
+	withScope(ctx, &t.Envelope)
 	e := encode.Get(r.keys, &r.red.rules, r.lim)
 	e.Attrs = append(e.Attrs, attribute.String(wireformat.AttrEventType, wireformat.TransitionEventType))
 	r.envelope(ctx, e, &t.Envelope)

@@ -106,10 +106,14 @@ type trackedStream struct {
 //
 // An invalid transition (bad stream name, empty status) is not remembered:
 // Observe returns the Recorder's error, wrapping ErrInvalidEvent. A nil ctx
-// is treated as context.Background(). Call Observe after the new condition
+// is treated as context.Background(). The resource is tr.Resource
+// completed by the envelope of ctx (ContextWithEnvelope). Call Observe after the new condition
 // has been persisted, so that a failed write emits nothing; see
 // RecordIfChanged.
 func (t *Tracker) Observe(ctx context.Context, tr Transition) (emitted bool, err error) {
+	if ctx != nil {
+		withScope(ctx, &tr.Envelope) // the key may come from the context
+	}
 	key := resourceKey{tr.Resource.Type, tr.Resource.Namespace, tr.Resource.ID}
 
 	t.mu.Lock()

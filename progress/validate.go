@@ -125,7 +125,7 @@ var typeClass = func() (t [256]uint8) {
 }()
 
 // validType is parseType's rule as one table-driven pass, for the hot
-// path; parseType still explains a rejection. FuzzRecordType checks that
+// path; parseType still explains a rejection. FuzzParseType checks that
 // they agree.
 func validType(s string) bool {
 	if len(s) == 0 || len(s) > maxTypeLen {

@@ -82,8 +82,10 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
+		// A telemetry error is reported, never the driver's status
+		// (docs/configuration.md).
 		if serr := tel.Shutdown(sctx); serr != nil {
-			err = errors.Join(err, fmt.Errorf("telemetry shutdown: %w", serr))
+			fmt.Fprintln(os.Stderr, "http-driver: telemetry:", serr)
 		}
 	}()
 

@@ -124,7 +124,8 @@ func (t *telemetry) shutdown(ctx context.Context, stderr io.Writer) {
 // then writes to a pipe: OTEL_LOGS_EXPORTER=pretty gives it the terminal.)
 func (t *telemetry) commandOutput(s stdio) (stdout, stderr io.Writer) {
 	live := t.tel.Output()
-	if t.output != nil || live == io.Writer(os.Stderr) || s.stderr != io.Writer(os.Stderr) {
+	_, jsonLines := live.(interface{ JSONLines() bool }) // json's Output, not a view: streams as they are
+	if t.output != nil || live == io.Writer(os.Stderr) || jsonLines || s.stderr != io.Writer(os.Stderr) {
 		return s.stdout, s.stderr
 	}
 	stdout = s.stdout
