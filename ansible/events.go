@@ -61,6 +61,8 @@ type (
 		HostName          string     `json:"hostName"`
 		DelegatedHostName any        `json:"delegatedHostName"`
 		TaskResult        taskResult `json:"taskResult"`
+		// An unreachable host that ignore_unreachable lets go on.
+		Ignored bool `json:"ignored,omitempty"`
 	}
 	varPromptDetails struct {
 		VarName string `json:"varName"`

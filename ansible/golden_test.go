@@ -44,6 +44,11 @@ var goldenCases = []struct {
 	{"free", "free", nil},
 	{"flush", "flush", nil},
 	{"nolog", "nolog", nil},
+	// Issue 33: a rescued failure while another host is still in the
+	// block, ignore_unreachable, and Ansible's own error during a play.
+	{"rescuelag", "rescuelag", nil},
+	{"ignunreach", "ignunreach", nil},
+	{"nohandler", "nohandler", nil},
 }
 
 // withoutStats drops the playbook_on_stats line: the stream of a run whose

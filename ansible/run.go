@@ -286,6 +286,10 @@ func (d *decoder) conclude(ctx context.Context, playbook string, started time.Ti
 		line := errorLine(l.output)
 		o.err = &PlaybookError{Playbook: playbook, Reason: line, Output: l.output}
 		o.reason = "playbook " + d.pbName + " could not be loaded by Ansible: " + line
+	case d.errorStop():
+		// Ansible's own error ended the run during a play.
+		o.err = &PlaybookError{Playbook: playbook, Reason: d.ansibleErr, Output: l.output}
+		o.reason = d.errorStopReason()
 	case !d.statsSeen:
 		// Runner's status can hide it (0 when the playbook was killed by a
 		// signal): a run without Ansible's recap did not finish.
