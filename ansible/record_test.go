@@ -28,6 +28,7 @@ var recordings = []struct {
 	{"rescuelag", "rescuelag.yml", nil, true},
 	{"ignunreach", "ignunreach.yml", nil, true},
 	{"nohandler", "nohandler.yml", nil, true},
+	{"endhost", "endhost.yml", nil, true},
 }
 
 // TestRecordStreams records the job-event streams of real runs, as

@@ -263,7 +263,9 @@ func (d *decoder) host(t time.Time, e *jobEvent) *hostState {
 	if start.IsZero() || start.After(t) {
 		start = t
 	}
-	return d.openHost(key, start)
+	// Never before its task: the result of a meta task (end_host under a
+	// when) carries the start of the host's previous task.
+	return d.openHost(key, adapter.Later(start, task.start))
 }
 
 // endHost ends a host's span at end with its outcome (or hostCut), counts

@@ -195,6 +195,7 @@ func TestSavedPlanApplyHasNoTotal(t *testing.T) {
 	}
 	c := newCapture(t)
 	res, err := Run(context.Background(), Command{Binary: bin, Dir: dir, Env: env, Args: []string{"apply", plan}}, c.opts()...)
+	checkRun(t, c, res)
 	if err != nil {
 		t.Fatalf("apply of the saved plan: %v", err)
 	}
@@ -220,6 +221,7 @@ func TestAdapterHeartbeat(t *testing.T) {
 	c := newCapture(t)
 	res, err := Run(context.Background(), Command{Binary: tofu(t), Dir: workdir(t, "quiet"), Args: []string{"apply"}, Init: true,
 		Env: offline(t)}, c.opts(WithHeartbeat(300*time.Millisecond))...)
+	checkRun(t, c, res)
 	if err != nil || res.Completed != 1 {
 		t.Fatalf("Run: %v, %+v", err, res)
 	}
@@ -249,6 +251,7 @@ func TestOutputsKeepTheirShape(t *testing.T) {
 	c := newCapture(t)
 	res, err := Run(context.Background(), Command{Binary: tofu(t), Dir: workdir(t, "lifecycle"), Args: []string{"apply"}, Init: true,
 		Env: offline(t), SensitiveVars: map[string]any{"db_password": dbPassword}}, c.opts()...)
+	checkRun(t, c, res)
 	if err != nil {
 		t.Fatal(err)
 	}
