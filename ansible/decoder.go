@@ -42,6 +42,7 @@ type decoder struct {
 	plays   []string   // the outcomes of the plays ended
 	hosts   map[hostKey]*hostState
 	pending []*hostState // failed hosts whose failure may be rescued
+	unknown []*hostState // hosts whose result runner stripped, held for the recap (unknown.go)
 
 	cutHow    string    // the outcome of spans Ansible reported no end for
 	stoppedAt time.Time // when the run was stopped (cancelled or timed out), else zero
@@ -292,9 +293,18 @@ func (d *decoder) hostResult(t time.Time, e *jobEvent) {
 	typ, sev, how := TypeTaskCompletedOnHost, log.SeverityInfo, outcome.OK
 	switch e.Event {
 	case "runner_on_ok":
+		if res.stripped() {
+			// Changed or not, only the recap tells (unknown.go).
+			det.ResultUnknown = true
+			d.flushItems(h, false, false)
+			d.record(h.ctx, t, sev, typ, det)
+			count.OK++
+			d.holdUnknown(h, end)
+			return
+		}
 		if !isInclude(e.Data.TaskAction) {
 			count.OK++
-			if det.TaskResult.Changed {
+			if det.TaskResult.changed() {
 				count.Changed++
 				how = outcome.Changed
 			}
@@ -308,7 +318,7 @@ func (d *decoder) hostResult(t time.Time, e *jobEvent) {
 		sev, how, det.Ignored = log.SeverityWarn, outcome.Ignored, true
 		count.OK++
 		count.Ignored++
-		if det.TaskResult.Changed {
+		if det.TaskResult.changed() {
 			count.Changed++
 		}
 	case "runner_on_skipped":

@@ -54,6 +54,9 @@ type (
 		// pass, or that a rescue section took.
 		Ignored bool `json:"ignored,omitempty"`
 		Rescued bool `json:"rescued,omitempty"`
+		// ansible-runner left the result out (too large): taskResult
+		// says nothing of it, changed included; the recap settles the span.
+		ResultUnknown bool `json:"resultUnknown,omitempty"`
 	}
 	// hostEventDetails: TaskRetryOnHost and HostUnreachable have no item.
 	hostEventDetails struct {

@@ -101,9 +101,11 @@ func (d *decoder) resolve(h *hostState, spared bool) {
 	}
 }
 
-// holds reports whether a failure of play p is pending.
+// holds reports whether a failure of play p, or a result of it that
+// runner stripped, is pending.
 func (d *decoder) holds(p *playState) bool {
-	return slices.ContainsFunc(d.pending, func(h *hostState) bool { return h.task.play == p })
+	of := func(h *hostState) bool { return h.task.play == p }
+	return slices.ContainsFunc(d.pending, of) || slices.ContainsFunc(d.unknown, of)
 }
 
 // byTask settles, when a task of play p starts, the failures that the task
@@ -161,10 +163,15 @@ func (d *decoder) continued(task *taskState, host string) {
 // result), in order, the others as counted; without one (nil), all as
 // counted.
 func (d *decoder) settle(stats map[string]HostStats) {
-	rescued, ignored := map[string]int{}, map[string]int{}
+	rescued, ignored, changed := map[string]int{}, map[string]int{}, map[string]int{}
 	for host, s := range stats {
 		rescued[host] = s.Rescued - d.countFor(host).Rescued
 		ignored[host] = s.Ignored - d.countFor(host).Ignored
+		changed[host] = s.Changed - d.countFor(host).Changed
+	}
+	for _, h := range slices.Clone(d.unknown) {
+		changed[h.name]--
+		d.resolveUnknown(h, stats != nil && changed[h.name] >= 0)
 	}
 	for _, h := range slices.Clone(d.pending) {
 		budget := rescued

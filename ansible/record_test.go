@@ -29,6 +29,7 @@ var recordings = []struct {
 	{"ignunreach", "ignunreach.yml", nil, true},
 	{"nohandler", "nohandler.yml", nil, true},
 	{"endhost", "endhost.yml", nil, true},
+	{"stripped", "stripped.yml", nil, true},
 }
 
 // TestRecordStreams records the job-event streams of real runs, as

@@ -63,6 +63,7 @@ type hostState struct {
 	items    int
 
 	failure     *heldEvent  // a failure waiting to be settled (failures.go)
+	unknownEnd  time.Time   // the end of a result runner stripped, held for the recap (unknown.go)
 	failedItems []heldEvent // failed loop items waiting for the task's result
 }
 

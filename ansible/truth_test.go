@@ -122,6 +122,30 @@ func TestRunAnsibleErrorDuringPlay(t *testing.T) {
 	assertSpan(t, st.only(t, "playbook nohandler.yml"), codes.Error, outcome.Failed)
 }
 
+// TestRunStrippedResult (case 4): a task printing 5 MB, whose result
+// ansible-runner strips ({}). Its TaskCompletedOnHost says that the result
+// is unknown (resultUnknown) instead of claiming unchanged, and the recap
+// (changed=1) settles its span: changed.
+func TestRunStrippedResult(t *testing.T) {
+	c, res, err := runStreamPlaybook(t, "stripped")
+	if err != nil || res.Stats["web-1"].Changed != 1 {
+		t.Fatalf("err %v, stats %+v", err, res.Stats)
+	}
+	var got map[string]any
+	for _, e := range c.sink.OfType(TypeTaskCompletedOnHost) {
+		if e.Details["taskName"] == "Print five megabytes" {
+			got = e.Details
+		}
+	}
+	if got == nil || got["resultUnknown"] != true {
+		t.Fatalf("TaskCompletedOnHost %v, want resultUnknown", got)
+	}
+	st := newSpanTree(c.spans.Ended())
+	assertSpan(t, st.hostSpan(t, "Print five megabytes", "web-1"), codes.Unset, outcome.Changed)
+	assertSpan(t, st.only(t, "task Print five megabytes"), codes.Unset, outcome.Changed)
+	assertSpan(t, st.only(t, "play Big"), codes.Unset, outcome.Changed)
+}
+
 // TestRunMetaEndHostWhen (case 3): the result of meta end_host under a
 // when carries the start of the host's previous task; the host span still
 // starts inside its task's (checkRun: children inside their parents).

@@ -26,19 +26,20 @@ const (
 
 // rank orders the outcomes from the most telling: a failure that counts,
 // then a stop (a failure beside a stop is still the run's failure), then
-// a failure that did not count, then a change, then nothing to say.
-// Skipped says the least: a parent is skipped only when all of its
-// children are.
+// a change (what the work did), then a failure that did not count (its
+// own span says it), then nothing to say. Skipped says the least: a
+// parent is skipped only when all of its children are.
 var rank = map[string]int{
 	Failed: 0, Unreachable: 1, TimedOut: 2, Cancelled: 3,
-	Rescued: 4, Ignored: 5, Changed: 6, OK: 7, Skipped: 8,
+	Changed: 4, Rescued: 5, Ignored: 6, OK: 7, Skipped: 8,
 }
 
 // Of is the one rule deriving a span's outcome from its own result (own,
 // "" when it has none, as an Ansible task or play) and its children's: the
 // most telling of them (Rank), ok when there is none. So a parent never
-// says less than one of its children: a play with an ignored failure is
-// ignored, not ok, and a create that ran a provisioner is changed.
+// says less than one of its children: a play whose only news is an
+// ignored failure is ignored, not ok; one that also changed something is
+// changed; a create that ran a provisioner is changed.
 func Of(own string, children ...string) string {
 	best := own
 	for _, c := range children {

@@ -12,8 +12,9 @@ func TestOf(t *testing.T) {
 		{"", []string{Skipped, Skipped}, Skipped},
 		{"", []string{Skipped, OK}, OK},
 		{"", []string{OK, Changed, Skipped}, Changed},
-		{"", []string{Changed, Ignored}, Ignored},
-		{"", []string{Rescued, Ignored, Changed}, Rescued},
+		{"", []string{Changed, Ignored}, Changed},
+		{"", []string{Rescued, Ignored, OK}, Rescued},
+		{"", []string{Ignored, Skipped}, Ignored},
 		{"", []string{Unreachable, Failed}, Failed},
 		{"", []string{Failed, Cancelled}, Failed},
 		{"", []string{Cancelled, Changed}, Cancelled},
@@ -21,7 +22,8 @@ func TestOf(t *testing.T) {
 		{Changed, []string{OK}, Changed},
 		{OK, []string{Skipped}, OK},
 		{Failed, []string{Changed}, Failed},
-		{Changed, []string{Ignored}, Ignored},
+		{Changed, []string{Ignored}, Changed},
+		{OK, []string{Rescued}, Rescued},
 	} {
 		if got := Of(tc.own, tc.children...); got != tc.want {
 			t.Errorf("Of(%q, %v) = %q, want %q", tc.own, tc.children, got, tc.want)
