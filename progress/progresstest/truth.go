@@ -128,7 +128,7 @@ func RunViolations(spans []sdktrace.ReadOnlySpan, events []Event, truth Truth) [
 		target, ok := "", truth.Key == ""
 		for _, kv := range s.Attributes() {
 			if kv.Key == truth.Key {
-				target, ok = kv.Value.Emit(), true
+				target, ok = kv.Value.String(), true
 			}
 		}
 		if ok && s != root {
