@@ -21,6 +21,8 @@ import (
 //     hosts run: it was dropped, the failure counts (byTask);
 //   - the host starts a task of a later play, which a failed host never
 //     does: rescued (continued);
+//   - the play ends and the host ran nothing after its failure: it had no
+//     rescue (which runs within the play), the failure counts (dropped);
 //   - the recap's rescued count per host settles the rest (settle); a run
 //     without a recap keeps them as failures.
 //
@@ -29,7 +31,7 @@ import (
 // while the other hosts run the rest of the block, and only then runs its
 // rescue tasks (Ansible runs the play's tasks in their order); a host
 // whose failure counts waits in the same way, for ever. So such a failure
-// is settled by the recap, with its own time.
+// is settled when the play ends, with its own time.
 //
 // The rules err only where Ansible runs a task on some hosts by design: a
 // rescued host left out of a run_once task after it ran its rescue looks
@@ -154,6 +156,19 @@ func (d *decoder) continued(task *taskState, host string) {
 			d.resolve(h, true)
 		default:
 			h.failure.resumed = true
+		}
+	}
+}
+
+// dropped settles, when play p ends, the failures of p whose host ran
+// nothing after them: a rescue would have run within the play, so they
+// count. One whose host went on (rescue or always tasks) waits for a later
+// play or the recap; so does an unreachable result (an ignored one may
+// show in a later play).
+func (d *decoder) dropped(p *playState) {
+	for _, h := range slices.Clone(d.pending) {
+		if f := h.failure; h.task.play == p && !f.unreachable && !f.resumed {
+			d.resolve(h, false)
 		}
 	}
 }

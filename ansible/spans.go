@@ -36,7 +36,8 @@ type playState struct {
 	free     bool                  // a task started again: the free strategy
 	gone     map[string]bool       // hosts Ansible dropped from the play: failed or unreachable
 
-	n map[string]int // its tasks' outcomes
+	n     map[string]int // its tasks' outcomes
+	ended bool           // its span has ended
 }
 
 type taskState struct {
@@ -112,6 +113,7 @@ func (d *decoder) endPlay(t time.Time) {
 	}
 	d.endTasks(p)
 	p.endAt = adapter.Later(t, p.start)
+	d.dropped(p) // may end the play's span, with its last pending failure
 	if !d.holds(p) {
 		d.endPlaySpan(p)
 	}
@@ -120,6 +122,10 @@ func (d *decoder) endPlay(t time.Time) {
 // endPlaySpan ends a play's span at p.endAt, with the outcome its tasks'
 // give it (outcome.Of).
 func (d *decoder) endPlaySpan(p *playState) {
+	if p.ended {
+		return
+	}
+	p.ended = true
 	how := outcome.Of("", slices.Collect(maps.Keys(p.n))...)
 	switch how {
 	case outcome.Failed:

@@ -161,3 +161,44 @@ func TestRunMetaEndHostWhen(t *testing.T) {
 		}
 	}
 }
+
+// TestRunFailureSettledAtPlayEnd: a failure whose host runs nothing more
+// in its play had no rescue (a rescue runs within the play): it counts,
+// and is recorded when the play ends, before the next play starts, not at
+// the recap.
+func TestRunFailureSettledAtPlayEnd(t *testing.T) {
+	c, _, res, err := runPlaybook(t, "twoplays.yml", `- name: First
+  hosts: web
+  gather_facts: false
+  tasks:
+    - name: Fail on one
+      command: /bin/false
+      when: inventory_hostname == 'web-1'
+    - name: Go on
+      debug: msg=on
+- name: Second
+  hosts: web
+  gather_facts: false
+  tasks:
+    - name: Later
+      debug: msg=later
+`)
+	if err == nil || res.Stats["web-1"].Failures != 1 {
+		t.Fatalf("err %v, stats %+v", err, res.Stats)
+	}
+	var failedAt, secondAt int
+	for i, e := range c.sink.Events() {
+		switch {
+		case e.EventName == TypeTaskFailedOnHost:
+			failedAt = i
+			if e.Severity != log.SeverityError || e.Details["rescued"] != nil {
+				t.Errorf("TaskFailedOnHost %v %v, want ERROR, not rescued", e.Severity, e.Details)
+			}
+		case e.EventName == TypePlayStarted && e.Details["playName"] == "Second":
+			secondAt = i
+		}
+	}
+	if failedAt == 0 || secondAt == 0 || failedAt > secondAt {
+		t.Errorf("TaskFailedOnHost at event %d, play Second started at %d: want the failure first", failedAt, secondAt)
+	}
+}
