@@ -105,8 +105,10 @@ func (p Playbook) runnerArgs() ([]string, error) {
 // Run runs a playbook with ansible-runner and records its events live
 // inside a playbook span, a child of the span in ctx (see the package
 // documentation). The extra variables and runner's artifacts, which hold
-// the whole environment and the gathered facts, are in a private temporary
-// directory (mode 0700), removed when Run returns unless WithKeepArtifacts.
+// runner's environment (only what it needs: see Playbook.Env) and the
+// gathered facts, are in a private temporary directory (mode 0700),
+// removed when Run returns unless WithKeepArtifacts, and by a later Run
+// once the process that made it is gone (a driver killed with SIGKILL).
 //
 // Cancelling ctx, or a vars_prompt that no extra variable answers, stops
 // the run: SIGTERM to ansible-runner, which stops ansible-playbook cleanly,
