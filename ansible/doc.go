@@ -110,7 +110,8 @@
 // are not job events are counted in Result.SkippedLines. A playbook that is
 // missing or that Ansible cannot load gives a *PlaybookError whose Reason,
 // also OperationFailed's description, is Ansible's error with its place
-// (TestRunLoadErrors). Raw event data is never recorded, only the reduced
+// (TestRunLoadErrors); so does one that Ansible's own error stops during a
+// play (TestRunAnsibleErrorDuringPlay). Raw event data is never recorded, only the reduced
 // values above, which the Recorder redacts; after a secret key such as
 // password, the rest of a task's arguments are taken as its value.
 //
