@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -40,15 +39,20 @@ type decoder struct {
 	output    tail                  // lines that were not job events, for errors
 
 	play    *playState // the play in progress
+	plays   []string   // the outcomes of the plays ended
 	hosts   map[hostKey]*hostState
 	pending []*hostState // failed hosts whose failure may be rescued
+	unknown []*hostState // hosts whose result runner stripped, held for the recap (unknown.go)
 
 	cutHow    string    // the outcome of spans Ansible reported no end for
 	stoppedAt time.Time // when the run was stopped (cancelled or timed out), else zero
 
 	pid       atomic.Int64 // ansible-playbook's pid, from the events
 	varPrompt string
-	onPrompt  func() // Run: stop the run
+	// ansibleErr is Ansible's own error (an error job event): when no
+	// recap follows, it is what ended the run (errorStop).
+	ansibleErr string
+	onPrompt   func() // Run: stop the run
 }
 
 func newDecoder(ctx context.Context, cfg *config) *decoder {
@@ -139,6 +143,9 @@ func (d *decoder) message(kind, stdout string) {
 	}
 	if kind == "error" {
 		d.output.add(text)
+		if d.ansibleErr == "" {
+			d.ansibleErr = cmp.Or(errorLine(text), lastLine(strings.TrimSpace(text)))
+		}
 	}
 	if len(d.res.Warnings) < 100 {
 		d.res.Warnings = append(d.res.Warnings, text)
@@ -231,7 +238,7 @@ func (d *decoder) startTask(t time.Time, e *jobEvent) {
 
 func (d *decoder) startHost(t time.Time, e *jobEvent) {
 	task := d.task(t, e)
-	d.continued(task.play, e.Data.Host)
+	d.continued(task, e.Data.Host)
 	key := hostKey{task: task, host: e.Data.Host}
 	if old := d.hosts[key]; old != nil {
 		d.endHost(old, t, hostCut) // the same task again on the host: a new span
@@ -286,9 +293,18 @@ func (d *decoder) hostResult(t time.Time, e *jobEvent) {
 	typ, sev, how := TypeTaskCompletedOnHost, log.SeverityInfo, outcome.OK
 	switch e.Event {
 	case "runner_on_ok":
+		if res.stripped() {
+			// Changed or not, only the recap tells (unknown.go).
+			det.ResultUnknown = true
+			d.flushItems(h, false, false)
+			d.record(h.ctx, t, sev, typ, det)
+			count.OK++
+			d.holdUnknown(h, end)
+			return
+		}
 		if !isInclude(e.Data.TaskAction) {
 			count.OK++
-			if det.TaskResult.Changed {
+			if det.TaskResult.changed() {
 				count.Changed++
 				how = outcome.Changed
 			}
@@ -296,29 +312,26 @@ func (d *decoder) hostResult(t time.Time, e *jobEvent) {
 	case "runner_on_failed":
 		typ = TypeTaskFailedOnHost
 		if !e.Data.IgnoreErrors {
-			d.hold(h, t, end, det)
+			d.hold(h, t, end, det, false)
 			return
 		}
 		sev, how, det.Ignored = log.SeverityWarn, outcome.Ignored, true
 		count.OK++
 		count.Ignored++
-		if det.TaskResult.Changed {
+		if det.TaskResult.changed() {
 			count.Changed++
 		}
 	case "runner_on_skipped":
 		typ, how = TypeTaskSkippedOnHost, outcome.Skipped
 		count.Skipped++
 	case "runner_on_unreachable":
-		sev, how = log.SeverityError, outcome.Unreachable
-		count.Unreachable++
-		h.task.play.gone[h.name] = true
+		// Counted, or ignored under ignore_unreachable, which runner's
+		// event does not say: held like a failure (failures.go).
+		d.hold(h, t, end, det, true)
+		return
 	}
 	d.flushItems(h, det.Ignored, false)
-	if how == outcome.Unreachable {
-		d.record(h.ctx, t, sev, TypeHostUnreachable, det.event())
-	} else {
-		d.record(h.ctx, t, sev, typ, det)
-	}
+	d.record(h.ctx, t, sev, typ, det)
 	d.endHost(h, end, how)
 }
 
@@ -401,6 +414,7 @@ type runEnd struct {
 	err       error     // the run's own failure (cancelled, prompt, playbook error): INTERNAL_ERROR
 	reason    string    // user-safe description for err
 	cancelled bool      // the run was stopped (ctx): open spans end cancelled
+	broken    bool      // the caller stopped the stream for a cause: the tool failed
 }
 
 // finish ends every open span, rebuilds the PlaybookResult if the stats
@@ -423,8 +437,12 @@ func (d *decoder) finish(o runEnd) Result {
 		end = first
 	}
 	stop := ""
-	if o.cancelled {
+	switch {
+	case o.cancelled:
 		stop = stopOutcome(o)
+	case d.errorStop():
+		// Ansible stopped the run: what it cut short did not fail.
+		stop = outcome.Cancelled
 	}
 	d.endAll(end, stop)
 	if !d.statsSeen {
@@ -454,14 +472,16 @@ func (d *decoder) finish(o runEnd) Result {
 	if o.rc >= 0 {
 		d.pb.Span.SetAttributes(attribute.Int("ansible.rc", o.rc))
 	}
-	how := outcome.OK
+	// The run's own result is the recap's (or how it failed); its plays
+	// may say more (outcome.Of).
+	own := outcome.OK
 	switch {
 	case code != "":
-		how = adapter.RunOutcome(runResult(o))
+		own = adapter.RunOutcome(runResult(o))
 	case len(hostsWhere(res.Stats, func(s HostStats) bool { return s.Changed > 0 })) > 0:
-		how = outcome.Changed
+		own = outcome.Changed
 	}
-	d.pb.Span.SetAttributes(attribute.String(outcome.Key, how))
+	d.pb.Span.SetAttributes(attribute.String(outcome.Key, outcome.Of(own, d.plays...)))
 	if code != "" {
 		d.pb.FailAs(runResult(o), first, end, code, reason, nil)
 	} else {
@@ -469,6 +489,15 @@ func (d *decoder) finish(o runEnd) Result {
 	}
 	return *res
 }
+
+// errorStop reports a run that Ansible's own error ended before its
+// recap: a handler it could not find, a template it could not render in a
+// play's keywords, an include it could not load.
+func (d *decoder) errorStop() bool { return !d.statsSeen && d.ansibleErr != "" && d.varPrompt == "" }
+
+// errorStopReason describes a run that Ansible's error ended (errorStop),
+// in Ansible's words.
+func (d *decoder) errorStopReason() string { return "Ansible stopped the run: " + d.ansibleErr }
 
 // noRecapReason describes a run that ended without Ansible's recap, with
 // Ansible's own error when it gave one.
@@ -505,14 +534,13 @@ func stopOutcome(o runEnd) string {
 }
 
 // runResult is cicd.pipeline.result of a run that failed
-// (docs/conventions.md): timeout for a vars_prompt that nothing answers, as
-// waiting on input would; the context's; error for a run that could not
-// start or whose stream broke off; else failure.
+// (docs/conventions.md): the context's; error for a run that could not
+// start or whose stream broke off; else failure, a vars_prompt that nothing
+// answers too (Run stops the run: it failed, it did not wait).
 func runResult(o runEnd) cicdconv.PipelineResultAttr {
-	var prompt *VarsPromptError
 	switch r := adapter.ResultOf(o.err); {
-	case errors.As(o.err, &prompt):
-		return cicdconv.PipelineResultTimeout
+	case o.broken:
+		return cicdconv.PipelineResultError
 	case r != cicdconv.PipelineResultFailure:
 		return r
 	case o.reason == "cancelled":

@@ -86,8 +86,10 @@
 // A span "playbook <file>" under the span in ctx, "play <name>" per play,
 // "task <name>" per task, and "host <name>" per task and host, with
 // Ansible's own times; each event is recorded in the span it belongs to.
-// Every span says how it ended in progress.outcome, and only a failure that
-// counts in Ansible's recap or an unreachable host sets an error status:
+// Every span says how it ended in progress.outcome, a parent the most
+// telling of its own and its children's (outcome.Of), and only a failure
+// that counts in Ansible's recap, an unreachable host or a time limit sets
+// an error status (a cancelled span has none):
 // docs/adapters.md has a table of what each outcome means, with the tests
 // that prove it, and how rescued failures, strategy: free and meta tasks
 // are told apart. Attributes: ansible.playbook,
@@ -108,7 +110,8 @@
 // are not job events are counted in Result.SkippedLines. A playbook that is
 // missing or that Ansible cannot load gives a *PlaybookError whose Reason,
 // also OperationFailed's description, is Ansible's error with its place
-// (TestRunLoadErrors). Raw event data is never recorded, only the reduced
+// (TestRunLoadErrors); so does one that Ansible's own error stops during a
+// play (TestRunAnsibleErrorDuringPlay). Raw event data is never recorded, only the reduced
 // values above, which the Recorder redacts; after a secret key such as
 // password, the rest of a task's arguments are taken as its value.
 //

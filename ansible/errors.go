@@ -22,7 +22,9 @@ var ErrNoEvents = errors.New("ansible: no job events in the stream")
 var ErrStatsMissing = errors.New("ansible: the stream ended without the final stats event; the playbook result was rebuilt from the events seen")
 
 // PlaybookError reports a playbook that Ansible could not run: it does not
-// exist, or Ansible could not load it (YAML syntax, unknown module, ...).
+// exist, Ansible could not load it (YAML syntax, unknown module, ...), or
+// Ansible's own error stopped it before its recap (a notified handler that
+// does not exist, ...). From Stream, the last wraps ErrStatsMissing.
 type PlaybookError struct {
 	// Playbook is the playbook as given in Playbook.Playbook.
 	Playbook string

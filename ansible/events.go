@@ -54,6 +54,9 @@ type (
 		// pass, or that a rescue section took.
 		Ignored bool `json:"ignored,omitempty"`
 		Rescued bool `json:"rescued,omitempty"`
+		// ansible-runner left the result out (too large): taskResult
+		// says nothing of it, changed included; the recap settles the span.
+		ResultUnknown bool `json:"resultUnknown,omitempty"`
 	}
 	// hostEventDetails: TaskRetryOnHost and HostUnreachable have no item.
 	hostEventDetails struct {
@@ -61,6 +64,8 @@ type (
 		HostName          string     `json:"hostName"`
 		DelegatedHostName any        `json:"delegatedHostName"`
 		TaskResult        taskResult `json:"taskResult"`
+		// An unreachable host that ignore_unreachable lets go on.
+		Ignored bool `json:"ignored,omitempty"`
 	}
 	varPromptDetails struct {
 		VarName string `json:"varName"`

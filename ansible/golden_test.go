@@ -44,6 +44,14 @@ var goldenCases = []struct {
 	{"free", "free", nil},
 	{"flush", "flush", nil},
 	{"nolog", "nolog", nil},
+	// Issue 33: a rescued failure while another host is still in the
+	// block, ignore_unreachable, Ansible's own error during a play, and
+	// meta end_host under a when, a result runner stripped.
+	{"rescuelag", "rescuelag", nil},
+	{"ignunreach", "ignunreach", nil},
+	{"nohandler", "nohandler", nil},
+	{"endhost", "endhost", nil},
+	{"stripped", "stripped", nil},
 }
 
 // withoutStats drops the playbook_on_stats line: the stream of a run whose
@@ -80,6 +88,7 @@ func TestGolden(t *testing.T) {
 			}
 			c := newCapture(t)
 			res, err := Stream(context.Background(), bytes.NewReader(in), c.options(t)...)
+			checkRun(t, c, res)
 			got := renderRun(res, err, c)
 			path := filepath.Join("testdata", "golden", gc.name+".txt")
 			if *update {

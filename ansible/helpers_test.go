@@ -13,6 +13,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/progress/progresstest"
 )
@@ -114,4 +115,41 @@ func assertNoProcess(t testing.TB, inventory, marker string) {
 	if len(left) > 0 {
 		t.Errorf("processes left behind:\n%s", strings.Join(left, "\n"))
 	}
+}
+
+// recapTruth is what Ansible's recap says of a run, for
+// progresstest.CheckRun: the run's outcome and, per host, its failures,
+// unreachable, rescued and ignored counts. A run without a recap has none.
+func recapTruth(res Result) progresstest.Truth {
+	if res.Stats == nil || res.StatsRebuilt {
+		return progresstest.Truth{}
+	}
+	truth := progresstest.Truth{Key: "ansible.host.name", Counts: map[string]map[string]int{}}
+	var seen []string
+	failed := res.ExitCode > 0
+	for host, s := range res.Stats {
+		truth.Counts[host] = map[string]int{outcome.Failed: s.Failures, outcome.Unreachable: s.Unreachable,
+			outcome.Rescued: s.Rescued, outcome.Ignored: s.Ignored}
+		failed = failed || s.Failures > 0 || s.Unreachable > 0
+		for how, n := range map[string]int{outcome.Rescued: s.Rescued, outcome.Ignored: s.Ignored, outcome.Changed: s.Changed} {
+			if n > 0 {
+				seen = append(seen, how)
+			}
+		}
+	}
+	truth.Outcome = outcome.Of("", seen...)
+	if failed {
+		truth.Outcome = outcome.Failed
+	}
+	return truth
+}
+
+// checkRun checks the property every real run holds (progresstest.CheckRun)
+// against Ansible's recap.
+func checkRun(t testing.TB, c *capture, res Result) {
+	t.Helper()
+	if started, ended := len(c.spans.Started()), len(c.spans.Ended()); started != ended {
+		t.Errorf("%d spans started, %d ended", started, ended)
+	}
+	progresstest.CheckRun(t, c.spans.Ended(), c.sink.Events(), recapTruth(res))
 }

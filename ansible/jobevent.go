@@ -101,6 +101,40 @@ func (b *flexBool) UnmarshalJSON(p []byte) error {
 	return nil
 }
 
+// changedKey decodes a result's "changed" (as flexBool), which every
+// result Ansible reports has: a result without it is one ansible-runner
+// stripped (a result above its size limit arrives as {}).
+type changedKey struct{ v, ok bool }
+
+func (c *changedKey) UnmarshalJSON(p []byte) error {
+	var b flexBool
+	_ = b.UnmarshalJSON(p)
+	c.v, c.ok = bool(b), true
+	return nil
+}
+
+// ptr is the value for taskResult.Changed: nil when unknown. It points to
+// one of two shared values, so that a result allocates nothing for it.
+func (c changedKey) ptr(unknown bool) *bool {
+	switch {
+	case unknown:
+		return nil
+	case c.v:
+		return &boolTrue
+	}
+	return &boolFalse
+}
+
+var boolTrue, boolFalse = true, false
+
+// changed reports a result that says it changed something.
+func (tr *taskResult) changed() bool { return tr.Changed != nil && *tr.Changed }
+
+// stripped reports a result that ansible-runner left out (see changedKey).
+func (r *rawResult) stripped() bool {
+	return !r.Changed.ok && r.Censored == "" && len(r.Msg) == 0 && len(r.Results) == 0
+}
+
 // flexInt decodes an integer written as a number or a string; anything
 // else leaves it unset.
 type flexInt struct {
@@ -123,7 +157,7 @@ func (n *flexInt) UnmarshalJSON(p []byte) error {
 type rawResult struct {
 	Msg       json.RawMessage `json:"msg"`
 	Censored  string          `json:"censored"`
-	Changed   flexBool        `json:"changed"`
+	Changed   changedKey      `json:"changed"`
 	Failed    flexBool        `json:"failed"`
 	Skipped   flexBool        `json:"skipped"`
 	RC        flexInt         `json:"rc"`
@@ -142,7 +176,7 @@ type taskResult struct {
 	// Msg is usually a string; a list or map stays structured, so that
 	// redaction by key still applies. no_log: Ansible's censored message.
 	Msg     any          `json:"msg"`
-	Changed bool         `json:"changed"`
+	Changed *bool        `json:"changed"` // nil: unknown (a result runner stripped)
 	Failed  bool         `json:"failed"`  // also from the event type: Ansible leaves it out
 	Skipped bool         `json:"skipped"` // also from the event type
 	RC      *int         `json:"rc"`      // nil when the module has none
@@ -153,7 +187,7 @@ type taskResult struct {
 // type, item results take their own.
 func (r *rawResult) reduce(failed, skipped bool, depth int) taskResult {
 	tr := taskResult{
-		Changed: bool(r.Changed),
+		Changed: r.Changed.ptr(!skipped && r.stripped()),
 		Failed:  failed || bool(r.Failed),
 		Skipped: skipped || bool(r.Skipped),
 		Results: []taskResult{},

@@ -14,7 +14,7 @@ func TestDecodeEventLenient(t *testing.T) {
 		t.Fatalf("decodeEvent: %v", err)
 	}
 	r := ev.Data.Res.reduce(false, false, 0)
-	if ev.Event != "runner_on_ok" || ev.Data.Host != "web-1" || !bool(ev.Data.IgnoreErrors) || !r.Changed || r.RC == nil || *r.RC != 7 ||
+	if ev.Event != "runner_on_ok" || ev.Data.Host != "web-1" || !bool(ev.Data.IgnoreErrors) || !r.changed() || r.RC == nil || *r.RC != 7 ||
 		len(r.Results) != 3 || !r.Results[2].Failed || r.Results[2].Msg != "item" || ev.Data.Res.delegatedHost() != "lb-1" {
 		t.Errorf("decoded %+v, reduced %+v", ev, r)
 	}

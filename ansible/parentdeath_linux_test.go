@@ -3,9 +3,12 @@ package ansible
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -87,5 +90,93 @@ func TestKilledDriverStopsThePlaybook(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the run went on after its driver was killed:\n%s", strings.Join(left, "\n"))
 		}
+	}
+}
+
+// TestKilledDriversPrivateDirectoryIsCleaned (issue 33, case 11): a driver
+// killed with SIGKILL leaves its private directory (the extra variables,
+// runner's artifacts). What ansible-runner wrote of the environment there
+// holds only what it needs (not the driver's other variables), and the
+// next run removes the directory, its owner being gone, but not that of a
+// live process.
+func TestKilledDriversPrivateDirectoryIsCleaned(t *testing.T) {
+	requireAnsible(t)
+	inv := inventory(t)
+	tmp := t.TempDir()
+	marker := fmt.Sprintf("801.%d%06d", os.Getpid(), time.Now().Nanosecond()/1000)
+	spec, err := json.Marshal(Playbook{ProjectDir: projectDir, Playbook: "sleep.yml", Inventory: inv,
+		ExtraVars: map[string]any{"sleep_seconds": marker}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const canary = "PROGRESSOTEL_TEST_DRIVER_TOKEN=tok-canary-8812"
+	driver := exec.Command(os.Args[0], "-test.run=^$")
+	driver.Env = append(os.Environ(), driverEnv+"="+string(spec), "TMPDIR="+tmp, canary)
+	driver.Stderr = os.Stderr
+	if err := driver.Start(); err != nil {
+		t.Fatal(err)
+	}
+	driverDone := make(chan struct{})
+	go func() { _ = driver.Wait(); close(driverDone) }()
+	t.Cleanup(func() {
+		_ = driver.Process.Kill()
+		<-driverDone
+		for _, p := range append(testutil.ProcessesWith(marker), testutil.ProcessesWith(inv)...) {
+			if pid, err := strconv.Atoi(strings.SplitN(p, ":", 2)[0]); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	for deadline := time.Now().Add(2 * time.Minute); len(testutil.ProcessesWith(marker)) == 0; time.Sleep(50 * time.Millisecond) {
+		select {
+		case <-driverDone:
+			t.Fatal("the driver ended before the task's sleep started")
+		default:
+		}
+		if time.Now().After(deadline) { // a hang detector, not a timing assertion
+			t.Fatalf("the task's sleep %s never started", marker)
+		}
+	}
+	if err := driver.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-driverDone
+
+	left, _ := filepath.Glob(filepath.Join(tmp, privatePrefix+"*"))
+	if len(left) != 1 {
+		t.Fatalf("private directories after the kill: %v, want the killed driver's", left)
+	}
+	b, err := os.ReadFile(filepath.Join(left[0], "artifacts", runIdent, "command"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var command struct{ Env map[string]string }
+	if err := json.Unmarshal(b, &command); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := command.Env["PROGRESSOTEL_TEST_DRIVER_TOKEN"]; ok || strings.Contains(string(b), "tok-canary-8812") {
+		t.Errorf("the driver's own variable reached runner's artifacts")
+	}
+	if command.Env["PATH"] == "" {
+		t.Errorf("runner's environment lacks PATH: %v", command.Env)
+	}
+	// A directory of a live process (this one's parent) stays.
+	live := filepath.Join(tmp, fmt.Sprintf("%s%d-keep", privatePrefix, os.Getppid()))
+	if err := os.Mkdir(live, 0o700); err != nil {
+		t.Fatal(err)
+	}
+
+	c := newCapture(t)
+	res, err := Run(context.Background(), Playbook{ProjectDir: projectDir, Playbook: "delegate.yml", Inventory: inv, Limit: "web-1"},
+		append(c.options(t), WithTempDir(tmp))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRun(t, c, res)
+	if _, err := os.Stat(left[0]); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the killed driver's private directory is still there: %v", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live process's directory was removed: %v", err)
 	}
 }

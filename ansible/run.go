@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -39,8 +40,11 @@ type Playbook struct {
 	// to a file in the run's private directory, never on a command line.
 	ExtraVars map[string]any
 	// Env adds to, or overrides, the environment that ansible-runner and
-	// Ansible inherit from the current process (ANSIBLE_* settings,
-	// credentials of inventory plugins, ...).
+	// Ansible get: of the current process's, only what they need to run
+	// (PATH, HOME, the locale, ANSIBLE_* settings, the SSH agent, ...; see
+	// runnerVars), since ansible-runner writes its environment into the
+	// private directory. Credentials of inventory plugins and anything
+	// else a playbook reads from its environment go here.
 	Env map[string]string
 	// Args are more ansible-playbook arguments (--tags, --check, -v, ...).
 	Args []string
@@ -101,8 +105,10 @@ func (p Playbook) runnerArgs() ([]string, error) {
 // Run runs a playbook with ansible-runner and records its events live
 // inside a playbook span, a child of the span in ctx (see the package
 // documentation). The extra variables and runner's artifacts, which hold
-// the whole environment and the gathered facts, are in a private temporary
-// directory (mode 0700), removed when Run returns unless WithKeepArtifacts.
+// runner's environment (only what it needs: see Playbook.Env) and the
+// gathered facts, are in a private temporary directory (mode 0700),
+// removed when Run returns unless WithKeepArtifacts, and by a later Run
+// once the process that made it is gone (a driver killed with SIGKILL).
 //
 // Cancelling ctx, or a vars_prompt that no extra variable answers, stops
 // the run: SIGTERM to ansible-runner, which stops ansible-playbook cleanly,
@@ -148,7 +154,7 @@ func Run(ctx context.Context, pb Playbook, opts ...Option) (Result, error) {
 		defer os.RemoveAll(dir)
 	}
 
-	env := append(os.Environ(), runSettings...)
+	env := append(runnerEnv(os.Environ()), runSettings...)
 	for k, v := range pb.Env {
 		env = append(env, k+"="+v)
 	}
@@ -169,7 +175,8 @@ func (c *config) prepare(vars map[string]any) (runner, dir string, err error) {
 			return "", "", fmt.Errorf("%w: %w", ErrNotInstalled, err)
 		}
 	}
-	if dir, err = os.MkdirTemp(c.tempDir, "progressotel-ansible-"); err != nil {
+	cleanStale(c.tempDir)
+	if dir, err = os.MkdirTemp(c.tempDir, privateDirName()); err != nil {
 		return "", "", fmt.Errorf("ansible: private directory: %w", err)
 	}
 	if err = writeExtraVars(dir, vars); err != nil {
@@ -286,6 +293,10 @@ func (d *decoder) conclude(ctx context.Context, playbook string, started time.Ti
 		line := errorLine(l.output)
 		o.err = &PlaybookError{Playbook: playbook, Reason: line, Output: l.output}
 		o.reason = "playbook " + d.pbName + " could not be loaded by Ansible: " + line
+	case d.errorStop():
+		// Ansible's own error ended the run during a play.
+		o.err = &PlaybookError{Playbook: playbook, Reason: d.ansibleErr, Output: l.output}
+		o.reason = d.errorStopReason()
 	case !d.statsSeen:
 		// Runner's status can hide it (0 when the playbook was killed by a
 		// signal): a run without Ansible's recap did not finish.
@@ -311,6 +322,42 @@ func (d *decoder) conclude(ctx context.Context, playbook string, started time.Ti
 // exec.Cmd takes a variable's last value: Run puts them before the
 // playbook's Env, RunCommandLine before the user's environment, which win.
 var runSettings = []string{"ANSIBLE_DISPLAY_ARGS_TO_STDOUT=True", "ANSIBLE_NOCOLOR=True"}
+
+// privatePrefix begins the name of a run's private directory; the owner's
+// pid follows (privateDirName), so that a later run can remove the
+// directory once its owner is gone (cleanStale).
+const privatePrefix = "progressotel-ansible-"
+
+// privateDirName is the os.MkdirTemp pattern of a run's private directory.
+func privateDirName() string { return privatePrefix + strconv.Itoa(os.Getpid()) + "-" }
+
+// runnerEnv keeps of the driver's environment what ansible-runner and
+// Ansible need to run: ansible-runner writes its whole environment into
+// the private directory (artifacts/run/command), so nothing else of the
+// driver's (its credentials, tokens) goes there. What the playbook needs
+// beyond it (a cloud's credentials for an inventory plugin) the driver
+// passes in Playbook.Env.
+func runnerEnv(environ []string) []string {
+	var env []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if runnerVars[name] || strings.HasPrefix(name, "ANSIBLE_") || strings.HasPrefix(name, "LC_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// runnerVars are the variables runnerEnv keeps, besides ANSIBLE_* and LC_*:
+// where programs are, the user and their home, the locale and zone, the
+// temporary directory, Python's own, and the SSH and Kerberos agents that
+// Ansible's connections use.
+var runnerVars = map[string]bool{
+	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true,
+	"LANG": true, "LANGUAGE": true, "TZ": true, "TMPDIR": true,
+	"PYTHONPATH": true, "PYTHONHOME": true, "PYTHONUSERBASE": true, "VIRTUAL_ENV": true,
+	"SSH_AUTH_SOCK": true, "SSH_AGENT_PID": true, "KRB5CCNAME": true,
+}
 
 // writeExtraVars writes the extra variables where ansible-runner reads
 // them (env/extravars, JSON being YAML), readable by the owner only.

@@ -196,6 +196,7 @@ func TestRunSite(t *testing.T) {
 	}
 
 	events := p.sink.Events()
+	progresstest.CheckRun(t, p.spans.Ended(), events, recapTruth(res))
 	assertSiteEvents(t, events)
 	assertSpanTree(t, p.spans.Ended(), events, parent.SpanContext())
 	assertNoSecret(t, p, "Write the database credentials")
@@ -472,6 +473,7 @@ func TestRunFailingPlaybook(t *testing.T) {
 	if s := res.Stats["web-1"]; s != (HostStats{OK: 1, Changed: 1, Failures: 1}) {
 		t.Errorf("web-1 stats %+v", s)
 	}
+	checkRun(t, c, res)
 	failed := c.sink.OfType(TypeTaskFailedOnHost)
 	if len(failed) != 2 {
 		t.Fatalf("%d TaskFailedOnHost, want 2", len(failed))
@@ -514,7 +516,12 @@ func TestRunVarsPrompt(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	c := newCapture(t)
-	_, err := Run(ctx, Playbook{ProjectDir: projectDir, Playbook: "prompt.yml", Inventory: inv}, c.options(t)...)
+	res, err := Run(ctx, Playbook{ProjectDir: projectDir, Playbook: "prompt.yml", Inventory: inv}, c.options(t)...)
+	checkRun(t, c, res)
+	// One name for the stop: failed, on the span as in the events.
+	if run := c.spans.Ended(); len(run) != 1 || progresstest.SpanOutcome(run[0]) != outcome.Failed {
+		t.Errorf("spans %v, want the run's alone, failed", run)
+	}
 	var pe *VarsPromptError
 	if !errors.As(err, &pe) || pe.Var != "release_version" {
 		t.Fatalf("err = %v, want *VarsPromptError for release_version", err)
@@ -531,8 +538,9 @@ func TestRunVarsPrompt(t *testing.T) {
 	assertNoProcess(t, inv, "")
 
 	c = newCapture(t)
-	_, err = Run(ctx, Playbook{ProjectDir: projectDir, Playbook: "prompt.yml", Inventory: inv,
+	res, err = Run(ctx, Playbook{ProjectDir: projectDir, Playbook: "prompt.yml", Inventory: inv,
 		ExtraVars: map[string]any{"release_version": "1.2.3"}}, c.options(t)...)
+	checkRun(t, c, res)
 	if err != nil || len(c.sink.OfType(TypeVarPrompt)) != 0 {
 		t.Fatalf("with the variable given: err %v, %d VarPrompt events", err, len(c.sink.OfType(TypeVarPrompt)))
 	}
@@ -588,6 +596,7 @@ func TestRunCancel(t *testing.T) {
 	if !errors.Is(r.err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", r.err)
 	}
+	checkRun(t, c, r.res)
 	assertNoProcess(t, inv, marker)
 	of := sink.OfType(progress.TypeOperationFailed)
 	if len(of) != 1 || of[0].Details["description"] != "cancelled" {
@@ -600,12 +609,12 @@ func TestRunCancel(t *testing.T) {
 		}
 	}
 	// Every span ends with the run: those the stop cut short are
-	// cancelled, with an error status, none without a status.
+	// cancelled, without an error status (stopped, not failed).
 	assertEnded(t, c)
 	st := newSpanTree(c.spans.Ended())
 	for _, name := range []string{"host web-1", "host web-2", "task Sleep for a long time", "play Long running", "playbook sleep.yml"} {
 		s := st.only(t, name)
-		assertSpan(t, s, codes.Error, outcome.Cancelled)
+		assertSpan(t, s, codes.Unset, outcome.Cancelled)
 		if s.EndTime().Before(cancelledAt) {
 			t.Errorf("span %s ends at %v, before the cancel", name, s.EndTime())
 		}
@@ -695,6 +704,7 @@ func TestRunArtifacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkRun(t, c, res)
 	if hosts := slices.Sorted(maps.Keys(res.Stats)); !slices.Equal(hosts, []string{"web-1"}) {
 		t.Errorf("Limit web-1: hosts %v", hosts)
 	}
@@ -715,6 +725,7 @@ func TestRunArtifacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkRun(t, c, res)
 	if n := len(c.sink.OfType(TypeTaskSkippedOnHost)); n != 2 || res.Stats["web-2"].Skipped != 1 {
 		t.Errorf("--check: %d skipped events, stats %+v", n, res.Stats)
 	}
@@ -741,6 +752,7 @@ func TestRunBigEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkRun(t, c, res)
 	if longest < 1<<20 {
 		t.Fatalf("the longest event line is %d bytes: the playbook no longer tests lines above 1 MB", longest)
 	}

@@ -84,6 +84,7 @@ func TestRunCommandLineStops(t *testing.T) {
 			sigs := make(chan os.Signal, 1)
 			var display bytes.Buffer
 			type result struct {
+				res  Result
 				exit Exit
 				err  error
 			}
@@ -91,9 +92,9 @@ func TestRunCommandLineStops(t *testing.T) {
 			ended := make(chan struct{})
 			go func() {
 				defer close(ended)
-				_, exit, err := RunCommandLine(ctx, CommandLine{Argv: []string{"ansible-playbook", "-i", inv, pb}, Signals: sigs},
+				res, exit, err := RunCommandLine(ctx, CommandLine{Argv: []string{"ansible-playbook", "-i", inv, pb}, Signals: sigs},
 					append(c.options(t), WithDisplay(&display))...)
-				done <- result{exit, err}
+				done <- result{res, exit, err}
 			}()
 			waitForFile(t, started, ended)
 			stopped := time.Now()
@@ -103,6 +104,7 @@ func TestRunCommandLineStops(t *testing.T) {
 				sigs <- tc.sig
 			}
 			r := <-done
+			checkRun(t, c, r.res)
 			if r.exit != tc.want {
 				t.Fatalf("exit %+v, want %+v (err %v)", r.exit, tc.want, r.err)
 			}
@@ -162,7 +164,7 @@ func TestRunCommandLineExited(t *testing.T) {
 	c := newCapture(t)
 	rec := c.sink.Recorder()
 	exited := 0
-	_, exit, err := RunCommandLine(context.Background(), CommandLine{Argv: []string{"ansible-playbook", "-i", inv, pb},
+	res, exit, err := RunCommandLine(context.Background(), CommandLine{Argv: []string{"ansible-playbook", "-i", inv, pb},
 		Exited: func() {
 			exited++
 			if err := rec.Record(context.Background(), progress.Event{Type: "test/ToolExited"}); err != nil {
@@ -173,6 +175,7 @@ func TestRunCommandLineExited(t *testing.T) {
 	if err != nil || exit.Code != 0 {
 		t.Fatalf("exit %v, err %v", exit, err)
 	}
+	checkRun(t, c, res)
 	got := c.sink.Types()
 	if exited != 1 || len(got) < 3 || got[len(got)-2] != "test/ToolExited" || got[len(got)-1] != progress.TypeOperationCompleted ||
 		!slices.Contains(got, TypePlaybookResult) {

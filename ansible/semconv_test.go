@@ -45,7 +45,7 @@ func TestGoldenStreamsConform(t *testing.T) {
 				if !ok || value(s, "cicd.pipeline.task.run.result") != want.Value.AsString() {
 					t.Errorf("task %s: outcome %q, result %q", s.Name(), how, value(s, "cicd.pipeline.task.run.result"))
 				}
-				counts := how == outcome.Failed || how == outcome.Unreachable || how == outcome.Cancelled || how == outcome.TimedOut
+				counts := how == outcome.Failed || how == outcome.Unreachable || how == outcome.TimedOut
 				if (value(s, "error.type") != "") != counts || (s.Status().Code == codes.Error) != counts {
 					t.Errorf("task %s: outcome %q, error.type %q, status %v", s.Name(), how, value(s, "error.type"), s.Status())
 				}

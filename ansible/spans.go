@@ -21,7 +21,8 @@ import (
 // The span tree below the playbook span: a play, its tasks, and a host span
 // per task and host. Each kind's span ends in one function, which sets its
 // outcome (progress.outcome) and its status: Error only for a failure that
-// counts, an unreachable host, or a span cut short by the run's end.
+// counts, an unreachable host, or a span cut short by the run's end or its
+// time limit; a span the run's stop cut short is cancelled, without Error.
 
 type playState struct {
 	name, id string
@@ -35,7 +36,8 @@ type playState struct {
 	free     bool                  // a task started again: the free strategy
 	gone     map[string]bool       // hosts Ansible dropped from the play: failed or unreachable
 
-	failed, stopped, changed int // over its tasks' hosts (stopped: cancelled or timeout)
+	n     map[string]int // its tasks' outcomes
+	ended bool           // its span has ended
 }
 
 type taskState struct {
@@ -62,6 +64,7 @@ type hostState struct {
 	items    int
 
 	failure     *heldEvent  // a failure waiting to be settled (failures.go)
+	unknownEnd  time.Time   // the end of a result runner stripped, held for the recap (unknown.go)
 	failedItems []heldEvent // failed loop items waiting for the task's result
 }
 
@@ -79,7 +82,7 @@ const hostCut = "cut"
 func (d *decoder) startPlay(t time.Time, e *jobEvent, name, id string) {
 	d.startPlaybook(t, e.Data.Playbook)
 	d.endPlay(t)
-	p := &playState{name: name, id: id, start: t, tasks: map[string]*taskState{}, gone: map[string]bool{}}
+	p := &playState{name: name, id: id, start: t, tasks: map[string]*taskState{}, gone: map[string]bool{}, n: map[string]int{}}
 	p.ctx, p.span = d.cfg.Tracer.Start(d.pb.Ctx, "play "+name, trace.WithTimestamp(t),
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attribute.String("ansible.play.name", name),
 			attribute.String("ansible.play.id", id), attribute.String("ansible.play.pattern", e.Data.PlayPattern)))
@@ -110,24 +113,29 @@ func (d *decoder) endPlay(t time.Time) {
 	}
 	d.endTasks(p)
 	p.endAt = adapter.Later(t, p.start)
+	d.dropped(p) // may end the play's span, with its last pending failure
 	if !d.holds(p) {
 		d.endPlaySpan(p)
 	}
 }
 
-// endPlaySpan ends a play's span at p.endAt.
+// endPlaySpan ends a play's span at p.endAt, with the outcome its tasks'
+// give it (outcome.Of).
 func (d *decoder) endPlaySpan(p *playState) {
-	how := outcome.OK
-	switch {
-	case p.stopped > 0:
-		how = d.cutHow
-		p.span.SetStatus(codes.Error, how)
-	case p.failed > 0:
-		how = outcome.Failed
-		p.span.SetStatus(codes.Error, "a task failed")
-	case p.changed > 0:
-		how = outcome.Changed
+	if p.ended {
+		return
 	}
+	p.ended = true
+	how := outcome.Of("", slices.Collect(maps.Keys(p.n))...)
+	switch how {
+	case outcome.Failed:
+		p.span.SetStatus(codes.Error, "a task failed")
+	case outcome.Unreachable:
+		p.span.SetStatus(codes.Error, "a host was unreachable")
+	case outcome.TimedOut:
+		p.span.SetStatus(codes.Error, how)
+	}
+	d.plays = append(d.plays, how)
 	p.span.SetAttributes(attribute.String(outcome.Key, how))
 	p.span.End(trace.WithTimestamp(p.endAt))
 }
@@ -191,7 +199,7 @@ func (d *decoder) startTaskSpan(task *taskState, spanName string) {
 
 // endTask ends a task whose hosts are done, if it is over: superseded by a
 // later task (linear strategy) or its play ended (now). Its span ends at
-// its last host's end with the worst outcome of its hosts that counts.
+// its last host's end with the outcome its hosts give it (outcome.Of).
 func (d *decoder) endTask(task *taskState, now bool) {
 	if task.ended || task.openHosts > 0 || !(now || task.superseded && !task.play.free) {
 		return
@@ -202,36 +210,29 @@ func (d *decoder) endTask(task *taskState, now bool) {
 	}
 	n := task.n
 	failed := n[outcome.Failed] + n[outcome.Unreachable]
-	how, status := outcome.OK, ""
-	switch {
-	case n[outcome.Failed] > 0:
-		how = outcome.Failed
-	case n[outcome.Unreachable] > 0:
-		how = outcome.Unreachable
-	case !d.stoppedAt.IsZero():
+	own, status := "", ""
+	if !d.stoppedAt.IsZero() {
 		// A task still open when the run was stopped was cut short too,
 		// even if its hosts so far were done.
-		how, status = d.cutHow, d.cutHow
+		own = d.cutHow
+		if own == outcome.TimedOut {
+			status = own
+		}
 		task.lastSeen = adapter.Later(d.stoppedAt, task.lastSeen)
-		n[how] = max(n[how], 1)
-	case n[outcome.Rescued] > 0:
-		how = outcome.Rescued
-	case n[outcome.Ignored] > 0:
-		how = outcome.Ignored
-	case n[outcome.Changed] > 0:
-		how = outcome.Changed
-	case n[outcome.Skipped] > 0 && n[outcome.OK] == 0:
-		how = outcome.Skipped
 	}
+	var hosts []string
+	for how, k := range n {
+		if k > 0 {
+			hosts = append(hosts, how)
+		}
+	}
+	how := outcome.Of(own, hosts...)
 	if failed == 1 {
 		status = "failed on 1 host"
 	} else if failed > 1 {
 		status = fmt.Sprintf("failed on %d hosts", failed)
 	}
-	p := task.play
-	p.failed += failed
-	p.stopped += n[outcome.Cancelled] + n[outcome.TimedOut]
-	p.changed += n[outcome.Changed]
+	task.play.n[how]++
 	task.span.SetAttributes(attribute.String(outcome.Key, how))
 	d.pb.EndTask(task.span, adapter.Later(task.lastSeen, task.start), how, status)
 }
@@ -269,7 +270,9 @@ func (d *decoder) host(t time.Time, e *jobEvent) *hostState {
 	if start.IsZero() || start.After(t) {
 		start = t
 	}
-	return d.openHost(key, start)
+	// Never before its task: the result of a meta task (end_host under a
+	// when) carries the start of the host's previous task.
+	return d.openHost(key, adapter.Later(start, task.start))
 }
 
 // endHost ends a host's span at end with its outcome (or hostCut), counts
@@ -281,8 +284,11 @@ func (d *decoder) endHost(h *hostState, end time.Time, how string) {
 	switch how {
 	case hostCut:
 		how, desc = d.cutHow, "Ansible reported no end"
-		if how != outcome.Failed {
-			desc = how // cancelled or timeout: the run was stopped
+		switch how {
+		case outcome.TimedOut:
+			desc = how // the run's time limit passed
+		case outcome.Cancelled:
+			desc = "" // stopped, not failed: no error of its own
 		}
 	case outcome.Failed, outcome.Unreachable:
 		desc = how

@@ -49,8 +49,9 @@ func Stream(ctx context.Context, r io.Reader, opts ...Option) (Result, error) {
 		if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
 			// The caller said why it stopped the stream (the tool could not
 			// start, it died): that is the run's failure.
+			// It failed, it was not cancelled: what it cut short has no end.
 			o.err = fmt.Errorf("ansible: stream stopped: %w: %w", readErr, cause)
-			o.reason = "stopped: " + cause.Error()
+			o.reason, o.cancelled, o.broken = "stopped: "+cause.Error(), false, true
 		}
 	case readErr != nil:
 		o.err, o.reason = fmt.Errorf("ansible: reading the stream: %w", readErr), "the event stream broke off"
@@ -62,6 +63,9 @@ func Stream(ctx context.Context, r io.Reader, opts ...Option) (Result, error) {
 			last := cmp.Or(errorLine(d.output.String()), lastLine(d.output.String()))
 			o.err = fmt.Errorf("%w (%d lines were not job events: %s)", ErrNoEvents, d.res.SkippedLines, last)
 		}
+	case d.errorStop():
+		o.err = &PlaybookError{Playbook: d.pbName, Reason: d.ansibleErr, Output: d.output.String(), Err: ErrStatsMissing}
+		o.reason = d.errorStopReason()
 	case !d.statsSeen:
 		o.err, o.reason = ErrStatsMissing, noRecapReason(d)
 	}

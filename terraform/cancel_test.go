@@ -45,6 +45,7 @@ func TestCancelStopsTheToolAndEveryProcess(t *testing.T) {
 	defer r.cancel()
 	waitFor(t, r.done, func() bool { return slowReady(c, polite, stubborn) })
 	res, err := r.cancelAndWait(t, 3*time.Minute)
+	checkRun(t, c, res)
 
 	if left := append(testutil.ProcessesWith(polite), testutil.ProcessesWith(stubborn)...); len(left) > 0 {
 		t.Errorf("processes left after Run returned: %v", left)
@@ -104,6 +105,7 @@ sleep %s
 	defer r.cancel()
 	waitFor(t, r.done, func() bool { return len(c.sink.OfType(TypeVersion)) == 1 && len(testutil.ProcessesWith(m)) == 2 })
 	res, err := r.cancelAndWait(t, time.Minute)
+	checkRun(t, c, res)
 	if left := testutil.ProcessesWith(m); len(left) > 0 {
 		t.Errorf("processes left after Run returned: %v", left)
 	}

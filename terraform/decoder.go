@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,6 +56,8 @@ type decoder struct {
 	refresh map[string]*span // open refreshes, by address
 	provs   map[string]*span // open provisioner runs, by address and provisioner
 	held    []*span          // errored operations and provisioner runs, ended at finish (see hold)
+	kids    []string         // the outcomes of the operations and refreshes ended (outcomes.Of)
+	reports bool             // a run of a subcommand whose stream ends with a final message (reportingSubcommands)
 
 	applying    bool // an apply_start was seen: the stream is an apply's or a destroy's
 	final       bool // a final message (a change summary, the outputs, an init's success) came after the last start
@@ -82,7 +85,10 @@ type span struct {
 	key          string
 	end          time.Time // when it errored
 	outcome      string    // how it errored: outcomes.Failed or the stop's
-	diagnosed    bool      // an error diagnostic set its status
+	status       string    // why it failed, for its Error status, set when it ends
+	diagnosed    bool      // an error diagnostic said why (status)
+	parent       *span     // the operation a provisioner run is of
+	kids         []string  // the outcomes of its provisioner runs (outcomes.Of)
 	heard        time.Time // the wall clock when a message about it was last read (the heartbeat's)
 	opened       time.Time // the wall clock when its start was read
 	task         bool      // a task's span (startTask): a resource operation or refresh
@@ -216,8 +222,7 @@ func (d *decoder) diagnostic(diag Diagnostic, t time.Time) {
 	if diag.Severity == SeverityError {
 		sev = log.SeverityError
 		if op != nil {
-			op.span.SetStatus(codes.Error, diag.Summary)
-			op.diagnosed = true
+			op.status, op.diagnosed = diag.Summary, true
 		}
 	}
 	if op != nil {
@@ -323,7 +328,9 @@ func (d *decoder) interrupt(t time.Time) {
 			continue
 		}
 		f.outcome = d.stopOutcome()
-		f.span.SetStatus(codes.Error, cancelledStatus)
+		if !f.diagnosed {
+			f.status = cancelledStatus
+		}
 		if !f.task { // a provisioner run
 			continue
 		}
@@ -418,7 +425,7 @@ func (d *decoder) hook(m *message, t time.Time) {
 		ctx, s := d.cfg.Tracer.Start(d.ctxOf(op), "provision "+h.Provisioner, trace.WithTimestamp(t),
 			trace.WithAttributes(attribute.String("terraform.resource.address", addr),
 				attribute.String("terraform.provisioner", h.Provisioner)))
-		p := d.opened(&span{addr: addr, ctx: ctx, span: s}, d.provs, key)
+		p := d.opened(&span{addr: addr, ctx: ctx, span: s, parent: op}, d.provs, key)
 		d.emit(p.ctx, typ, 0, t, provisionDetails{resourceFields: rf, Provisioner: h.Provisioner})
 	case "provision_progress":
 		key := addr + "\x00" + h.Provisioner
@@ -474,22 +481,38 @@ func (d *decoder) opened(s *span, open map[string]*span, key string) *span {
 func (d *decoder) hold(s *span, oc, status string, t time.Time) {
 	delete(s.open, s.key)
 	s.outcome, s.end = oc, t
-	s.span.SetStatus(codes.Error, status)
+	if !s.diagnosed {
+		s.status = status
+	}
 	d.held = append(d.held, s)
 }
 
-// end ends a span at t with its outcome, and an Error status with its
-// description unless an error diagnostic has said why; a task's span ends
-// through the kit's EndTask, which maps the outcome to the task's result.
+// end ends a span at t with the outcome its own (oc) and its provisioner
+// runs' give it (outcomes.Of), and, for a failure or a time limit, an
+// Error status saying why: an error diagnostic's summary, else status. A
+// cancelled span has no Error status: it was stopped, it did not fail. A
+// task's span ends through the kit's EndTask, which maps the outcome to
+// the task's result.
 func (d *decoder) end(s *span, oc, status string, t time.Time) {
 	if s.open[s.key] == s {
 		delete(s.open, s.key)
 	}
-	if s.diagnosed {
+	oc = outcomes.Of(oc, s.kids...)
+	if s.parent != nil {
+		s.parent.kids = append(s.parent.kids, oc)
+	}
+	if s.diagnosed || status == "" {
+		status = s.status
+	}
+	switch oc {
+	case outcomes.Failed, outcomes.TimedOut, outcomes.Unreachable:
+		status = cmp.Or(status, oc)
+	default:
 		status = ""
 	}
 	s.span.SetAttributes(attribute.String(outcomes.Key, oc))
 	if s.task {
+		d.kids = append(d.kids, oc)
 		d.op.EndTask(s.span, t, oc, status)
 		return
 	}
@@ -624,6 +647,11 @@ var noExit = procctl.Exit{Code: -1}
 func (d *decoder) finish(o outcome) (Result, error) {
 	d.begin(o.end)
 	exitCode := o.exit.ExitCode()
+	// A tool that exited 0 without its final message did not report its
+	// end: its stream was cut (docs/cli.md).
+	if o.cause == nil && !o.failed && d.reports && exitCode >= 0 && d.res.Messages > 0 && !d.reportedEnd() {
+		o.cause = ErrIncomplete
+	}
 	// The interrupt notice is the cause of a run that failed, or of a stream.
 	if o.cause == nil && d.interrupted && (o.failed || exitCode < 0) {
 		o.cause = ErrInterrupted
@@ -634,9 +662,12 @@ func (d *decoder) finish(o outcome) (Result, error) {
 	if stopped {
 		failedAs, status = d.stopOutcome(), cancelledStatus
 	}
+	// They end when the stream ended (a killed tool's: when it died), not
+	// at the tool's last message, which may be their start.
+	cut := adapter.Later(o.end, d.last)
 	for _, open := range []map[string]*span{d.provs, d.ops, d.refresh} {
 		for _, s := range open {
-			d.end(s, failedAs, status, d.last)
+			d.end(s, failedAs, status, cut)
 		}
 	}
 	for _, task := range []bool{false, true} { // the provisioner runs first
@@ -673,7 +704,7 @@ func (d *decoder) finish(o outcome) (Result, error) {
 		if res.Completed > 0 {
 			oc = outcomes.Changed
 		}
-		d.op.Span.SetAttributes(attribute.String(outcomes.Key, oc))
+		d.op.Span.SetAttributes(attribute.String(outcomes.Key, outcomes.Of(oc, d.kids...)))
 		d.op.Complete(res.Start, o.end)
 		return res, nil
 	}
@@ -712,7 +743,12 @@ func (d *decoder) finish(o outcome) (Result, error) {
 	case o.cause != nil && exitCode < 0:
 		result = cicdconv.PipelineResultError
 	}
-	d.op.Span.SetAttributes(attribute.String(outcomes.Key, failedAs))
+	how := outcomes.Of(failedAs, d.kids...)
+	if how == outcomes.Failed && stopped {
+		// An operation failed before the stop: the run's failure counts.
+		result = cicdconv.PipelineResultFailure
+	}
+	d.op.Span.SetAttributes(attribute.String(outcomes.Key, how))
 	d.op.FailAs(result, res.Start, o.end, code, d.describeFailure(opErr), extra)
 	return res, opErr
 }

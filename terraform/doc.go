@@ -97,8 +97,10 @@
 //
 // Every span has the attribute progress.outcome: changed (a resource
 // operation completed, or the command completed one), ok, failed (errored,
-// or status "the tool reported no end"), cancelled, or timeout (the
-// context's deadline passed).
+// or status "the tool reported no end", ended when the stream did),
+// cancelled (no error status), or timeout (the context's deadline passed);
+// a parent's is the most telling of its own and its children's
+// (docs/adapters.md).
 //
 // With OTEL_SEMCONV_STABILITY_OPT_IN=cicd or cicd/dup the spans follow
 // OpenTelemetry's CI/CD conventions (docs/conventions.md): the command

@@ -71,6 +71,7 @@ func decodeGolden(t *testing.T, path string) string {
 	defer f.Close()
 	c := newCapture(t)
 	res, runErr := Stream(context.Background(), f, c.opts(WithSensitiveValues(dbPassword))...)
+	checkRun(t, c, res)
 
 	var b strings.Builder
 	for _, e := range c.sink.Events() {

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	outcomes "github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/prettyexporter"
 	"github.com/progressotel/progressotel/progress/progresstest"
@@ -168,4 +169,43 @@ func recordTo(t testing.TB, name string) Option {
 		}
 	})
 	return rawTee(&buf)
+}
+
+// summaryTruth is what the tool's change summary says of a run, for
+// progresstest.CheckRun: a whole apply or destroy changed as many
+// resources as its summary counts (and is changed if any), a whole plan
+// changed none and is ok. A failed or stopped run's has no outcome.
+func summaryTruth(res Result) progresstest.Truth {
+	var truth progresstest.Truth
+	switch {
+	case res.Applied != nil:
+		n := res.Applied.Add + res.Applied.Change + res.Applied.Remove
+		truth.Counts = map[string]map[string]int{"": {outcomes.Changed: n}}
+		if !res.failed {
+			truth.Outcome = outcomes.OK
+			if n > 0 {
+				truth.Outcome = outcomes.Changed
+			}
+		}
+	case res.Plan != nil && !res.failed:
+		truth.Outcome, truth.Counts = outcomes.OK, map[string]map[string]int{"": {outcomes.Changed: 0}}
+	}
+	return truth
+}
+
+// checkRun checks the property every real run holds (progresstest.CheckRun)
+// against the tool's summary, over the spans of the run (the driver's own
+// span above it left out).
+func checkRun(t testing.TB, c *capture, res Result) {
+	t.Helper()
+	if started, ended := len(c.spans.Started()), len(c.spans.Ended()); started != ended {
+		t.Errorf("%d spans started, %d ended", started, ended)
+	}
+	var spans []sdktrace.ReadOnlySpan
+	for _, s := range c.spans.Ended() {
+		if s.Name() != "driver operation" {
+			spans = append(spans, s)
+		}
+	}
+	progresstest.CheckRun(t, spans, c.sink.Events(), summaryTruth(res))
 }

@@ -75,6 +75,7 @@ func TestInterruptedToolIsCancelled(t *testing.T) {
 		t.Fatal("Stream did not return")
 	}
 	_ = cmd.Wait()
+	checkRun(t, c, res)
 
 	if !errors.Is(runErr, ErrInterrupted) {
 		t.Fatalf("error %v, want ErrInterrupted", runErr)

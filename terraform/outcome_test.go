@@ -40,8 +40,10 @@ func rawTee(w io.Writer) Option {
 func realStream(t *testing.T, config string, wantOK bool) []byte {
 	t.Helper()
 	var raw bytes.Buffer
-	_, err := Run(context.Background(), Command{Binary: tofu(t), Dir: workdir(t, config), Args: []string{"apply"}, Init: true,
-		Env: offline(t), SensitiveVars: map[string]any{"db_password": dbPassword}}, newCapture(t).opts(rawTee(&raw))...)
+	c := newCapture(t)
+	res, err := Run(context.Background(), Command{Binary: tofu(t), Dir: workdir(t, config), Args: []string{"apply"}, Init: true,
+		Env: offline(t), SensitiveVars: map[string]any{"db_password": dbPassword}}, c.opts(rawTee(&raw))...)
+	checkRun(t, c, res)
 	if (err == nil) != wantOK {
 		t.Fatalf("Run of %s: %v", config, err)
 	}
@@ -132,6 +134,7 @@ func checkCut(t *testing.T, name string, in []byte, whole, beforeErrors bool) {
 	t.Helper()
 	c := newCapture(t)
 	res, err := Stream(context.Background(), bytes.NewReader(in), c.opts()...)
+	checkRun(t, c, res)
 	evs := c.sink.Events()
 	if len(evs) < 2 {
 		t.Fatalf("%s: events %v", name, names(evs))
@@ -189,12 +192,16 @@ func TestSavedPlanApplyHasNoTotal(t *testing.T) {
 	bin, dir, env := tofu(t), workdir(t, "lifecycle"), offline(t)
 	plan := filepath.Join(t.TempDir(), "tfplan")
 	secret := map[string]any{"db_password": dbPassword}
-	if _, err := Run(context.Background(), Command{Binary: bin, Dir: dir, Init: true, Env: env, SensitiveVars: secret,
-		Args: []string{"plan", "-out=" + plan}}, newCapture(t).opts()...); err != nil {
+	pc := newCapture(t)
+	planned, err := Run(context.Background(), Command{Binary: bin, Dir: dir, Init: true, Env: env, SensitiveVars: secret,
+		Args: []string{"plan", "-out=" + plan}}, pc.opts()...)
+	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}
+	checkRun(t, pc, planned)
 	c := newCapture(t)
 	res, err := Run(context.Background(), Command{Binary: bin, Dir: dir, Env: env, Args: []string{"apply", plan}}, c.opts()...)
+	checkRun(t, c, res)
 	if err != nil {
 		t.Fatalf("apply of the saved plan: %v", err)
 	}
@@ -220,6 +227,7 @@ func TestAdapterHeartbeat(t *testing.T) {
 	c := newCapture(t)
 	res, err := Run(context.Background(), Command{Binary: tofu(t), Dir: workdir(t, "quiet"), Args: []string{"apply"}, Init: true,
 		Env: offline(t)}, c.opts(WithHeartbeat(300*time.Millisecond))...)
+	checkRun(t, c, res)
 	if err != nil || res.Completed != 1 {
 		t.Fatalf("Run: %v, %+v", err, res)
 	}
@@ -249,6 +257,7 @@ func TestOutputsKeepTheirShape(t *testing.T) {
 	c := newCapture(t)
 	res, err := Run(context.Background(), Command{Binary: tofu(t), Dir: workdir(t, "lifecycle"), Args: []string{"apply"}, Init: true,
 		Env: offline(t), SensitiveVars: map[string]any{"db_password": dbPassword}}, c.opts()...)
+	checkRun(t, c, res)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,15 +64,16 @@ func TestRunCommandLineSignals(t *testing.T) {
 			sigs := make(chan os.Signal, 1)
 			display := &testutil.SyncBuffer{}
 			type result struct {
+				res  Result
 				exit Exit
 				err  error
 			}
 			done := make(chan result, 1)
 			go func() {
-				_, exit, err := RunCommandLine(context.Background(), CommandLine{
+				res, exit, err := RunCommandLine(context.Background(), CommandLine{
 					Argv: []string{bin, "-chdir=" + dir, "apply", "-auto-approve"}, Env: append(os.Environ(), offline(t)...), Signals: sigs,
 				}, c.opts(WithDisplay(display))...)
-				done <- result{exit, err}
+				done <- result{res, exit, err}
 			}()
 			for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
 				if _, err := os.Stat(started); err == nil {
@@ -85,6 +86,7 @@ func TestRunCommandLineSignals(t *testing.T) {
 			signalled := time.Now()
 			sigs <- sig
 			r := <-done
+			checkRun(t, c, r.res)
 			if r.exit != (Exit{Code: 1}) || r.err == nil {
 				t.Fatalf("exit %+v err %v, want tofu's status 1 and an error", r.exit, r.err)
 			}
@@ -111,7 +113,7 @@ func TestRunCommandLineExited(t *testing.T) {
 	c := newCapture(t)
 	rec := c.sink.Recorder()
 	exited := 0
-	_, exit, err := RunCommandLine(context.Background(), CommandLine{
+	res, exit, err := RunCommandLine(context.Background(), CommandLine{
 		Argv: []string{bin, "-chdir=" + dir, "apply", "-auto-approve"}, Env: append(os.Environ(), offline(t)...),
 		Exited: func() {
 			exited++
@@ -123,6 +125,7 @@ func TestRunCommandLineExited(t *testing.T) {
 	if err != nil || exit.Code != 0 {
 		t.Fatalf("exit %v, err %v", exit, err)
 	}
+	checkRun(t, c, res)
 	got := c.sink.Types()
 	if exited != 1 || len(got) < 3 || got[len(got)-2] != "test/ToolExited" || got[len(got)-1] != "common/OperationCompleted" ||
 		!slices.Contains(got, "terraform/ApplyCompleted") {

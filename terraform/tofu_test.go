@@ -43,6 +43,7 @@ func TestLifecycleWithRealTofu(t *testing.T) {
 		command.Init = true
 		res, err := Run(ctx, command, c.opts(recordTo(t, "tofu-apply-create.jsonl"))...)
 		parent.End()
+		checkRun(t, c, res)
 		if err != nil {
 			t.Fatalf("Run: %v", err)
 		}
@@ -144,6 +145,7 @@ func TestLifecycleWithRealTofu(t *testing.T) {
 		command := cmd("apply")
 		command.Vars = map[string]any{"generation": "2"}
 		res, err := Run(context.Background(), command, c.opts(recordTo(t, "tofu-apply-replace.jsonl"))...)
+		checkRun(t, c, res)
 		if err != nil {
 			t.Fatalf("Run: %v", err)
 		}
@@ -177,6 +179,7 @@ func TestLifecycleWithRealTofu(t *testing.T) {
 		command := cmd("plan", "-detailed-exitcode")
 		command.Vars = map[string]any{"generation": "3"}
 		res, err := Run(context.Background(), command, c.opts(recordTo(t, "tofu-plan.jsonl"))...)
+		checkRun(t, c, res)
 		if err != nil {
 			t.Fatalf("Run: %v", err)
 		}
@@ -201,6 +204,7 @@ func TestLifecycleWithRealTofu(t *testing.T) {
 	t.Run("destroy", func(t *testing.T) {
 		c := newCapture(t)
 		res, err := Run(context.Background(), cmd("destroy"), c.opts(recordTo(t, "tofu-destroy.jsonl"))...)
+		checkRun(t, c, res)
 		if err != nil {
 			t.Fatalf("Run: %v", err)
 		}
@@ -222,6 +226,7 @@ func TestFailingApplyWithRealTofu(t *testing.T) {
 	c := newCapture(t)
 	res, err := Run(context.Background(), Command{Binary: bin, Dir: dir, Args: []string{"apply"}, Init: true, Env: offline(t)},
 		c.opts(recordTo(t, "tofu-apply-failing.jsonl"))...)
+	checkRun(t, c, res)
 
 	var opErr *OperationError
 	if !errors.As(err, &opErr) {

@@ -54,6 +54,7 @@ func TestToolSpansInTheRunsTrace(t *testing.T) {
 			res, err := Run(ctx, Command{Binary: bin, Dir: workdir(t, "quiet"), Args: []string{"apply", "-var=pause=0"}, Init: true,
 				Env: append(env, tc.env...)}, c.opts(append(tc.opts, WithHeartbeat(0))...)...)
 			parent.End()
+			checkRun(t, c, res)
 			if err != nil || !res.OK() {
 				t.Fatalf("Run: %v", err)
 			}

@@ -150,9 +150,10 @@ func TestAnsibleFailedRunConforms(t *testing.T) {
 	}
 }
 
-// TestAnsiblePromptIsTimeout: a vars_prompt that nothing answers stops the
-// run as a timeout.
-func TestAnsiblePromptIsTimeout(t *testing.T) {
+// TestAnsiblePromptIsAFailure: a vars_prompt that nothing answers fails
+// the run (Run stops it at once: it does not wait, and was not cancelled),
+// with one name everywhere: failure, failed.
+func TestAnsiblePromptIsAFailure(t *testing.T) {
 	spans, err := ansibleRun(t, `
 - hosts: all
   gather_facts: false
@@ -168,7 +169,7 @@ func TestAnsiblePromptIsTimeout(t *testing.T) {
 	}
 	progresstest.CheckCICDSpans(t, spans)
 	run := byName(spans)["RUN site.yml"]
-	if run == nil || value(run, "cicd.pipeline.result") != "timeout" || value(run, "progress.outcome") != "timeout" {
+	if run == nil || value(run, "cicd.pipeline.result") != "failure" || value(run, "progress.outcome") != "failed" {
 		t.Errorf("run: result %q", value(run, "cicd.pipeline.result"))
 	}
 }
@@ -292,8 +293,14 @@ func TestAnsibleStoppedRunConforms(t *testing.T) {
 				t.Errorf("run: result %q outcome %q, want %s %s", value(run, "cicd.pipeline.result"), value(run, "progress.outcome"), tc.result, tc.outcome)
 			}
 			// The task the host was running when the run stopped.
+			// error.type for a failure that counts: a time limit, not a
+			// cancel (stopped, not failed).
+			errType := tc.outcome
+			if tc.outcome == "cancelled" {
+				errType = ""
+			}
 			if task := byName(spans)["task Wait"]; task == nil || value(task, "cicd.pipeline.task.run.result") != tc.result ||
-				value(task, "progress.outcome") != tc.outcome || value(task, "error.type") != tc.outcome {
+				value(task, "progress.outcome") != tc.outcome || value(task, "error.type") != errType {
 				t.Errorf("task Wait: result %q outcome %q", value(task, "cicd.pipeline.task.run.result"), value(task, "progress.outcome"))
 			}
 		})

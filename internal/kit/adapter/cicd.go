@@ -272,8 +272,8 @@ func TaskResult(out string) (attribute.KeyValue, bool) {
 }
 
 // failing are the outcomes of a failure that counts: error.type is the
-// outcome on their task spans.
-var failing = map[string]bool{outcome.Failed: true, outcome.Unreachable: true, outcome.TimedOut: true, outcome.Cancelled: true}
+// outcome on their task spans. A cancelled task was stopped, not failed.
+var failing = map[string]bool{outcome.Failed: true, outcome.Unreachable: true, outcome.TimedOut: true}
 
 // EndTask ends a task's span at t with its outcome (package outcome's
 // values: progress.outcome, and cicd.pipeline.task.run.result with the

@@ -139,7 +139,8 @@ func TestSemconvModes(t *testing.T) {
 }
 
 // TestRunOutcome: each result sets the run's progress.outcome where the
-// status cannot say it, and its status.
+// status cannot say it, and its status: Error for a run that did not
+// succeed, except a cancelled one (stopped, not failed).
 func TestRunOutcome(t *testing.T) {
 	for result, want := range map[cicdconv.PipelineResultAttr]string{
 		cicdconv.PipelineResultSuccess: "", cicdconv.PipelineResultFailure: "", cicdconv.PipelineResultError: "",
@@ -151,7 +152,8 @@ func TestRunOutcome(t *testing.T) {
 		run := spans[len(spans)-1]
 		got, _ := attrOf(run, "progress.outcome")
 		res, _ := attrOf(run, "cicd.pipeline.result")
-		if got.AsString() != want || res.AsString() != string(result) || (run.Status().Code == codes.Error) == (result == cicdconv.PipelineResultSuccess) {
+		if got.AsString() != want || res.AsString() != string(result) ||
+			(run.Status().Code == codes.Error) != (result != cicdconv.PipelineResultSuccess && result != cicdconv.PipelineResultCancellation) {
 			t.Errorf("%s: outcome %q result %q status %v, want outcome %q", result, got.AsString(), res.AsString(), run.Status(), want)
 		}
 	}

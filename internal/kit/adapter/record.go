@@ -76,12 +76,15 @@ func (o *Operation) Fail(start, end time.Time, failureCode, description string, 
 // FailAs records common/OperationFailed at end, with extra details, sets
 // the span's status to the error with the (user-safe) description, its
 // result and error.type (the failure code), and ends the span at end
-// (never before start).
+// (never before start). A cancelled run's span has no Error status: its
+// outcome, cancelled, says that it was stopped, not that it failed.
 func (o *Operation) FailAs(result cicdconv.PipelineResultAttr, start, end time.Time, failureCode, description string, extra map[string]any) {
 	evt := progress.OperationFailed(o.Name, failureCode, description)
 	maps.Copy(evt.Details.(map[string]any), extra)
 	o.cfg.recordAt(o.Ctx, evt, end)
-	o.Span.SetStatus(codes.Error, description)
+	if result != cicdconv.PipelineResultCancellation {
+		o.Span.SetStatus(codes.Error, description)
+	}
 	o.end(start, end, result, failureCode)
 }
 
