@@ -1,6 +1,7 @@
 """Where records go: OTLP/JSON over HTTP to /v1/logs, or the socket of an
 enclosing `progressotel run` (its hand-off protocol)."""
 
+import ipaddress
 import json
 import logging
 import os
@@ -83,6 +84,15 @@ def resource_attributes(environ):
     return attrs
 
 
+def _loopback(host):
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 class OTLPExporter:
     """Posts batches of log records as OTLP/JSON. Configured from the
     standard OTEL_EXPORTER_OTLP_* variables (the LOGS_ ones win)."""
@@ -95,7 +105,14 @@ class OTLPExporter:
         self.headers = dict(headers or {})
         self.timeout = timeout
         self.resource = [{"key": k, "value": {"stringValue": v}} for k, v in sorted((resource or {}).items())]
-        self.context = ssl.create_default_context(cafile=cafile) if parsed.scheme == "https" else None
+        handlers = []
+        if parsed.scheme == "https":
+            handlers.append(urllib.request.HTTPSHandler(context=ssl.create_default_context(cafile=cafile)))
+        if _loopback(parsed.hostname):
+            # A proxy of the environment (HTTP_PROXY) is never the way to a
+            # collector on this machine.
+            handlers.append(urllib.request.ProxyHandler({}))
+        self._opener = urllib.request.build_opener(*handlers)
 
     @classmethod
     def from_env(cls, environ):
@@ -140,7 +157,7 @@ class OTLPExporter:
         headers.update(self.headers)
         req = urllib.request.Request(self.endpoint, data=self.body(records), headers=headers, method="POST")
         try:
-            with urllib.request.urlopen(req, timeout=timeout, context=self.context) as resp:
+            with self._opener.open(req, timeout=timeout) as resp:
                 answer = resp.read(1 << 20)
         except urllib.error.HTTPError as e:
             detail = e.read(512).decode("utf-8", "replace").strip()
