@@ -28,7 +28,7 @@ const debianPython = "/usr/bin/python3"
 var pythonDir = filepath.Join(repoRoot, "python")
 
 // pythonEnv is the test's environment without a caller's telemetry
-// settings, plus extra.
+// settings, plus extra; Python writes no bytecode into the tree.
 func pythonEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -39,7 +39,7 @@ func pythonEnv(extra ...string) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, extra...)
+	return append(append(env, "PYTHONDONTWRITEBYTECODE=1"), extra...)
 }
 
 // pyService and pyEvent are the input of python/tests/send_events.py.
@@ -316,7 +316,7 @@ func TestPythonUnitTests(t *testing.T) {
 	py := testutil.RequireTool(t, debianPython, "apt-get install python3")
 	cmd := exec.Command(py, "-m", "unittest", "discover", "-s", "tests", "-t", ".", "-v")
 	cmd.Dir = pythonDir
-	cmd.Env = pythonEnv("PYTHONDONTWRITEBYTECODE=1")
+	cmd.Env = pythonEnv()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("python unittest: %v\n%s", err, out)
