@@ -232,7 +232,8 @@ func numbersAsGo(t *testing.T, raw string) map[string]any {
 // The same events of one request, in one trace with its tracectx headers,
 // sent by the Python sender and by a Go driver on this library (whose
 // records carry the message body the collector checks): both land on the
-// tenant's topic with the same messages, byte for byte, sequence included.
+// tenant's topic with the same messages, byte for byte, sequence included,
+// and the collector redacts the secrets of both.
 func TestPythonSenderMatchesTheGoDriver(t *testing.T) {
 	py := testutil.RequireTool(t, debianPython, "apt-get install python3")
 	b := startBroker(t)
@@ -251,6 +252,7 @@ func TestPythonSenderMatchesTheGoDriver(t *testing.T) {
 		{"ansible/TaskCompletedOnHost", `{"taskName":"install <nginx> & co","taskResult":{"rc":0,"stdout":"a\nb","ratio":0.25,"changed":true},"a.b":[1,"x",null,{"k.k":2}],"100%":{"n%":null,"e":{}}}`, "INFO"},
 		{"common/Progress", `{"done":3,"total":10,"unit":"tasks"}`, "INFO"},
 		{"ansible/TaskFailed", `{"taskName":"restart","msg":"ünïcödé ✓"}`, "WARN"},
+		{"ansible/TaskStarted", `{"args":{"password":"hunter2","dest":"/etc"},"cmd":"login --token ghp_abcdefghijklmnopqrstuvwxyz0123456789"}`, "INFO"},
 	}
 	env := progress.Envelope{
 		Component: progress.Component{Name: "python-driver", Version: "1.0.0"},
@@ -293,6 +295,9 @@ func TestPythonSenderMatchesTheGoDriver(t *testing.T) {
 	}
 	for i := 0; i < n; i++ {
 		pyMsg, goMsg := msgs[i], msgs[n+i]
+		if bytes.Contains(pyMsg.Value, []byte("hunter2")) || bytes.Contains(pyMsg.Value, []byte("ghp_abc")) {
+			t.Errorf("event %d: a secret reached Kafka: %s", i, pyMsg.Value)
+		}
 		if !bytes.Equal(pyMsg.Value, goMsg.Value) {
 			t.Errorf("event %d:\nPython %s\n    Go %s", i, pyMsg.Value, goMsg.Value)
 		}

@@ -135,6 +135,24 @@ class OTLPTest(unittest.TestCase):
         self.assertNotIn("traceId", recs["ansible/D"])
         self.assertEqual(s.stats()["exported"], 4)
 
+    def test_concurrent_adds_share_one_contiguous_sequence(self):
+        s = self.service(max_queue_size=1000)
+        ctx = TraceContext.from_headers({"traceparent": TP1})
+
+        def adder():
+            for _ in range(50):
+                s.add(event(), ctx)
+
+        threads = [threading.Thread(target=adder) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertTrue(s.flush(60))
+        self.assertEqual(s.dropped, 0)
+        seqs = sorted(attrs(r)["progress.sequence"] for r in self.srv.records())
+        self.assertEqual(seqs, list(range(1, 401)))
+
     def test_scope_tenant_wins(self):
         s = self.service(scope={"organization": "acme", "tenant": "t-1"})
         s.add(event(), TraceContext.from_headers({"x-tracectx-tenantid": "other"}))
