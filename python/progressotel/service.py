@@ -6,15 +6,14 @@ import base64
 import collections
 import json
 import logging
-import math
 import queue
 import threading
 import time
 import weakref
 
 from .context import TraceContext
-from .events import (EVENT_TYPE, SEVERITIES, ResourceTransitionProgressEvent, details_json, escape_segment,
-                     flatten, rfc3339, time_unix_nano)
+from .events import (EVENT_TYPE, SEVERITIES, ResourceTransitionProgressEvent, _Flattener, details_json,
+                     escape_segment, flatten, rfc3339, time_unix_nano)
 from .export import ExportError, HandoffError, HandoffSender, OTLPExporter, environ_or
 
 log = logging.getLogger("progressotel")
@@ -39,24 +38,23 @@ def _int_env(environ, name, default):
     return default
 
 
-def _jsonable(v):
-    """v with what JSON cannot hold written as the wire contract writes it,
-    for the hand-off's JSON (the run flattens it)."""
+def _jsonable(v, f=None):
+    """v with what JSON cannot hold written as the OTLP path writes it, for
+    the hand-off's JSON (the run flattens it): NaN and infinities, integers
+    beyond int64, bytes, datetimes and other types become strings."""
+    f = f or _Flattener()
     if isinstance(v, dict):
-        return {k if isinstance(k, str) else str(k): _jsonable(e) for k, e in v.items()}
+        return {k: _jsonable(v[orig], f) for k, orig in f.sorted_keys(v)}
     if isinstance(v, (list, tuple)):
-        return [_jsonable(e) for e in v]
-    if v is None or isinstance(v, (bool, int, str)):
+        return [_jsonable(e, f) for e in v]
+    if v is None or isinstance(v, (bool, str)):
         return v
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "NaN"
-        if math.isinf(v):
-            return "+Inf" if v > 0 else "-Inf"
-        return v
-    # bytes, datetimes, errors and the rest as the OTLP path writes them.
-    val = flatten({"v": v})[0][0]["value"]
-    return next(iter(val.values()))
+    val = f.value(v)
+    if "intValue" in val:
+        return int(val["intValue"])
+    if "doubleValue" in val:
+        return val["doubleValue"]
+    return val["stringValue"]
 
 
 class ProgressEventLogWriterService:

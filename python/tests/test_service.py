@@ -266,7 +266,7 @@ class HandoffTest(unittest.TestCase):
                                           scope={"tenant": "t"})
         self.assertEqual(s.mode, "handoff")
         ctx = TraceContext.from_headers({"traceparent": TP1, "x-tracectx-transactionid": "tx"})
-        s.add(event("a/One", {"x": [1, float("inf")], "b": b"\x00"}, severity="WARN"), ctx)
+        s.add(event("a/One", {"x": [1, float("inf")], "b": b"\x00", "big": 1 << 64, 7: "k"}, severity="WARN"), ctx)
         s.add(event("a/Two", "scalar"))
         self.assertTrue(s.shutdown(30))
         self.assertEqual(s.stats()["exported"], 2)
@@ -274,7 +274,7 @@ class HandoffTest(unittest.TestCase):
         self.assertEqual(one["v"], 1)
         self.assertEqual(one["kind"], "event")
         self.assertEqual(one["type"], "a/One")
-        self.assertEqual(one["details"], {"x": [1, "+Inf"], "b": "AA=="})
+        self.assertEqual(one["details"], {"x": [1, "+Inf"], "b": "AA==", "big": str(1 << 64), "7": "k"})
         self.assertEqual(one["severity"], 13)
         self.assertTrue(one["time"].endswith("Z"))
         self.assertEqual(one["envelope"], {"component": {"Name": "drv", "Version": "2"},
