@@ -13,8 +13,9 @@ traced caller, traceparent). The driver:
   3. runs the lifecycle's playbook with `progressotel run -- ansible-playbook`,
      which records the run as an operation in a span of that trace (and,
      with the Ansible adapter, each Ansible event live); a task of the
-     playbook records an event with `progressotel emit` too, which the
-     run takes over its socket.
+     playbook records an event with `progressotel emit` too, and another
+     with the progressotel Python module (report.py, python/progressotel),
+     both of which the run takes over its socket.
 
 Exporters are configured as for any OpenTelemetry SDK: OTEL_LOGS_EXPORTER,
 OTEL_EXPORTER_OTLP_ENDPOINT, ... Only the standard library is used.
@@ -28,24 +29,14 @@ import secrets
 import subprocess
 import sys
 
-PROGRESSOTEL = os.environ.get("PROGRESSOTEL", "progressotel")
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The progressotel Python module of this repository (python/progressotel):
+# env_name spells a tracectx key's variable as progressotel does.
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+from progressotel import env_name  # noqa: E402
+
+PROGRESSOTEL = os.environ.get("PROGRESSOTEL", "progressotel")
 TRACECTX_HEADER = "x-tracectx-"
-
-
-def env_name(key):
-    """Returns the environment variable that carries the tracectx key, as
-    progressotel spells it (Go: propagation.EnvName): X_TRACECTX_ then the key
-    upper-cased, with '-', '.' and '_' written _2D, _2E and _5F."""
-    out = ["X_TRACECTX_"]
-    for c in key.lower():
-        if c.isascii() and c.isalnum():
-            out.append(c.upper())
-        elif c in "-._":
-            out.append("_%02X" % ord(c))
-        else:
-            raise ValueError("invalid tracectx key %r" % key)
-    return "".join(out)
 
 
 def new_traceparent():

@@ -93,9 +93,10 @@ func TestPythonDriverRecordsCarryTheRequestsContext(t *testing.T) {
 		t.Errorf("records in %d traces, want one: %v", len(traceIDs), traceIDs)
 	}
 	// The run's own events, Ansible's (through the ansible adapter), the
-	// emit of a playbook task, and the driver's.
+	// emit of a playbook task, the Python module's in another (report.py),
+	// and the driver's.
 	for _, typ := range []string{"driver/RequestAccepted", "common/OperationStarted", "ansible/PlayStarted", "ansible/TaskStarted",
-		"driver/ConfigRendered", "ansible/PlaybookResult", "common/OperationCompleted", "driver/RequestCompleted"} {
+		"driver/ConfigRendered", "driver/ServiceStarted", "ansible/PlaybookResult", "common/OperationCompleted", "driver/RequestCompleted"} {
 		if !slices.Contains(got, typ) {
 			t.Errorf("no %s record among %v", typ, got)
 		}
