@@ -21,7 +21,7 @@ import (
 // bigModel is a model holding about 1,000 nodes, as a large run has
 // them: a Terraform plan of 1,000 resources with a few running, or an
 // Ansible task running on 1,000 hosts.
-func bigModel(b *testing.B, kind string) (*liveModel, time.Time) {
+func bigModel(b *testing.B, kind string) (*testView, time.Time) {
 	p := newPipeline(b)
 	ctx, span := p.tp.Tracer("bench").Start(p.ctx, "Install")
 	defer span.End()

@@ -35,12 +35,12 @@ func (m *liveModel) apply(r *sdklog.Record, wall time.Time) {
 		ts = wall
 	}
 	if m.flat || v.Kind == wireformat.KindLog || v.Name == typeEventsDropped {
-		m.p.record(r, v, false) // not part of an operation's tree
+		m.noteRecord(r) // not part of an operation's tree
 		return
 	}
 	key := keyOf(r, v)
 	if _, ok := m.endedSet[key]; ok {
-		m.p.record(r, v, false) // a late record of an operation already printed
+		m.noteRecord(r) // a late record of an operation already printed
 		return
 	}
 	t := m.tree(key, wall)
@@ -68,8 +68,8 @@ func (m *liveModel) apply(r *sdklog.Record, wall time.Time) {
 	} else {
 		ended = m.event(t, r, v, ts)
 	}
-	if m.plain {
-		m.printPlain(t, r, v, wall)
+	if m.lines {
+		m.noteLine(t, r, wall)
 	}
 	if ended {
 		t.end = ts
@@ -162,7 +162,7 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts 
 		// A driver without spans of its own under the operation: its last event is a row.
 		m.lastEvent(t, r, v, ts)
 	case warn:
-		m.p.record(r, v, false)
+		m.noteRecord(r)
 	}
 	return false
 }
@@ -230,7 +230,7 @@ func (m *liveModel) lastEvent(t *liveTree, r *sdklog.Record, v *wireformat.View,
 	}
 	n.msg = safeText(string(b), maxMsgBytes)
 	if r.Severity() >= log.SeverityWarn {
-		m.p.record(r, v, false)
+		m.noteRecord(r)
 	}
 }
 

@@ -185,7 +185,7 @@ var outcomes = map[string]liveStatus{
 
 // failureText is a span's status description, unless it only repeats the status's word ("failed").
 func failureText(st liveStatus, desc string) string {
-	if strings.EqualFold(desc, looks[st].word) || strings.EqualFold(desc, "failed") || strings.EqualFold(desc, "error") {
+	if strings.EqualFold(desc, statusWords[st]) || strings.EqualFold(desc, "failed") || strings.EqualFold(desc, "error") {
 		return ""
 	}
 	return desc

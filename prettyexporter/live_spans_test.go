@@ -64,16 +64,16 @@ func (k *spanKit) record(ctx context.Context, e progress.Event, sec float64) {
 // summary included (colourless).
 func (k *spanKit) final(width int) string {
 	m := testModel(false)
-	m.width = width
+	m.r.width = width
 	steps := k.p.kept.Steps()
 	var f liveFrame
 	for i := range steps {
-		applyStep(m, &steps[i], steps[i].when())
+		applyStep(m.liveModel, &steps[i], steps[i].when())
 		m.frame(&f, steps[i].when(), width, 40, false)
 		checkFrame(k.t, &f, width, 40)
 	}
 	m.endAll(at(1000))
-	q := m.p.take(nil)
+	q := m.take()
 	for _, l := range splitLines(q) {
 		if w := displayWidth([]byte(l)); w >= width && !strings.Contains(l, "=") {
 			k.t.Errorf("line %q is %d columns on a terminal of %d", l, w, width)
