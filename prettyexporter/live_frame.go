@@ -134,13 +134,20 @@ const maxRank = 5
 func (r *liveRenderer) headerRow(row *liveRow, t *snapTree, now time.Time, color bool) {
 	code := r.headerText(row, t, color, true)
 	var b []byte
-	switch t.status {
-	case stRunning:
+	switch {
+	case t.conditionsOnly() && t.status != stRunning:
+		// A resource's conditions: no operation that ended, only its last conditions.
+		b = strconv.AppendInt(b, int64(t.changes), 10)
+		b = append(b, " transition"...)
+		if t.changes > 1 {
+			b = append(b, 's')
+		}
+	case t.status == stRunning:
 		if t.op != "" {
 			b = append(b, "running "...)
 		}
 		b = appendDuration(b, t.clock(now).Sub(t.start), true)
-	case stFailed:
+	case t.status == stFailed:
 		b = appendDuration(append(b, "failed "...), t.end.Sub(t.start), false)
 	default:
 		b = appendDuration(append(b, "done "...), t.end.Sub(t.start), false)
@@ -250,6 +257,11 @@ func (r *liveRenderer) nodeRow(row *liveRow, n *snapNode, t *liveHead, depth int
 		} else {
 			row.add(sgrDim, n.msg)
 		}
+	}
+	if n.changes > 2 {
+		// The history the row does not show (it shows the last transition), folded.
+		row.space(2)
+		row.add(sgrDim, "("+strconv.Itoa(int(n.changes))+" transitions)")
 	}
 	var b []byte
 	switch {

@@ -69,6 +69,7 @@ type liveNode struct {
 	told      bool     // msg came from a record (a warning's or a failure's text), not the span
 	op        bool     // its span recorded common/OperationStarted: an operation under a span
 	collapsed [2]int32 // leaf children noted to be printed above as lines: unchanged, changed
+	changes   int32    // a condition stream's transitions: its history, folded
 
 	span        trace.SpanID // the span it shows (kindSpan, and the root of a tree with a head)
 	parent      *liveNode
@@ -128,7 +129,9 @@ type liveHead struct {
 		unit        string
 		ok          bool
 	}
-	hidden int // nodes refused by the cap
+	hidden   int // nodes refused by the cap
+	spanRows int // spans that got a row
+	changes  int // condition transitions recorded
 }
 
 // liveTree is one operation: a trace. Its head is the first span of the trace whose parent the view
@@ -138,11 +141,10 @@ type liveTree struct {
 	liveHead
 	touched uint64 // the model's gen at its last change: the least recent is evicted first
 
-	root     liveNode             // the head span's node when there is one (root.span set)
-	streams  map[string]*liveNode // condition streams, by clipped name
-	spanRows int                  // spans that got a row
-	closing  time.Time            // wall time at which the tree ends: its head span ended
-	last     *liveNode            // the generic last event
+	root    liveNode             // the head span's node when there is one (root.span set)
+	streams map[string]*liveNode // condition streams, by clipped name
+	closing time.Time            // wall time at which the tree ends: its head span ended
+	last    *liveNode            // the generic last event
 }
 
 // clock is the operation's time at wall time now.
@@ -159,6 +161,10 @@ func (t *liveHead) see(ts, wall time.Time) {
 		t.seen, t.seenWall = ts, wall
 	}
 }
+
+// conditionsOnly reports whether a tree is a resource's condition streams alone, with no operation
+// and no span: a controller's object.
+func (t *liveHead) conditionsOnly() bool { return t.op == "" && t.spanRows == 0 && t.changes > 0 }
 
 // name is what names a tree: its operation, else its resource, else its title.
 func (t *liveHead) name() string { return cmp.Or(t.op, t.resource, t.title) }
@@ -303,6 +309,9 @@ func (m *liveModel) endTree(t *liveTree, wall time.Time) {
 func (m *liveModel) settle(n *liveNode, t *liveTree) {
 	for k := n.first; k != nil; k = k.next {
 		m.settle(k, t)
+		if k.kind == kindStream && k.status == stRunning {
+			k.status = stPending // a condition stream keeps its condition, not running any more
+		}
 		if k.status.finished() || k.kind == kindStream {
 			continue
 		}
@@ -313,6 +322,16 @@ func (m *liveModel) settle(n *liveNode, t *liveTree) {
 		k.status, k.end = st, t.end
 		if k.kind == kindSpan {
 			n.counts[st]++
+		}
+	}
+}
+
+// settleStreams gives t's condition rows their settled status once its operation has ended: a
+// condition not true is no longer being worked towards.
+func (m *liveModel) settleStreams(t *liveTree) {
+	for _, n := range t.streams {
+		if n.status == stRunning {
+			n.status = stPending
 		}
 	}
 }

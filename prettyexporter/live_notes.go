@@ -49,7 +49,8 @@ type snapNode struct {
 	label, msg  string
 	start, end  time.Time
 	counts      [numStatus]int32
-	grouped     bool // has or had children
+	changes     int32 // a condition stream's transitions
+	grouped     bool  // has or had children
 	told        bool
 	failedBelow bool // a child failed: it failed because of it
 }
@@ -99,7 +100,7 @@ func appendRows(nodes []snapNode, n *liveNode, parent, depth, base int) []snapNo
 func snapRow(n *liveNode, parent, depth int) snapNode {
 	return snapNode{
 		id: n.id, parent: parent, depth: depth, kind: n.kind, status: n.status, label: n.label, msg: n.msg,
-		start: n.start, end: n.end, counts: n.counts, grouped: n.grouped(), told: n.told, failedBelow: failedBelow(n),
+		start: n.start, end: n.end, counts: n.counts, changes: n.changes, grouped: n.grouped(), told: n.told, failedBelow: failedBelow(n),
 	}
 }
 

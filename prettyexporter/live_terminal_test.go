@@ -110,6 +110,7 @@ func (tw *twin) apply(recs []step, wall time.Time) {
 
 func (tw *twin) draw(now time.Time, w, h int) []string {
 	tw.m.r.width = w
+	tw.m.closeDue(now) // as the exporter's goroutine does before each frame
 	tw.m.frame(&tw.f, now, w, h, false)
 	q := tw.m.take()
 	tw.above = append(tw.above, splitLines(q)...)
