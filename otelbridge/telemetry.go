@@ -29,6 +29,8 @@ type Telemetry struct {
 	local   []sdktrace.SpanProcessor // the local views' (the live view's tree)
 	direct  []sdklog.Processor       // the local views' log processors, not batched
 
+	restoreTerminal func() // ends routeTerminal's routing through the live view
+
 	shutOnce sync.Once
 }
 
@@ -73,6 +75,9 @@ func (t *Telemetry) shutdown(ctx context.Context) error {
 		_ = p.Shutdown(ctx) // a no-op after the provider's; the view's final screen otherwise
 	}
 	wg.Wait()
+	if t.restoreTerminal != nil {
+		t.restoreTerminal()
+	}
 	return errors.Join(append(errs, spanErr, wrapErr("metric shutdown", metricErr))...)
 }
 
