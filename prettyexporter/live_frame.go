@@ -124,7 +124,7 @@ func (r *liveRenderer) treeRows(f *liveFrame, t *snapTree, c []snapNode, now tim
 // ranks order what a short terminal shows first: what runs now, then what failed, what changed,
 // what is still to come.
 var ranks = [numStatus]int{
-	stRunning: 0, stFailed: 1, stUnreachable: 1, stCancelled: 1, stIgnored: 2, stRescued: 2,
+	stRunning: 0, stFailed: 1, stUnreachable: 1, stCancelled: 1, stTimeout: 1, stIgnored: 2, stRescued: 2,
 	stChanged: 3, stPending: 4, stSkipped: maxRank, stOK: maxRank,
 }
 

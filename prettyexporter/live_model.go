@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/progressotel/progressotel/internal/base/outcome"
 )
 
 // The live view's model: one tree per operation, bounded in nodes and trees, guarded by the
@@ -30,16 +32,18 @@ const (
 	stRescued   // failed, and a handler of the tool recovered (Ansible's rescue)
 	stIgnored   // failed, and the tool was told to go on (ignore_errors)
 	stCancelled // stopped before it ended, or still open when its operation ended
+	stTimeout   // stopped by a time limit
 	stFailed
 	stUnreachable
 	numStatus
 )
 
-// statusWords say each status without colour and without its glyph (ok and running need none); the
-// finished ones are progress.outcome's words (internal/base/outcome).
+// statusWords say each status without colour and without its glyph (ok and running need none):
+// progress.outcome's words (internal/base/outcome), the same on the span, in the view and in
+// docs/formats.md.
 var statusWords = [numStatus]string{
-	stSkipped: "skipped", stChanged: "changed", stRescued: "failed, rescued", stIgnored: "failed, ignored",
-	stCancelled: "cancelled", stFailed: "failed", stUnreachable: "unreachable",
+	stSkipped: outcome.Skipped, stChanged: outcome.Changed, stRescued: outcome.Rescued, stIgnored: outcome.Ignored,
+	stCancelled: outcome.Cancelled, stTimeout: outcome.TimedOut, stFailed: outcome.Failed, stUnreachable: outcome.Unreachable,
 }
 
 func (s liveStatus) finished() bool { return s >= stSkipped }

@@ -1,6 +1,7 @@
 package prettyexporter
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -199,11 +200,23 @@ func (r *liveRenderer) printFailures(t *snapTree, rows []snapNode) {
 	if t.status != stFailed {
 		word = " finished with failures"
 	}
+	// A failure is counted once, at its cause: a part listed under a listed ancestor (a
+	// provisioner's failure under its resource's diagnostic) is the same failure.
+	causes := 0
+	for _, k := range failed {
+		a := rows[k].parent
+		for a >= 0 && !rows[a].status.failure() || a >= 0 && !slices.Contains(failed, a) {
+			a = rows[a].parent
+		}
+		if a < 0 {
+			causes++
+		}
+	}
 	row := r.textRow(0, sgrRed+sgrBold, glyphFailed+" "+t.name()+word, r.p.color)
-	if len(failed) == 1 {
+	if causes == 1 {
 		row.add("", ": 1 failure")
-	} else if len(failed) > 1 {
-		row.add("", ": "+strconv.Itoa(len(failed))+" failures")
+	} else if causes > 1 {
+		row.add("", ": "+strconv.Itoa(causes)+" failures")
 	}
 	r.printRow(row)
 	if t.msg != "" {
@@ -216,7 +229,7 @@ func (r *liveRenderer) printFailures(t *snapTree, rows []snapNode) {
 		}
 		n := &rows[k]
 		l := looks[n.status]
-		r.textRow(2, l.code, glyphFailed, r.p.color).space(1)
+		r.textRow(2, l.code, l.glyph, r.p.color).space(1)
 		r.path = r.path[:0]
 		for a := k; a >= 0 && len(r.path) < 8; a = rows[a].parent {
 			r.path = append(r.path, a)

@@ -165,6 +165,9 @@ const (
 	glyphFailed      = "✗"
 	glyphUnreachable = "⊘"
 	glyphCancelled   = "⊖"
+	glyphTimeout     = "⧗"
+	glyphRescued     = "↺" // failed, and recovered
+	glyphIgnored     = "↯" // failed, and let through
 	barDone          = "▰"
 	barLeft          = "▱"
 )
@@ -177,9 +180,10 @@ var looks = [numStatus]struct{ glyph, code, count string }{
 	stSkipped:     {glyphSkipped, sgrDim, "skipped"},
 	stOK:          {glyphOK, sgrGreen, "ok"},
 	stChanged:     {glyphOK, sgrYellow, "changed"},
-	stRescued:     {glyphFailed, sgrYellow, "rescued"},
-	stIgnored:     {glyphFailed, sgrYellow, "ignored"},
+	stRescued:     {glyphRescued, sgrYellow, "rescued"},
+	stIgnored:     {glyphIgnored, sgrYellow, "ignored"},
 	stCancelled:   {glyphCancelled, sgrRed, "cancelled"},
+	stTimeout:     {glyphTimeout, sgrRed, "timeout"},
 	stFailed:      {glyphFailed, sgrRed, "failed"},
 	stUnreachable: {glyphUnreachable, sgrRed, "unreachable"},
 }
