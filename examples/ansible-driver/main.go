@@ -111,15 +111,16 @@ func run(ctx context.Context, o options, opts ...otelbridge.Option) (err error) 
 	}
 	var res ansible.Result
 	if !o.replay && demo.Installed() {
-		fmt.Fprintln(o.notice, "ansible-driver: running the real playbook "+demo.PlaybookName+" with Ansible (ansible-runner)")
+		fmt.Fprintln(o.notice, "ansible-driver: running the real playbook "+demo.PlaybookName+" (ansible-runner)")
 		res, err = demo.Run(ctx, "ansible-driver-", adapter...)
 	} else {
-		why := "Ansible is not installed"
+		// Each line within 80 columns: the first lines a newcomer reads.
 		if o.replay {
-			why = "-replay"
+			fmt.Fprintf(o.notice, "ansible-driver: replaying a recorded real run of %s (-replay)\n", demo.PlaybookName)
+		} else {
+			fmt.Fprintf(o.notice, "ansible-driver: no Ansible: replaying a recorded real run of %s\n  %s\n",
+				demo.PlaybookName, demo.InstallHint)
 		}
-		fmt.Fprintf(o.notice, "ansible-driver: %s: replaying a recorded real run of %s through the same decoder (live: %s)\n",
-			why, demo.PlaybookName, demo.InstallHint)
 		res, err = ansible.Stream(ctx, demo.Paced(o.delay), adapter...)
 	}
 	if err != nil {
