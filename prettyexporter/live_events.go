@@ -35,10 +35,12 @@ func (m *liveModel) apply(r *sdklog.Record, wall time.Time) {
 		ts = wall
 	}
 	if m.flat || v.Kind == wireformat.KindLog || v.Name == typeEventsDropped {
+		m.moveOn(liveKey{}, wall)
 		m.noteRecord(r) // not part of an operation's tree
 		return
 	}
 	key := keyOf(r, v)
+	m.moveOn(key, wall)
 	if _, ok := m.endedSet[key]; ok {
 		m.noteRecord(r) // a late record of an operation already printed
 		return

@@ -359,6 +359,23 @@ func (m *liveModel) closeDue(wall time.Time) {
 	}
 }
 
+// moveOn ends the trees waiting after their operation's end, but for the tree of key: the program
+// has moved on (it prints a line, or records for another operation), so that their final states
+// come before what it prints next. Only when every record comes direct: batched records may still
+// be on their way.
+func (m *liveModel) moveOn(key liveKey, wall time.Time) {
+	if !m.direct || m.batched {
+		return
+	}
+	for i := 0; i < len(m.list); {
+		if t := m.list[i]; !t.closing.IsZero() && t.key != key {
+			m.endTree(t, wall)
+			continue
+		}
+		i++
+	}
+}
+
 // finish gives n its final status, folds into its counts the children that say nothing its row does
 // not, counts it in its parent, and collapses it to one line above the live area (a note) when it
 // has nothing left to show.

@@ -48,6 +48,7 @@ var newline = []byte{'\n'}
 
 // outputLine notes Output's line, made safe. Called with e.mu held.
 func (e *LiveExporter) outputLine() {
+	e.model.moveOn(liveKey{}, e.now())
 	e.model.noteText(appendTerminalSafe(nil, e.partial))
 	e.partial = e.partial[:0]
 }

@@ -127,10 +127,12 @@ func run(ctx context.Context, o options, opts ...otelbridge.Option) (err error) 
 		span.SetStatus(codes.Error, "the playbook failed")
 		return err
 	}
-	// Flushed first, so that the recap comes after the run's last lines.
+	// The operation's span ended and flushed first, so that the recap comes after the run's
+	// final state.
+	span.SetStatus(codes.Ok, "")
+	span.End()
 	_ = tel.ForceFlush(ctx)
 	fmt.Fprintf(o.notice, "ansible-driver: done: %d Ansible events\n%s", res.Events, recap(res.Stats))
-	span.SetStatus(codes.Ok, "")
 	return nil
 }
 
