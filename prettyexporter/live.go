@@ -47,6 +47,7 @@ type LiveExporter struct {
 	scr          screen
 	next         liveFrame
 	spare, out   []byte
+	lastTick     time.Time // plain mode's last tick
 	lastGen      uint64
 	lastSec      int64
 	lastW, lastH int // lastW is -1 before the first frame
@@ -235,8 +236,10 @@ func (e *LiveExporter) step(final bool) {
 	}
 	draw, tick := false, false
 	if e.plain {
-		if tick = len(e.model.list) > 0; tick {
+		// Heartbeats and held-back progress lines: once a second is enough.
+		if tick = len(e.model.list) > 0 && now.Sub(e.lastTick) >= time.Second; tick {
 			e.model.snapshot(&r.snap)
+			e.lastTick = now
 		}
 	} else if sec := now.Unix(); final || e.model.gen != e.lastGen || (sec != e.lastSec && len(e.model.list) > 0) || width != e.lastW || height != e.lastH {
 		e.model.snapshot(&r.snap)
