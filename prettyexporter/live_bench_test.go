@@ -83,6 +83,24 @@ func BenchmarkLiveFrame(b *testing.B) {
 	}
 }
 
+// BenchmarkLiveSnapshot: what the terminal goroutine does under the model's lock before a frame of
+// a model of about 1,000 nodes: the copy the renderer draws from, outside the lock.
+func BenchmarkLiveSnapshot(b *testing.B) {
+	for _, kind := range []string{"terraform", "ansible"} {
+		b.Run("nodes=1000/"+kind, func(b *testing.B) {
+			m, _ := bigModel(b, kind)
+			var s liveSnap
+			b.ReportAllocs()
+			for b.Loop() {
+				m.snapshot(&s)
+			}
+			if len(s.nodes) < 1000 {
+				b.Fatalf("%d nodes", len(s.nodes))
+			}
+		})
+	}
+}
+
 // runBatches returns copies of a real Ansible run (the site playbook: its
 // 81 records and the adapter's spans, in the order the SDK gave them),
 // each copy in a trace of its own, so that every batch meets operations
