@@ -189,9 +189,9 @@ type liveModel struct {
 	// after its head span's end unless every record came direct.
 	direct, batched bool
 
-	flat  bool // every record is a note, and there are no trees (OTEL_LOGS_EXPORTER=pretty)
-	lines bool // every record of a tree is also a note (plain mode's lines)
-	seq   uint64
+	flat  bool   // every record is a note, and there are no trees (OTEL_LOGS_EXPORTER=pretty)
+	lines bool   // every record of a tree is also a note (plain mode's lines)
+	seq   uint64 // the last id given to a tree or a node
 
 	notes   []liveNote // what is to be printed above the live area, in order
 	pending int        // their estimated bytes
