@@ -14,11 +14,13 @@ import (
 )
 
 // liveOnTerminal is a live exporter on a terminal emulator, fed as otelbridge.Setup feeds it (its
-// LogProcessor and SpanProcessor), with a Recorder and a tracer of its own.
+// LogProcessor and SpanProcessor), with a Recorder and a tracer of its own. Its clock stands
+// still, so that no wait runs out on a loaded machine: trees end by what is recorded.
 func liveOnTerminal(t *testing.T, w, h int) (*LiveExporter, *vtWriter, *progress.Recorder, *sdktrace.TracerProvider) {
 	t.Helper()
 	out := &vtWriter{t: t, vt: newVT(w, h), w: w, h: h}
-	e, err := NewLive(WithWriter(out), WithLiveMode(LiveTerminal), WithTerminalSize(out.size), WithColor(ColorNever), WithoutTime())
+	e, err := NewLive(WithWriter(out), WithLiveMode(LiveTerminal), WithTerminalSize(out.size), WithColor(ColorNever), WithoutTime(),
+		withClock(&fakeClock{t: t0}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,8 +91,17 @@ func TestLiveConditionsNoStaleRow(t *testing.T) {
 	}
 	tr(ctx, w3, progress.StreamLifecycle, nil, cond("False", "Stopped", "the widget is stopped"))
 
-	// Past the grace the tree without a span waits for what comes after its end.
-	time.Sleep(3 * headGrace)
+	// widget-2's tree, which has no span to end it, ended when the program moved on to widget-3,
+	// although the clock has not moved: only widget-3's is left in the live area.
+	e.mu.Lock()
+	var open []string
+	for _, tr := range e.model.list {
+		open = append(open, tr.name())
+	}
+	e.mu.Unlock()
+	if len(open) != 1 || open[0] != "Widget/widget-3" {
+		t.Errorf("trees still open after the program moved on: %q, want only widget-3's", open)
+	}
 	if err := e.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
