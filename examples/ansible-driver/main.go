@@ -93,7 +93,7 @@ func run(ctx context.Context, o options, opts ...otelbridge.Option) (err error) 
 	}()
 
 	// The request's tracectx, as TNCO sends it in x-tracectx-* headers.
-	ctx = withTraceCtx(ctx, map[string]string{
+	ctx = withTraceCtx(ctx, o.notice, map[string]string{
 		"transactionid": "7d9b1c52-tx", "processid": "proc-42", "taskid": "task-1", "tenantid": o.tenant,
 		"driverrequestid": "drv-0001",
 	})
@@ -148,11 +148,11 @@ func recap(stats map[string]ansible.HostStats) string {
 	return b.String()
 }
 
-func withTraceCtx(ctx context.Context, kv map[string]string) context.Context {
+func withTraceCtx(ctx context.Context, notice io.Writer, kv map[string]string) context.Context {
 	for k, v := range kv {
 		next, err := propagation.WithValue(ctx, k, v)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "ansible-driver: tracectx:", err)
+			fmt.Fprintln(notice, "ansible-driver: tracectx:", err) // through the live view while it runs
 			continue
 		}
 		ctx = next
