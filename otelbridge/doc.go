@@ -25,8 +25,13 @@
 //
 // On a terminal, the default exporter is the live view
 // (OTEL_LOGS_EXPORTER=live, prettyexporter.LiveExporter): one tree per
-// operation, redrawn in place. What the driver prints itself belongs in
-// Telemetry.Output, which prints it above the live area.
+// operation, redrawn in place. The rule while it runs: write through
+// Telemetry.Output, which prints each line above the live area; a write to
+// os.Stderr lands under it, and the next frame overwrites it. What the
+// standard log package (and slog's default handler, and the OpenTelemetry
+// error handler's default, which write through it) and the SDK's internal
+// logger print is routed through the view by Setup until Shutdown
+// (docs/formats.md, "Other output").
 //
 // For the driver's own logs, use the contrib slog bridge through the
 // provider Setup installs, otelslog.NewLogger(name), with the Context

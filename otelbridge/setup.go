@@ -191,6 +191,9 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	if !c.noPropagator {
 		otel.SetTextMapPropagator(propagation.Default())
 	}
+	if output != nil {
+		t.restoreTerminal = routeTerminal(output) // terminal.go
+	}
 	return t, nil
 }
 

@@ -31,6 +31,8 @@ type Telemetry struct {
 	counted []*countedProcessor      // the same, counting for Stats
 	jsonOut *jsonOutput              // Output with the json exporter and no live view
 
+	restoreTerminal func() // ends routeTerminal's routing through the live view
+
 	shutOnce sync.Once
 }
 
@@ -78,6 +80,9 @@ func (t *Telemetry) shutdown(ctx context.Context) error {
 		_ = p.Shutdown(ctx) // a no-op after the provider's; the view's final screen otherwise
 	}
 	wg.Wait()
+	if t.restoreTerminal != nil {
+		t.restoreTerminal()
+	}
 	return errors.Join(append(errs, spanErr, wrapErr("metric shutdown", metricErr))...)
 }
 

@@ -28,7 +28,6 @@ import (
 type LiveExporter struct {
 	mu      sync.Mutex
 	model   *liveModel
-	p       printer
 	partial []byte     // Output's unfinished line
 	closed  bool       // the goroutine wrote its last frame: Output writes directly
 	wmu     sync.Mutex // orders Output's direct writes after Shutdown behind the goroutine's
@@ -43,9 +42,12 @@ type LiveExporter struct {
 	flushReq         chan chan struct{}
 
 	// Owned by the goroutine.
+	r            *liveRenderer
+	notes        []liveNote // the notes taken last, emptied: the model's next queue
 	scr          screen
 	next         liveFrame
 	spare, out   []byte
+	lastTick     time.Time // plain mode's last tick
 	lastGen      uint64
 	lastSec      int64
 	lastW, lastH int // lastW is -1 before the first frame
@@ -79,16 +81,13 @@ func NewLive(opts ...Option) (*LiveExporter, error) {
 	if e.now == nil {
 		e.now = time.Now
 	}
-	e.p = printer{
+	e.r = newLiveRenderer(printer{
 		pretty: &Exporter{color: color, noTime: c.noTime, layout: c.timeLayout},
 		bare:   &Exporter{color: color, noTime: c.noTime, layout: c.timeLayout, noContext: true},
-		color:  color, max: liveMaxPending,
-	}
-	e.model = newLiveModel(cmp.Or(c.maxNodes, DefaultLiveMaxNodes), cmp.Or(c.maxOps, DefaultLiveMaxOperations), plain, &e.p)
+		color:  color,
+	}, plain)
+	e.model = newLiveModel(cmp.Or(c.maxNodes, DefaultLiveMaxNodes), cmp.Or(c.maxOps, DefaultLiveMaxOperations), plain)
 	e.model.flat = mode == LiveFlat
-	if !plain {
-		e.model.width, _ = size() // lines printed above before the first frame are cut too
-	}
 	go e.run()
 	return e, nil
 }
@@ -217,19 +216,17 @@ func (e *LiveExporter) run() {
 	}
 }
 
-// step draws one frame (live) or writes the queued lines (plain), with one Write. The model is
-// rendered under the lock; the Write happens outside it, so a Write that blocks holds up nothing
-// but this goroutine.
+// step draws one frame (live) or writes the queued lines (plain), with one Write. Under the lock it
+// only takes the model's notes and, when a frame is due, copies a snapshot; it renders both, and
+// writes, outside it, so that a Write that blocks holds up nothing but this goroutine.
 func (e *LiveExporter) step(final bool) {
 	width, height := 0, 0
 	if !e.plain {
 		width, height = e.size()
 	}
+	r := e.r
 	e.mu.Lock()
 	now := e.now()
-	if !e.plain {
-		e.model.width = width
-	}
 	e.model.closeDue(now)
 	if final {
 		e.model.endAll(now)
@@ -237,16 +234,35 @@ func (e *LiveExporter) step(final bool) {
 			e.outputLine() // an unfinished line
 		}
 	}
-	next := &e.scr.prev // the rows drawn last, unless something changed
+	draw, tick := false, false
 	if e.plain {
-		e.model.plainTick(now)
+		// Heartbeats and held-back progress lines: once a second is enough.
+		if tick = len(e.model.list) > 0 && now.Sub(e.lastTick) >= time.Second; tick {
+			e.model.snapshot(&r.snap)
+			e.lastTick = now
+		}
 	} else if sec := now.Unix(); final || e.model.gen != e.lastGen || (sec != e.lastSec && len(e.model.list) > 0) || width != e.lastW || height != e.lastH {
-		e.model.frame(&e.next, now, width, height, e.color)
+		e.model.snapshot(&r.snap)
 		e.lastGen, e.lastSec, e.lastW, e.lastH = e.model.gen, sec, width, height
+		draw = true
+	}
+	notes, dropped := e.model.takeNotes(e.notes)
+	e.mu.Unlock()
+
+	if !e.plain {
+		r.width = width
+	}
+	r.p.q = e.spare[:0]
+	r.print(notes, dropped)
+	e.notes = notes
+	next := &e.scr.prev // the rows drawn last, unless something changed
+	if tick {
+		r.plainTick(&r.snap, now)
+	} else if draw {
+		r.frame(&e.next, &r.snap, now, width, height, e.color)
 		next = &e.next
 	}
-	above := e.p.take(e.spare)
-	e.mu.Unlock()
+	above := r.p.take(nil)
 
 	buf := e.out[:0]
 	if e.plain {
@@ -267,9 +283,10 @@ func (e *LiveExporter) step(final bool) {
 		// frame was composed goes out first.
 		e.mu.Lock()
 		e.closed = true
-		rest := e.p.take(nil)
+		notes, dropped := e.model.takeNotes(nil)
 		e.mu.Unlock()
-		if len(rest) > 0 {
+		r.print(notes, dropped)
+		if rest := r.p.take(nil); len(rest) > 0 {
 			_, _ = e.w.Write(rest)
 		}
 	}

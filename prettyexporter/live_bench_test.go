@@ -21,7 +21,7 @@ import (
 // bigModel is a model holding about 1,000 nodes, as a large run has
 // them: a Terraform plan of 1,000 resources with a few running, or an
 // Ansible task running on 1,000 hosts.
-func bigModel(b *testing.B, kind string) (*liveModel, time.Time) {
+func bigModel(b *testing.B, kind string) (*testView, time.Time) {
 	p := newPipeline(b)
 	ctx, span := p.tp.Tracer("bench").Start(p.ctx, "Install")
 	defer span.End()
@@ -78,6 +78,24 @@ func BenchmarkLiveFrame(b *testing.B) {
 			}
 			if f.Len() != 39 {
 				b.Fatalf("%d rows", f.Len())
+			}
+		})
+	}
+}
+
+// BenchmarkLiveSnapshot: what the terminal goroutine does under the model's lock before a frame of
+// a model of about 1,000 nodes: the copy the renderer draws from, outside the lock.
+func BenchmarkLiveSnapshot(b *testing.B) {
+	for _, kind := range []string{"terraform", "ansible"} {
+		b.Run("nodes=1000/"+kind, func(b *testing.B) {
+			m, _ := bigModel(b, kind)
+			var s liveSnap
+			b.ReportAllocs()
+			for b.Loop() {
+				m.snapshot(&s)
+			}
+			if len(s.nodes) < 1000 {
+				b.Fatalf("%d nodes", len(s.nodes))
 			}
 		})
 	}

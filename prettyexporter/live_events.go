@@ -35,12 +35,14 @@ func (m *liveModel) apply(r *sdklog.Record, wall time.Time) {
 		ts = wall
 	}
 	if m.flat || v.Kind == wireformat.KindLog || v.Name == typeEventsDropped {
-		m.p.record(r, v, false) // not part of an operation's tree
+		m.moveOn(liveKey{}, wall)
+		m.noteRecord(r) // not part of an operation's tree
 		return
 	}
 	key := keyOf(r, v)
+	m.moveOn(key, wall)
 	if _, ok := m.endedSet[key]; ok {
-		m.p.record(r, v, false) // a late record of an operation already printed
+		m.noteRecord(r) // a late record of an operation already printed
 		return
 	}
 	t := m.tree(key, wall)
@@ -68,12 +70,18 @@ func (m *liveModel) apply(r *sdklog.Record, wall time.Time) {
 	} else {
 		ended = m.event(t, r, v, ts)
 	}
-	if m.plain {
-		m.printPlain(t, r, v, wall)
+	if m.lines {
+		m.noteLine(t, r, wall)
 	}
 	if ended {
+		// The operation ended; its tree waits headGrace for what is recorded right after, as a
+		// condition transition is (docs/transitions.md: emit once the write is persisted), so
+		// that such a record updates its row rather than printing beside the finished tree.
 		t.end = ts
-		m.endTree(t, wall)
+		m.settleStreams(t)
+		if c := wall.Add(headGrace); t.closing.IsZero() || c.Before(t.closing) {
+			t.closing = c
+		}
 	}
 }
 
@@ -162,7 +170,7 @@ func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts 
 		// A driver without spans of its own under the operation: its last event is a row.
 		m.lastEvent(t, r, v, ts)
 	case warn:
-		m.p.record(r, v, false)
+		m.noteRecord(r)
 	}
 	return false
 }
@@ -230,38 +238,52 @@ func (m *liveModel) lastEvent(t *liveTree, r *sdklog.Record, v *wireformat.View,
 	}
 	n.msg = safeText(string(b), maxMsgBytes)
 	if r.Severity() >= log.SeverityWarn {
-		m.p.record(r, v, false)
+		m.noteRecord(r)
 	}
 }
 
-// transition shows a condition stream with its last transition.
+// transition shows a condition stream with its current condition: one row per resource and
+// stream, which each transition updates (its history folded into a count), under the tree's head.
 func (m *liveModel) transition(t *liveTree, v *wireformat.View, ts time.Time) {
-	// The map key is the name clipped, so that a huge name costs no more than a short one; the
-	// lookup does not allocate, the key stored is a copy.
-	key := v.Name[:min(len(v.Name), maxLabelBytes)]
+	// The map key is the resource and the name, clipped, so that a huge name costs no more than a
+	// short one; the key stored is a copy.
+	res := v.ResourceType + "/" + v.ResourceNamespace + "/" + v.ResourceID
+	key := res[:min(len(res), maxLabelBytes)] + "\x00" + v.Name[:min(len(v.Name), maxLabelBytes)]
 	n := t.streams[key]
 	if n == nil {
-		if n = m.newNode(t, &t.root, kindStream, safeText(v.Name, maxLabelBytes), ts); n == nil {
+		label := v.Name
+		if own := safeText(v.ResourceType+"/"+v.ResourceID, maxLabelBytes); v.HasResource() && t.resource != "" && own != t.resource {
+			label = v.ResourceType + "/" + v.ResourceID + " " + v.Name // a resource of its own in the tree
+		}
+		if n = m.newNode(t, &t.root, kindStream, safeText(label, maxLabelBytes), ts); n == nil {
 			return
 		}
 		if t.streams == nil {
 			t.streams = map[string]*liveNode{}
 		}
-		t.streams[strings.Clone(key)] = n
+		t.streams[key] = n
 	}
 	n.start = ts
+	n.changes++
+	t.changes++
 	n.msg = safeText(string(new(Exporter).appendTransition(nil, v)), maxMsgBytes) // no colour
-	reason := strings.ToLower(v.Transition.Reason)
+	n.status = conditionStatus(v.Transition.Status, v.Transition.Reason, t.status.finished())
+}
+
+// conditionStatus is the status of a condition's row: done when True, failed when its reason says
+// so, else running towards True while its operation runs, and pending (not true, nothing running)
+// once it has ended, so that no row reads running under a finished header.
+func conditionStatus(status, reason string, ended bool) liveStatus {
+	reason = strings.ToLower(reason)
 	switch {
-	case strings.EqualFold(v.Transition.Status, "True"):
-		n.status = stOK
+	case strings.EqualFold(status, "True"):
+		return stOK
 	case strings.Contains(reason, "error") || strings.Contains(reason, "fail"):
-		n.status = stFailed
-	case strings.EqualFold(v.Transition.Status, "False"):
-		n.status = stRunning
-	default:
-		n.status = stPending
+		return stFailed
+	case strings.EqualFold(status, "False") && !ended:
+		return stRunning
 	}
+	return stPending
 }
 
 // detail is the value of a detail, empty when absent (its String is then "", as a null's is).

@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -33,45 +32,29 @@ func (f *liveFrame) add(r *liveRow, width int) {
 	f.ends = append(f.ends, len(f.b))
 }
 
-// candidate is a node that a tree could show, at its depth.
-type candidate struct {
-	n     *liveNode
-	depth int
-}
-
-// frameScratch is what frame reuses from one frame to the next.
-type frameScratch struct {
-	row     liveRow
-	cands   []candidate
-	grant   []int
-	frameNo uint64
-}
-
-// frame renders the live area at wall time now for a terminal of width columns and height rows: at
-// most height-1 rows (the cursor keeps the row below them), each narrower than width, as
-// DESIGN.md's "When the trees do not fit" says. It is a pure function of the model.
-func (m *liveModel) frame(f *liveFrame, now time.Time, width, height int, color bool) {
+// frame renders the live area of snapshot s at wall time now for a terminal of width columns and
+// height rows: at most height-1 rows (the cursor keeps the row below them), each narrower than
+// width, as DESIGN.md's "When the trees do not fit" says. It is a pure function of the snapshot.
+func (r *liveRenderer) frame(f *liveFrame, s *liveSnap, now time.Time, width, height int, color bool) {
 	f.reset()
-	budget, n := height-1, len(m.list)
+	budget, n := height-1, len(s.trees)
 	if budget < 1 || width < 8 || n == 0 {
 		return
 	}
-	s := &m.scratch
-	s.frameNo++
 	if n > budget {
 		shown := budget - 1
-		f.add(m.textRow(0, sgrDim, "… "+strconv.Itoa(n-shown)+" more operations", color), width)
-		for _, t := range m.list[n-shown:] {
-			m.headerRow(&s.row, t, now, color)
-			f.add(&s.row, width)
+		f.add(r.textRow(0, sgrDim, "… "+strconv.Itoa(n-shown)+" more operations", color), width)
+		for i := n - shown; i < n; i++ {
+			r.headerRow(&r.row, &s.trees[i], now, color)
+			f.add(&r.row, width)
 		}
 		return
 	}
-	s.grant = slices.Grow(s.grant[:0], n)[:n]
+	r.grant = slices.Grow(r.grant[:0], n)[:n]
 	left := budget - n
 	for i := n - 1; i >= 0; i-- {
-		t := m.list[i]
-		want := len(collect(s.cands[:0], &t.root, 1))
+		t := &s.trees[i]
+		want := t.hi - t.lo
 		if t.bar.ok {
 			want++
 		}
@@ -79,150 +62,130 @@ func (m *liveModel) frame(f *liveFrame, now time.Time, width, height int, color 
 			want++
 		}
 		g := min(want, left)
-		s.grant[i], left = 1+g, left-g
+		r.grant[i], left = 1+g, left-g
 	}
-	for i, t := range m.list {
-		m.treeRows(f, t, now, width, s.grant[i], color)
+	for i := range s.trees {
+		r.treeRows(f, &s.trees[i], s.nodes[s.trees[i].lo:s.trees[i].hi], now, width, r.grant[i], color)
 	}
 }
 
-// treeRows renders one tree in at most limit rows.
-func (m *liveModel) treeRows(f *liveFrame, t *liveTree, now time.Time, width, limit int, color bool) {
-	s := &m.scratch
-	m.headerRow(&s.row, t, now, color)
-	f.add(&s.row, width)
+// treeRows renders one tree, whose rows are c, in at most limit rows.
+func (r *liveRenderer) treeRows(f *liveFrame, t *snapTree, c []snapNode, now time.Time, width, limit int, color bool) {
+	r.headerRow(&r.row, t, now, color)
+	f.add(&r.row, width)
 	avail := limit - 1
 	if t.bar.ok && avail > 0 {
-		m.barRow(&s.row, t, width, color)
-		f.add(&s.row, width)
+		r.barRow(&r.row, t, width, color)
+		f.add(&r.row, width)
 		avail--
 	}
 	if avail <= 0 {
 		return
 	}
-	s.cands = collect(s.cands[:0], &t.root, 1)
-	c := s.cands
 	fits := len(c) <= avail && (t.hidden == 0 || len(c) < avail)
 	selected := len(c)
+	mark := r.marks[:0]
 	if !fits {
+		mark = slices.Grow(mark, len(c))[:len(c)]
+		clear(mark)
 		selected = 0
 		capacity := avail - 1 // the "… N more" row
 		for rank := 0; rank <= maxRank && selected < capacity; rank++ {
-			for _, cd := range c {
-				if cd.n.mark == s.frameNo || ranks[cd.n.status] != rank {
+			for i := range c {
+				if mark[i] || ranks[c[i].status] != rank {
 					continue
 				}
 				k := 1
-				for a := cd.n.parent; a != nil && a.kind != kindRoot && a.mark != s.frameNo; a = a.parent {
+				for a := c[i].parent; a >= 0 && !mark[a]; a = c[a].parent {
 					k++
 				}
 				if selected+k > capacity {
 					continue
 				}
-				for a := cd.n; a != nil && a.kind != kindRoot && a.mark != s.frameNo; a = a.parent {
-					a.mark = s.frameNo
+				for a := i; a >= 0 && !mark[a]; a = c[a].parent {
+					mark[a] = true
 				}
 				selected += k
 			}
 		}
 	}
-	for _, cd := range c {
-		if fits || cd.n.mark == s.frameNo {
-			m.nodeRow(&s.row, cd.n, cd.depth, now, color, false)
-			f.add(&s.row, width)
+	r.marks = mark
+	for i := range c {
+		if fits || mark[i] {
+			r.nodeRow(&r.row, &c[i], &t.liveHead, c[i].depth, now, color, false)
+			f.add(&r.row, width)
 		}
 	}
 	if more := len(c) - selected + t.hidden; more > 0 {
-		f.add(m.textRow(2, sgrDim, "… "+strconv.Itoa(more)+" more", color), width)
+		f.add(r.textRow(2, sgrDim, "… "+strconv.Itoa(more)+" more", color), width)
 	}
-}
-
-// collect appends the nodes below n in display order.
-func collect(c []candidate, n *liveNode, depth int) []candidate {
-	for k := n.first; k != nil; k = k.next {
-		c = append(c, candidate{k, depth})
-		c = collect(c, k, depth+1)
-	}
-	return c
 }
 
 // ranks order what a short terminal shows first: what runs now, then what failed, what changed,
 // what is still to come.
 var ranks = [numStatus]int{
-	stRunning: 0, stFailed: 1, stUnreachable: 1, stCancelled: 1, stIgnored: 2, stRescued: 2,
+	stRunning: 0, stFailed: 1, stUnreachable: 1, stCancelled: 1, stTimeout: 1, stIgnored: 2, stRescued: 2,
 	stChanged: 3, stPending: 4, stSkipped: maxRank, stOK: maxRank,
 }
 
 const maxRank = 5
 
 // headerRow is a tree's header with its status and elapsed time.
-func (m *liveModel) headerRow(r *liveRow, t *liveTree, now time.Time, color bool) {
-	code := m.headerText(r, t, color, true)
+func (r *liveRenderer) headerRow(row *liveRow, t *snapTree, now time.Time, color bool) {
+	code := r.headerText(row, t, color, true)
 	var b []byte
-	switch t.status {
-	case stRunning:
+	switch {
+	case t.conditionsOnly() && t.status != stRunning:
+		// A resource's conditions: no operation that ended, only its last conditions.
+		b = strconv.AppendInt(b, int64(t.changes), 10)
+		b = append(b, " transition"...)
+		if t.changes > 1 {
+			b = append(b, 's')
+		}
+	case t.status == stRunning:
 		if t.op != "" {
 			b = append(b, "running "...)
 		}
 		b = appendDuration(b, t.clock(now).Sub(t.start), true)
-	case stFailed:
+	case t.status == stFailed:
 		b = appendDuration(append(b, "failed "...), t.end.Sub(t.start), false)
 	default:
 		b = appendDuration(append(b, "done "...), t.end.Sub(t.start), false)
 	}
-	r.setRight(code, string(b))
+	row.setRight(code, string(b))
 }
 
 // headerText starts a tree's header row: its status glyph (not on the line heading collapsed lines
 // above the live area, where it would go stale), operation, resource, trace id and transaction id.
 // It returns the status's colour.
-func (m *liveModel) headerText(r *liveRow, t *liveTree, color, glyph bool) string {
-	r.reset(color)
-	l := looks[t.shownStatus()]
+func (r *liveRenderer) headerText(row *liveRow, t *snapTree, color, glyph bool) string {
+	row.reset(color)
+	l := looks[t.shown]
 	if glyph {
-		r.add(l.code, l.glyph)
-		r.space(1)
+		row.add(l.code, l.glyph)
+		row.space(1)
 	}
-	r.add(sgrBold, t.name())
+	row.add(sgrBold, t.name())
 	if t.op != "" && t.resource != "" {
-		r.space(2)
-		r.add("", t.resource)
+		row.space(2)
+		row.add("", t.resource)
 	}
 	if tid := t.key.trace; tid.IsValid() {
 		var buf [8]byte
 		hex.Encode(buf[:], tid[:4])
-		r.space(2)
-		r.add(sgrDim, "trace ")
-		r.add("", string(buf[:]))
+		row.space(2)
+		row.add(sgrDim, "trace ")
+		row.add("", string(buf[:]))
 	}
 	if t.tx != "" {
-		r.space(2)
-		r.add(sgrDim, "tx=")
-		r.add("", t.tx)
+		row.space(2)
+		row.add(sgrDim, "tx=")
+		row.add("", t.tx)
 	}
 	return l.code
 }
 
-// shownStatus is the status of a tree's glyph: an operation's own, or, without
-// common/OperationStarted (a controller's condition streams), the worst of its parts once all have
-// settled.
-func (t *liveTree) shownStatus() liveStatus {
-	if t.status != stRunning || t.op != "" || t.root.first == nil {
-		return t.status
-	}
-	st := stOK
-	for n := t.root.first; n != nil; n = n.next {
-		switch {
-		case n.status == stFailed || n.status == stUnreachable:
-			return stFailed
-		case !n.status.finished():
-			st = stRunning
-		}
-	}
-	return st
-}
-
-func barText(t *liveTree) string {
+func barText(t *snapTree) string {
 	b := strconv.AppendInt(nil, t.bar.done, 10)
 	if t.bar.total > 0 {
 		b = strconv.AppendInt(append(b, '/'), t.bar.total, 10)
@@ -234,46 +197,46 @@ func barText(t *liveTree) string {
 }
 
 // barRow is the N-of-M bar of common/Progress.
-func (m *liveModel) barRow(r *liveRow, t *liveTree, width int, color bool) {
-	r.reset(color)
-	r.space(2)
+func (r *liveRenderer) barRow(row *liveRow, t *snapTree, width int, color bool) {
+	row.reset(color)
+	row.space(2)
 	if t.bar.total > 0 {
 		if cells := min(24, (width-30)/2); cells >= 4 {
 			done := int(min(t.bar.done, t.bar.total) * int64(cells) / t.bar.total)
 			for range done {
-				r.add(sgrGreen, barDone)
+				row.add(sgrGreen, barDone)
 			}
 			for range cells - done {
-				r.add(sgrDim, barLeft)
+				row.add(sgrDim, barLeft)
 			}
-			r.space(2)
+			row.space(2)
 		}
 	}
-	r.add("", barText(t))
+	row.add("", barText(t))
 	if t.bar.total > 0 {
 		pct := min(t.bar.done, t.bar.total) * 100 / t.bar.total
-		r.space(2)
-		r.add(sgrDim, strconv.FormatInt(pct, 10)+"%")
+		row.space(2)
+		row.add(sgrDim, strconv.FormatInt(pct, 10)+"%")
 	}
 }
 
-// nodeRow is one part: glyph, name, what happened, message, duration. header keeps only the name,
-// for the line that heads collapsed lines above the live area (a status would go stale).
-func (m *liveModel) nodeRow(r *liveRow, n *liveNode, depth int, now time.Time, color, header bool) {
-	r.reset(color)
-	r.space(2 * depth)
+// nodeRow is one part of tree t: glyph, name, what happened, message, duration. header keeps only
+// the name, for the line that heads collapsed lines above the live area (a status would go stale).
+func (r *liveRenderer) nodeRow(row *liveRow, n *snapNode, t *liveHead, depth int, now time.Time, color, header bool) {
+	row.reset(color)
+	row.space(2 * depth)
 	l := looks[n.status]
 	if !header {
-		r.add(l.code, l.glyph)
-		r.space(1)
+		row.add(l.code, l.glyph)
+		row.space(1)
 	}
 	switch {
-	case depth == 1 && n.grouped():
-		r.add(sgrBold, n.label)
+	case depth == 1 && n.grouped:
+		row.add(sgrBold, n.label)
 	case n.status == stPending:
-		r.add(sgrDim, n.label)
+		row.add(sgrDim, n.label)
 	default:
-		r.add("", n.label)
+		row.add("", n.label)
 	}
 	if header {
 		return
@@ -281,241 +244,52 @@ func (m *liveModel) nodeRow(r *liveRow, n *liveNode, depth int, now time.Time, c
 	event := n.kind == kindStream || n.kind == kindEvent
 	switch {
 	case event:
-	case n.grouped():
-		m.appendCounts(r, n)
-	case l.word != "":
-		r.space(2)
-		r.add(l.code, l.word)
+	case n.grouped:
+		appendCounts(row, &n.counts)
+	case statusWords[n.status] != "":
+		row.space(2)
+		row.add(l.code, statusWords[n.status])
 	}
 	if n.msg != "" {
-		r.space(2)
+		row.space(2)
 		if n.status >= stRescued {
-			r.add("", n.msg)
+			row.add("", n.msg)
 		} else {
-			r.add(sgrDim, n.msg)
+			row.add(sgrDim, n.msg)
 		}
+	}
+	if n.changes > 2 {
+		// The history the row does not show (it shows the last transition), folded.
+		row.space(2)
+		row.add(sgrDim, "("+strconv.Itoa(int(n.changes))+" transitions)")
 	}
 	var b []byte
 	switch {
 	case n.status == stPending:
 	case event:
-		if n.tree.status == stRunning {
-			b = append(appendDuration(b, n.tree.clock(now).Sub(n.start), true), " ago"...)
+		if t.status == stRunning {
+			b = append(appendDuration(b, t.clock(now).Sub(n.start), true), " ago"...)
 		}
 	case n.status == stRunning:
-		b = appendDuration(b, n.tree.clock(now).Sub(n.start), true)
+		b = appendDuration(b, t.clock(now).Sub(n.start), true)
 	default:
 		b = appendDuration(b, n.end.Sub(n.start), false)
 	}
-	r.setRight(sgrDim, string(b))
+	row.setRight(sgrDim, string(b))
 }
 
 // appendCounts writes a row's finished children by status, most alarming first: "1 failed · 1 ok".
-func (m *liveModel) appendCounts(r *liveRow, n *liveNode) {
+func appendCounts(row *liveRow, counts *[numStatus]int32) {
 	sep := false
 	for s := numStatus - 1; s >= stSkipped; s-- {
-		if c := n.counts[s]; c > 0 {
+		if c := counts[s]; c > 0 {
 			if sep {
-				r.add(sgrDim, " · ")
+				row.add(sgrDim, " · ")
 			} else {
-				r.space(2)
+				row.space(2)
 			}
 			sep = true
-			r.add(looks[s].code, strconv.Itoa(int(c))+" "+looks[s].count)
+			row.add(looks[s].code, strconv.Itoa(int(c))+" "+looks[s].count)
 		}
 	}
-}
-
-// ancestry fills buf with n and its ancestors below the root, nearest first, as many as fit.
-func ancestry(n *liveNode, buf *[8]*liveNode) []*liveNode {
-	chain := buf[:0]
-	for a := n; a != nil && a.kind != kindRoot && len(chain) < len(buf); a = a.parent {
-		chain = append(chain, a)
-	}
-	return chain
-}
-
-// printCollapsed prints a finished part as one line above the live area, after the headers of its
-// tree and ancestors (printed once, and again after lines of another operation).
-func (m *liveModel) printCollapsed(n *liveNode) {
-	t := n.tree
-	if m.lastHeader != t {
-		for a := n.parent; a != nil; a = a.parent {
-			a.headerOut = false
-		}
-	}
-	r := &m.scratch.row
-	now := t.seenWall
-	if !t.root.headerOut {
-		m.headerText(r, t, m.p.color, false)
-		m.printRow(r)
-		t.root.headerOut, m.lastHeader = true, t
-	}
-	var buf [8]*liveNode
-	chain := ancestry(n.parent, &buf)
-	for i := len(chain) - 1; i >= 0; i-- {
-		if a := chain[i]; !a.headerOut {
-			m.nodeRow(r, a, len(chain)-i, now, m.p.color, true)
-			m.printRow(r)
-			a.headerOut = true
-		}
-	}
-	m.nodeRow(r, n, len(chain)+1, now, m.p.color, false)
-	m.printRow(r)
-}
-
-// printFinal prints a tree as it ends: its header, the counts of its top rows, the parts that
-// stayed, then the failure summary; in plain mode, where the records were the lines, only that.
-func (m *liveModel) printFinal(t *liveTree, wall time.Time) {
-	if !m.plain {
-		r := &m.scratch.row
-		m.headerRow(r, t, wall, m.p.color)
-		if t.bar.ok { // the progress reached
-			r.space(2)
-			r.add("", barText(t))
-		}
-		m.printRow(r)
-		m.lastHeader = t
-		if t.root.done() > 1 {
-			// What the top rows came to, the collapsed ones included.
-			m.appendCounts(m.textRow(2, sgrDim, "in all:", m.p.color), &t.root)
-			m.printRow(r)
-		}
-		if t.msg != "" {
-			m.printLine(2, looks[t.status].code, t.msg)
-		}
-		m.scratch.cands = collect(m.scratch.cands[:0], &t.root, 1)
-		for _, cd := range m.scratch.cands {
-			if cd.n.kind == kindEvent && t.status == stOK {
-				continue // the last event of a finished operation says nothing more
-			}
-			m.nodeRow(r, cd.n, cd.depth, wall, m.p.color, false)
-			m.printRow(r)
-		}
-		if t.hidden > 0 {
-			m.printLine(2, sgrDim, "… "+strconv.Itoa(t.hidden)+" more not kept (node limit)")
-		}
-	}
-	m.printFailures(t)
-}
-
-// maxSummaryLines bounds the lines of one failure's message in the summary; maxSummaryFailures the
-// failures listed.
-const (
-	maxSummaryLines    = 6
-	maxSummaryFailures = 20
-)
-
-// printFailures prints what failed, where and why, as BuildKit does at the end of a build: each
-// failed part's path in the tree (play › task › host) and its message below it, wrapped to the
-// terminal's width (in plain mode whole). A successful operation prints nothing.
-func (m *liveModel) printFailures(t *liveTree) {
-	s := &m.scratch
-	s.cands = collect(s.cands[:0], &t.root, 1)
-	var failed []*liveNode
-	for _, cd := range s.cands {
-		// Where it failed: the deepest failures, and a failed part above them whose records said
-		// why (a resource's diagnostic above its provisioner's failure).
-		if n := cd.n; n.status.failure() && n.kind != kindEvent && (!failedBelow(n) || n.told) {
-			failed = append(failed, n)
-		}
-	}
-	if len(failed) == 0 && (t.status != stFailed || t.msg == "") {
-		return
-	}
-	if m.plain {
-		m.plainHeader(t)
-	}
-	word := " failed"
-	if t.status != stFailed {
-		word = " finished with failures"
-	}
-	r := m.textRow(0, sgrRed+sgrBold, glyphFailed+" "+t.name()+word, m.p.color)
-	if len(failed) == 1 {
-		r.add("", ": 1 failure")
-	} else if len(failed) > 1 {
-		r.add("", ": "+strconv.Itoa(len(failed))+" failures")
-	}
-	m.printRow(r)
-	if t.msg != "" {
-		m.printWrapped(t.msg, 4, "")
-	}
-	for i, n := range failed {
-		if i == maxSummaryFailures {
-			m.printLine(2, sgrDim, "… "+strconv.Itoa(len(failed)-i)+" more")
-			break
-		}
-		l := looks[n.status]
-		m.textRow(2, l.code, glyphFailed, m.p.color).space(1)
-		var buf [8]*liveNode
-		chain := ancestry(n, &buf)
-		for j := len(chain) - 1; j >= 0; j-- {
-			r.add("", chain[j].label)
-			if j > 0 {
-				r.add(sgrDim, " › ")
-			}
-		}
-		r.space(2)
-		r.add(l.code, l.word)
-		m.printRow(r)
-		if n.msg != "" {
-			m.printWrapped(n.msg, 6, l.code)
-		}
-	}
-}
-
-// failedBelow reports whether a child of n failed: n failed because of it.
-func failedBelow(n *liveNode) bool {
-	for k := n.first; k != nil; k = k.next {
-		if k.status.failure() {
-			return true
-		}
-	}
-	return false
-}
-
-// printWrapped prints text indented, in lines that fit the terminal (at most maxSummaryLines of
-// them); in plain mode one line, whole.
-func (m *liveModel) printWrapped(text string, indent int, code string) {
-	avail := m.width - 1 - indent
-	if m.plain || avail < 20 {
-		m.printLine(indent, code, text)
-		return
-	}
-	for i := 0; text != "" && i < maxSummaryLines; i++ {
-		line := text
-		if textWidth(line) > avail {
-			cut := len(cutWidth(nil, []byte(line), avail, false)) - len("…")
-			if sp := strings.LastIndexByte(line[:cut], ' '); sp > cut/2 {
-				cut = sp
-			}
-			line = line[:cut]
-			if i == maxSummaryLines-1 {
-				line = string(cutWidth(nil, []byte(text), avail, false))
-			}
-		}
-		m.printLine(indent, code, line)
-		text = strings.TrimLeft(text[min(len(line), len(text)):], " ")
-	}
-}
-
-// textRow is the scratch row holding text, indented, in colour code.
-func (m *liveModel) textRow(indent int, code, text string, color bool) *liveRow {
-	r := &m.scratch.row
-	r.reset(color)
-	r.space(indent)
-	r.add(code, text)
-	return r
-}
-
-// printLine prints text indented, in colour code, as a line above the live area.
-func (m *liveModel) printLine(indent int, code, text string) {
-	m.printRow(m.textRow(indent, code, text, m.p.color))
-}
-
-// printRow queues a row as a line above the live area, its right part aligned to the terminal's
-// width, and cut to it: a line above never wraps. In plain mode (no width) it is whole.
-func (m *liveModel) printRow(r *liveRow) {
-	m.p.buf = r.appendTo(m.p.buf[:0], m.width, !m.plain)
-	m.p.line(m.p.buf)
 }

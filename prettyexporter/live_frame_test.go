@@ -37,9 +37,9 @@ func goldenFrames(t *testing.T, name string, recs []step, every int, sizes ...fr
 		fmt.Fprintf(&out, "### %dx%d\n", sz.w, sz.h)
 		m := testModel(false)
 		var f liveFrame
-		m.width = sz.w
+		m.r.width = sz.w
 		for i := range recs {
-			applyStep(m, &recs[i], recs[i].when())
+			applyStep(m.liveModel, &recs[i], recs[i].when())
 			if (i+1)%every != 0 && i != len(recs)-1 {
 				continue
 			}
@@ -48,7 +48,7 @@ func goldenFrames(t *testing.T, name string, recs []step, every int, sizes ...fr
 			m.frame(&f, now, sz.w, sz.h, false)
 			checkFrame(t, &f, sz.w, sz.h)
 			fmt.Fprintf(&out, "## after step %d (%s)\n", i+1, recs[i].what())
-			if q := m.p.take(nil); len(q) > 0 {
+			if q := m.take(); len(q) > 0 {
 				fmt.Fprintf(&out, "-- printed above\n%s", q)
 			}
 			fmt.Fprintf(&out, "-- live area\n")
@@ -57,7 +57,7 @@ func goldenFrames(t *testing.T, name string, recs []step, every int, sizes ...fr
 			}
 		}
 		m.endAll(recs[len(recs)-1].when())
-		if q := m.p.take(nil); len(q) > 0 {
+		if q := m.take(); len(q) > 0 {
 			fmt.Fprintf(&out, "## at shutdown\n-- printed above\n%s", q)
 		}
 	}

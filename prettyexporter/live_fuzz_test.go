@@ -127,16 +127,16 @@ func FuzzLiveFrame(f *testing.F) {
 		width, height := int(w), int(h)%64
 		m := testModel(false)
 		m.maxNodes, m.maxTrees = 40, 3
-		m.width = width
+		m.r.width = width
 		recs := fuzzRecords(data)
 		var fr liveFrame
 		for i := range recs {
-			applyStep(m, &recs[i], recs[i].when())
+			applyStep(m.liveModel, &recs[i], recs[i].when())
 			if i%3 == 0 || i == len(recs)-1 {
 				m.closeDue(recs[i].when().Add(time.Second))
 				m.frame(&fr, recs[i].when().Add(time.Second), width, height, i%2 == 0)
 				checkFrame(t, &fr, width, height)
-				m.p.color = i%2 == 0
+				m.r.p.color = i%2 == 0
 			}
 			if m.nodes > m.maxNodes || len(m.list) > m.maxTrees {
 				t.Fatalf("%d nodes (max %d), %d trees (max %d)", m.nodes, m.maxNodes, len(m.list), m.maxTrees)
@@ -158,7 +158,7 @@ func FuzzLiveFrame(f *testing.F) {
 		if len(m.spans) != 0 || m.nodes != 0 {
 			t.Fatalf("after the end: %d spans, %d nodes kept", len(m.spans), m.nodes)
 		}
-		q := m.p.take(nil)
+		q := m.take()
 		for _, line := range strings.Split(string(q), "\n") {
 			if bad := controlOutsideSGR([]byte(line)); bad >= 0 {
 				t.Fatalf("line printed above %q: control %#x", line, bad)

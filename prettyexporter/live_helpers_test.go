@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"time"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -116,20 +117,37 @@ func terraformRecords(t testing.TB, file, operation string) []step {
 	})
 }
 
-// testModel is a model with a colourless printer without times, as the
-// golden frames want it.
-func testModel(plain bool) *liveModel {
-	p := &printer{
+// testView is a model and its renderer, the renderer's printer colourless
+// and without times, as the golden frames want it.
+type testView struct {
+	*liveModel
+	r *liveRenderer
+}
+
+func testModel(plain bool) *testView {
+	p := printer{
 		pretty: &Exporter{noTime: true, layout: defaultTimeLayout},
 		bare:   &Exporter{noTime: true, layout: defaultTimeLayout, noContext: true},
-		max:    liveMaxPending,
 	}
-	return newLiveModel(DefaultLiveMaxNodes, DefaultLiveMaxOperations, plain, p)
+	return &testView{newLiveModel(DefaultLiveMaxNodes, DefaultLiveMaxOperations, plain), newLiveRenderer(p, plain)}
+}
+
+// frame renders the live area from a snapshot of the model.
+func (v *testView) frame(f *liveFrame, now time.Time, width, height int, color bool) {
+	v.snapshot(&v.r.snap)
+	v.r.frame(f, &v.r.snap, now, width, height, color)
+}
+
+// take renders the notes the model queued and returns the lines.
+func (v *testView) take() []byte {
+	notes, dropped := v.takeNotes(nil)
+	v.r.print(notes, dropped)
+	return v.r.p.take(nil)
 }
 
 // replay gives the model every step at its own time.
-func replay(m *liveModel, steps []step) {
+func replay(m *testView, steps []step) {
 	for i := range steps {
-		applyStep(m, &steps[i], steps[i].when())
+		applyStep(m.liveModel, &steps[i], steps[i].when())
 	}
 }

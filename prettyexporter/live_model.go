@@ -9,11 +9,15 @@ import (
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/progressotel/progressotel/internal/base/outcome"
 )
 
 // The live view's model: one tree per operation, bounded in nodes and trees, guarded by the
 // LiveExporter's mutex. Every string it keeps is clipped, escaped and copied: nothing refers to a
-// record after Export returns.
+// record after Export returns. It knows no terminal: what is to be printed above the live area it
+// queues as notes (live_notes.go), and the renderer (live_render.go) draws from a snapshot copied
+// under the mutex.
 
 // liveStatus is a node's or a tree's state. The finished states are in increasing order of
 // attention, so that the worst of a node's children is the greatest.
@@ -28,10 +32,19 @@ const (
 	stRescued   // failed, and a handler of the tool recovered (Ansible's rescue)
 	stIgnored   // failed, and the tool was told to go on (ignore_errors)
 	stCancelled // stopped before it ended, or still open when its operation ended
+	stTimeout   // stopped by a time limit
 	stFailed
 	stUnreachable
 	numStatus
 )
+
+// statusWords say each status without colour and without its glyph (ok and running need none):
+// progress.outcome's words (internal/base/outcome), the same on the span, in the view and in
+// docs/formats.md.
+var statusWords = [numStatus]string{
+	stSkipped: outcome.Skipped, stChanged: outcome.Changed, stRescued: outcome.Rescued, stIgnored: outcome.Ignored,
+	stCancelled: outcome.Cancelled, stTimeout: outcome.TimedOut, stFailed: outcome.Failed, stUnreachable: outcome.Unreachable,
+}
 
 func (s liveStatus) finished() bool { return s >= stSkipped }
 
@@ -56,17 +69,17 @@ type liveNode struct {
 	start, end time.Time
 	counts     [numStatus]int32 // finished children by status, folded ones included
 
-	headerOut bool     // its row (the root's: the tree's header) was printed above as a header
+	id        uint64   // unique in the model: the renderer knows which headers it printed by it
 	told      bool     // msg came from a record (a warning's or a failure's text), not the span
 	op        bool     // its span recorded common/OperationStarted: an operation under a span
-	collapsed [2]int32 // leaf children printed above as lines: unchanged, changed
+	collapsed [2]int32 // leaf children noted to be printed above as lines: unchanged, changed
+	changes   int32    // a condition stream's transitions: its history, folded
 
 	span        trace.SpanID // the span it shows (kindSpan, and the root of a tree with a head)
 	parent      *liveNode
 	first, last *liveNode
 	prev, next  *liveNode
 	tree        *liveTree
-	mark        uint64 // the frame that selected it (live_frame.go)
 }
 
 // done is the number of n's finished children, folded ones included.
@@ -100,10 +113,9 @@ type liveKey struct {
 	other string
 }
 
-// liveTree is one operation: a trace. Its head is the first span of the trace whose parent the view
-// does not know (the driver's own span, the run's, the adapter's operation span); the head's
-// children are the tree's top rows.
-type liveTree struct {
+// liveHead is what a tree's header says, copied whole into a snapshot.
+type liveHead struct {
+	id         uint64 // unique in the model
 	key        liveKey
 	op         string // the operation (common/OperationStarted), safe
 	title      string // names it without op and resource: the head span, else the first event's group
@@ -115,26 +127,32 @@ type liveTree struct {
 	// The operation's clock: the last record's time and the wall time it arrived, so that a
 	// replayed run shows elapsed times as it unfolds, not the time since the recording.
 	seen, seenWall time.Time
-	touched        uint64 // the model's gen at its last change: the least recent is evicted first
 
 	bar struct {
 		done, total int64
 		unit        string
 		ok          bool
 	}
+	hidden   int // nodes refused by the cap
+	spanRows int // spans that got a row
+	changes  int // condition transitions recorded
+}
 
-	root     liveNode             // the head span's node when there is one (root.span set)
-	streams  map[string]*liveNode // condition streams, by clipped name
-	spanRows int                  // spans that got a row
-	closing  time.Time            // wall time at which the tree ends: its head span ended
-	last     *liveNode            // the generic last event
-	hidden   int                  // nodes refused by the cap
+// liveTree is one operation: a trace. Its head is the first span of the trace whose parent the view
+// does not know (the driver's own span, the run's, the adapter's operation span); the head's
+// children are the tree's top rows.
+type liveTree struct {
+	liveHead
+	touched uint64 // the model's gen at its last change: the least recent is evicted first
 
-	plain plainState
+	root    liveNode             // the head span's node when there is one (root.span set)
+	streams map[string]*liveNode // condition streams, by clipped name
+	closing time.Time            // wall time at which the tree ends: its head span ended
+	last    *liveNode            // the generic last event
 }
 
 // clock is the operation's time at wall time now.
-func (t *liveTree) clock(now time.Time) time.Time {
+func (t *liveHead) clock(now time.Time) time.Time {
 	if t.seen.IsZero() {
 		return now
 	}
@@ -142,14 +160,18 @@ func (t *liveTree) clock(now time.Time) time.Time {
 }
 
 // see moves the operation's clock to ts, which arrived at wall.
-func (t *liveTree) see(ts, wall time.Time) {
+func (t *liveHead) see(ts, wall time.Time) {
 	if t.seen.IsZero() || !ts.Before(t.seen) {
 		t.seen, t.seenWall = ts, wall
 	}
 }
 
+// conditionsOnly reports whether a tree is a resource's condition streams alone, with no operation
+// and no span: a controller's object.
+func (t *liveHead) conditionsOnly() bool { return t.op == "" && t.spanRows == 0 && t.changes > 0 }
+
 // name is what names a tree: its operation, else its resource, else its title.
-func (t *liveTree) name() string { return cmp.Or(t.op, t.resource, t.title) }
+func (t *liveHead) name() string { return cmp.Or(t.op, t.resource, t.title) }
 
 // liveModel holds every operation being watched.
 type liveModel struct {
@@ -167,18 +189,21 @@ type liveModel struct {
 	// after its head span's end unless every record came direct.
 	direct, batched bool
 
-	plain      bool // plain lines instead of the live area
-	flat       bool // one pretty line per record, nothing else (OTEL_LOGS_EXPORTER=pretty)
-	p          *printer
-	width      int       // the terminal's width at the last frame: cuts lines printed above
-	lastHeader *liveTree // whose header the last line printed above belongs under
-	scratch    frameScratch
+	flat  bool   // every record is a note, and there are no trees (OTEL_LOGS_EXPORTER=pretty)
+	lines bool   // every record of a tree is also a note (plain mode's lines)
+	seq   uint64 // the last id given to a tree or a node
+
+	notes   []liveNote // what is to be printed above the live area, in order
+	pending int        // their estimated bytes
+	dropped int        // notes dropped since the last take: past liveMaxPending
 }
 
-func newLiveModel(maxNodes, maxTrees int, plain bool, p *printer) *liveModel {
+// newLiveModel returns an empty model; lines makes every record of an operation a note too, for the
+// plain lines.
+func newLiveModel(maxNodes, maxTrees int, lines bool) *liveModel {
 	return &liveModel{
 		trees: map[liveKey]*liveTree{}, endedSet: map[liveKey]struct{}{}, spans: map[spanKey]*liveNode{},
-		maxNodes: maxNodes, maxTrees: maxTrees, plain: plain, p: p, width: 80,
+		maxNodes: maxNodes, maxTrees: maxTrees, lines: lines,
 	}
 }
 
@@ -189,7 +214,8 @@ func (m *liveModel) newNode(t *liveTree, parent *liveNode, kind nodeKind, label 
 		return nil
 	}
 	m.nodes++
-	n := &liveNode{kind: kind, status: stRunning, label: label, start: start, parent: parent, tree: t}
+	m.seq++
+	n := &liveNode{id: m.seq, kind: kind, status: stRunning, label: label, start: start, parent: parent, tree: t}
 	if parent.last == nil {
 		parent.first = n
 	} else {
@@ -238,7 +264,8 @@ func (m *liveModel) tree(key liveKey, wall time.Time) *liveTree {
 	if len(m.list) >= m.maxTrees {
 		m.endTree(slices.MinFunc(m.list, func(a, b *liveTree) int { return cmp.Compare(a.touched, b.touched) }), wall)
 	}
-	t := &liveTree{key: key, status: stRunning}
+	m.seq++
+	t := &liveTree{liveHead: liveHead{id: m.seq, key: key, status: stRunning}}
 	t.root.tree = t
 	m.trees[key] = t
 	m.list = append(m.list, t)
@@ -252,8 +279,8 @@ func (m *liveModel) touch(t *liveTree, ts, wall time.Time) {
 	t.see(ts, wall)
 }
 
-// endTree settles what is still open, prints the tree's final state above the live area (with its
-// failure summary) and forgets it.
+// endTree settles what is still open, notes the tree's final state to be printed above the live
+// area (with its failure summary) and forgets it.
 func (m *liveModel) endTree(t *liveTree, wall time.Time) {
 	if t.status == stRunning && t.op != "" {
 		t.status, t.msg = stFailed, cmp.Or(t.msg, "the operation did not report its end")
@@ -268,12 +295,9 @@ func (m *liveModel) endTree(t *liveTree, wall time.Time) {
 			t.status = stOK
 		}
 	}
-	m.printFinal(t, wall)
+	m.noteEnded(t, wall)
 	m.nodes -= m.forget(&t.root) - 1
 	delete(m.trees, t.key)
-	if m.lastHeader == t {
-		m.lastHeader = nil
-	}
 	i := slices.Index(m.list, t)
 	m.list = slices.Delete(m.list, i, i+1)
 	delete(m.endedSet, m.ended[m.endedAt]) // the oldest; the zero key (a free slot) is never a tree's
@@ -289,6 +313,9 @@ func (m *liveModel) endTree(t *liveTree, wall time.Time) {
 func (m *liveModel) settle(n *liveNode, t *liveTree) {
 	for k := n.first; k != nil; k = k.next {
 		m.settle(k, t)
+		if k.kind == kindStream && k.status == stRunning {
+			k.status = stPending // a condition stream keeps its condition, not running any more
+		}
 		if k.status.finished() || k.kind == kindStream {
 			continue
 		}
@@ -299,6 +326,16 @@ func (m *liveModel) settle(n *liveNode, t *liveTree) {
 		k.status, k.end = st, t.end
 		if k.kind == kindSpan {
 			n.counts[st]++
+		}
+	}
+}
+
+// settleStreams gives t's condition rows their settled status once its operation has ended: a
+// condition not true is no longer being worked towards.
+func (m *liveModel) settleStreams(t *liveTree) {
+	for _, n := range t.streams {
+		if n.status == stRunning {
+			n.status = stPending
 		}
 	}
 }
@@ -322,9 +359,26 @@ func (m *liveModel) closeDue(wall time.Time) {
 	}
 }
 
+// moveOn ends the trees waiting after their operation's end, but for the tree of key: the program
+// has moved on (it prints a line, or records for another operation), so that their final states
+// come before what it prints next. Only when every record comes direct: batched records may still
+// be on their way.
+func (m *liveModel) moveOn(key liveKey, wall time.Time) {
+	if !m.direct || m.batched {
+		return
+	}
+	for i := 0; i < len(m.list); {
+		if t := m.list[i]; !t.closing.IsZero() && t.key != key {
+			m.endTree(t, wall)
+			continue
+		}
+		i++
+	}
+}
+
 // finish gives n its final status, folds into its counts the children that say nothing its row does
-// not, counts it in its parent, and collapses it to one line above the live area when it has
-// nothing left to show.
+// not, counts it in its parent, and collapses it to one line above the live area (a note) when it
+// has nothing left to show.
 func (m *liveModel) finish(n *liveNode, st liveStatus, end time.Time) {
 	n.status, n.end = st, end
 	m.gen++
@@ -342,16 +396,14 @@ func (m *liveModel) finish(n *liveNode, st liveStatus, end time.Time) {
 	}
 	// Nothing left to show: one line above the live area (under the headers of its ancestors,
 	// printed once), and it goes.
-	if !m.plain {
-		top := p.kind == kindRoot || p.op
-		c := &p.collapsed[0]
-		if n.status == stChanged {
-			c = &p.collapsed[1]
-		}
-		if n.grouped() || top && *c < maxCollapsedLeaves {
-			*c++
-			m.printCollapsed(n)
-		}
+	top := p.kind == kindRoot || p.op
+	c := &p.collapsed[0]
+	if n.status == stChanged {
+		c = &p.collapsed[1]
+	}
+	if n.grouped() || top && *c < maxCollapsedLeaves {
+		*c++
+		m.noteCollapsed(n)
 	}
 	m.remove(n)
 }

@@ -29,7 +29,7 @@ func TestLiveEventNames(t *testing.T) {
 // ambiguous East Asian width, so that a terminal set up for CJK does not
 // draw it two columns wide and break the alignment.
 func TestLiveGlyphWidths(t *testing.T) {
-	for _, g := range []string{glyphPending, glyphRunning, glyphOK, glyphSkipped, glyphFailed, glyphUnreachable, glyphCancelled, barDone, barLeft} {
+	for _, g := range []string{glyphPending, glyphRunning, glyphOK, glyphSkipped, glyphFailed, glyphUnreachable, glyphCancelled, glyphTimeout, glyphRescued, glyphIgnored, barDone, barLeft} {
 		if w := uniseg.StringWidth(g); w != 1 {
 			t.Errorf("%q is %d columns", g, w)
 		}

@@ -6,54 +6,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	sdklog "go.opentelemetry.io/otel/sdk/log"
-
 	"github.com/progressotel/progressotel/internal/base/tooltext"
-	"github.com/progressotel/progressotel/internal/base/wireformat"
 )
-
-// printer collects what is printed above the live area (or, in plain mode, every line) into a
-// bounded queue that the terminal goroutine writes. When the writer does not keep up, the queue
-// fills and whole lines are dropped and counted, so that nothing upstream ever waits.
-type printer struct {
-	pretty       *Exporter // record lines with the operation's context
-	bare         *Exporter // plain mode: without resource, trace and tx (in the header)
-	color        bool
-	q            []byte
-	dropped, max int
-	buf          []byte // one line being built
-}
-
-// line queues one line (without its newline).
-func (p *printer) line(b []byte) {
-	if len(p.q)+len(b)+1 > p.max {
-		p.dropped++
-		return
-	}
-	p.q = append(p.q, b...)
-	p.q = append(p.q, '\n')
-}
-
-// record queues r, whose View is v, in the pretty format; bare leaves the context out.
-func (p *printer) record(r *sdklog.Record, v *wireformat.View, bare bool) {
-	e := p.pretty
-	if bare {
-		e = p.bare
-	}
-	p.buf = e.appendView(p.buf[:0], r, v)
-	p.line(p.buf[:len(p.buf)-1])
-}
-
-// take hands the queue over, after a line saying how many lines it dropped if it did, leaving
-// spare (emptied) in its place.
-func (p *printer) take(spare []byte) []byte {
-	q := p.q
-	if p.dropped > 0 {
-		q, spare = append(append(droppedLine(spare[:0], p.dropped, p.color), '\n'), p.q...), p.q
-	}
-	p.q, p.dropped = spare[:0], 0
-	return q
-}
 
 // maxOutputLine bounds one line of Output: a longer one is cut.
 const maxOutputLine = 8 << 10
@@ -92,10 +46,10 @@ func (o liveOutput) Write(b []byte) (int, error) {
 
 var newline = []byte{'\n'}
 
-// outputLine queues Output's line, made safe. Called with e.mu held.
+// outputLine notes Output's line, made safe. Called with e.mu held.
 func (e *LiveExporter) outputLine() {
-	e.p.buf = appendTerminalSafe(e.p.buf[:0], e.partial)
-	e.p.line(e.p.buf)
+	e.model.moveOn(liveKey{}, e.now())
+	e.model.noteText(appendTerminalSafe(nil, e.partial))
 	e.partial = e.partial[:0]
 }
 

@@ -4,14 +4,13 @@ import (
 	"cmp"
 	"time"
 
-	sdklog "go.opentelemetry.io/otel/sdk/log"
-
 	"github.com/progressotel/progressotel/internal/base/wireformat"
 )
 
 // Plain mode, for output that is not a terminal (CI logs, pipes, TERM=dumb): the pretty format's
 // lines, with the resource, trace and transaction moved into a header line per operation, progress
-// lines throttled, and a heartbeat for long steps.
+// lines throttled, and a heartbeat for long steps. The renderer draws them from the model's notes
+// (every record of an operation is one, liveModel.lines) and, once a second, a snapshot.
 
 const (
 	// plainProgressStep and plainProgressEvery throttle common/Progress lines: one is printed when
@@ -34,10 +33,26 @@ type plainState struct {
 	pendingPct int64
 }
 
-// printPlain prints one record of tree t as a plain line, under the tree's header when the previous
-// line belonged to another operation.
-func (m *liveModel) printPlain(t *liveTree, r *sdklog.Record, v *wireformat.View, wall time.Time) {
-	ps := &t.plain
+func (r *liveRenderer) plainState(id uint64) *plainState {
+	ps := r.plains[id]
+	if ps == nil {
+		ps = &plainState{}
+		r.plains[id] = ps
+	}
+	return ps
+}
+
+// printPlain prints one record of an operation as a plain line, under the tree's header when the
+// previous line belonged to another operation.
+func (r *liveRenderer) printPlain(n *liveNote) {
+	if !r.plain {
+		return
+	}
+	t, wall := &n.tree, n.wall
+	ps := r.plainState(t.id)
+	v := wireformat.GetView()
+	defer wireformat.PutView(v)
+	v.Load(n.rec)
 	if v.Kind == wireformat.KindEvent && v.Name == typeProgress {
 		pct := int64(-1)
 		if t.bar.total > 0 {
@@ -45,50 +60,54 @@ func (m *liveModel) printPlain(t *liveTree, r *sdklog.Record, v *wireformat.View
 		}
 		last := t.bar.total > 0 && t.bar.done >= t.bar.total
 		if ps.printed && !last && wall.Sub(ps.progAt) < plainProgressEvery && (pct < 0 || max(pct-ps.pct, ps.pct-pct) < plainProgressStep) {
-			ps.pending = m.p.bare.appendView(ps.pending[:0], r, v)
+			ps.pending = r.p.bare.appendView(ps.pending[:0], n.rec, v)
 			ps.pendingPct = pct
 			return
 		}
 		ps.printed, ps.pct, ps.progAt, ps.pending = true, pct, wall, ps.pending[:0]
 	}
 	if v.Name == typeOperationCompleted || v.Name == typeOperationFailed {
-		m.flushProgress(t, wall)
+		r.flushProgress(t, ps, wall)
 	}
-	m.plainHeader(t)
-	m.p.record(r, v, true)
+	r.plainHeader(t)
+	r.p.buf = r.p.bare.appendView(r.p.buf[:0], n.rec, v)
+	r.p.line(r.p.buf[:len(r.p.buf)-1])
 	ps.last = wall
 }
 
 // flushProgress prints the progress line the throttle held back.
-func (m *liveModel) flushProgress(t *liveTree, wall time.Time) {
-	ps := &t.plain
+func (r *liveRenderer) flushProgress(t *snapTree, ps *plainState, wall time.Time) {
 	if len(ps.pending) == 0 {
 		return
 	}
-	m.plainHeader(t)
-	m.p.line(ps.pending[:len(ps.pending)-1])
+	r.plainHeader(t)
+	r.p.line(ps.pending[:len(ps.pending)-1])
 	ps.pct, ps.progAt, ps.last, ps.pending = ps.pendingPct, wall, wall, ps.pending[:0]
 }
 
 // plainHeader prints t's header line (no status and time) unless the last line was t's.
-func (m *liveModel) plainHeader(t *liveTree) {
-	if m.lastHeader != t {
-		m.headerText(&m.scratch.row, t, m.p.color, true)
-		m.printRow(&m.scratch.row)
-		m.lastHeader = t
+func (r *liveRenderer) plainHeader(t *snapTree) {
+	if r.lastHeader != t.id {
+		r.headerText(&r.row, t, r.p.color, true)
+		r.printRow(&r.row)
+		r.header(t.id)
 	}
 }
 
-// plainTick runs about once a second in plain mode: it prints the progress lines that are due and
-// the heartbeats.
-func (m *liveModel) plainTick(wall time.Time) {
-	for _, t := range m.list {
-		ps := &t.plain
+// plainTick runs about once a second in plain mode, on a snapshot: it prints the progress lines
+// that are due and the heartbeats.
+func (r *liveRenderer) plainTick(s *liveSnap, wall time.Time) {
+	for i := range s.trees {
+		t := &s.trees[i]
+		ps := r.plains[t.id]
+		if ps == nil {
+			continue
+		}
 		if len(ps.pending) > 0 && wall.Sub(ps.progAt) >= plainProgressEvery {
-			m.flushProgress(t, wall)
+			r.flushProgress(t, ps, wall)
 		}
 		if t.status == stRunning && !ps.last.IsZero() && wall.Sub(ps.last) >= plainHeartbeat {
-			m.heartbeat(t, wall)
+			r.heartbeat(t, s.nodes[t.lo:t.hi], wall)
 			ps.last = wall
 		}
 	}
@@ -96,31 +115,30 @@ func (m *liveModel) plainTick(wall time.Time) {
 
 // heartbeat prints "still running [45s]" for what t is waiting for: the part that started last
 // among those still running, else the operation itself.
-func (m *liveModel) heartbeat(t *liveTree, wall time.Time) {
+func (r *liveRenderer) heartbeat(t *snapTree, rows []snapNode, wall time.Time) {
 	label, start := cmp.Or(t.op, t.title), t.start
-	if step := latestRunning(&t.root, nil); step != nil {
+	if step := latestRunning(rows); step != nil {
 		label, start = step.label, step.start
 	}
 	now := t.clock(wall)
-	m.plainHeader(t)
-	e, b := m.p.bare, m.p.buf[:0]
+	r.plainHeader(t)
+	e, b := r.p.bare, r.p.buf[:0]
 	if !e.noTime {
 		b = append(e.marked(b, sgrDim, now.Local().Format(e.layout)), ' ')
 	}
 	b = append(e.marked(b, sgrGreen, "INF"), ' ')
 	b = append(append(b, label...), ": still running ["...)
 	b = append(appendDuration(b, now.Sub(start), true), ']')
-	m.p.buf = b
-	m.p.line(b)
+	r.p.buf = b
+	r.p.line(b)
 }
 
-// latestRunning is the running span below n that started last.
-func latestRunning(n, best *liveNode) *liveNode {
-	for k := n.first; k != nil; k = k.next {
-		if k.kind == kindSpan && k.status == stRunning && (best == nil || !k.start.Before(best.start)) {
+// latestRunning is the running span among rows that started last.
+func latestRunning(rows []snapNode) (best *snapNode) {
+	for i := range rows {
+		if k := &rows[i]; k.kind == kindSpan && k.status == stRunning && (best == nil || !k.start.Before(best.start)) {
 			best = k
 		}
-		best = latestRunning(k, best)
 	}
 	return best
 }

@@ -165,23 +165,27 @@ const (
 	glyphFailed      = "✗"
 	glyphUnreachable = "⊘"
 	glyphCancelled   = "⊖"
+	glyphTimeout     = "⧗"
+	glyphRescued     = "↺" // failed, and recovered
+	glyphIgnored     = "↯" // failed, and let through
 	barDone          = "▰"
 	barLeft          = "▱"
 )
 
-// looks are each status's glyph, colour, word (what says it without colour; ok and running need
-// none) and word in a row's counts of its children.
-var looks = [numStatus]struct{ glyph, code, word, count string }{
-	stPending:     {glyphPending, sgrDim, "", "ok"},
-	stRunning:     {glyphRunning, sgrCyan, "", "ok"},
-	stSkipped:     {glyphSkipped, sgrDim, "skipped", "skipped"},
-	stOK:          {glyphOK, sgrGreen, "", "ok"},
-	stChanged:     {glyphOK, sgrYellow, "changed", "changed"},
-	stRescued:     {glyphFailed, sgrYellow, "failed, rescued", "rescued"},
-	stIgnored:     {glyphFailed, sgrYellow, "failed, ignored", "ignored"},
-	stCancelled:   {glyphCancelled, sgrRed, "cancelled", "cancelled"},
-	stFailed:      {glyphFailed, sgrRed, "failed", "failed"},
-	stUnreachable: {glyphUnreachable, sgrRed, "unreachable", "unreachable"},
+// looks are each status's glyph, colour and word in a row's counts of its children; statusWords
+// says each without colour.
+var looks = [numStatus]struct{ glyph, code, count string }{
+	stPending:     {glyphPending, sgrDim, "ok"},
+	stRunning:     {glyphRunning, sgrCyan, "ok"},
+	stSkipped:     {glyphSkipped, sgrDim, "skipped"},
+	stOK:          {glyphOK, sgrGreen, "ok"},
+	stChanged:     {glyphOK, sgrYellow, "changed"},
+	stRescued:     {glyphRescued, sgrYellow, "rescued"},
+	stIgnored:     {glyphIgnored, sgrYellow, "ignored"},
+	stCancelled:   {glyphCancelled, sgrRed, "cancelled"},
+	stTimeout:     {glyphTimeout, sgrRed, "timeout"},
+	stFailed:      {glyphFailed, sgrRed, "failed"},
+	stUnreachable: {glyphUnreachable, sgrRed, "unreachable"},
 }
 
 // appendDuration writes d for a person: 0.4s, 12.3s, 1m05s, 2h03m; a running part in whole seconds,

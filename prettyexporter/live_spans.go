@@ -180,12 +180,12 @@ func (m *liveModel) spanEnd(sc trace.SpanContext, end time.Time, code codes.Code
 var outcomes = map[string]liveStatus{
 	outcome.OK: stOK, outcome.Changed: stChanged, outcome.Skipped: stSkipped,
 	outcome.Failed: stFailed, outcome.Ignored: stIgnored, outcome.Rescued: stRescued,
-	outcome.Cancelled: stCancelled, outcome.TimedOut: stCancelled, outcome.Unreachable: stUnreachable,
+	outcome.Cancelled: stCancelled, outcome.TimedOut: stTimeout, outcome.Unreachable: stUnreachable,
 }
 
 // failureText is a span's status description, unless it only repeats the status's word ("failed").
 func failureText(st liveStatus, desc string) string {
-	if strings.EqualFold(desc, looks[st].word) || strings.EqualFold(desc, "failed") || strings.EqualFold(desc, "error") {
+	if strings.EqualFold(desc, statusWords[st]) || strings.EqualFold(desc, "failed") || strings.EqualFold(desc, "error") {
 		return ""
 	}
 	return desc

@@ -64,16 +64,16 @@ func (k *spanKit) record(ctx context.Context, e progress.Event, sec float64) {
 // summary included (colourless).
 func (k *spanKit) final(width int) string {
 	m := testModel(false)
-	m.width = width
+	m.r.width = width
 	steps := k.p.kept.Steps()
 	var f liveFrame
 	for i := range steps {
-		applyStep(m, &steps[i], steps[i].when())
+		applyStep(m.liveModel, &steps[i], steps[i].when())
 		m.frame(&f, steps[i].when(), width, 40, false)
 		checkFrame(k.t, &f, width, 40)
 	}
 	m.endAll(at(1000))
-	q := m.p.take(nil)
+	q := m.take()
 	for _, l := range splitLines(q) {
 		if w := displayWidth([]byte(l)); w >= width && !strings.Contains(l, "=") {
 			k.t.Errorf("line %q is %d columns on a terminal of %d", l, w, width)
@@ -134,7 +134,7 @@ func TestLiveSpansGoDriver(t *testing.T) {
 
 // TestLiveSpansRescued: a task that fails inside a block and is rescued
 // (its span outcome rescued, the play's not an error): the play and the
-// operation are not failures, the task row says "failed, rescued", and no
+// operation are not failures, the task row says "rescued" with its own glyph (↺, not ✗), and no
 // failure summary is printed.
 func TestLiveSpansRescued(t *testing.T) {
 	k := newSpanKit(t)
@@ -158,13 +158,13 @@ func TestLiveSpansRescued(t *testing.T) {
 	out := k.final(100)
 	mustContain(t, out, "✓ Install", "done 1.3s",
 		"  ✓ play Install  1 rescued · 1 changed",
-		"    ✗ task Install the package  1 rescued",
-		"      ✗ host web-1  failed, rescued  No package matching 'nginx-x'")
+		"    ↺ task Install the package  1 rescued",
+		"      ↺ host web-1  rescued  No package matching 'nginx-x'")
 	mustNotContain(t, out, "failed:", "1 failed", "✗ play", "✗ Install", "▸")
 }
 
 // TestLiveSpansIgnored: failures ignored by ignore_errors, with no_log
-// too (no message at all): "failed, ignored", never "failed", and the
+// too (no message at all): "ignored" with its own glyph (↯), never "failed", and the
 // play goes on.
 func TestLiveSpansIgnored(t *testing.T) {
 	k := newSpanKit(t)
@@ -182,7 +182,7 @@ func TestLiveSpansIgnored(t *testing.T) {
 	end(pb, 0.8, "", "")
 
 	out := k.final(100)
-	mustContain(t, out, "✓ Install", "  ✓ play Install  1 ignored", "    ✗ task Probe the secrets  2 ignored")
+	mustContain(t, out, "✓ Install", "  ✓ play Install  1 ignored", "    ↯ task Probe the secrets  2 ignored")
 	mustNotContain(t, out, "failed:", " failed ", "2 failed", "▸")
 }
 

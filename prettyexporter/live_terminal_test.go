@@ -97,21 +97,22 @@ func splitLines(b []byte) []string {
 // know what the terminal must show: the lines printed above so far and
 // the current frame.
 type twin struct {
-	m     *liveModel
+	m     *testView
 	above []string
 	f     liveFrame
 }
 
 func (tw *twin) apply(recs []step, wall time.Time) {
 	for i := range recs {
-		applyStep(tw.m, &recs[i], wall)
+		applyStep(tw.m.liveModel, &recs[i], wall)
 	}
 }
 
 func (tw *twin) draw(now time.Time, w, h int) []string {
-	tw.m.width = w
+	tw.m.r.width = w
+	tw.m.closeDue(now) // as the exporter's goroutine does before each frame
 	tw.m.frame(&tw.f, now, w, h, false)
-	q := tw.m.p.take(nil)
+	q := tw.m.take()
 	tw.above = append(tw.above, splitLines(q)...)
 	var rows []string
 	for i := 0; i < tw.f.Len(); i++ {

@@ -137,7 +137,8 @@ const (
 	// liveFrameInterval is the shortest time between two frames: at most 10 frames a second.
 	liveFrameInterval = 100 * time.Millisecond
 	// liveMaxPending bounds the bytes waiting to be printed above the live area (or as plain lines)
-	// while the writer does not keep up: past it, whole lines are dropped and counted.
+	// while the writer does not keep up, as the model's notes estimate them: past it, whole notes
+	// are dropped and counted.
 	liveMaxPending = 1 << 20
 )
 

@@ -159,8 +159,21 @@ func (e *Exporter) appendResource(b []byte, v *wireformat.View) []byte {
 }
 
 // appendTransition writes `False (Provisioning) → True (Provisioned) "msg"`, the previous state
-// only when known.
+// only when known; a change of the message alone `False (Provisioning) "old" → "new"`, so that it
+// reads as the change it is.
 func (e *Exporter) appendTransition(b []byte, v *wireformat.View) []byte {
+	if p, c := &v.Previous, &v.Transition; v.HasPrevious && p.Status == c.Status && p.Reason == c.Reason {
+		// The message alone changed: the condition once, then the old message and the new one.
+		b = appendReason(e.text(b, sgrBold, c.Status), c.Reason)
+		if p.Message != "" {
+			b = e.reset(strconv.AppendQuote(append(e.sgr(b, sgrDim), ' '), p.Message))
+		}
+		b = append(b, " → "...)
+		if c.Message == "" {
+			return append(b, `""`...)
+		}
+		return strconv.AppendQuote(b, c.Message)
+	}
 	if v.HasPrevious {
 		b = e.reset(appendReason(appendText(e.sgr(b, sgrDim), v.Previous.Status, false), v.Previous.Reason))
 		b = append(b, " → "...)

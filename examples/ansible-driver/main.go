@@ -94,7 +94,7 @@ func run(ctx context.Context, o options, opts ...otelbridge.Option) error {
 	}()
 
 	// The request's tracectx, as TNCO sends it in x-tracectx-* headers.
-	ctx = withTraceCtx(ctx, map[string]string{
+	ctx = withTraceCtx(ctx, o.notice, map[string]string{
 		"transactionid": "7d9b1c52-tx", "processid": "proc-42", "taskid": "task-1", "tenantid": o.tenant,
 		"driverrequestid": "drv-0001",
 	})
@@ -112,25 +112,28 @@ func run(ctx context.Context, o options, opts ...otelbridge.Option) error {
 	}
 	var res ansible.Result
 	if !o.replay && demo.Installed() {
-		fmt.Fprintln(o.notice, "ansible-driver: running the real playbook "+demo.PlaybookName+" with Ansible (ansible-runner)")
+		fmt.Fprintln(o.notice, "ansible-driver: running the real playbook "+demo.PlaybookName+" (ansible-runner)")
 		res, err = demo.Run(ctx, "ansible-driver-", adapter...)
 	} else {
-		why := "Ansible is not installed"
+		// Each line within 80 columns: the first lines a newcomer reads.
 		if o.replay {
-			why = "-replay"
+			fmt.Fprintf(o.notice, "ansible-driver: replaying a recorded real run of %s (-replay)\n", demo.PlaybookName)
+		} else {
+			fmt.Fprintf(o.notice, "ansible-driver: no Ansible: replaying a recorded real run of %s\n  %s\n",
+				demo.PlaybookName, demo.InstallHint)
 		}
-		fmt.Fprintf(o.notice, "ansible-driver: %s: replaying a recorded real run of %s through the same decoder (live: %s)\n",
-			why, demo.PlaybookName, demo.InstallHint)
 		res, err = ansible.Stream(ctx, demo.Paced(o.delay), adapter...)
 	}
 	if err != nil {
 		span.SetStatus(codes.Error, "the playbook failed")
 		return err
 	}
-	// Flushed first, so that the recap comes after the run's last lines.
+	// The operation's span ended and flushed first, so that the recap comes after the run's
+	// final state.
+	span.SetStatus(codes.Ok, "")
+	span.End()
 	_ = tel.ForceFlush(ctx)
 	fmt.Fprintf(o.notice, "ansible-driver: done: %d Ansible events\n%s", res.Events, recap(res.Stats))
-	span.SetStatus(codes.Ok, "")
 	return nil
 }
 
@@ -146,11 +149,11 @@ func recap(stats map[string]ansible.HostStats) string {
 	return b.String()
 }
 
-func withTraceCtx(ctx context.Context, kv map[string]string) context.Context {
+func withTraceCtx(ctx context.Context, notice io.Writer, kv map[string]string) context.Context {
 	for k, v := range kv {
 		next, err := propagation.WithValue(ctx, k, v)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "ansible-driver: tracectx:", err)
+			fmt.Fprintln(notice, "ansible-driver: tracectx:", err) // through the live view while it runs
 			continue
 		}
 		ctx = next

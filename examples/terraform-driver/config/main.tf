@@ -1,6 +1,7 @@
 # The demo's configuration: a network, three web servers, a database and an
 # app, all terraform_data resources with local-exec provisioners, so the
-# demo needs no provider download and no network.
+# demo needs no provider download and no network. The provisioners take a
+# few seconds (an apply of about 5 s), so that the tree is seen growing live.
 
 variable "db_password" {
   type      = string
@@ -11,7 +12,7 @@ resource "terraform_data" "network" {
   input = "10.0.0.0/16"
 
   provisioner "local-exec" {
-    command = "echo allocating 10.0.0.0/16; sleep 0.3; echo network ready"
+    command = "echo allocating 10.0.0.0/16; sleep 1; echo network ready"
   }
 }
 
@@ -21,7 +22,7 @@ resource "terraform_data" "web" {
   depends_on = [terraform_data.network]
 
   provisioner "local-exec" {
-    command = "echo web-${count.index} booting; sleep 0.${count.index + 2}; echo web-${count.index} serving on :8080"
+    command = "echo web-${count.index} booting; sleep ${count.index + 1}.5; echo web-${count.index} serving on :8080"
   }
 }
 
@@ -30,7 +31,7 @@ resource "terraform_data" "database" {
   depends_on = [terraform_data.network]
 
   provisioner "local-exec" {
-    command = "echo database initialising; sleep 0.4; echo database accepting connections"
+    command = "echo database initialising; sleep 2; echo database accepting connections"
   }
 }
 
@@ -38,7 +39,7 @@ resource "terraform_data" "app" {
   input = [for w in terraform_data.web : w.id]
 
   provisioner "local-exec" {
-    command = "echo app deployed to ${length(self.input)} servers"
+    command = "echo deploying the app; sleep 1; echo app deployed to ${length(self.input)} servers"
   }
 }
 

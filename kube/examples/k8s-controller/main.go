@@ -19,8 +19,11 @@
 //	go run ./examples/k8s-controller                          # the live view
 //	OTEL_LOGS_EXPORTER=json go run ./examples/k8s-controller  # JSON lines on stdout
 //
-// The narration ("reconcile 2: no change") goes to stderr, so that stdout
-// carries only the records of the chosen exporter.
+// The narration ("reconcile 2: no change") goes through tel.Output(): above
+// the live view's area, in order with its lines, or to stderr without it, so
+// that stdout carries only the records of the chosen exporter. Writing to
+// os.Stderr directly while the live view runs would land under its area,
+// where the next frame overwrites it.
 package main
 
 import (
@@ -68,7 +71,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "k8s-controller: a real kube-apiserver and etcd (from bin/), started for this demo")
 		cluster = srv.Admin
 	}
-	err = run(context.Background(), os.Stderr, cluster, opts...)
+	err = run(context.Background(), nil, cluster, opts...)
 	if stop != nil {
 		err = errors.Join(err, stop())
 	}
@@ -145,15 +148,18 @@ func (r *WidgetReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 }
 
 // run sets up OpenTelemetry with opts and runs the demo, narrating to
-// narration: the reconciler against the API server of cluster, or against
-// controller-runtime's fake client when cluster is nil; then, with an API
-// server, the apply-and-wait flow (applyDemo).
+// narration (nil: tel.Output()): the reconciler against the API server of
+// cluster, or against controller-runtime's fake client when cluster is nil;
+// then, with an API server, the apply-and-wait flow (applyDemo).
 func run(ctx context.Context, narration io.Writer, cluster *rest.Config, opts ...otelbridge.Option) (err error) {
 	tel, err := otelbridge.Setup(ctx, opts...)
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, tel.Shutdown(context.Background())) }()
+	if narration == nil {
+		narration = tel.Output()
+	}
 	if err := reconcileDemo(ctx, narration, cluster); err != nil {
 		return err
 	}
