@@ -76,10 +76,10 @@ func TestREADMEScreenshot(t *testing.T) {
 	}
 	old, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (go test -run TestREADMEScreenshot -screenshot.update ./examples/ansible-driver draws it)", err)
+		t.Fatalf("%v (go test -run TestREADMEScreenshot ./examples/ansible-driver -args -screenshot.update draws it)", err)
 	}
 	if got, want := svgText(svg), svgText(old); got != want {
-		t.Errorf("docs/img/live-view.svg is not make demo's final screen any more (go test -run TestREADMEScreenshot -screenshot.update ./examples/ansible-driver redraws it):\n%s",
+		t.Errorf("docs/img/live-view.svg is not make demo's final screen any more (go test -run TestREADMEScreenshot ./examples/ansible-driver -args -screenshot.update redraws it):\n%s",
 			testutil.DiffLines(want, got))
 	}
 }
