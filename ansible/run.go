@@ -185,6 +185,12 @@ type launch struct {
 	procctl.Command
 	dir      string // the working directory; "": the current one
 	playbook bool   // it wraps the user's ansible-playbook, whose groups Signals go to
+	// stderr, when set, is ansible-playbook's stderr, a named pipe: its
+	// text goes to Stderr as written, without runner's event markers.
+	stderr *os.File
+	// answersPrompts: ansible-playbook has no terminal to prompt on, so it
+	// answers a vars_prompt itself (the default), as without runner.
+	answersPrompts bool
 }
 
 // launched is how it ended.
@@ -241,7 +247,24 @@ func (d *decoder) launch(ctx context.Context, l launch) launched {
 	if l.Started != nil {
 		l.Started(cmd.Process.Pid)
 	}
-	d.onPrompt = child.Stop
+	var pipeDone chan struct{}
+	pipeTail := &tailWriter{max: 64 << 10}
+	if l.stderr != nil {
+		pipeDone = make(chan struct{})
+		var dst io.Writer = pipeTail
+		if l.Stderr != nil {
+			dst = io.MultiWriter(l.Stderr, pipeTail)
+		}
+		go func() {
+			defer close(pipeDone)
+			m := &markerStripper{w: dst}
+			_, _ = io.Copy(m, l.stderr) // ends at the deadline set once the run has ended
+			m.flush()
+		}()
+	}
+	if !l.answersPrompts {
+		d.onPrompt = child.Stop
+	}
 	unwatch := context.AfterFunc(ctx, child.Stop)
 	unforward := procctl.Forward(child, l.Signals)
 
@@ -249,6 +272,12 @@ func (d *decoder) launch(ctx context.Context, l launch) launched {
 	// being stopped are still reported, until its output ends.
 	readErr := readAll(context.Background(), child.Stdout, d)
 	signalled, waitErr := child.Wait()
+	if pipeDone != nil {
+		// What ansible-playbook wrote is in the pipe: read it, then stop
+		// (a process it left behind may hold the pipe open).
+		_ = l.stderr.SetReadDeadline(time.Now())
+		<-pipeDone
+	}
 	unforward()
 	unwatch()
 	l.Ended()
@@ -261,7 +290,7 @@ func (d *decoder) launch(ctx context.Context, l launch) launched {
 	if waitErr != nil && cmd.ProcessState == nil {
 		cfg.Logger.Warn("ansible: waiting for ansible-runner", "error", waitErr.Error())
 	}
-	out.output = strings.TrimSpace(d.output.String() + "\n" + cleanText(string(stderr.b), 64<<10))
+	out.output = strings.TrimSpace(d.output.String() + "\n" + cleanText(string(pipeTail.b), 64<<10) + "\n" + cleanText(string(stderr.b), 64<<10))
 	return out
 }
 

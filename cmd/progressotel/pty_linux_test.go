@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -140,5 +141,26 @@ resource "terraform_data" "slow" {
 				t.Fatalf("last record %s", last.str("message"))
 			}
 		})
+	}
+}
+
+// A vars_prompt on a terminal: ansible-runner holds ansible-playbook's
+// terminal, so the prompt cannot reach the user. The run stops at once
+// with a message that names the fix and ansible-playbook's own status for
+// a prompt it gets no answer to (250), never runner's 254.
+func TestRunAnsiblePlaybookThatPromptsOnATerminal(t *testing.T) {
+	dir := needAnsible(t)
+	_, tty := openPTY(t)
+	p := startWith(t, []string{"ANSIBLE_NOCOLOR=1"}, func(c *exec.Cmd) {
+		c.Dir = dir
+		c.Stdin = tty
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	}, "run", "--", "ansible-playbook", "-i", "inventory", "prompt.yml")
+	r := p.wait(5 * time.Minute)
+	if r.code != 250 || !strings.Contains(r.stderr, "-e release=VALUE") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if got := types(r.records); !slices.Contains(got, "ansible/VarPrompt") || got[len(got)-1] != "common/OperationFailed" {
+		t.Fatalf("records %v", got)
 	}
 }

@@ -208,7 +208,11 @@ func (ansibleAdapter) Name() string { return "ansible" }
 func (ansibleAdapter) Match(argv []string) bool { return ansible.Reports(argv) }
 
 func (a ansibleAdapter) Run(ctx context.Context, inv *Invocation) Status {
-	_, exit, err := ansible.RunCommandLine(ctx, inv.command(ctx, false), ansible.WithRecorder(inv.Recorder),
+	c := inv.command(ctx, false)
+	// A terminal on stdin says that ansible-playbook would prompt; runner
+	// does not read it.
+	c.Stdin = inv.Stdin
+	_, exit, err := ansible.RunCommandLine(ctx, c, ansible.WithRecorder(inv.Recorder),
 		ansible.WithTracerProvider(inv.TracerProvider), ansible.WithEnvelope(inv.Envelope),
 		ansible.WithLogger(inv.Logger), ansible.WithDisplay(inv.Stdout), ansible.WithOperation(inv.Operation))
 	if errors.Is(err, ansible.ErrNotInstalled) {
@@ -217,7 +221,9 @@ func (a ansibleAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	}
 	var prompt *ansible.VarsPromptError
 	if errors.As(err, &prompt) {
-		inv.Logger.Warn("the playbook prompts for a variable, which a run cannot answer: it was stopped (give the variable with -e)", "var", prompt.Var)
+		// ansible-runner holds ansible-playbook's terminal: the user's
+		// cannot reach its prompt.
+		warnf(inv.Stderr, "the playbook prompts for %s, which cannot reach you under ansible-runner: it was stopped; give the answer on the command line: -e %s=VALUE", prompt.Var, prompt.Var)
 	}
 	return launched(inv, exit, err)
 }
