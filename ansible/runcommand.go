@@ -94,6 +94,9 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 			defer l.stderr.Close()
 		}
 		display = disp
+		if cfg.Display != nil {
+			cfg.RawTee = &plainLines{w: cfg.Display}
+		}
 		if err := os.WriteFile(filepath.Join(dir, "args"), []byte(cmdline.ShellQuote(argv)), 0o600); err != nil {
 			return Result{}, Exit{Code: -1}, fmt.Errorf("ansible: private directory: %w", err)
 		}

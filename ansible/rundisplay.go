@@ -176,3 +176,27 @@ func markerStart(b []byte) int {
 	}
 	return len(b)
 }
+
+// plainLines takes every line of runner's stdout (adapter.Config.RawTee:
+// each line, then its newline) and writes those that are not job events
+// to w: ansible-playbook's text from before its display callback was
+// loaded ("No config file found; using defaults" under -v), which runner
+// passes on as it is.
+type plainLines struct {
+	w    io.Writer
+	line []byte
+}
+
+func (p *plainLines) Write(b []byte) (int, error) {
+	p.line = append(p.line, b...)
+	for {
+		i := bytes.IndexByte(p.line, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		if l := p.line[:i]; len(l) == 0 || l[0] != '{' {
+			_, _ = p.w.Write(append(bytes.TrimSuffix(l, []byte("\r")), '\n'))
+		}
+		p.line = p.line[i+1:]
+	}
+}
