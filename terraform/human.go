@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/progressotel/progressotel/internal/base/tooltext"
 )
@@ -194,11 +195,27 @@ func (h *humanView) diagnostic(m *humanMessage) string {
 		}
 		lines = append(lines, "")
 	}
-	if d.Detail != "" {
-		lines = append(lines, strings.Split(d.Detail, "\n")...)
+	if d.Detail == "" {
+		for len(lines) > 0 && lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
 	}
-	for len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
+	// The tool wraps the detail to its width, 78 columns when its output
+	// is not a terminal, less the box's rule; an indented line is code and
+	// stays whole.
+	width := 76
+	if h.plain {
+		width = 78
+	}
+	for l := range strings.SplitSeq(d.Detail, "\n") {
+		if d.Detail == "" {
+			break
+		}
+		if strings.HasPrefix(l, " ") {
+			lines = append(lines, l)
+			continue
+		}
+		lines = append(lines, wordWrap(l, width-1)...)
 	}
 	var b strings.Builder
 	if h.plain {
@@ -312,4 +329,21 @@ func hclValue(v any, indent string) string {
 		return b.String()
 	}
 	return fmt.Sprint(v)
+}
+
+// wordWrap breaks s at spaces into lines of at most limit characters; a
+// word longer than that gets a line of its own.
+func wordWrap(s string, limit int) []string {
+	var lines []string
+	var cur strings.Builder
+	for _, w := range strings.Split(s, " ") {
+		if cur.Len() > 0 && utf8.RuneCountInString(cur.String())+1+utf8.RuneCountInString(w) > limit {
+			lines = append(lines, cur.String())
+			cur.Reset()
+		} else if cur.Len() > 0 {
+			cur.WriteString(" ")
+		}
+		cur.WriteString(w)
+	}
+	return append(lines, cur.String())
 }

@@ -122,7 +122,8 @@ func TestAnsibleCorpusStreamsAreTheBareCommands(t *testing.T) {
 // resource, the apply's progress and provisioners' output, the summary
 // lines, the outputs; and the same status.
 func TestTofuCorpusKeepsWhatTheUserNeeds(t *testing.T) {
-	env := tofuEnv(t, tofuDir(t))
+	tofu := testutil.Tofu(t)
+	env := tofuEnv(t, filepath.Dir(tofu))
 	src, err := filepath.Abs(filepath.Join("testdata", "corpus", "tofu"))
 	if err != nil {
 		t.Fatal(err)
@@ -152,13 +153,13 @@ func TestTofuCorpusKeepsWhatTheUserNeeds(t *testing.T) {
 					if len(step) == 0 {
 						continue
 					}
-					if r := runBare(t, dir, env, append([]string{"tofu"}, step...)...); r.code != 0 {
+					if r := runBare(t, dir, env, append([]string{tofu}, step...)...); r.code != 0 {
 						t.Fatalf("tofu %v: exit %d\n%s%s", step, r.code, r.stdout, r.stderr)
 					}
 				}
 				return dir
 			}
-			bare := runBare(t, prepare(), env, append([]string{"tofu"}, tc.args...)...)
+			bare := runBare(t, prepare(), env, append([]string{tofu}, tc.args...)...)
 			if bare.code != tc.code {
 				t.Fatalf("bare tofu %v: exit %d, want %d\n%s%s", tc.args, bare.code, tc.code, bare.stdout, bare.stderr)
 			}
