@@ -308,6 +308,11 @@ func (d *decoder) conclude(ctx context.Context, playbook string, started time.Ti
 	case l.signalled && ctx.Err() != nil:
 		o.err = fmt.Errorf("ansible: run of %s cancelled: %w", d.pbName, context.Cause(ctx))
 		o.reason, o.cancelled = "cancelled", true
+	case userStop(l.delivered) && !d.statsSeen:
+		// The user stopped it (Ctrl-C, SIGINT, SIGTERM, SIGHUP): cancelled,
+		// as a cancelled ctx, not failed.
+		o.err = fmt.Errorf("ansible: run of %s cancelled by %s", d.pbName, l.delivered)
+		o.reason, o.cancelled = "cancelled", true
 	case len(d.res.Plays) == 0 && rc != 0 && errorLine(l.output) != "":
 		// Ansible stopped before any play: it could not load the playbook
 		// (before any event) or resolve it (an error event after the
@@ -335,10 +340,16 @@ func (d *decoder) conclude(ctx context.Context, playbook string, started time.Ti
 	return res, nil
 }
 
+// userStop reports whether sig, delivered to the user's command, is how a
+// user stops a run: a terminal's Ctrl-C, SIGINT, SIGTERM or SIGHUP.
+func userStop(sig syscall.Signal) bool {
+	return sig == syscall.SIGINT || sig == syscall.SIGTERM || sig == syscall.SIGHUP
+}
+
 // runSettings ask Ansible to show task arguments (runner then reports
 // them, and marks no_log tasks at their start) and not to colour its text.
 // exec.Cmd takes a variable's last value: Run puts them before the
-// playbook's Env, RunCommandLine before the user's environment, which win.
+// playbook's Env, which wins. RunCommandLine has its own (playbookLaunch).
 var runSettings = []string{"ANSIBLE_DISPLAY_ARGS_TO_STDOUT=True", "ANSIBLE_NOCOLOR=True"}
 
 // writeExtraVars writes the extra variables where ansible-runner reads

@@ -137,8 +137,9 @@ resource "terraform_data" "slow" {
 			if !strings.Contains(out, tc.text) || strings.Contains(out, "Two interrupts") {
 				t.Fatalf("output: want one interrupt (%q)\n%s", tc.text, out)
 			}
-			if last := r.records[len(r.records)-1]; last.str("message") != "common/OperationFailed" {
-				t.Fatalf("last record %s", last.str("message"))
+			if last := r.records[len(r.records)-1]; last.str("message") != "common/OperationFailed" ||
+				!cancelledWords.MatchString(last.details()["description"].(string)) {
+				t.Fatalf("last record %s %v: not cancelled", last.str("message"), last.details())
 			}
 		})
 	}

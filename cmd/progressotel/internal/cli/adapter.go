@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/semconv/v1.43.0/cicdconv"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/ansible"
@@ -187,9 +188,14 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	}
 	c.Ended()
 	st := Status(procctl.ExitOf(cmd.ProcessState))
-	if st.OK() {
+	switch stop := syscall.Signal(inv.sup.stopped.Load()); {
+	case st.OK():
 		op.Complete(started, time.Now())
-	} else {
+	case stop != 0:
+		// The user stopped it: cancelled, as an Ansible or OpenTofu run.
+		op.FailAs(cicdconv.PipelineResultCancellation, started, time.Now(), inv.FailureCode,
+			"cancelled: "+name+" "+st.String()+" after "+signalName(stop), nil)
+	default:
 		fail(name + " " + st.String())
 	}
 	return st
