@@ -68,6 +68,9 @@ type Invocation struct {
 	Lines          LinesOptions         // --lines, for the generic adapter
 
 	sup *supervisor
+	// completed: the adapter reported the operation as completed although
+	// the command's status is not 0 (tofu plan -detailed-exitcode's 2).
+	completed bool
 }
 
 // command is the procctl.Command of the invocation, its environment in
@@ -255,5 +258,6 @@ func (a terraformAdapter) Run(ctx context.Context, inv *Invocation) Status {
 		inv.Logger.Warn(cmdline.Tool(inv.Argv[0]) + " " + sub + " asks for approval, which -json cannot: its events are not reported (add -auto-approve)")
 		return commandAdapter{}.Run(ctx, inv)
 	}
+	inv.completed = err == nil && exit.Code > 0 // -detailed-exitcode: changes present
 	return launched(inv, exit, err)
 }

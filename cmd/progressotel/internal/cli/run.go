@@ -213,7 +213,7 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	if st.Signal != 0 {
 		span.SetAttributes(attribute.String("process.exit.signal", signalName(st.Signal)))
 	}
-	if !st.OK() {
+	if !st.OK() && !inv.completed {
 		// error.type: the exit code, as the CLI conventions say.
 		span.SetAttributes(semconv.ErrorTypeKey.String(strconv.Itoa(st.ExitCode())))
 		span.SetStatus(codes.Error, executable+" "+st.String())
