@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +12,11 @@ import (
 	"testing"
 	"time"
 
+	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
 	"golang.org/x/sys/unix"
+
+	"github.com/progressotel/progressotel/internal/kit/procctl"
+	"github.com/progressotel/progressotel/internal/testkit/otlptest"
 )
 
 // openPTY opens a pseudo-terminal: the master, and the terminal itself.
@@ -164,4 +169,45 @@ func TestRunAnsiblePlaybookThatPromptsOnATerminal(t *testing.T) {
 	if got := types(r.records); !slices.Contains(got, "ansible/VarPrompt") || got[len(got)-1] != "common/OperationFailed" {
 		t.Fatalf("records %v", got)
 	}
+}
+
+// In live mode the command's stderr goes through the live view. A process
+// the command left in the background, holding that stderr, does not keep
+// the run waiting: the operation ends when the command exits, with its
+// duration, as without the live view (where the command writes to the
+// terminal itself). Before, exec waited procctl's 5 s drain for the pipe.
+func TestLiveRunEndsWhenTheCommandExits(t *testing.T) {
+	srv := otlptest.StartHTTP(t)
+	master, tty := openPTY(t)
+	go func() { _, _ = io.Copy(io.Discard, master) }()
+	stop := filepath.Join(t.TempDir(), "stop")
+	t.Cleanup(func() { _ = os.WriteFile(stop, nil, 0o600) })
+	p := startWith(t, []string{"OTEL_LOGS_EXPORTER=live,otlp", "PROGRESSOTEL_OUTPUT=", "OTEL_EXPORTER_OTLP_ENDPOINT=http://" + srv.Addr},
+		func(c *exec.Cmd) {
+			c.Stdin, c.Stderr = tty, tty
+			c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+		}, "run", "--", "sh", "-c", "(until [ -e "+stop+" ]; do sleep 0.1; done) >/dev/null & echo left a process behind >&2")
+	r := p.wait(2 * time.Minute)
+	if r.code != 0 {
+		t.Fatalf("exit %d", r.code)
+	}
+	var completed *logspb.LogRecord
+	for _, rec := range srv.Records() {
+		if rec.Rec.GetEventName() == "common/OperationCompleted" {
+			completed = rec.Rec
+		}
+	}
+	if completed == nil {
+		t.Fatal("no OperationCompleted")
+	}
+	for _, kv := range completed.GetAttributes() {
+		// A bound far above a shell's start and exit, and the drain's
+		// length: the operation did not wait for the pipe.
+		if kv.GetKey() == "progress.details.durationMs" && kv.GetValue().GetIntValue() >= procctl.DrainTimeout.Milliseconds() {
+			t.Fatalf("the operation took %d ms: it waited for the process left behind", kv.GetValue().GetIntValue())
+		} else if kv.GetKey() == "progress.details.durationMs" {
+			return
+		}
+	}
+	t.Fatalf("no durationMs in %v", completed.GetAttributes())
 }

@@ -152,6 +152,9 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	fail := func(description string) {
 		op.Fail(started, time.Now(), inv.FailureCode, description, nil)
 	}
+	failAt := func(end time.Time, description string) {
+		op.Fail(started, end, inv.FailureCode, description, nil)
+	}
 
 	// In the operation's span: what the command starts and emits nests under it.
 	c := inv.command(op.Ctx, true)
@@ -163,11 +166,33 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 		stderr := &lineRecorder{ctx: op.Ctx, inv: inv, stream: "stderr", dst: inv.Stderr, redactor: cfg.Redactor}
 		cmd.Stdout, cmd.Stderr, lines = stdout, stderr, []*lineRecorder{stdout, stderr}
 	}
+	// Output that is no file (the live view, --lines) goes through pipes
+	// of our own, drained when the command exits (outputPipe).
+	var pipes []*outputPipe
+	for _, stream := range []*io.Writer{&cmd.Stdout, &cmd.Stderr} {
+		if _, isFile := (*stream).(*os.File); isFile || *stream == nil {
+			continue
+		}
+		p, perr := newOutputPipe(*stream)
+		if perr != nil {
+			for _, p := range pipes {
+				p.close()
+			}
+			st := startFailure(perr)
+			inv.Logger.Warn("cannot run the command", "command", name, "error", perr.Error())
+			fail(name + ": cannot be run")
+			return st
+		}
+		pipes, *stream = append(pipes, p), p.w
+	}
 	// In progressotel's own process group: the command may read the
 	// terminal, and gets a terminal's Ctrl-C from it.
 	child, err := procctl.New(cmd, procctl.Stop{Signal: syscall.SIGTERM, Grace: cfg.GracePeriod, InheritGroup: true})
 	if err == nil {
 		err = child.Start()
+	}
+	for _, p := range pipes {
+		p.started()
 	}
 	if err != nil {
 		st := startFailure(err)
@@ -185,7 +210,11 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	}
 	unforward := procctl.Forward(child, c.Signals)
 	_, _ = child.Wait() // the status is in ProcessState; I/O errors are the command's
+	ended := time.Now()
 	unforward()
+	for _, p := range pipes {
+		p.drain()
+	}
 	for _, l := range lines {
 		l.flush() // a last line without a newline
 	}
@@ -193,13 +222,13 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	st := Status(procctl.ExitOf(cmd.ProcessState))
 	switch stop := syscall.Signal(inv.sup.stopped.Load()); {
 	case st.OK():
-		op.Complete(started, time.Now())
+		op.Complete(started, ended)
 	case stop != 0:
 		// The user stopped it: cancelled, as an Ansible or OpenTofu run.
-		op.FailAs(cicdconv.PipelineResultCancellation, started, time.Now(), inv.FailureCode,
+		op.FailAs(cicdconv.PipelineResultCancellation, started, ended, inv.FailureCode,
 			"cancelled: "+name+" "+st.String()+" after "+signalName(stop), nil)
 	default:
-		fail(name + " " + st.String())
+		failAt(ended, name+" "+st.String())
 	}
 	return st
 }
@@ -260,4 +289,44 @@ func (a terraformAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	}
 	inv.completed = err == nil && exit.Code > 0 // -detailed-exitcode: changes present
 	return launched(inv, exit, err)
+}
+
+// outputPipe carries a command's stdout or stderr to a writer that is no
+// file (the live view, --lines). exec's own copy would keep the run
+// waiting, up to procctl.DrainTimeout, for a process the command left in
+// the background that holds the pipe; this one is drained once the
+// command has exited: what it wrote is in the pipe by then. The read end
+// stays open, so a process left behind blocks on a full pipe rather than
+// dying of SIGPIPE, until progressotel exits.
+type outputPipe struct {
+	r, w *os.File
+	done chan struct{}
+}
+
+func newOutputPipe(dst io.Writer) (*outputPipe, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	p := &outputPipe{r: r, w: w, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		_, _ = io.Copy(dst, r) // ends at drain's deadline
+	}()
+	return p, nil
+}
+
+// started closes the write end, which the command now holds.
+func (p *outputPipe) started() { _ = p.w.Close() }
+
+// drain copies what is in the pipe, then stops copying.
+func (p *outputPipe) drain() {
+	_ = p.r.SetReadDeadline(time.Now())
+	<-p.done
+}
+
+// close gives up the pipe (the command did not start).
+func (p *outputPipe) close() {
+	_ = p.w.Close()
+	p.drain()
 }
