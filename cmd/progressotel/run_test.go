@@ -241,3 +241,37 @@ func TestNestedRunKeepsItsOtherExporters(t *testing.T) {
 		t.Errorf("no JSON record of the nested run:\n%s", r.stderr)
 	}
 }
+
+// A run inside a run inside a run, as a shell driver structures its
+// steps: every record, the nested runs' own and their emits', carries the
+// top-level run's envelope (unless a nested run gives its own) and one
+// contiguous sequence in one trace, handed over the socket emits use.
+func TestNestedRunsShareTheEnvelopeAndTheSequence(t *testing.T) {
+	inner := `progressotel emit --type deploy/Inner; progressotel run --operation test -- sh -c "progressotel emit --type deploy/Deepest"`
+	r := runPO(t, nil, "run", "--operation", "Deploy", "--tenant", "acme", "--resource-type", "app", "--resource-id", "web", "--",
+		"sh", "-c", `progressotel emit --type deploy/Step; progressotel run --operation build -- sh -c '`+inner+`';
+progressotel run --operation other --tenant beta --resource-type db --resource-id main -- true`)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if strings.Count(r.stderr, "no exporter") > 0 {
+		t.Errorf("a warning of its own from a nested run:\n%s", r.stderr)
+	}
+	want := []string{"common/OperationStarted", "deploy/Step", "common/OperationStarted", "deploy/Inner", "common/OperationStarted",
+		"deploy/Deepest", "common/OperationCompleted", "common/OperationCompleted", "common/OperationStarted", "common/OperationCompleted",
+		"common/OperationCompleted"}
+	if got := types(r.records); !slices.Equal(got, want) {
+		t.Fatalf("records %v, want %v", got, want)
+	}
+	for i, rec := range r.records {
+		tenant, res := "acme", "web"
+		if op := rec.details()["operation"]; op == "other" {
+			tenant, res = "beta", "main" // its own envelope
+		}
+		resource, _ := rec["resource"].(map[string]any)
+		if rec.seq() != int64(i+1) || rec.str("traceId") != r.records[0].str("traceId") ||
+			rec.str("tenant") != tenant || resource["id"] != res {
+			t.Errorf("record %d %s: sequence %d, trace %s, tenant %q, resource %v", i, rec.str("message"), rec.seq(), rec.str("traceId"), rec.str("tenant"), resource)
+		}
+	}
+}

@@ -15,6 +15,8 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/log"
+	lognoop "go.opentelemetry.io/otel/log/noop"
 	otelprop "go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
@@ -137,7 +139,9 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	env := o.envelope.envelope()
 	ctx = contextFromEnv(ctx, o.tracectx)
 	setting := exporters()
-	if setting == exportersUnset {
+	parent := os.Getenv(handoff.EnvSocket) // inside a run: its socket
+	if setting == exportersUnset && parent == "" {
+		// Once per top-level run: a nested run's records go to it.
 		warnf(stdio.stderr, "%s", noExporterWarning)
 	}
 	var extra []otelbridge.Option
@@ -156,9 +160,9 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	if tel != nil {
 		out.stdout, out.stderr = tel.commandOutput(stdio)
 		sdk := tel.tel.TracerProvider()
-		if path := os.Getenv(handoff.EnvSocket); path != "" {
+		if parent != "" {
 			// Inside an enclosing run: this run's spans go to it too.
-			sdk.RegisterSpanProcessor(handoff.NewSpanForwarder(path))
+			sdk.RegisterSpanProcessor(handoff.NewSpanForwarder(parent))
 		}
 		tp, localSpans = sdk, tel.tel.LocalSpanProcessor()
 	}
@@ -180,6 +184,17 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	ctx, span := tp.Tracer(ScopeName, trace.WithInstrumentationVersion(wire.ScopeVersion)).Start(ctx, executable,
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	rec := progress.Default()
+	var fwd *forwarder
+	if parent != "" {
+		// Inside a run: the records go to it, to be numbered in its
+		// sequence and given its envelope for what this run leaves unset.
+		var own log.LoggerProvider = lognoop.NewLoggerProvider()
+		if tel != nil {
+			own = tel.tel.LoggerProvider()
+		}
+		fwd = newForwarder(parent, own, out.stderr)
+		rec = nestedRecorder(fwd)
+	}
 
 	// The socket for the child's emits; without it they export directly.
 	var serving sync.WaitGroup
@@ -219,6 +234,9 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 		span.SetStatus(codes.Error, executable+" "+st.String())
 	}
 	span.End()
+	if fwd != nil {
+		fwd.close(sctx)
+	}
 	tel.shutdown(sctx, stdio.stderr)
 	return st
 }
