@@ -71,4 +71,3 @@ func TestNestedRunsReachTheirTenantInOneSequence(t *testing.T) {
 		}
 	}
 }
-
