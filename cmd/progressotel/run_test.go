@@ -275,3 +275,22 @@ progressotel run --operation other --tenant beta --resource-type db --resource-i
 		}
 	}
 }
+
+// A failed plain command says why in its OperationFailed: its last line on
+// stderr, after its status, so that the reason reaches TNCO. Its stderr
+// and stdout are still exactly what it wrote.
+func TestFailedCommandSaysItsLastStderrLine(t *testing.T) {
+	r := runPO(t, nil, "run", "--operation", "Migrate", "--", "sh", "-c",
+		`echo "creating tables" >&2; echo "ERROR: relation users already exists" >&2; echo "" >&2; printf 'out\n'; exit 3`)
+	if r.code != 3 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if r.stderr != "creating tables\nERROR: relation users already exists\n\n" || r.stdout != "out\n" {
+		t.Errorf("the command's streams changed: stdout %q stderr %q", r.stdout, r.stderr)
+	}
+	last := r.records[len(r.records)-1]
+	if d := last.details(); last.str("message") != "common/OperationFailed" ||
+		d["description"] != "sh exited with status 3: ERROR: relation users already exists" {
+		t.Errorf("OperationFailed: %v", d)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 
 	"github.com/progressotel/progressotel/ansible"
 	"github.com/progressotel/progressotel/internal/base/term"
+	"github.com/progressotel/progressotel/internal/base/tooltext"
 	"github.com/progressotel/progressotel/internal/kit/adapter"
 	"github.com/progressotel/progressotel/internal/kit/cmdline"
 	"github.com/progressotel/progressotel/internal/kit/procctl"
@@ -169,11 +172,18 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	// Output that is no file (the live view, --lines) goes through pipes
 	// of our own, drained when the command exits (outputPipe).
 	var pipes []*outputPipe
+	// The last line of stderr says why a command failed: kept unless
+	// stderr is the terminal, which the command must keep.
+	tail := &lastLine{}
+	if f, ok := cmd.Stderr.(*os.File); !ok || !term.IsTerminal(f) {
+		cmd.Stderr = io.MultiWriter(cmd.Stderr, tail)
+	}
 	for _, stream := range []*io.Writer{&cmd.Stdout, &cmd.Stderr} {
 		if _, isFile := (*stream).(*os.File); isFile || *stream == nil {
 			continue
 		}
-		p, perr := newOutputPipe(*stream)
+		// A tee to a file (stderr with its tail) keeps copying after the exit.
+		p, perr := newOutputPipe(*stream, stream == &cmd.Stderr && isFileTee(inv.Stderr) && !inv.Lines.Enabled)
 		if perr != nil {
 			for _, p := range pipes {
 				p.close()
@@ -228,7 +238,11 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 		op.FailAs(cicdconv.PipelineResultCancellation, started, ended, inv.FailureCode,
 			"cancelled: "+name+" "+st.String()+" after "+signalName(stop), nil)
 	default:
-		failAt(ended, name+" "+st.String())
+		description := name + " " + st.String()
+		if line := tail.String(); line != "" {
+			description += ": " + line
+		}
+		failAt(ended, description)
 	}
 	return st
 }
@@ -292,26 +306,45 @@ func (a terraformAdapter) Run(ctx context.Context, inv *Invocation) Status {
 }
 
 // outputPipe carries a command's stdout or stderr to a writer that is no
-// file (the live view, --lines). exec's own copy would keep the run
-// waiting, up to procctl.DrainTimeout, for a process the command left in
-// the background that holds the pipe; this one is drained once the
-// command has exited: what it wrote is in the pipe by then. The read end
-// stays open, so a process left behind blocks on a full pipe rather than
-// dying of SIGPIPE, until progressotel exits.
+// file (the live view, --lines), or to a file through a tail that keeps
+// the last line for the failure's description. exec's own copy would keep
+// the run waiting, up to procctl.DrainTimeout, for a process the command
+// left in the background that holds the pipe; this one is drained once the
+// command has exited: what it wrote is in the pipe by then. To a file the
+// copy then goes on (what a process left behind writes still reaches the
+// file, until progressotel exits); to the live view it stops. The read
+// end stays open, so a process left behind blocks on a full pipe rather
+// than dying of SIGPIPE, until progressotel exits.
 type outputPipe struct {
-	r, w *os.File
-	done chan struct{}
+	r, w    *os.File
+	keep    atomic.Bool   // go on copying after the drain
+	drained chan struct{} // the pipe was found empty after drain's deadline
+	done    chan struct{} // the copy has ended
 }
 
-func newOutputPipe(dst io.Writer) (*outputPipe, error) {
+func newOutputPipe(dst io.Writer, keep bool) (*outputPipe, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	p := &outputPipe{r: r, w: w, done: make(chan struct{})}
+	p := &outputPipe{r: r, w: w, drained: make(chan struct{}, 1), done: make(chan struct{})}
+	p.keep.Store(keep)
 	go func() {
 		defer close(p.done)
-		_, _ = io.Copy(dst, r) // ends at drain's deadline
+		for {
+			_, err := io.Copy(dst, r)
+			if !errors.Is(err, os.ErrDeadlineExceeded) {
+				return
+			}
+			select {
+			case p.drained <- struct{}{}:
+			default:
+			}
+			if !p.keep.Load() {
+				return
+			}
+			_ = r.SetReadDeadline(time.Time{})
+		}
 	}()
 	return p, nil
 }
@@ -319,14 +352,63 @@ func newOutputPipe(dst io.Writer) (*outputPipe, error) {
 // started closes the write end, which the command now holds.
 func (p *outputPipe) started() { _ = p.w.Close() }
 
-// drain copies what is in the pipe, then stops copying.
+// drain returns once what is in the pipe has been copied.
 func (p *outputPipe) drain() {
 	_ = p.r.SetReadDeadline(time.Now())
-	<-p.done
+	select {
+	case <-p.drained:
+	case <-p.done:
+	}
 }
 
 // close gives up the pipe (the command did not start).
 func (p *outputPipe) close() {
+	p.keep.Store(false)
 	_ = p.w.Close()
 	p.drain()
+}
+
+// isFileTee reports whether w is a file (not the live view): stderr
+// through a tail.
+func isFileTee(w io.Writer) bool {
+	_, ok := w.(*os.File)
+	return ok
+}
+
+// lastLine keeps the last line of text written to it that is not blank,
+// cleaned of terminal escapes, for the description of a failure.
+type lastLine struct {
+	mu   sync.Mutex
+	part []byte // the line being written, at most maxLine bytes
+	last string
+}
+
+func (l *lastLine) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, c := range p {
+		if c == '\n' {
+			l.end()
+			continue
+		}
+		if len(l.part) < maxLine {
+			l.part = append(l.part, c)
+		}
+	}
+	return len(p), nil
+}
+
+func (l *lastLine) end() {
+	if t := strings.TrimSpace(tooltext.Text(string(l.part), 512)); t != "" {
+		l.last = t
+	}
+	l.part = l.part[:0]
+}
+
+// String is the last line, the one without a newline included.
+func (l *lastLine) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.end()
+	return l.last
 }
