@@ -43,9 +43,9 @@ func TestNestedRunsReachTheirTenantInOneSequence(t *testing.T) {
 	}
 
 	const total = 9 // three OperationStarted and Completed, three emits
-	msgs := cons.waitFor(t, 90*time.Second, "9 messages", func(m []message) bool { return len(m) >= total })
+	cons.waitFor(t, 90*time.Second, "9 messages", func(m []message) bool { return len(m) >= total })
 	time.Sleep(time.Second) // let any stray extra message show up
-	msgs = cons.all()
+	msgs := cons.all()
 	if len(msgs) != total {
 		t.Errorf("%d messages, want %d:%s", len(msgs), total, summary(msgs))
 	}
