@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -210,4 +211,33 @@ func TestLiveRunEndsWhenTheCommandExits(t *testing.T) {
 		}
 	}
 	t.Fatalf("no durationMs in %v", completed.GetAttributes())
+}
+
+// emit and transition outside a run, under OTEL_LOGS_EXPORTER=live on a
+// terminal, show the event as a line: no one-line tree of their own (the
+// "phantom tree"), which is an operation's view.
+func TestEmitOutsideARunUnderLiveShowsTheEventOnly(t *testing.T) {
+	for _, args := range [][]string{
+		{"emit", "--type", "deploy/Step", "--detail", "n=1"},
+		{"transition", "--stream", "provisioning", "--status", "True", "--reason", "Provisioned", "--resource-type", "cluster", "--resource-id", "c1"},
+	} {
+		master, tty := openPTY(t)
+		var screen bytes.Buffer
+		copied := make(chan struct{})
+		go func() { _, _ = io.Copy(&screen, master); close(copied) }()
+		p := startWith(t, []string{"OTEL_LOGS_EXPORTER=live", "PROGRESSOTEL_OUTPUT="}, func(c *exec.Cmd) {
+			c.Stdin, c.Stderr = tty, tty
+			c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+		}, args...)
+		r := p.wait(time.Minute)
+		tty.Close()
+		<-copied
+		out := screen.String()
+		if r.code != 0 || !strings.Contains(out, args[2][strings.LastIndex(args[2], "/")+1:]) {
+			t.Fatalf("%v: exit %d, screen %q", args, r.code, out)
+		}
+		if strings.Contains(out, "▸") {
+			t.Errorf("%v: a tree of its own: %q", args, out)
+		}
+	}
 }

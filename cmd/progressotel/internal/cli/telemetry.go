@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -201,4 +202,24 @@ func nestedExporters(o *commonOptions) (names []string, ok bool) {
 		names = []string{otelbridge.ExporterNone}
 	}
 	return names, true
+}
+
+// singleEventExporters is OTEL_LOGS_EXPORTER for an emit or transition
+// outside a run: the live view's tree is an operation's, and one event
+// would draw a tree of one line, so the event is shown as the pretty
+// exporter's line instead. ok is false when nothing changes.
+func singleEventExporters() (names []string, ok bool) {
+	for _, n := range strings.Split(os.Getenv("OTEL_LOGS_EXPORTER"), ",") {
+		switch n = strings.TrimSpace(n); {
+		case strings.EqualFold(n, otelbridge.ExporterLive):
+			ok = true
+			n = otelbridge.ExporterPretty
+		case n == "":
+			continue
+		}
+		if !slices.ContainsFunc(names, func(m string) bool { return strings.EqualFold(m, n) }) {
+			names = append(names, n)
+		}
+	}
+	return names, ok
 }
