@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
 	"golang.org/x/sys/unix"
@@ -239,5 +240,41 @@ func TestEmitOutsideARunUnderLiveShowsTheEventOnly(t *testing.T) {
 		if strings.Contains(out, "▸") {
 			t.Errorf("%v: a tree of its own: %q", args, out)
 		}
+	}
+}
+
+// progressotel's own warnings on a terminal are cut to its width, as the
+// live view's lines are, and the no-exporter warning is printed once per
+// top-level run, not again by each run nested in it.
+func TestOwnWarningsFitTheTerminalOncePerRun(t *testing.T) {
+	master, tty := openPTY(t)
+	if err := unix.IoctlSetWinsize(int(tty.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 40}); err != nil {
+		t.Fatal(err)
+	}
+	var screen bytes.Buffer
+	copied := make(chan struct{})
+	go func() { _, _ = io.Copy(&screen, master); close(copied) }()
+	p := startWith(t, []string{"OTEL_LOGS_EXPORTER=", "PROGRESSOTEL_OUTPUT="}, func(c *exec.Cmd) {
+		c.Stdin, c.Stderr = tty, tty
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	}, "run", "--", "progressotel", "run", "--", "true")
+	r := p.wait(time.Minute)
+	tty.Close()
+	<-copied
+	if r.code != 0 {
+		t.Fatalf("exit %d: %q", r.code, screen.String())
+	}
+	lines := strings.Split(strings.ReplaceAll(screen.String(), "\r\n", "\n"), "\n")
+	warnings := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, "progressotel: no exporter") {
+			warnings++
+			if w := utf8.RuneCountInString(l); w >= 40 {
+				t.Errorf("a warning of %d columns on a terminal of 40: %q", w, l)
+			}
+		}
+	}
+	if warnings != 1 {
+		t.Errorf("%d no-exporter warnings, want 1: %q", warnings, screen.String())
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rivo/uniseg"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -169,7 +170,33 @@ func (p *errorPrinter) Handle(err error) {
 }
 
 func warnf(w io.Writer, format string, args ...any) {
-	fmt.Fprintf(w, "progressotel: "+format+"\n", args...)
+	line := fmt.Sprintf("progressotel: "+format, args...)
+	// On a terminal, or through the live view drawn on one, a line of
+	// progressotel's own is cut to the width, as the view's lines are.
+	if f, ok := w.(*os.File); !ok || f == os.Stderr {
+		if width, _, ok := term.Size(os.Stderr); ok && term.IsTerminal(os.Stderr) && !strings.Contains(line, "\n") {
+			line = cutToWidth(line, width-1)
+		}
+	}
+	fmt.Fprintln(w, line)
+}
+
+// cutToWidth cuts s to at most width columns, ending it with "…" when cut.
+func cutToWidth(s string, width int) string {
+	if width < 1 || uniseg.StringWidth(s) <= width {
+		return s
+	}
+	var b strings.Builder
+	used := 0
+	g := uniseg.NewGraphemes(s)
+	for g.Next() {
+		if used+g.Width() > width-1 {
+			break
+		}
+		b.WriteString(g.Str())
+		used += g.Width()
+	}
+	return b.String() + "…"
 }
 
 // A run inside a run hands the start and end of its spans to the
