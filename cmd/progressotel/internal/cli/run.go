@@ -161,8 +161,14 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 		out.stdout, out.stderr = tel.commandOutput(stdio)
 		sdk := tel.tel.TracerProvider()
 		if parent != "" {
-			// Inside an enclosing run: this run's spans go to it too.
-			sdk.RegisterSpanProcessor(handoff.NewSpanForwarder(parent))
+			// Inside an enclosing run: this run's spans go to it too, but
+			// for its CLIENT span, so that its view shows the operation by
+			// the name it was given (--operation build), not sh's.
+			fwd := handoff.NewSpanForwarder(parent)
+			fwd.Collapse = func(s sdktrace.ReadOnlySpan) bool {
+				return s.SpanKind() == trace.SpanKindClient && s.InstrumentationScope().Name == ScopeName
+			}
+			sdk.RegisterSpanProcessor(fwd)
 		}
 		tp, localSpans = sdk, tel.tel.LocalSpanProcessor()
 	}
