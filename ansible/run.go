@@ -249,17 +249,17 @@ func (d *decoder) launch(ctx context.Context, l launch) launched {
 	}
 	var pipeDone chan struct{}
 	pipeTail := &tailWriter{max: 64 << 10}
+	var stripped *markerStripper
 	if l.stderr != nil {
 		pipeDone = make(chan struct{})
 		var dst io.Writer = pipeTail
 		if l.Stderr != nil {
 			dst = io.MultiWriter(l.Stderr, pipeTail)
 		}
+		stripped = &markerStripper{w: dst}
 		go func() {
 			defer close(pipeDone)
-			m := &markerStripper{w: dst}
-			_, _ = io.Copy(m, l.stderr) // ends at the deadline set once the run has ended
-			m.flush()
+			_, _ = io.Copy(stripped, l.stderr) // ends at the deadline set once the run has ended
 		}()
 	}
 	if !l.answersPrompts {
@@ -273,10 +273,14 @@ func (d *decoder) launch(ctx context.Context, l launch) launched {
 	readErr := readAll(context.Background(), child.Stdout, d)
 	signalled, waitErr := child.Wait()
 	if pipeDone != nil {
-		// What ansible-playbook wrote is in the pipe: read it, then stop
-		// (a process it left behind may hold the pipe open).
+		// What ansible-playbook wrote is in the pipe: stop the copy, read
+		// what is left without waiting (a process it left behind may hold
+		// the pipe open), and write what was held back.
 		_ = l.stderr.SetReadDeadline(time.Now())
 		<-pipeDone
+		_ = l.stderr.SetReadDeadline(time.Time{})
+		procctl.DrainNow(l.stderr, stripped)
+		stripped.flush()
 	}
 	unforward()
 	unwatch()

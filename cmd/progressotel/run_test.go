@@ -276,11 +276,12 @@ progressotel run --operation other --tenant beta --resource-type db --resource-i
 	}
 }
 
-// A failed plain command says why in its OperationFailed: its last line on
+// A failed plain command whose stderr goes through progressotel (--lines,
+// or the live view) says why in its OperationFailed: its last line on
 // stderr, after its status, so that the reason reaches TNCO. Its stderr
 // and stdout are still exactly what it wrote.
 func TestFailedCommandSaysItsLastStderrLine(t *testing.T) {
-	r := runPO(t, nil, "run", "--operation", "Migrate", "--", "sh", "-c",
+	r := runPO(t, nil, "run", "--lines", "--operation", "Migrate", "--", "sh", "-c",
 		`echo "creating tables" >&2; echo "ERROR: relation users already exists" >&2; echo "" >&2; printf 'out\n'; exit 3`)
 	if r.code != 3 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -172,18 +171,20 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	// Output that is no file (the live view, --lines) goes through pipes
 	// of our own, drained when the command exits (outputPipe).
 	var pipes []*outputPipe
-	// The last line of stderr says why a command failed: kept unless
-	// stderr is the terminal, which the command must keep.
+	// The last line of stderr says why a command failed: kept when stderr
+	// goes through progressotel anyway (the live view, --lines). A stderr
+	// that is a file or the terminal stays the command's own: a pipe of
+	// ours would change what it sees, and a process it left behind would
+	// die of SIGPIPE once progressotel has exited.
 	tail := &lastLine{}
-	if f, ok := cmd.Stderr.(*os.File); !ok || !term.IsTerminal(f) {
+	if _, isFile := cmd.Stderr.(*os.File); !isFile {
 		cmd.Stderr = io.MultiWriter(cmd.Stderr, tail)
 	}
 	for _, stream := range []*io.Writer{&cmd.Stdout, &cmd.Stderr} {
 		if _, isFile := (*stream).(*os.File); isFile || *stream == nil {
 			continue
 		}
-		// A tee to a file (stderr with its tail) keeps copying after the exit.
-		p, perr := newOutputPipe(*stream, stream == &cmd.Stderr && isFileTee(inv.Stderr) && !inv.Lines.Enabled)
+		p, perr := newOutputPipe(*stream)
 		if perr != nil {
 			for _, p := range pipes {
 				p.close()
@@ -306,45 +307,27 @@ func (a terraformAdapter) Run(ctx context.Context, inv *Invocation) Status {
 }
 
 // outputPipe carries a command's stdout or stderr to a writer that is no
-// file (the live view, --lines), or to a file through a tail that keeps
-// the last line for the failure's description. exec's own copy would keep
-// the run waiting, up to procctl.DrainTimeout, for a process the command
-// left in the background that holds the pipe; this one is drained once the
-// command has exited: what it wrote is in the pipe by then. To a file the
-// copy then goes on (what a process left behind writes still reaches the
-// file, until progressotel exits); to the live view it stops. The read
-// end stays open, so a process left behind blocks on a full pipe rather
-// than dying of SIGPIPE, until progressotel exits.
+// file (the live view, --lines). exec's own copy would keep the run
+// waiting, up to procctl.DrainTimeout, for a process the command left in
+// the background that holds the pipe; this one is drained once the
+// command has exited: what it wrote is in the pipe by then. The read end
+// stays open, so a process left behind blocks on a full pipe rather than
+// dying of SIGPIPE, until progressotel exits.
 type outputPipe struct {
-	r, w    *os.File
-	keep    atomic.Bool   // go on copying after the drain
-	drained chan struct{} // the pipe was found empty after drain's deadline
-	done    chan struct{} // the copy has ended
+	r, w *os.File
+	dst  io.Writer
+	done chan struct{}
 }
 
-func newOutputPipe(dst io.Writer, keep bool) (*outputPipe, error) {
+func newOutputPipe(dst io.Writer) (*outputPipe, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	p := &outputPipe{r: r, w: w, drained: make(chan struct{}, 1), done: make(chan struct{})}
-	p.keep.Store(keep)
+	p := &outputPipe{r: r, w: w, dst: dst, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		for {
-			_, err := io.Copy(dst, r)
-			if !errors.Is(err, os.ErrDeadlineExceeded) {
-				return
-			}
-			select {
-			case p.drained <- struct{}{}:
-			default:
-			}
-			if !p.keep.Load() {
-				return
-			}
-			_ = r.SetReadDeadline(time.Time{})
-		}
+		_, _ = io.Copy(dst, r) // ends at drain's deadline
 	}()
 	return p, nil
 }
@@ -352,27 +335,18 @@ func newOutputPipe(dst io.Writer, keep bool) (*outputPipe, error) {
 // started closes the write end, which the command now holds.
 func (p *outputPipe) started() { _ = p.w.Close() }
 
-// drain returns once what is in the pipe has been copied.
+// drain stops the copy, then copies what is left in the pipe.
 func (p *outputPipe) drain() {
 	_ = p.r.SetReadDeadline(time.Now())
-	select {
-	case <-p.drained:
-	case <-p.done:
-	}
+	<-p.done
+	_ = p.r.SetReadDeadline(time.Time{})
+	procctl.DrainNow(p.r, p.dst)
 }
 
 // close gives up the pipe (the command did not start).
 func (p *outputPipe) close() {
-	p.keep.Store(false)
 	_ = p.w.Close()
 	p.drain()
-}
-
-// isFileTee reports whether w is a file (not the live view): stderr
-// through a tail.
-func isFileTee(w io.Writer) bool {
-	_, ok := w.(*os.File)
-	return ok
 }
 
 // lastLine keeps the last line of text written to it that is not blank,
