@@ -29,11 +29,14 @@ type CommandLine = procctl.Command
 type Exit = procctl.Exit
 
 // WithDisplay writes what Ansible would have printed to w while the run is
-// reported: the display text of each job event, cleaned of terminal
-// escapes, and JSON lines that are not job events. ansible-runner's own
-// plain-text messages (start-up errors) are not written: the run's error
-// carries them. When the command line asks ansible-runner for JSON itself
-// (--json), w gets the event lines as they are. RunCommandLine only.
+// reported. For ansible-playbook, w gets its stdout byte for byte as the
+// bare command writes it (colours when w is a terminal, every blank line,
+// no task argument the bare run does not print), and its stderr goes to the
+// command line's Stderr, as written (see DESIGN.md, "The bare command's
+// output under RunCommandLine"). For ansible-runner run, w gets the display
+// text of each job event, cleaned of terminal escapes, or the event lines as
+// they are when the command line asks for --json itself. RunCommandLine
+// only.
 func WithDisplay(w io.Writer) Option {
 	return func(c *config) { c.Display = w }
 }

@@ -98,18 +98,21 @@ until (-e '`+stop+`') { select(undef, undef, undef, 0.05) }
 // which alone gets the terminal's SIGINT, sends it to the tool's whole
 // group once. ansible-playbook exits 99 ("User interrupted execution"),
 // not ansible-runner's 254; tofu stops gracefully (one interrupt) and
-// exits 1.
+// exits 1. A script in progressotel's own group gets the terminal's SIGINT
+// itself and dies of it, and so does progressotel. Each run is cancelled,
+// not failed: one rule for all three.
 func TestCtrlCOnTheTerminalStopsATool(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		setup func(t *testing.T) (env []string, dir, started string, argv []string)
 		code  int
-		text  string // in the tool's output; "": none to look for
+		sig   syscall.Signal // the signal progressotel dies of, as the command did
+		text  string         // in the tool's output; "": none to look for
 	}{
 		{"ansible-playbook", func(t *testing.T) ([]string, string, string, []string) {
 			dir := needAnsible(t)
 			return []string{"ANSIBLE_NOCOLOR=1"}, dir, filepath.Join(dir, "started"), []string{"ansible-playbook", "-i", "inventory", "slow.yml"}
-		}, 99, "User interrupted execution"},
+		}, 99, 0, "User interrupted execution"},
 		{"tofu", func(t *testing.T) ([]string, string, string, []string) {
 			env := tofuEnv(t, tofuDir(t))
 			started := filepath.Join(t.TempDir(), "started")
@@ -122,7 +125,11 @@ resource "terraform_data" "slow" {
 }
 `)
 			return env, "", started, []string{"tofu", "-chdir=" + cfg, "apply", "-auto-approve"}
-		}, 1, ""}, // "Interrupt received" races the provisioner's own death by the SIGINT
+		}, 1, 0, ""}, // "Interrupt received" races the provisioner's own death by the SIGINT
+		{"script", func(t *testing.T) ([]string, string, string, []string) {
+			started := filepath.Join(t.TempDir(), "started")
+			return nil, "", started, []string{"sh", "-c", "touch " + started + "; while :; do sleep 0.05; done"}
+		}, -1, syscall.SIGINT, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env, dir, started, argv := tc.setup(t)
@@ -137,7 +144,7 @@ resource "terraform_data" "slow" {
 				t.Fatal(err)
 			}
 			r := p.wait(2 * time.Minute)
-			if r.code != tc.code || r.signal != 0 {
+			if r.code != tc.code || r.signal != tc.sig {
 				t.Fatalf("exit %d signal %v, want %d\n%s\n%s", r.code, r.signal, tc.code, r.stdout, r.stderr)
 			}
 			out := r.stdout + r.stderr
