@@ -19,6 +19,7 @@ import (
 
 	"github.com/progressotel/progressotel/internal/kit/procctl"
 	"github.com/progressotel/progressotel/internal/testkit/otlptest"
+	"github.com/progressotel/progressotel/internal/testkit/testutil"
 )
 
 // openPTY opens a pseudo-terminal: the master, and the terminal itself.
@@ -283,5 +284,44 @@ func TestOwnWarningsFitTheTerminalOncePerRun(t *testing.T) {
 	}
 	if warnings != 1 {
 		t.Errorf("%d no-exporter warnings, want 1: %q", warnings, screen.String())
+	}
+}
+
+// On a terminal, ansible-playbook through progressotel (no live view)
+// writes what it writes alone: coloured, its banners as wide as the
+// terminal, byte for byte.
+func TestAnsibleOnATerminalAsBare(t *testing.T) {
+	needTool(t, "ansible-playbook")
+	needTool(t, "ansible-runner")
+	dir, err := filepath.Abs(filepath.Join("testdata", "corpus", "ansible"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	screen := func(argv ...string) (string, string) {
+		master, tty := openPTY(t)
+		if err := unix.IoctlSetWinsize(int(tty.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 100}); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		copied := make(chan struct{})
+		go func() { _, _ = io.Copy(&out, master); close(copied) }()
+		cmd := exec.Command(argv[0], argv[1:]...)
+		var stderr bytes.Buffer
+		cmd.Dir, cmd.Stdout, cmd.Stderr = dir, tty, &stderr
+		cmd.Env = append(os.Environ(), "OTEL_LOGS_EXPORTER=json", "PROGRESSOTEL_OUTPUT="+filepath.Join(t.TempDir(), "records.jsonl"))
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v: %v\n%s", argv, err, &stderr)
+		}
+		tty.Close()
+		<-copied
+		return out.String(), stderr.String()
+	}
+	bareOut, bareErr := screen("ansible-playbook", "05-handlers.yml")
+	out, stderr := screen(filepath.Join(binDir, "progressotel"), "run", "--", "ansible-playbook", "05-handlers.yml")
+	if !strings.Contains(bareOut, "\x1b[") {
+		t.Fatalf("the bare run did not colour: %q", bareOut)
+	}
+	if out != bareOut || stderr != bareErr {
+		t.Errorf("not the bare output:\n%s\nstderr:\n%s", testutil.DiffLines(bareOut, out), testutil.DiffLines(bareErr, stderr))
 	}
 }
