@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/progressotel/progressotel/internal/base/term"
-
 	"github.com/progressotel/progressotel/internal/kit/cmdline"
 	"github.com/progressotel/progressotel/internal/kit/procctl"
 )
