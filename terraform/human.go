@@ -35,7 +35,11 @@ type humanView struct {
 type humanMessage struct {
 	Message string `json:"@message"`
 	Type    string `json:"type"`
-	Hook    *struct {
+	Changes *struct {
+		Add, Change, Import, Remove, Forget int
+		Operation                           string
+	} `json:"changes"`
+	Hook *struct {
 		Resource    resourceAddr `json:"resource"`
 		Provisioner string       `json:"provisioner"`
 		Output      string       `json:"output"`
@@ -116,6 +120,11 @@ func (h *humanView) show(line []byte) {
 		}
 		fmt.Fprintf(&b, "\n  # %s %s\n", m.Change.Resource.Addr, changeWords(m.Change.Action, m.Change.Reason))
 	case "change_summary":
+		if c := m.Changes; c != nil && c.Operation == "plan" && c.Add+c.Change+c.Import+c.Remove+c.Forget == 0 {
+			// The tool's words for an empty plan.
+			b.WriteString("\nNo changes. Your infrastructure matches the configuration.\n")
+			break
+		}
 		fmt.Fprintf(&b, "\n%s\n", m.Message)
 	case "outputs":
 		b.WriteString(outputsText(&m))

@@ -143,8 +143,9 @@ func TestTofuCorpusKeepsWhatTheUserNeeds(t *testing.T) {
 		{config: "08-provisioner-output", args: []string{"apply", "-auto-approve", "-no-color"}},
 		{config: "09-update", setup: []string{"apply", "-auto-approve"}, args: []string{"apply", "-auto-approve", "-var", "size=large"}},
 		{config: "10-destroy", setup: []string{"apply", "-auto-approve"}, args: []string{"destroy", "-auto-approve"}},
+		{config: "10-destroy", setup: []string{"apply", "-auto-approve"}, args: []string{"plan"}}, // no changes
 	} {
-		t.Run(tc.config, func(t *testing.T) {
+		t.Run(tc.config+"/"+strings.Join(tc.args, " "), func(t *testing.T) {
 			t.Parallel()
 			prepare := func() string {
 				dir := t.TempDir()
