@@ -53,6 +53,8 @@ type decoder struct {
 	// recap follows, it is what ended the run (errorStop).
 	ansibleErr string
 	onPrompt   func() // Run: stop the run
+
+	display *exactDisplay // RunCommandLine: Ansible's display text as it wrote it
 }
 
 func newDecoder(ctx context.Context, cfg *config) *decoder {
@@ -78,7 +80,7 @@ func (d *decoder) handle(line []byte) {
 	}
 	d.res.Events++
 	e := &d.ev
-	d.cfg.Show(e.Stdout)
+	d.show(e)
 	t := parseTime(e.Created)
 	if t.IsZero() {
 		// Keep the order; the first event without a time gets the clock.

@@ -21,6 +21,8 @@ type jobEvent struct {
 	Created    string    `json:"created"`
 	PID        int       `json:"pid"`
 	Stdout     string    `json:"stdout"`
+	StartLine  int       `json:"start_line"` // the lines of the stdout artifact the
+	EndLine    int       `json:"end_line"`   // display text took, blank ones included
 	Data       eventData `json:"event_data"`
 }
 

@@ -192,6 +192,12 @@ type launch struct {
 	procctl.Command
 	dir      string // the working directory; "": the current one
 	playbook bool   // it wraps the user's ansible-playbook, whose groups Signals go to
+	// stderr, when set, is ansible-playbook's stderr, a named pipe: its
+	// text goes to Stderr as written, without runner's event markers.
+	stderr *os.File
+	// answersPrompts: ansible-playbook has no terminal to prompt on, so it
+	// answers a vars_prompt itself (the default), as without runner.
+	answersPrompts bool
 }
 
 // launched is how it ended.
@@ -248,7 +254,24 @@ func (d *decoder) launch(ctx context.Context, l launch) launched {
 	if l.Started != nil {
 		l.Started(cmd.Process.Pid)
 	}
-	d.onPrompt = child.Stop
+	var pipeDone chan struct{}
+	pipeTail := &tailWriter{max: 64 << 10}
+	var stripped *markerStripper
+	if l.stderr != nil {
+		pipeDone = make(chan struct{})
+		var dst io.Writer = pipeTail
+		if l.Stderr != nil {
+			dst = io.MultiWriter(l.Stderr, pipeTail)
+		}
+		stripped = &markerStripper{w: dst}
+		go func() {
+			defer close(pipeDone)
+			_, _ = io.Copy(stripped, l.stderr) // ends at the deadline set once the run has ended
+		}()
+	}
+	if !l.answersPrompts {
+		d.onPrompt = child.Stop
+	}
 	unwatch := context.AfterFunc(ctx, child.Stop)
 	unforward := procctl.Forward(child, l.Signals)
 
@@ -256,6 +279,16 @@ func (d *decoder) launch(ctx context.Context, l launch) launched {
 	// being stopped are still reported, until its output ends.
 	readErr := readAll(context.Background(), child.Stdout, d)
 	signalled, waitErr := child.Wait()
+	if pipeDone != nil {
+		// What ansible-playbook wrote is in the pipe: stop the copy, read
+		// what is left without waiting (a process it left behind may hold
+		// the pipe open), and write what was held back.
+		_ = l.stderr.SetReadDeadline(time.Now())
+		<-pipeDone
+		_ = l.stderr.SetReadDeadline(time.Time{})
+		procctl.DrainNow(l.stderr, stripped)
+		stripped.flush()
+	}
 	unforward()
 	unwatch()
 	l.Ended()
@@ -268,7 +301,7 @@ func (d *decoder) launch(ctx context.Context, l launch) launched {
 	if waitErr != nil && cmd.ProcessState == nil {
 		cfg.Logger.Warn("ansible: waiting for ansible-runner", "error", waitErr.Error())
 	}
-	out.output = strings.TrimSpace(d.output.String() + "\n" + cleanText(string(stderr.b), 64<<10))
+	out.output = strings.TrimSpace(d.output.String() + "\n" + cleanText(string(pipeTail.b), 64<<10) + "\n" + cleanText(string(stderr.b), 64<<10))
 	return out
 }
 
@@ -285,6 +318,11 @@ func (d *decoder) conclude(ctx context.Context, playbook string, started time.Ti
 		o.err, o.reason = &VarsPromptError{Var: d.varPrompt}, promptReason(d.varPrompt)
 	case l.signalled && ctx.Err() != nil:
 		o.err = fmt.Errorf("ansible: run of %s cancelled: %w", d.pbName, context.Cause(ctx))
+		o.reason, o.cancelled = "cancelled", true
+	case userStop(l.delivered) && !d.statsSeen:
+		// The user stopped it (Ctrl-C, SIGINT, SIGTERM, SIGHUP): cancelled,
+		// as a cancelled ctx, not failed.
+		o.err = fmt.Errorf("ansible: run of %s cancelled by %s", d.pbName, l.delivered)
 		o.reason, o.cancelled = "cancelled", true
 	case len(d.res.Plays) == 0 && rc != 0 && errorLine(l.output) != "":
 		// Ansible stopped before any play: it could not load the playbook
@@ -317,10 +355,16 @@ func (d *decoder) conclude(ctx context.Context, playbook string, started time.Ti
 	return res, nil
 }
 
+// userStop reports whether sig, delivered to the user's command, is how a
+// user stops a run: a terminal's Ctrl-C, SIGINT, SIGTERM or SIGHUP.
+func userStop(sig syscall.Signal) bool {
+	return sig == syscall.SIGINT || sig == syscall.SIGTERM || sig == syscall.SIGHUP
+}
+
 // runSettings ask Ansible to show task arguments (runner then reports
 // them, and marks no_log tasks at their start) and not to colour its text.
 // exec.Cmd takes a variable's last value: Run puts them before the
-// playbook's Env, RunCommandLine before the user's environment, which win.
+// playbook's Env, which wins. RunCommandLine has its own (playbookLaunch).
 var runSettings = []string{"ANSIBLE_DISPLAY_ARGS_TO_STDOUT=True", "ANSIBLE_NOCOLOR=True"}
 
 // privatePrefix begins the name of a run's private directory; the owner's

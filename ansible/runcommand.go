@@ -9,10 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/progressotel/progressotel/internal/base/term"
 	"github.com/progressotel/progressotel/internal/kit/cmdline"
 	"github.com/progressotel/progressotel/internal/kit/procctl"
 )
@@ -26,11 +28,14 @@ type CommandLine = procctl.Command
 type Exit = procctl.Exit
 
 // WithDisplay writes what Ansible would have printed to w while the run is
-// reported: the display text of each job event, cleaned of terminal
-// escapes, and JSON lines that are not job events. ansible-runner's own
-// plain-text messages (start-up errors) are not written: the run's error
-// carries them. When the command line asks ansible-runner for JSON itself
-// (--json), w gets the event lines as they are. RunCommandLine only.
+// reported. For ansible-playbook, w gets its stdout byte for byte as the
+// bare command writes it (colours when w is a terminal, every blank line,
+// no task argument the bare run does not print), and its stderr goes to the
+// command line's Stderr, as written (see DESIGN.md, "The bare command's
+// output under RunCommandLine"). For ansible-runner run, w gets the display
+// text of each job event, cleaned of terminal escapes, or the event lines as
+// they are when the command line asks for --json itself. RunCommandLine
+// only.
 func WithDisplay(w io.Writer) Option {
 	return func(c *config) { c.Display = w }
 }
@@ -59,6 +64,7 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 	cfg := newConfig(opts)
 	l := launch{Command: c}
 	var privateDir string
+	var display *exactDisplay
 	switch cmdline.Tool(c.Argv[0]) {
 	case "ansible-runner":
 		if slices.Contains(c.Argv[1:], "--json") || slices.Contains(c.Argv[1:], "-j") {
@@ -78,20 +84,32 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 		if err != nil {
 			return Result{}, Exit{Code: -1}, fmt.Errorf("ansible: %w", err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, "args"), []byte(cmdline.ShellQuote(c.Argv)), 0o600); err != nil {
-			return Result{}, Exit{Code: -1}, fmt.Errorf("ansible: private directory: %w", err)
-		}
-		privateDir = dir
-		// -p is required by runner's command line and unused: the args
-		// file says what runs.
-		l.Argv = []string{runner, "run", dir, "--json", "--ident", runIdent, "--project-dir", cwd, "-p", "(args)"}
 		if l.Env == nil {
 			l.Env = os.Environ()
 		}
-		l.Env, l.playbook = append(slices.Clone(runSettings), l.Env...), true
+		l.playbook, privateDir = true, dir
+		argv, env, disp, err := playbookLaunch(&l, dir, cfg.Display)
+		if err != nil {
+			return Result{}, Exit{Code: -1}, err
+		}
+		if l.stderr != nil {
+			defer l.stderr.Close()
+		}
+		display = disp
+		if cfg.Display != nil {
+			cfg.RawTee = &plainLines{w: cfg.Display}
+		}
+		if err := os.WriteFile(filepath.Join(dir, "args"), []byte(cmdline.ShellQuote(argv)), 0o600); err != nil {
+			return Result{}, Exit{Code: -1}, fmt.Errorf("ansible: private directory: %w", err)
+		}
+		// -p is required by runner's command line and unused: the args
+		// file says what runs.
+		l.Argv = []string{runner, "run", dir, "--json", "--ident", runIdent, "--project-dir", cwd, "-p", "(args)"}
+		l.Env = env
 	}
 
 	d := newDecoder(ctx, cfg)
+	d.display = display
 	d.pbName = playbookName(c.Argv)
 	started := time.Now().UTC()
 	out := d.launch(ctx, l)
@@ -101,6 +119,11 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 		out.exit = Exit{Signal: cmp.Or(out.delivered, syscall.SIGKILL)}
 	}
 	res, err := d.conclude(ctx, "", started, out)
+	var prompt *VarsPromptError
+	if errors.As(err, &prompt) && privateDir != "" {
+		// What ansible-playbook does when it cannot read the answer.
+		out.exit = Exit{Code: ExitPromptUnanswered}
+	}
 	if out.exit.Signal != 0 && err == nil {
 		err = &ExitError{ExitCode: out.exit.ExitCode(), FailedHosts: res.FailedHosts, UnreachableHosts: res.UnreachableHosts, Output: out.output}
 	}
@@ -143,4 +166,58 @@ func Reports(argv []string) bool {
 		return i >= 0 && argv[1+i] == "run"
 	}
 	return false
+}
+
+// ExitPromptUnanswered is RunCommandLine's status for an ansible-playbook
+// stopped at a vars_prompt on a terminal, which ansible-runner keeps from
+// the user: ansible-playbook's own status when its prompt gets no answer
+// (an end of input: "Unexpected Exception", 250), not runner's 254.
+const ExitPromptUnanswered = 250
+
+// playbookLaunch sets up the user's ansible-playbook command line to run
+// under ansible-runner as it runs alone, and returns it, with runner's
+// environment and the display of its stdout:
+//
+//   - its stderr is a named pipe in dir that launch copies to Stderr, since
+//     runner's terminal would mix it into stdout;
+//   - its stdin is runner's terminal only when the user's is a terminal;
+//     otherwise /dev/null, so that it does not prompt, as alone;
+//   - runner's terminal is as wide as the display's, when that is one, and
+//     Ansible colours its text only when the display is a terminal (or the
+//     user forces it);
+//   - ANSIBLE_DISPLAY_ARGS_TO_STDOUT is set, unless the user set it or
+//     banners are drawn by cowsay, and the arguments it adds to the task
+//     banners are taken out of the display again.
+func playbookLaunch(l *launch, dir string, display io.Writer) (argv, env []string, disp *exactDisplay, err error) {
+	env = slices.Clone(l.Env)
+	disp = &exactDisplay{w: display, columns: displayColumns(0)}
+	if _, set := lookupEnv(env, "ANSIBLE_DISPLAY_ARGS_TO_STDOUT"); !set && !cowsayBanners(env) {
+		env = append([]string{"ANSIBLE_DISPLAY_ARGS_TO_STDOUT=True"}, env...)
+		disp.stripArgs = true
+	}
+	cols := 0
+	if term.IsTerminal(display) {
+		if w, _, ok := term.Size(display); ok {
+			cols = w
+			disp.columns = displayColumns(w)
+		}
+	} else {
+		// Ansible's ANSIBLE_FORCE_COLOR still wins, as alone.
+		env = append(env, "ANSIBLE_NOCOLOR=True")
+	}
+	interactive := false
+	if f, ok := l.Stdin.(*os.File); ok && term.IsTerminal(f) {
+		interactive, l.Stdin = true, nil // runner does not read it
+	}
+	l.answersPrompts = !interactive
+	script := `f=$1 c=$2; shift 2; [ "$c" = 0 ] || stty cols "$c" 2>/dev/null; exec "$@" 2>"$f"`
+	if !interactive {
+		script += " </dev/null"
+	}
+	pipe := filepath.Join(dir, "stderr")
+	if l.stderr, err = openStderrPipe(pipe); err != nil {
+		return nil, nil, nil, fmt.Errorf("ansible: private directory: %w", err)
+	}
+	argv = append([]string{"/bin/sh", "-c", script, "sh", pipe, strconv.Itoa(cols)}, l.Argv...)
+	return argv, env, disp, nil
 }

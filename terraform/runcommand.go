@@ -24,10 +24,13 @@ type Exit = procctl.Exit
 // -auto-approve, no saved plan): with -json the tool cannot ask.
 var ErrPrompts = errors.New("terraform: the command asks for approval, which -json cannot (add -auto-approve)")
 
-// WithDisplay writes to w what the tool would have printed: each message's
-// @message and the lines that are not messages, cleaned of terminal
-// escapes; the lines as they are when the command line asks for -json
-// itself. RunCommandLine only.
+// WithDisplay writes to w what a user needs of what the tool would have
+// printed, rebuilt from its messages: the planned change per resource, the
+// apply's progress, the summary lines, the outputs (sensitive ones as
+// <sensitive>) and every warning whole; errors go whole to the command
+// line's Stderr, as the tool writes them. Lines that are not messages are
+// written as they are, cleaned of terminal escapes, and the lines of the
+// tool's own -json when the command line asks for it. RunCommandLine only.
 func WithDisplay(w io.Writer) Option {
 	return func(c *config) { c.Display = w }
 }
@@ -56,6 +59,11 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 		cfg.RawTee, cfg.Display = cfg.Display, nil // the user asked for the JSON itself
 	} else {
 		argv = append(argv, "-json")
+		if cfg.Display != nil {
+			// The human output, rebuilt from the messages (human.go).
+			cfg.RawTee = &humanView{stdout: cfg.Display, stderr: c.Stderr, plain: cmdline.HasFlag(rest, "no-color")}
+			cfg.Display = nil
+		}
 	}
 	c.Argv = append(argv, rest...)
 	if c.Env == nil {

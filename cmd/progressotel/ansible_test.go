@@ -171,15 +171,24 @@ func TestRunAnsiblePlaybookStatuses(t *testing.T) {
 	}
 }
 
-// A vars_prompt, which nobody can answer under runner, stops the run at
-// once instead of hanging.
+// A vars_prompt without a terminal: as bare ansible-playbook, it warns
+// "Not prompting as we are not in interactive mode", goes on with the
+// default and exits 0; the same bytes on the same streams.
 func TestRunAnsiblePlaybookThatPrompts(t *testing.T) {
 	dir := needAnsible(t)
+	bare := exec.Command("ansible-playbook", "-i", "inventory", "prompt.yml")
+	bare.Dir, bare.Env = dir, append(os.Environ(), "ANSIBLE_NOCOLOR=1")
+	var bareOut, bareErr strings.Builder
+	bare.Stdout, bare.Stderr = &bareOut, &bareErr
+	_ = bare.Run()
 	r := startPlaybook(t, dir, "prompt.yml").wait(5 * time.Minute)
-	if r.code == 0 || !strings.Contains(r.stderr, "var=release") {
-		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	if r.code != 0 || r.code != bare.ProcessState.ExitCode() || !strings.Contains(r.stderr, "Not prompting as we are not in interactive mode") {
+		t.Fatalf("exit %d (bare %d)\n%s", r.code, bare.ProcessState.ExitCode(), r.stderr)
 	}
-	if got := types(r.records); !slices.Contains(got, "ansible/VarPrompt") || got[len(got)-1] != "common/OperationFailed" {
+	if r.stdout != bareOut.String() || r.stderr != bareErr.String() {
+		t.Fatalf("not the bare streams:\n%s\n%s\nbare:\n%s\n%s", r.stdout, r.stderr, &bareOut, &bareErr)
+	}
+	if got := types(r.records); !slices.Contains(got, "ansible/VarPrompt") || got[len(got)-1] != "common/OperationCompleted" {
 		t.Fatalf("records %v", got)
 	}
 }

@@ -241,3 +241,57 @@ func TestNestedRunKeepsItsOtherExporters(t *testing.T) {
 		t.Errorf("no JSON record of the nested run:\n%s", r.stderr)
 	}
 }
+
+// A run inside a run inside a run, as a shell driver structures its
+// steps: every record, the nested runs' own and their emits', carries the
+// top-level run's envelope (unless a nested run gives its own) and one
+// contiguous sequence in one trace, handed over the socket emits use.
+func TestNestedRunsShareTheEnvelopeAndTheSequence(t *testing.T) {
+	inner := `progressotel emit --type deploy/Inner; progressotel run --operation test -- sh -c "progressotel emit --type deploy/Deepest"`
+	r := runPO(t, nil, "run", "--operation", "Deploy", "--tenant", "acme", "--resource-type", "app", "--resource-id", "web", "--",
+		"sh", "-c", `progressotel emit --type deploy/Step; progressotel run --operation build -- sh -c '`+inner+`';
+progressotel run --operation other --tenant beta --resource-type db --resource-id main -- true`)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if strings.Count(r.stderr, "no exporter") > 0 {
+		t.Errorf("a warning of its own from a nested run:\n%s", r.stderr)
+	}
+	want := []string{"common/OperationStarted", "deploy/Step", "common/OperationStarted", "deploy/Inner", "common/OperationStarted",
+		"deploy/Deepest", "common/OperationCompleted", "common/OperationCompleted", "common/OperationStarted", "common/OperationCompleted",
+		"common/OperationCompleted"}
+	if got := types(r.records); !slices.Equal(got, want) {
+		t.Fatalf("records %v, want %v", got, want)
+	}
+	for i, rec := range r.records {
+		tenant, res := "acme", "web"
+		if op := rec.details()["operation"]; op == "other" {
+			tenant, res = "beta", "main" // its own envelope
+		}
+		resource, _ := rec["resource"].(map[string]any)
+		if rec.seq() != int64(i+1) || rec.str("traceId") != r.records[0].str("traceId") ||
+			rec.str("tenant") != tenant || resource["id"] != res {
+			t.Errorf("record %d %s: sequence %d, trace %s, tenant %q, resource %v", i, rec.str("message"), rec.seq(), rec.str("traceId"), rec.str("tenant"), resource)
+		}
+	}
+}
+
+// A failed plain command whose stderr goes through progressotel (--lines,
+// or the live view) says why in its OperationFailed: its last line on
+// stderr, after its status, so that the reason reaches TNCO. Its stderr
+// and stdout are still exactly what it wrote.
+func TestFailedCommandSaysItsLastStderrLine(t *testing.T) {
+	r := runPO(t, nil, "run", "--lines", "--operation", "Migrate", "--", "sh", "-c",
+		`echo "creating tables" >&2; echo "ERROR: relation users already exists" >&2; echo "" >&2; printf 'out\n'; exit 3`)
+	if r.code != 3 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if r.stderr != "creating tables\nERROR: relation users already exists\n\n" || r.stdout != "out\n" {
+		t.Errorf("the command's streams changed: stdout %q stderr %q", r.stdout, r.stderr)
+	}
+	last := r.records[len(r.records)-1]
+	if d := last.details(); last.str("message") != "common/OperationFailed" ||
+		d["description"] != "sh exited with status 3: ERROR: relation users already exists" {
+		t.Errorf("OperationFailed: %v", d)
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
 	"github.com/progressotel/progressotel/internal/testkit/otlptest"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 )
@@ -209,5 +211,43 @@ func TestRunTofuSpansInTheRunsTrace(t *testing.T) {
 	}
 	if under == 0 {
 		t.Errorf("none of the tool's %d spans has one of the run's spans as its parent", len(tools))
+	}
+}
+
+// tofu plan -detailed-exitcode with changes exits 2, which says "changes
+// present": the status comes through, and the operation is completed, on
+// the records and on the run's span (no Error status, no error.type), as
+// the outcome table in docs/cli.md says.
+func TestRunTofuPlanDetailedExitcode(t *testing.T) {
+	srv := otlptest.StartHTTP(t)
+	env := append(tofuEnv(t, tofuDir(t)), "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+srv.Addr, "OTEL_LOGS_EXPORTER=json,otlp")
+	cfg := tofuConfig(t, "")
+	r := runPO(t, env, "run", "--", "tofu", "-chdir="+cfg, "plan", "-detailed-exitcode")
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	if got := types(r.records); len(got) == 0 || got[len(got)-1] != "common/OperationCompleted" {
+		t.Fatalf("records %v", got)
+	}
+	found := false
+	for _, s := range srv.ReceivedSpans() {
+		if s.Span.GetKind() != tracepb.Span_SPAN_KIND_CLIENT || s.Span.GetName() != "tofu" {
+			continue
+		}
+		found = true
+		if s.Span.GetStatus().GetCode() == tracepb.Status_STATUS_CODE_ERROR {
+			t.Errorf("the run's span is an error: %v", s.Span.GetStatus())
+		}
+		for _, kv := range s.Span.GetAttributes() {
+			if kv.GetKey() == "error.type" {
+				t.Errorf("error.type %v", kv.GetValue())
+			}
+			if kv.GetKey() == "process.exit.code" && kv.GetValue().GetIntValue() != 2 {
+				t.Errorf("process.exit.code %v", kv.GetValue())
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no span of the run")
 	}
 }

@@ -10,13 +10,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/semconv/v1.43.0/cicdconv"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/ansible"
 	"github.com/progressotel/progressotel/internal/base/term"
+	"github.com/progressotel/progressotel/internal/base/tooltext"
 	"github.com/progressotel/progressotel/internal/kit/adapter"
 	"github.com/progressotel/progressotel/internal/kit/cmdline"
 	"github.com/progressotel/progressotel/internal/kit/procctl"
@@ -67,6 +70,9 @@ type Invocation struct {
 	Lines          LinesOptions         // --lines, for the generic adapter
 
 	sup *supervisor
+	// completed: the adapter reported the operation as completed although
+	// the command's status is not 0 (tofu plan -detailed-exitcode's 2).
+	completed bool
 }
 
 // command is the procctl.Command of the invocation, its environment in
@@ -148,6 +154,9 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	fail := func(description string) {
 		op.Fail(started, time.Now(), inv.FailureCode, description, nil)
 	}
+	failAt := func(end time.Time, description string) {
+		op.Fail(started, end, inv.FailureCode, description, nil)
+	}
 
 	// In the operation's span: what the command starts and emits nests under it.
 	c := inv.command(op.Ctx, true)
@@ -159,11 +168,42 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 		stderr := &lineRecorder{ctx: op.Ctx, inv: inv, stream: "stderr", dst: inv.Stderr, redactor: cfg.Redactor}
 		cmd.Stdout, cmd.Stderr, lines = stdout, stderr, []*lineRecorder{stdout, stderr}
 	}
+	// Output that is no file (the live view, --lines) goes through pipes
+	// of our own, drained when the command exits (outputPipe).
+	var pipes []*outputPipe
+	// The last line of stderr says why a command failed: kept when stderr
+	// goes through progressotel anyway (the live view, --lines). A stderr
+	// that is a file or the terminal stays the command's own: a pipe of
+	// ours would change what it sees, and a process it left behind would
+	// die of SIGPIPE once progressotel has exited.
+	tail := &lastLine{}
+	if _, isFile := cmd.Stderr.(*os.File); !isFile {
+		cmd.Stderr = io.MultiWriter(cmd.Stderr, tail)
+	}
+	for _, stream := range []*io.Writer{&cmd.Stdout, &cmd.Stderr} {
+		if _, isFile := (*stream).(*os.File); isFile || *stream == nil {
+			continue
+		}
+		p, perr := newOutputPipe(*stream)
+		if perr != nil {
+			for _, p := range pipes {
+				p.close()
+			}
+			st := startFailure(perr)
+			inv.Logger.Warn("cannot run the command", "command", name, "error", perr.Error())
+			fail(name + ": cannot be run")
+			return st
+		}
+		pipes, *stream = append(pipes, p), p.w
+	}
 	// In progressotel's own process group: the command may read the
 	// terminal, and gets a terminal's Ctrl-C from it.
 	child, err := procctl.New(cmd, procctl.Stop{Signal: syscall.SIGTERM, Grace: cfg.GracePeriod, InheritGroup: true})
 	if err == nil {
 		err = child.Start()
+	}
+	for _, p := range pipes {
+		p.started()
 	}
 	if err != nil {
 		st := startFailure(err)
@@ -181,16 +221,29 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	}
 	unforward := procctl.Forward(child, c.Signals)
 	_, _ = child.Wait() // the status is in ProcessState; I/O errors are the command's
+	ended := time.Now()
 	unforward()
+	for _, p := range pipes {
+		p.drain()
+	}
 	for _, l := range lines {
 		l.flush() // a last line without a newline
 	}
 	c.Ended()
 	st := Status(procctl.ExitOf(cmd.ProcessState))
-	if st.OK() {
-		op.Complete(started, time.Now())
-	} else {
-		fail(name + " " + st.String())
+	switch stop := syscall.Signal(inv.sup.stopped.Load()); {
+	case st.OK():
+		op.Complete(started, ended)
+	case stop != 0:
+		// The user stopped it: cancelled, as an Ansible or OpenTofu run.
+		op.FailAs(cicdconv.PipelineResultCancellation, started, ended, inv.FailureCode,
+			"cancelled: "+name+" "+st.String()+" after "+signalName(stop), nil)
+	default:
+		description := name + " " + st.String()
+		if line := tail.String(); line != "" {
+			description += ": " + line
+		}
+		failAt(ended, description)
 	}
 	return st
 }
@@ -208,7 +261,11 @@ func (ansibleAdapter) Name() string { return "ansible" }
 func (ansibleAdapter) Match(argv []string) bool { return ansible.Reports(argv) }
 
 func (a ansibleAdapter) Run(ctx context.Context, inv *Invocation) Status {
-	_, exit, err := ansible.RunCommandLine(ctx, inv.command(ctx, false), ansible.WithRecorder(inv.Recorder),
+	c := inv.command(ctx, false)
+	// A terminal on stdin says that ansible-playbook would prompt; runner
+	// does not read it.
+	c.Stdin = inv.Stdin
+	_, exit, err := ansible.RunCommandLine(ctx, c, ansible.WithRecorder(inv.Recorder),
 		ansible.WithTracerProvider(inv.TracerProvider), ansible.WithEnvelope(inv.Envelope),
 		ansible.WithLogger(inv.Logger), ansible.WithDisplay(inv.Stdout), ansible.WithOperation(inv.Operation))
 	if errors.Is(err, ansible.ErrNotInstalled) {
@@ -217,7 +274,9 @@ func (a ansibleAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	}
 	var prompt *ansible.VarsPromptError
 	if errors.As(err, &prompt) {
-		inv.Logger.Warn("the playbook prompts for a variable, which a run cannot answer: it was stopped (give the variable with -e)", "var", prompt.Var)
+		// ansible-runner holds ansible-playbook's terminal: the user's
+		// cannot reach its prompt.
+		warnf(inv.Stderr, "the playbook prompts for %s, which cannot reach you under ansible-runner: it was stopped; give the answer on the command line: -e %s=VALUE", prompt.Var, prompt.Var)
 	}
 	return launched(inv, exit, err)
 }
@@ -243,5 +302,87 @@ func (a terraformAdapter) Run(ctx context.Context, inv *Invocation) Status {
 		inv.Logger.Warn(cmdline.Tool(inv.Argv[0]) + " " + sub + " asks for approval, which -json cannot: its events are not reported (add -auto-approve)")
 		return commandAdapter{}.Run(ctx, inv)
 	}
+	inv.completed = err == nil && exit.Code > 0 // -detailed-exitcode: changes present
 	return launched(inv, exit, err)
+}
+
+// outputPipe carries a command's stdout or stderr to a writer that is no
+// file (the live view, --lines). exec's own copy would keep the run
+// waiting, up to procctl.DrainTimeout, for a process the command left in
+// the background that holds the pipe; this one is drained once the
+// command has exited: what it wrote is in the pipe by then. The read end
+// stays open, so a process left behind blocks on a full pipe rather than
+// dying of SIGPIPE, until progressotel exits.
+type outputPipe struct {
+	r, w *os.File
+	dst  io.Writer
+	done chan struct{}
+}
+
+func newOutputPipe(dst io.Writer) (*outputPipe, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	p := &outputPipe{r: r, w: w, dst: dst, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		_, _ = io.Copy(dst, r) // ends at drain's deadline
+	}()
+	return p, nil
+}
+
+// started closes the write end, which the command now holds.
+func (p *outputPipe) started() { _ = p.w.Close() }
+
+// drain stops the copy, then copies what is left in the pipe.
+func (p *outputPipe) drain() {
+	_ = p.r.SetReadDeadline(time.Now())
+	<-p.done
+	_ = p.r.SetReadDeadline(time.Time{})
+	procctl.DrainNow(p.r, p.dst)
+}
+
+// close gives up the pipe (the command did not start).
+func (p *outputPipe) close() {
+	_ = p.w.Close()
+	p.drain()
+}
+
+// lastLine keeps the last line of text written to it that is not blank,
+// cleaned of terminal escapes, for the description of a failure.
+type lastLine struct {
+	mu   sync.Mutex
+	part []byte // the line being written, at most maxLine bytes
+	last string
+}
+
+func (l *lastLine) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, c := range p {
+		if c == '\n' {
+			l.end()
+			continue
+		}
+		if len(l.part) < maxLine {
+			l.part = append(l.part, c)
+		}
+	}
+	return len(p), nil
+}
+
+func (l *lastLine) end() {
+	if t := strings.TrimSpace(tooltext.Text(string(l.part), 512)); t != "" {
+		l.last = t
+	}
+	l.part = l.part[:0]
+}
+
+// String is the last line, the one without a newline included.
+func (l *lastLine) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.end()
+	return l.last
 }

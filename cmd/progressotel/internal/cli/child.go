@@ -28,6 +28,11 @@ type supervisor struct {
 	// plain command), so a terminal's SIGINT and SIGQUIT reached it too.
 	sharesGroup atomic.Bool
 
+	// stopped is the first signal by which the user stopped the run
+	// (SIGINT, SIGTERM, SIGHUP), forwarded or not: a run it ends is
+	// cancelled, not failed.
+	stopped atomic.Int32
+
 	mu        sync.Mutex
 	afterExit func()
 	exited    bool
@@ -50,6 +55,13 @@ func newSupervisor() *supervisor {
 func (s *supervisor) loop() {
 	defer close(s.done)
 	for sig := range s.sigs {
+		if ss, ok := sig.(syscall.Signal); ok && (ss == syscall.SIGINT || ss == syscall.SIGTERM || ss == syscall.SIGHUP) {
+			s.mu.Lock()
+			if !s.exited {
+				s.stopped.CompareAndSwap(0, int32(ss))
+			}
+			s.mu.Unlock()
+		}
 		if slices.Contains(forwardWithoutTerminal, sig) && fromTerminal() {
 			if s.sharesGroup.Load() {
 				// The terminal sent it to the command too: a second one

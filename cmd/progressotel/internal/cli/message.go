@@ -278,7 +278,11 @@ func deliver(ctx context.Context, m *message, o *commonOptions, stderr io.Writer
 	}
 	// Outside a run each emit is a process of its own, whose sequence
 	// numbers would restart at 1: there are none.
-	t, err := setupTelemetry(ctx, o, true, false, stderr, otelbridge.WithRecorderOptions(progress.WithoutSequence()))
+	opts := []otelbridge.Option{otelbridge.WithRecorderOptions(progress.WithoutSequence())}
+	if names, ok := singleEventExporters(); ok {
+		opts = append(opts, otelbridge.WithExporters(names...))
+	}
+	t, err := setupTelemetry(ctx, o, true, false, stderr, opts...)
 	if err != nil {
 		warnf(stderr, "telemetry: %v: nothing is exported", err)
 		return Status{}

@@ -15,6 +15,8 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/log"
+	lognoop "go.opentelemetry.io/otel/log/noop"
 	otelprop "go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
@@ -137,7 +139,9 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	env := o.envelope.envelope()
 	ctx = contextFromEnv(ctx, o.tracectx)
 	setting := exporters()
-	if setting == exportersUnset {
+	parent := os.Getenv(handoff.EnvSocket) // inside a run: its socket
+	if setting == exportersUnset && parent == "" {
+		// Once per top-level run: a nested run's records go to it.
 		warnf(stdio.stderr, "%s", noExporterWarning)
 	}
 	var extra []otelbridge.Option
@@ -156,9 +160,15 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	if tel != nil {
 		out.stdout, out.stderr = tel.commandOutput(stdio)
 		sdk := tel.tel.TracerProvider()
-		if path := os.Getenv(handoff.EnvSocket); path != "" {
-			// Inside an enclosing run: this run's spans go to it too.
-			sdk.RegisterSpanProcessor(handoff.NewSpanForwarder(path))
+		if parent != "" {
+			// Inside an enclosing run: this run's spans go to it too, but
+			// for its CLIENT span, so that its view shows the operation by
+			// the name it was given (--operation build), not sh's.
+			fwd := handoff.NewSpanForwarder(parent)
+			fwd.Collapse = func(s sdktrace.ReadOnlySpan) bool {
+				return s.SpanKind() == trace.SpanKindClient && s.InstrumentationScope().Name == ScopeName
+			}
+			sdk.RegisterSpanProcessor(fwd)
 		}
 		tp, localSpans = sdk, tel.tel.LocalSpanProcessor()
 	}
@@ -180,6 +190,17 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	ctx, span := tp.Tracer(ScopeName, trace.WithInstrumentationVersion(wire.ScopeVersion)).Start(ctx, executable,
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	rec := progress.Default()
+	var fwd *forwarder
+	if parent != "" {
+		// Inside a run: the records go to it, to be numbered in its
+		// sequence and given its envelope for what this run leaves unset.
+		var own log.LoggerProvider = lognoop.NewLoggerProvider()
+		if tel != nil {
+			own = tel.tel.LoggerProvider()
+		}
+		fwd = newForwarder(parent, own, out.stderr)
+		rec = nestedRecorder(fwd)
+	}
 
 	// The socket for the child's emits; without it they export directly.
 	var serving sync.WaitGroup
@@ -213,12 +234,15 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	if st.Signal != 0 {
 		span.SetAttributes(attribute.String("process.exit.signal", signalName(st.Signal)))
 	}
-	if !st.OK() {
+	if !st.OK() && !inv.completed {
 		// error.type: the exit code, as the CLI conventions say.
 		span.SetAttributes(semconv.ErrorTypeKey.String(strconv.Itoa(st.ExitCode())))
 		span.SetStatus(codes.Error, executable+" "+st.String())
 	}
 	span.End()
+	if fwd != nil {
+		fwd.close(sctx)
+	}
 	tel.shutdown(sctx, stdio.stderr)
 	return st
 }

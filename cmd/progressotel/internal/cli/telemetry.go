@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/rivo/uniseg"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -169,7 +171,33 @@ func (p *errorPrinter) Handle(err error) {
 }
 
 func warnf(w io.Writer, format string, args ...any) {
-	fmt.Fprintf(w, "progressotel: "+format+"\n", args...)
+	line := fmt.Sprintf("progressotel: "+format, args...)
+	// On a terminal, or through the live view drawn on one, a line of
+	// progressotel's own is cut to the width, as the view's lines are.
+	if f, ok := w.(*os.File); !ok || f == os.Stderr {
+		if width, _, ok := term.Size(os.Stderr); ok && term.IsTerminal(os.Stderr) && !strings.Contains(line, "\n") {
+			line = cutToWidth(line, width-1)
+		}
+	}
+	fmt.Fprintln(w, line)
+}
+
+// cutToWidth cuts s to at most width columns, ending it with "…" when cut.
+func cutToWidth(s string, width int) string {
+	if width < 1 || uniseg.StringWidth(s) <= width {
+		return s
+	}
+	var b strings.Builder
+	used := 0
+	g := uniseg.NewGraphemes(s)
+	for g.Next() {
+		if used+g.Width() > width-1 {
+			break
+		}
+		b.WriteString(g.Str())
+		used += g.Width()
+	}
+	return b.String() + "…"
 }
 
 // A run inside a run hands the start and end of its spans to the
@@ -202,4 +230,24 @@ func nestedExporters(o *commonOptions) (names []string, ok bool) {
 		names = []string{otelbridge.ExporterNone}
 	}
 	return names, true
+}
+
+// singleEventExporters is OTEL_LOGS_EXPORTER for an emit or transition
+// outside a run: the live view's tree is an operation's, and one event
+// would draw a tree of one line, so the event is shown as the pretty
+// exporter's line instead. ok is false when nothing changes.
+func singleEventExporters() (names []string, ok bool) {
+	for _, n := range strings.Split(os.Getenv("OTEL_LOGS_EXPORTER"), ",") {
+		switch n = strings.TrimSpace(n); {
+		case strings.EqualFold(n, otelbridge.ExporterLive):
+			ok = true
+			n = otelbridge.ExporterPretty
+		case n == "":
+			continue
+		}
+		if !slices.ContainsFunc(names, func(m string) bool { return strings.EqualFold(m, n) }) {
+			names = append(names, n)
+		}
+	}
+	return names, ok
 }

@@ -113,6 +113,16 @@ const maxQueued = 4096
 // message is dropped and counted (Dropped). Once the run does not answer,
 // it stops sending.
 type SpanForwarder struct {
+	// Collapse, when set, names spans that are not handed over: their
+	// children are handed over as children of their parent (a nested
+	// run's own CLIENT span, so that the enclosing view shows the nested
+	// operation by its name, not the executable's). Set before the first
+	// span starts.
+	Collapse func(sdktrace.ReadOnlySpan) bool
+
+	collapsedMu sync.Mutex
+	collapsed   map[trace.SpanID]trace.SpanID // a collapsed span → its parent
+
 	path    string
 	queue   chan []byte
 	done    chan struct{}
@@ -166,9 +176,26 @@ func (f *SpanForwarder) enqueue(m SpanMessage) {
 // OnStart hands the span's start over.
 func (f *SpanForwarder) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) {
 	sc := s.SpanContext()
-	m := SpanMessage{Kind: KindSpanStart, Time: s.StartTime(), TraceID: sc.TraceID().String(), SpanID: sc.SpanID().String(), Name: s.Name()}
+	var parent trace.SpanID
 	if p := s.Parent(); p.IsValid() && p.TraceID() == sc.TraceID() {
-		m.Parent = p.SpanID().String()
+		parent = p.SpanID()
+	}
+	f.collapsedMu.Lock()
+	if up, ok := f.collapsed[parent]; ok {
+		parent = up
+	}
+	if f.Collapse != nil && f.Collapse(s) {
+		if f.collapsed == nil {
+			f.collapsed = map[trace.SpanID]trace.SpanID{}
+		}
+		f.collapsed[sc.SpanID()] = parent
+		f.collapsedMu.Unlock()
+		return
+	}
+	f.collapsedMu.Unlock()
+	m := SpanMessage{Kind: KindSpanStart, Time: s.StartTime(), TraceID: sc.TraceID().String(), SpanID: sc.SpanID().String(), Name: s.Name()}
+	if parent.IsValid() {
+		m.Parent = parent.String()
 	}
 	f.enqueue(m)
 }
@@ -176,6 +203,12 @@ func (f *SpanForwarder) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) {
 // OnEnd hands the span's end over: its status and progress.outcome.
 func (f *SpanForwarder) OnEnd(s sdktrace.ReadOnlySpan) {
 	sc := s.SpanContext()
+	f.collapsedMu.Lock()
+	_, collapsed := f.collapsed[sc.SpanID()]
+	f.collapsedMu.Unlock()
+	if collapsed {
+		return
+	}
 	m := SpanMessage{Kind: KindSpanEnd, Time: s.EndTime(), TraceID: sc.TraceID().String(), SpanID: sc.SpanID().String()}
 	if st := s.Status(); st.Code == codes.Error {
 		m.Error, m.Description = true, st.Description

@@ -111,3 +111,34 @@ func TestSpansIntoTheLiveView(t *testing.T) {
 		t.Errorf("missing %q in\n%s", want, out.String())
 	}
 }
+
+// TestCollapsedSpanIsNotHandedOver: a span Collapse names (a nested run's
+// own CLIENT span) is not handed over, and its children are handed over as
+// children of its parent.
+func TestCollapsedSpanIsNotHandedOver(t *testing.T) {
+	sink := &sinkSpans{}
+	s := startServer(t, WithSpans(func(context.Context, []byte) error { return nil }, sink))
+	fwd := NewSpanForwarder(s.Path())
+	fwd.Collapse = func(sp sdktrace.ReadOnlySpan) bool { return sp.SpanKind() == trace.SpanKindClient }
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(fwd))
+	tracer := tp.Tracer("nested")
+	outer, outerSpan := tracer.Start(context.Background(), "Deploy")
+	ctx, client := tracer.Start(outer, "sh", trace.WithSpanKind(trace.SpanKindClient))
+	_, op := tracer.Start(ctx, "build")
+	op.End()
+	client.End()
+	outerSpan.End()
+	if err := tp.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	oid, bid := outerSpan.SpanContext().SpanID().String(), op.SpanContext().SpanID().String()
+	want := []string{
+		"start Deploy parent=0000000000000000 id=" + oid,
+		"start build parent=" + oid + " id=" + bid,
+		"end id=" + bid + " Unset ",
+		"end id=" + oid + " Unset ",
+	}
+	if strings.Join(sink.events, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the run's processor got\n%s\nwant\n%s", strings.Join(sink.events, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -1,0 +1,4 @@
+resource "terraform_data" "x" {
+  input   = "x"
+  no_such = "argument"
+}
