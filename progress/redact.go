@@ -1,6 +1,8 @@
 package progress
 
 import (
+	"slices"
+
 	"github.com/progressotel/progressotel/internal/base/wireformat"
 	"github.com/progressotel/progressotel/progress/internal/redact"
 )
@@ -8,11 +10,12 @@ import (
 // DefaultSecretKeys are the key fragments redacted by default. A detail key
 // is secret when any segment of its path, lower-cased with '_', '-', '.' and
 // ' ' removed, contains one of them.
-var DefaultSecretKeys = []string{
-	"password", "passwd", "passphrase", "secret", "token", "apikey",
-	"privatekey", "authorization", "credential", "accesskey", "cookie",
-	"clientsecret", "sessionkey", "nolog",
-}
+//
+// A key that ends in the word "pass" or "pwd" (DB_PASS, MYSQL_PWD) is
+// secret too, and one whose fragment is followed by a word that names a
+// fact about the secret (secret_name, token_file, password_path,
+// secretKeyRef) is not.
+var DefaultSecretKeys = slices.Clone(redact.DefaultKeys)
 
 // Redactor decides which details never leave the process. The zero value
 // redacts nothing; use NewRedactor or DefaultRedactor. A Redactor is

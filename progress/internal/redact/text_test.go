@@ -113,7 +113,7 @@ func TestShapes(t *testing.T) {
 		{"password = 'a b c' rest", "password = '" + R + "' rest"},
 		{`{"password": "p@ss", "user": "bob"}`, `{"password": "` + R + `", "user": "bob"}`},
 		{`{"pin_token": 1234, "n": 1}`, `{"pin_token": ` + R + `, "n": 1}`},
-		{`curl -H "Authorization: Bearer abc.def" https://x`, `curl -H "Authorization: ` + R + `" https://x`},
+		{`curl -H "Authorization: Bearer abc.def" https://x`, `curl -H "Authorization: Bearer ` + R + `" https://x`},
 		{"secret: everything after it", "secret: " + R},
 		{"secret: to the line end\nnext line", "secret: " + R + "\nnext line"},
 		{"user=bob token=t1 id=3", "user=bob token=" + R + " id=3"},
