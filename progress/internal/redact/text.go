@@ -483,9 +483,12 @@ func (sc *scanner) blockScalar(v, k int) (int, bool) {
 	if e < len(s) && s[e] != '\n' {
 		return 0, false
 	}
-	indent := k - sc.lineAt
-	if sc.lineAt > k || indent > maxAlign {
-		indent = 0
+	// The key line's indentation (not the key's column: "- password: |",
+	// "failed: password: |").
+	indent := 0
+	for at := sc.lineAt; at < k && indent < maxAlign && (s[at] == ' ' || s[at] == '\t'); at++ {
+		sc.steps++
+		indent++
 	}
 	// The value: every following line indented deeper than the key, and
 	// the blank lines among them.
