@@ -143,10 +143,11 @@ var Table = []Shape{
 		Name:    "Names ending in the word pass or pwd",
 		Example: "DB_PASS=«Kq8mZ2» MYSQL_PWD=«Tr4in»",
 		Avoids:  []string{"PWD=/srv/app", "bypass=true compass=north passenger=3"},
+		// Each spelling a rule of its own that starts with it (masking
+		// bypass=true too: the collector is the coarser line).
 		Collector: []string{
-			`[-_. ](?:PASS|pass|Pass|PWD|pwd|Pwd)` + rxPairTail,
-			`[a-z](?:Pass|Pwd)` + rxPairTail,
-			`(?:PWD|Pwd|pwd)[ \t]*=[ \t]*(?:` + rxBraces + `|[^\s;'"]+)`,
+			`PASS` + rxPairTail, `pass` + rxPairTail, `Pass` + rxPairTail,
+			`PWD` + rxPairTail, `pwd` + rxPairTail, `Pwd` + rxPairTail,
 		},
 	},
 	{
@@ -167,7 +168,8 @@ var Table = []Shape{
 		Example: `mysql -h db -u root -p«S3cret» app`,
 		Avoids:  []string{"mkdir -p /var/lib/app", "ssh -p 2222 deploy@host", "ls -p /etc/secrets/"},
 		Collector: []string{
-			`[\s"']-p[^\s"'-][^\s"']*`,
+			` -p[^\s"'-][^\s"']*`,
+			`"-p[^\s"'-][^\s"']*`,
 		},
 	},
 	{
@@ -206,7 +208,7 @@ var Table = []Shape{
 		Avoids:  []string{"machine learning is fun", "password changed for user deploy"},
 		Collector: []string{
 			`login[ \t]+[^\s"']+[ \t]+password[ \t]+[^\s"']+`,
-			`(?m:^)[ \t]+password[ \t]+[^\s"']+[ \t]*(?m:$)`,
+			`password[ \t]+[^\s"']+[ \t]*(?m:$)`,
 		},
 	},
 	{
@@ -219,7 +221,7 @@ var Table = []Shape{
 		Example: `{"auths":{"registry.example.com":{"auth":"«ZGVwbG95OnB3LWRvY2tlcg==»"}}}`,
 		Avoids:  []string{`"auth": "none"`},
 		Collector: []string{
-			`\\*"auth\\*"[ \t]*:[ \t]*\\*"[A-Za-z0-9+/=]{8,}`,
+			`auth\\*"[ \t]*:[ \t]*\\*"[A-Za-z0-9+/=]{8,}`,
 			`_auth[ \t]*=[ \t]*[A-Za-z0-9+/=]+`,
 		},
 	},
