@@ -33,11 +33,15 @@ var DefaultSecretKeys = slices.Clone(redact.DefaultKeys)
 //     every line from a private key's header to its end line;
 //   - in every other string, only the secrets free text shows by their
 //     shape: the value of "key=value", "key: value", "key is value" and
-//     JSON pairs whose key is secret by the same fragments; a URL's
-//     password; the credentials after "Bearer" and "Basic"; JSON Web
-//     Tokens; tokens with a well-known prefix (GitHub, GitLab, Slack, AWS
-//     access key ids, Google, Stripe, npm, PyPI, Docker Hub, Hugging
-//     Face, Shopify, SendGrid, Vault and others).
+//     JSON pairs whose key (or label of up to three words) is secret by
+//     the same fragments, to the value's end (past escaped quotes, over a
+//     YAML block scalar); secret-named flags' values and the password
+//     flags of mysql, curl, sshpass, htpasswd and openssl; .netrc
+//     entries; a URL's password; the credentials after "Bearer" and
+//     "Basic"; JSON Web Tokens; tokens with a well-known prefix (GitHub,
+//     GitLab, Slack, AWS access key ids, Google, Stripe, npm, PyPI, Docker
+//     Hub, Hugging Face, Shopify, SendGrid, Vault and others). Templates,
+//     variables and placeholders that only name a secret are kept.
 //
 // docs/reliability.md lists what is found and what is not. The scan of a
 // string is linear in its length.
