@@ -17,6 +17,7 @@ type Rules struct {
 	keys        []string
 	byFirst     *[256][]string // keys by their first byte
 	minKey      int            // the shortest fragment: a shorter key holds none
+	ends        *[256][]string // the words a label of several words can end with, by first byte
 	keyMaterial bool
 }
 
@@ -36,13 +37,41 @@ func (r Rules) With(fragments ...string) Rules {
 		}
 	}
 	out.byFirst = new([256][]string)
+	out.ends = new([256][]string)
+	for _, w := range [...]string{"pass", "pwd"} {
+		out.ends[w[0]] = append(out.ends[w[0]], w)
+	}
 	for i, k := range out.keys {
 		if i == 0 || len(k) < out.minKey {
 			out.minKey = len(k)
 		}
 		out.byFirst[k[0]] = append(out.byFirst[k[0]], k)
+		for j := 1; j+2 <= len(k); j++ {
+			out.ends[k[j]] = append(out.ends[k[j]], k[j:])
+		}
 	}
 	return out
+}
+
+// LabelEnd reports whether word can end a label of several words that
+// names a secret: it is the end of a fragment ("Key" of "API Key"), or
+// pass or pwd. The scan asks it of every word before a separator whose
+// key is not secret, before it reads the words before it.
+func (r *Rules) LabelEnd(word string) bool {
+	if r.ends == nil || len(word) < 2 || len(word) > 32 {
+		return false
+	}
+	var buf [32]byte
+	n := normaliseInto(buf[:0], word)
+	if n == "" {
+		return false
+	}
+	for _, e := range r.ends[n[0]] {
+		if e == n {
+			return true
+		}
+	}
+	return false
 }
 
 // Active reports whether r redacts anything.
@@ -79,7 +108,31 @@ func (r *Rules) SecretLabel(label string) bool {
 // end only, when atEnd) followed by nothing that describes it.
 func (r *Rules) fragmentIn(key string, atEnd bool) bool {
 	var buf [128]byte
+	return r.fragmentInNormal(normaliseInto(buf[:0], key), atEnd)
+}
+
+// keyWord is SecretKey and LabelEnd of one key, normalised once: the
+// scan asks both of most words before a separator.
+func (r *Rules) keyWord(key string) (secret, labelEnd bool) {
+	if len(r.keys) == 0 {
+		return false, false
+	}
+	var buf [128]byte
 	n := normaliseInto(buf[:0], key)
+	if len(n) >= r.minKey && r.fragmentInNormal(n, false) || passWord(key) {
+		return true, false
+	}
+	if n != "" && len(n) <= 32 {
+		for _, e := range r.ends[n[0]] {
+			if e == n {
+				return false, true
+			}
+		}
+	}
+	return false, false
+}
+
+func (r *Rules) fragmentInNormal(n string, atEnd bool) bool {
 	// One pass over the key, trying at each byte the fragments that
 	// start with it: cheaper than one search per fragment, and the scan of
 	// free text asks this of every word before a '=' or ':'.

@@ -186,16 +186,27 @@ const (
 
 // keyKind is what a key read back from a separator says of its value.
 func (sc *scanner) keyKind(key string) int {
-	if sc.r.SecretKey(key) {
-		return keySecret
+	kind, _ := sc.keyKindEnd(key)
+	return kind
+}
+
+// keyKindEnd is keyKind, and whether key can end a label of several
+// words (Rules.LabelEnd).
+func (sc *scanner) keyKindEnd(key string) (int, bool) {
+	secret, end := sc.r.keyWord(key)
+	if secret {
+		return keySecret, false
 	}
-	switch key = strings.TrimLeft(key, "_-"); {
-	case strings.EqualFold(key, "auth"):
-		return keyAuth
-	case strings.EqualFold(key, "pwd"):
-		return keyPwd
+	for len(key) > 3 && (key[0] == '_' || key[0] == '-') {
+		key = key[1:]
 	}
-	return keyNo
+	switch {
+	case len(key) == 4 && strings.EqualFold(key, "auth"):
+		return keyAuth, false
+	case len(key) == 3 && strings.EqualFold(key, "pwd"):
+		return keyPwd, false
+	}
+	return keyNo, end
 }
 
 // pair looks at the separator s[j:j+n] ('=', ':' or " is "): when the key
@@ -226,9 +237,9 @@ func (sc *scanner) pair(j, n int) int {
 	if k == end || k > sc.last && isKeyByte(s[k-1]) {
 		return -1 // no key, or one too long to be a key
 	}
-	kind := sc.keyKind(s[k:end])
+	kind, labelEnd := sc.keyKindEnd(s[k:end])
 	label := false // a key of more words than one
-	if kind == keyNo && keyQuote == 0 {
+	if kind == keyNo && keyQuote == 0 && labelEnd {
 		// A label of more words: "API Key: x", "Client Secret = x".
 		w := k
 		for words := 1; words < maxWords && w-1 > sc.last && s[w-1] == ' ' && isKeyByte(s[w-2]); words++ {
@@ -781,7 +792,7 @@ func (sc *scanner) word(i int) int {
 			return sc.jwt(i)
 		}
 	case 'c', 'm', 's', 'h', 'p', 'd':
-		if i == 0 || opensWord(s[i-1]) || s[i-1] == '/' {
+		if (i == 0 || opensWord(s[i-1]) || s[i-1] == '/') && i+2 < len(s) && commandStart(s[i], s[i+1]) {
 			if next, ok := sc.command(i); ok {
 				return next
 			}
@@ -836,6 +847,16 @@ func (sc *scanner) command(i int) (int, bool) {
 		return -1, false
 	}
 	return e, true
+}
+
+// commandStart reports whether a word that starts with a, b may be one of
+// command's names.
+func commandStart(a, b byte) bool {
+	switch string([]byte{a, b}) {
+	case "my", "ma", "cu", "ss", "ht", "pa", "de":
+		return true
+	}
+	return false
 }
 
 // htpasswd replaces the password of "htpasswd -b[c] file user password"
