@@ -113,6 +113,7 @@ type scanner struct {
 	cmd      byte     // the command of the current line (cmd*)
 	parsedTo int      // a forward parse read s[:parsedTo]
 	farClose [3]int   // near's searches for '}', ')' and '>' read s[:farClose[n]]
+	noJWT    int      // no JSON Web Token starts before it
 }
 
 func (sc *scanner) run() (string, bool) {
@@ -987,12 +988,20 @@ func basicAuth(b64 string) bool {
 // empty) joined by dots.
 func (sc *scanner) jwt(i int) int {
 	s := sc.s
+	if i < sc.noJWT {
+		return -1 // inside the header of one that was no token: so is this
+	}
 	e := i
 	for seg := 0; seg < 3; seg++ {
 		start := e
 		for e < len(s) && isTokenByte(s[e], setWord) {
 			sc.steps++
 			e++
+		}
+		if seg == 0 {
+			// A start later in this run reads the same segments from its
+			// end on: it fails as this one does.
+			sc.noJWT = e
 		}
 		if seg < 2 && e-start < 10 {
 			return -1
