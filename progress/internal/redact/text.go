@@ -411,6 +411,9 @@ func pathError(v string) bool {
 // value), <sensitive>); it then returns its end, which the scan skips.
 func (sc *scanner) reference(v int) (bool, int) {
 	s := sc.s
+	if v >= len(s) {
+		return false, 0
+	}
 	switch {
 	case strings.HasPrefix(s[v:], "{{"):
 		e := sc.near(v, '}')
