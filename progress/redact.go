@@ -1,8 +1,6 @@
 package progress
 
 import (
-	"slices"
-
 	"github.com/progressotel/progressotel/internal/base/wireformat"
 	"github.com/progressotel/progressotel/progress/internal/redact"
 )
@@ -15,7 +13,11 @@ import (
 // secret too, and one whose fragment is followed by a word that names a
 // fact about the secret (secret_name, token_file, password_path,
 // secretKeyRef) is not.
-var DefaultSecretKeys = slices.Clone(redact.DefaultKeys)
+var DefaultSecretKeys = []string{
+	"password", "passwd", "passphrase", "secret", "token", "apikey",
+	"privatekey", "authorization", "credential", "accesskey", "accountkey", "cookie",
+	"clientsecret", "sessionkey", "nolog",
+}
 
 // Redactor decides which details never leave the process. The zero value
 // redacts nothing; use NewRedactor or DefaultRedactor. A Redactor is

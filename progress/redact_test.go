@@ -3,12 +3,14 @@ package progress_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/internal/redact"
 	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/progress/wire"
 )
@@ -234,5 +236,13 @@ func TestRedactionLeavesNoDebris(t *testing.T) {
 		if got := r.Value(in); got != want {
 			t.Errorf("Value(%q)\n got %q\nwant %q", in, got, want)
 		}
+	}
+}
+
+// TestDefaultSecretKeysAreTheTables: the collector's rules are generated
+// from the redact package's copy of the list (redact.Table).
+func TestDefaultSecretKeysAreTheTables(t *testing.T) {
+	if !slices.Equal(progress.DefaultSecretKeys, redact.DefaultKeys) {
+		t.Errorf("progress.DefaultSecretKeys %q, redact.DefaultKeys %q: one changed without the other", progress.DefaultSecretKeys, redact.DefaultKeys)
 	}
 }
