@@ -129,10 +129,12 @@ var Table = []Shape{
 	{
 		Name:    "Quoted values past escaped quotes",
 		Example: `{"password":"«ab\"cd»","user":"bob"}`,
+		Avoids:  []string{`{"password_set": false, "token": null}`},
 	},
 	{
 		Name:    "YAML block scalars",
 		Example: "  password: |\n    «s3cr3t-line-1\n    s3cr3t-line-2»\n  username: admin",
+		Avoids:  []string{"  script: |\n    echo deploying\n  when: always"},
 	},
 	{
 		Name:    "Aligned pairs (terraform output, env | column -t)",
@@ -183,6 +185,7 @@ var Table = []Shape{
 	{
 		Name:    "sshpass -p",
 		Example: `sshpass -p «pw-ssh» ssh -p 2222 deploy@10.0.0.9 uptime`,
+		Avoids:  []string{"ssh -p 2222 deploy@10.0.0.9 uptime"},
 		Collector: []string{
 			`sshpass[\s"',]+-p[\s"',]*[^\s"',]+`,
 		},
@@ -198,6 +201,7 @@ var Table = []Shape{
 	{
 		Name:    "openssl pass:",
 		Example: `openssl req -new -key server.key -passin pass:«pw-ssl» -out server.csr`,
+		Avoids:  []string{"openssl x509 -in server.crt -noout -subject"},
 		Collector: []string{
 			`pass:[^\s"']+`,
 		},
@@ -226,7 +230,7 @@ var Table = []Shape{
 		},
 	},
 	{
-		Name:    "URL user info (any byte but a blank, a quote, / ? # or @)",
+		Name:    "URL user info (any byte but a blank, a double quote, / ? # or @)",
 		Example: "psql postgresql://app:«pw;1,a&b(c)»@db.internal:5432/app",
 		Avoids:  []string{"http://host:8080/path?x=1", "https://__token__:****@pypi.example.com/simple"},
 		Collector: []string{
@@ -247,6 +251,7 @@ var Table = []Shape{
 	{
 		Name:    "JSON Web Tokens",
 		Example: "session «eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2ln» accepted",
+		Avoids:  []string{"eyJhbGciOiJIUzI1NiJ9 is a header alone"},
 		Collector: []string{
 			`eyJ[A-Za-z0-9_-]{7,}\.[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*)?`,
 		},
