@@ -8,9 +8,14 @@ import (
 // DefaultSecretKeys are the key fragments redacted by default. A detail key
 // is secret when any segment of its path, lower-cased with '_', '-', '.' and
 // ' ' removed, contains one of them.
+//
+// A key that ends in the word "pass" or "pwd" (DB_PASS, MYSQL_PWD) is
+// secret too, and one whose fragment is followed by a word that names a
+// fact about the secret (secret_name, token_file, password_path,
+// secretKeyRef) is not.
 var DefaultSecretKeys = []string{
 	"password", "passwd", "passphrase", "secret", "token", "apikey",
-	"privatekey", "authorization", "credential", "accesskey", "cookie",
+	"privatekey", "authorization", "credential", "accesskey", "accountkey", "cookie",
 	"clientsecret", "sessionkey", "nolog",
 }
 
@@ -30,11 +35,15 @@ var DefaultSecretKeys = []string{
 //     every line from a private key's header to its end line;
 //   - in every other string, only the secrets free text shows by their
 //     shape: the value of "key=value", "key: value", "key is value" and
-//     JSON pairs whose key is secret by the same fragments; a URL's
-//     password; the credentials after "Bearer" and "Basic"; JSON Web
-//     Tokens; tokens with a well-known prefix (GitHub, GitLab, Slack, AWS
-//     access key ids, Google, Stripe, npm, PyPI, Docker Hub, Hugging
-//     Face, Shopify, SendGrid, Vault and others).
+//     JSON pairs whose key (or label of up to three words) is secret by
+//     the same fragments, to the value's end (past escaped quotes, over a
+//     YAML block scalar); secret-named flags' values and the password
+//     flags of mysql, curl, sshpass, htpasswd and openssl; .netrc
+//     entries; a URL's password; the credentials after "Bearer" and
+//     "Basic"; JSON Web Tokens; tokens with a well-known prefix (GitHub,
+//     GitLab, Slack, AWS access key ids, Google, Stripe, npm, PyPI, Docker
+//     Hub, Hugging Face, Shopify, SendGrid, Vault and others). Templates,
+//     variables and placeholders that only name a secret are kept.
 //
 // docs/reliability.md lists what is found and what is not. The scan of a
 // string is linear in its length.

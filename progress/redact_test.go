@@ -3,12 +3,14 @@ package progress_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/internal/redact"
 	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/progress/wire"
 )
@@ -194,5 +196,53 @@ func TestRedactionOptions(t *testing.T) {
 		if strings.HasSuffix(string(kv.Key), "password") && kv.Value.AsString() != wire.Redacted {
 			t.Errorf("Flatten left %s = %v", kv.Key, kv.Value.String())
 		}
+	}
+}
+
+// TestRedactionBeforeTheCut: a string longer than MaxStringLen is
+// redacted before it is cut, so that a secret that straddles the cut
+// leaves none of its first bytes; the cut string is still marked.
+func TestRedactionBeforeTheCut(t *testing.T) {
+	const pw = "StraddlingPassword0123456789abcdefghijklmnopqrstuvwxyz"
+	for name, text := range map[string]string{
+		"URL password": strings.Repeat("x", 40) + " https://deploy:" + pw + "@git.example.com/x.git",
+		"key=value":    strings.Repeat("x", 50) + " password=" + pw,
+		"long tail":    strings.Repeat("x", 50) + " password=" + pw + strings.Repeat(" tail", 1000),
+	} {
+		got, _ := redRecord(t, map[string]any{"msg": text}, progress.WithLimits(progress.Limits{MaxStringLen: 64}))
+		msg, _ := got["msg"].(string)
+		if strings.Contains(msg, pw[:4]) {
+			t.Errorf("%s: the secret's first bytes are before the cut: %q", name, msg)
+		}
+		if !strings.HasSuffix(msg, wire.TruncatedSuffix) || len(msg) > 64+len(wire.TruncatedSuffix) {
+			t.Errorf("%s: not cut at the limit: %q", name, msg)
+		}
+	}
+}
+
+// TestRedactionLeavesNoDebris: a redaction ends where the secret's value
+// ends, and what names a secret without holding it stays readable.
+func TestRedactionLeavesNoDebris(t *testing.T) {
+	r := progress.DefaultRedactor()
+	for in, want := range map[string]string{
+		`"password={{ db_password }}"`:                   `"password={{ db_password }}"`,
+		`password=hunter2 db_password={{ vault_db }}`:    `password=[REDACTED] db_password={{ vault_db }}`,
+		`token=${API_TOKEN} next`:                        `token=${API_TOKEN} next`,
+		`{"password":"ab\"cd","user":"u"}`:               `{"password":"[REDACTED]","user":"u"}`,
+		"  password: |\n    line1\n    line2\n  user: u": "  password: |\n    [REDACTED]\n  user: u",
+		"db_password = (sensitive value)":                "db_password = (sensitive value)",
+		"curl -u deploy:pw-1234 https://x":               "curl -u deploy:[REDACTED] https://x",
+	} {
+		if got := r.Value(in); got != want {
+			t.Errorf("Value(%q)\n got %q\nwant %q", in, got, want)
+		}
+	}
+}
+
+// TestDefaultSecretKeysAreTheTables: the collector's rules are generated
+// from the redact package's copy of the list (redact.Table).
+func TestDefaultSecretKeysAreTheTables(t *testing.T) {
+	if !slices.Equal(progress.DefaultSecretKeys, redact.DefaultKeys) {
+		t.Errorf("progress.DefaultSecretKeys %q, redact.DefaultKeys %q: one changed without the other", progress.DefaultSecretKeys, redact.DefaultKeys)
 	}
 }

@@ -22,12 +22,15 @@ func TestRedactFreeText(t *testing.T) {
 		{"password = 'a b c' rest", "password = '" + R + "' rest"},
 		{`{"password": "p@ss", "user": "bob"}`, `{"password": "` + R + `", "user": "bob"}`},
 		{`{"pin_token": 1234, "n": 1}`, `{"pin_token": ` + R + `, "n": 1}`},
-		{`curl -H "Authorization: Bearer abc.def" https://x`, `curl -H "Authorization: ` + R + `" https://x`},
+		{`curl -H "Authorization: Bearer abc.def" https://x`, `curl -H "Authorization: Bearer ` + R + `" https://x`},
 		{"secret: everything after it", "secret: " + R},
 		{"user=bob token=t1 id=3", "user=bob token=" + R + " id=3"},
 		{"git clone https://bob:pa55@git.example/x.git", "git clone https://bob:" + R + "@git.example/x.git"},
 		{"postgres://app:pw@db:5432/app and http://host:80/path", "postgres://app:" + R + "@db:5432/app and http://host:80/path"},
-		{"token_url: https://auth.example", "token_url: " + R},
+		// A key that names where a token is: the value is no secret, what it
+		// holds may be.
+		{"token_url: https://auth.example", "token_url: https://auth.example"},
+		{"token_url: https://auth.example/?access_token=t1", "token_url: https://auth.example/?access_token=" + R},
 		{"connecting with hunter2-long and hunter2", "connecting with " + R + " and " + R},
 		{"ab is too short to be searched", "ab is too short to be searched"},
 		{"-----BEGIN RSA PRIVATE KEY-----MIIB...-----END RSA PRIVATE KEY-----", R},

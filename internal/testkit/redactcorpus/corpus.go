@@ -4,9 +4,13 @@
 // it that must never leave the process. The library, both adapters, the
 // CLI and the collector feed the same texts through their own paths and
 // check what comes out with Leaks, so that they redact the same shapes.
+// Its labelled part (corpus.txt, Corpus) marks each secret's exact span,
+// from which progress/internal/redact measures the policy's recall and
+// precision.
 package redactcorpus
 
 import (
+	_ "embed"
 	"encoding/base64"
 	"fmt"
 	"strings"
@@ -42,7 +46,8 @@ const (
 var basicCredential = base64.StdEncoding.EncodeToString([]byte("deploy:basic-corpus-pw"))
 
 // Cases are the corpus. The first ones are those seen in real
-// runs; the others are the remaining shapes the redaction finds.
+// runs; the others are the remaining shapes the redaction finds; the
+// labelled corpus (Corpus) follows them, one case a text.
 var Cases = []Case{
 	{Name: "ghp token in a command line (args._raw_params)",
 		Text:    "git clone https://" + GitHubToken + "@github.com/acme/app.git /srv/app",
@@ -111,6 +116,85 @@ var Cases = []Case{
 	{Name: "PGP private key block",
 		Text:    PGPKey,
 		Secrets: []string{"redactcorpusbody"}},
+}
+
+// corpusText is the labelled corpus: texts as tools print them, with
+// the exact spans of their secrets (see the file's header).
+//
+//go:embed corpus.txt
+var corpusText string
+
+// Labelled is one text of the labelled corpus.
+type Labelled struct {
+	Source string // the tool output it was written from ("set -x traces")
+	Line   int    // its line in corpus.txt
+	Text   string
+	// Spans are the byte ranges of Text that are secret, in order; none
+	// when the text holds no secret.
+	Spans [][2]int
+}
+
+// Corpus is the labelled corpus, in the file's order.
+var Corpus = parse(corpusText)
+
+func parse(text string) []Labelled {
+	var out []Labelled
+	source := ""
+	for n, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		if rest, ok := strings.CutPrefix(line, "# @ "); ok {
+			source = rest
+			continue
+		}
+		if line == "#" || strings.HasPrefix(line, "# ") || line == "" {
+			continue
+		}
+		l := Labelled{Source: source, Line: n + 1}
+		var b strings.Builder
+		open := -1
+		for _, r := range strings.ReplaceAll(line, "⏎", "\n") {
+			switch r {
+			case '«':
+				if open >= 0 {
+					panic(fmt.Sprintf("corpus.txt:%d: « inside a span", n+1))
+				}
+				open = b.Len()
+			case '»':
+				if open < 0 {
+					panic(fmt.Sprintf("corpus.txt:%d: » without «", n+1))
+				}
+				l.Spans = append(l.Spans, [2]int{open, b.Len()})
+				open = -1
+			default:
+				b.WriteRune(r)
+			}
+		}
+		if open >= 0 {
+			panic(fmt.Sprintf("corpus.txt:%d: « not closed", n+1))
+		}
+		l.Text = b.String()
+		out = append(out, l)
+	}
+	return out
+}
+
+// Secrets are the secrets of l as Leaks looks for them: each span's
+// lines, without the indentation between them.
+func (l Labelled) Secrets() []string {
+	var out []string
+	for _, sp := range l.Spans {
+		for _, piece := range strings.Split(l.Text[sp[0]:sp[1]], "\n") {
+			if piece = strings.TrimSpace(piece); piece != "" {
+				out = append(out, piece)
+			}
+		}
+	}
+	return out
+}
+
+func init() {
+	for _, l := range Corpus {
+		Cases = append(Cases, Case{Name: fmt.Sprintf("corpus.txt:%d (%s)", l.Line, l.Source), Text: l.Text, Secrets: l.Secrets()})
+	}
 }
 
 // Clean are texts with no secret that the library's redaction leaves as

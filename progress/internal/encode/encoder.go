@@ -254,9 +254,12 @@ func (e *Encoder) put(s slot, v attribute.Value) {
 // another) and of the secrets free text shows by their shape (the scan
 // is charged as work), and the size cap.
 func (e *Encoder) str(s string, elem bool) attribute.Value {
-	if len(s) > e.lim.MaxStringLen {
-		e.truncated++
-		s = cutUTF8(s, e.lim.MaxStringLen) + wireformat.TruncatedSuffix
+	// Redacted before it is cut, so that no secret's first bytes are
+	// left before the cut: a secret that starts before it is known by
+	// its shape within redact.CutMargin bytes past it.
+	long := len(s) > e.lim.MaxStringLen+redact.CutMargin
+	if long {
+		s = cutUTF8(s, e.lim.MaxStringLen+redact.CutMargin)
 	}
 	if !e.spend(len(s)) {
 		return e.fit(wireformat.TruncatedSuffix)
@@ -271,6 +274,13 @@ func (e *Encoder) str(s string, elem bool) attribute.Value {
 		s = wireformat.Redacted
 	} else {
 		s, _ = e.red.Shapes(s)
+	}
+	if long || len(s) > e.lim.MaxStringLen {
+		e.truncated++
+		if len(s) > e.lim.MaxStringLen {
+			s = cutUTF8(s, e.lim.MaxStringLen)
+		}
+		s += wireformat.TruncatedSuffix
 	}
 	return e.fit(s)
 }

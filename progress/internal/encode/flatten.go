@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/progressotel/progressotel/internal/base/wireformat"
+	"github.com/progressotel/progressotel/progress/internal/redact"
 )
 
 // This file walks a value: the checks live in admit, admitElem, enter,
@@ -713,7 +714,7 @@ func (e *Encoder) marshaled(s slot, rv reflect.Value) {
 		case err != nil:
 			e.unsupported(s, rv.Type(), ": MarshalText failed")
 		default:
-			e.put(s, e.str(string(b[:min(len(b), e.lim.MaxStringLen+1)]), s.elem()))
+			e.put(s, e.str(string(b[:min(len(b), e.lim.MaxStringLen+redact.CutMargin+1)]), s.elem()))
 		}
 		return
 	}

@@ -17,6 +17,7 @@ type Rules struct {
 	keys        []string
 	byFirst     *[256][]string // keys by their first byte
 	minKey      int            // the shortest fragment: a shorter key holds none
+	ends        *[256][]string // the words a label of several words can end with, by first byte
 	keyMaterial bool
 }
 
@@ -36,35 +37,149 @@ func (r Rules) With(fragments ...string) Rules {
 		}
 	}
 	out.byFirst = new([256][]string)
+	out.ends = new([256][]string)
+	for _, w := range [...]string{"pass", "pwd"} {
+		out.ends[w[0]] = append(out.ends[w[0]], w)
+	}
 	for i, k := range out.keys {
 		if i == 0 || len(k) < out.minKey {
 			out.minKey = len(k)
 		}
 		out.byFirst[k[0]] = append(out.byFirst[k[0]], k)
+		for j := 1; j+2 <= len(k); j++ {
+			out.ends[k[j]] = append(out.ends[k[j]], k[j:])
+		}
 	}
 	return out
+}
+
+// LabelEnd reports whether word can end a label of several words that
+// names a secret: it is the end of a fragment ("Key" of "API Key"), or
+// pass or pwd. The scan asks it of every word before a separator whose
+// key is not secret, before it reads the words before it.
+func (r *Rules) LabelEnd(word string) bool {
+	if r.ends == nil || len(word) < 2 || len(word) > 32 {
+		return false
+	}
+	var buf [32]byte
+	n := normaliseInto(buf[:0], word)
+	if n == "" {
+		return false
+	}
+	for _, e := range r.ends[n[0]] {
+		if e == n {
+			return true
+		}
+	}
+	return false
 }
 
 // Active reports whether r redacts anything.
 func (r *Rules) Active() bool { return r.keyMaterial || len(r.keys) > 0 }
 
 // SecretKey reports whether a key (one path segment) names a secret: its
-// lower-cased form without '_', '-', '.' and ' ' contains a fragment. It
-// allocates nothing for keys of up to 128 bytes.
+// lower-cased form without '_', '-', '.' and ' ' contains a fragment that
+// is not followed by a word that makes the key name something about the
+// secret rather than the secret (secret_name, token_file, passwordPath:
+// see describes); or, when r has fragments, it ends in a word "pass" or
+// "pwd" (DB_PASS, MYSQL_PWD, dbPass). It allocates nothing for keys of up
+// to 128 bytes.
 func (r *Rules) SecretKey(key string) bool {
-	if len(r.keys) == 0 || len(key) < r.minKey {
-		return false // normalising only shortens a key
+	if len(r.keys) == 0 {
+		return false
+	}
+	if len(key) >= r.minKey && r.fragmentIn(key, false) {
+		return true
+	}
+	return passWord(key)
+}
+
+// SecretLabel reports whether a label of several words ("API Key",
+// "Client Secret", "db pass") names a secret: its normalised form ends
+// with a fragment, or its last word is "pass" or "pwd".
+func (r *Rules) SecretLabel(label string) bool {
+	if len(r.keys) == 0 {
+		return false
+	}
+	return len(label) >= r.minKey && r.fragmentIn(label, true) || passWord(label)
+}
+
+// fragmentIn reports whether the normalised key holds a fragment (at its
+// end only, when atEnd) followed by nothing that describes it.
+func (r *Rules) fragmentIn(key string, atEnd bool) bool {
+	var buf [128]byte
+	return r.fragmentInNormal(normaliseInto(buf[:0], key), atEnd)
+}
+
+// keyWord is SecretKey and LabelEnd of one key, normalised once: the
+// scan asks both of most words before a separator.
+func (r *Rules) keyWord(key string) (secret, labelEnd bool) {
+	if len(r.keys) == 0 {
+		return false, false
 	}
 	var buf [128]byte
 	n := normaliseInto(buf[:0], key)
+	if len(n) >= r.minKey && r.fragmentInNormal(n, false) || passWord(key) {
+		return true, false
+	}
+	if n != "" && len(n) <= 32 {
+		for _, e := range r.ends[n[0]] {
+			if e == n {
+				return false, true
+			}
+		}
+	}
+	return false, false
+}
+
+func (r *Rules) fragmentInNormal(n string, atEnd bool) bool {
 	// One pass over the key, trying at each byte the fragments that
 	// start with it: cheaper than one search per fragment, and the scan of
 	// free text asks this of every word before a '=' or ':'.
 	for i := 0; i+r.minKey <= len(n); i++ {
 		for _, k := range r.byFirst[n[i]] {
-			if strings.HasPrefix(n[i:], k) {
+			if !strings.HasPrefix(n[i:], k) {
+				continue
+			}
+			rest := n[i+len(k):]
+			if atEnd && rest != "" {
+				continue
+			}
+			if !describes(rest) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// describes reports whether the rest of a key after a secret fragment
+// makes it name a fact about the secret (where it is, what it is called,
+// how long it lives), not the secret: token_file, secretName,
+// secretKeyRef, credentials_path, token_url.
+func describes(rest string) bool {
+	rest = strings.TrimPrefix(rest, "s")
+	switch rest {
+	case "file", "path", "dir", "name", "ref", "keyref", "url", "uri", "endpoint",
+		"length", "len", "type", "stdin", "env", "ttl", "expiry", "expires", "expiresat", "expiration":
+		return true
+	}
+	return false
+}
+
+// passWord reports whether key ends in the word "pass" or "pwd", after
+// '_', '-', '.' or ' ', or in camel case (dbPass).
+func passWord(key string) bool {
+	for _, w := range [...]string{"pass", "pwd"} {
+		n := len(key) - len(w)
+		if n < 1 || !strings.EqualFold(key[n:], w) {
+			continue
+		}
+		switch c := key[n-1]; {
+		case c == '_' || c == '-' || c == '.' || c == ' ':
+			return true
+		case c >= 'a' && c <= 'z' && key[n] == 'P':
+			return true
 		}
 	}
 	return false
@@ -96,18 +211,63 @@ func (r *Rules) SecretLine(in *bool, v string) bool {
 		return false
 	}
 	if *in {
-		if strings.Contains(v, pemEnd) || strings.Contains(v, puttyEnd) {
+		switch {
+		case strings.Contains(v, pemEnd) || strings.Contains(v, puttyEnd):
 			*in = false
+			return true
+		case v == "" || v[0] == ' ' || v[0] == '\t' || !endsBlock(v):
+			return true
 		}
-		return true
+		*in = false // the line after a YAML block scalar's value
 	}
 	// A PuTTY file's header line alone is shorter than what SecretValue
 	// searches for armour: as a line it opens the key.
 	if !r.SecretValue(v) && !strings.Contains(v, puttyHeader) {
+		*in = r.opensScalar(v)
 		return false
 	}
 	*in = opensBlock(v)
 	return true
+}
+
+// opensScalar reports whether line v opens a YAML block scalar under a
+// secret key ("  password: |"): the lines below it, indented, hold the
+// value.
+func (r *Rules) opensScalar(v string) bool {
+	v = strings.TrimRight(v, " \t\r")
+	v = strings.TrimRight(v, "-+123456789")
+	if len(v) < 3 || v[len(v)-1] != '|' && v[len(v)-1] != '>' {
+		return false
+	}
+	v = strings.TrimRight(v[:len(v)-1], " \t")
+	if !strings.HasSuffix(v, ":") {
+		return false
+	}
+	v = strings.TrimLeft(strings.TrimSuffix(v, ":"), " \t-")
+	v = strings.Trim(v, `"'`)
+	return r.SecretKey(v) || r.SecretLabel(v)
+}
+
+// endsBlock reports whether a line that is not indented ends a block
+// that SecretLine follows: a YAML key or list item, a document marker or
+// a tool's status line, none of which a key file's body ever holds (its
+// own headers, Proc-Type: and the like, aside).
+func endsBlock(v string) bool {
+	if strings.HasPrefix(v, "- ") || v == "---" || v == "..." {
+		return true
+	}
+	i := 0
+	for i < len(v) && i < maxKeyLen && (isKeyByte(v[i]) || v[i] == ' ') {
+		i++
+	}
+	if i == 0 || i == len(v) {
+		return false
+	}
+	switch v[:i] {
+	case "Proc-Type", "DEK-Info", "Comment", "Version", "Hash", "Charset", "Encryption", "Public-Lines", "Private-Lines":
+		return false
+	}
+	return v[i] == ':' || v[i] == '['
 }
 
 const (

@@ -59,6 +59,13 @@ func TestShapesLinearOnPathologicalInput(t *testing.T) {
 		"long credential run":        "Basic " + strings.Repeat("QUFB", 64),
 		"mixed":                      `a=b "token": 'x https://u:p@h/ Bearer eyJ` + "\n",
 		"url authority without ends": "https://" + strings.Repeat("u", 50),
+		"token starts in one run":    "-eyJ",
+		"flags":                      " --password-stdin -pX -u a:b",
+		"commands":                   "curl mysql sshpass htpasswd -b machine x password ",
+		"labels":                     "a b Key: ",
+		"references":                 "token={{ token=${ token=$( token=(x token=<a b ",
+		"block scalars":              "password: |\n",
+		"escaped quotes in values":   `password:"a\"`,
 	}
 	for name, p := range patterns {
 		for _, size := range []int{64 << 10, 1 << 20} {
@@ -113,7 +120,7 @@ func TestShapes(t *testing.T) {
 		{"password = 'a b c' rest", "password = '" + R + "' rest"},
 		{`{"password": "p@ss", "user": "bob"}`, `{"password": "` + R + `", "user": "bob"}`},
 		{`{"pin_token": 1234, "n": 1}`, `{"pin_token": ` + R + `, "n": 1}`},
-		{`curl -H "Authorization: Bearer abc.def" https://x`, `curl -H "Authorization: ` + R + `" https://x`},
+		{`curl -H "Authorization: Bearer abc.def" https://x`, `curl -H "Authorization: Bearer ` + R + `" https://x`},
 		{"secret: everything after it", "secret: " + R},
 		{"secret: to the line end\nnext line", "secret: " + R + "\nnext line"},
 		{"user=bob token=t1 id=3", "user=bob token=" + R + " id=3"},

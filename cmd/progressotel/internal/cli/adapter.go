@@ -297,7 +297,8 @@ func (a terraformAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	_, sub, _, _ := cmdline.SplitSubcommand(inv.Argv[1:])
 	_, exit, err := terraform.RunCommandLine(ctx, inv.command(ctx, false), terraform.WithRecorder(inv.Recorder),
 		terraform.WithTracerProvider(inv.TracerProvider), terraform.WithEnvelope(inv.Envelope),
-		terraform.WithLogger(inv.Logger), terraform.WithDisplay(inv.Stdout), terraform.WithOperation(inv.Operation))
+		terraform.WithLogger(inv.Logger), terraform.WithDisplay(inv.Stdout), terraform.WithOperation(inv.Operation),
+		terraform.WithSensitiveValues(sensitiveTofuValues(inv.Argv, os.Environ(), workDir())...))
 	if errors.Is(err, terraform.ErrPrompts) {
 		inv.Logger.Warn(cmdline.Tool(inv.Argv[0]) + " " + sub + " asks for approval, which -json cannot: its events are not reported (add -auto-approve)")
 		return commandAdapter{}.Run(ctx, inv)
