@@ -473,9 +473,9 @@ func TestScaleKafkaDown(t *testing.T) {
 // agents' sends to it time out after 5 s and are retried, to the same
 // gateway (the run's), until it runs again. The frozen process's kernel
 // still takes each attempt's bytes, and the gateway, thawed, handles every
-// one of them: the request at the head of each agent's queue is delivered
-// once per attempt (at-least-once). Nothing else is duplicated or
-// reordered.
+// one of them: the request at the head of each agent's queue may be
+// delivered once per attempt (at-least-once). Nothing else is duplicated
+// or reordered.
 func TestScaleGatewayStopped(t *testing.T) {
 	tr := startTiers(t, 3, 2)
 	f, rep, alerts := faultRun(t, tr, "gateway SIGSTOP 20 s", 300, func() {
