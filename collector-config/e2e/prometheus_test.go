@@ -172,20 +172,3 @@ func (p *promServer) waitEvals(t *testing.T, n int64) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
-
-func hasAlert(seen map[string]bool, alert string) bool {
-	for k := range seen {
-		if strings.HasPrefix(k, alert+" ") {
-			return true
-		}
-	}
-	return false
-}
-
-func wantAlert(t *testing.T, seen map[string]bool, alert string) {
-	t.Helper()
-	if hasAlert(seen, alert) {
-		return
-	}
-	t.Errorf("alert %s never went pending or firing; seen %v", alert, seen)
-}

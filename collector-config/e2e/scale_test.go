@@ -388,6 +388,23 @@ func faultRun(t *testing.T, tr *tiers, name string, perRun int, fault func()) (f
 	return f, rep, tr.prom.everActive()
 }
 
+func hasAlert(seen map[string]bool, alert string) bool {
+	for k := range seen {
+		if strings.HasPrefix(k, alert+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+func wantAlert(t *testing.T, seen map[string]bool, alert string) {
+	t.Helper()
+	if hasAlert(seen, alert) {
+		return
+	}
+	t.Errorf("alert %s never went pending or firing; seen %v", alert, seen)
+}
+
 // A gateway killed mid-stream and restarted 5 s later (same storage): it
 // loses nothing it acknowledged (gateway.yaml: no batch in memory), and
 // what its agents could not send meanwhile waits in their persistent
