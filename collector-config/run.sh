@@ -83,7 +83,15 @@ agent)
 		echo "$0: PROGRESS_TIER=agent: tenants, the local file, a traces backend and a metrics backend are the gateway's (unset PROGRESS_TENANTS*, PROGRESS_LOCAL_FILE, PROGRESS_TRACES_ENDPOINT, PROGRESS_METRICS_BACKEND_ENDPOINT)" >&2
 		exit 2
 	fi
-	if [ -n "${PROGRESS_GATEWAY_BEARER_TOKEN:-}" ]; then set -- --config "$here/agent-auth.yaml" "$@"; fi
+	if [ -n "${PROGRESS_GATEWAY_BEARER_TOKEN:-}" ]; then
+		# The bearertokenauth extension sends a token over TLS only; in
+		# plain text every send would fail (and be retried for ever).
+		if [ "${PROGRESS_GATEWAY_TLS_INSECURE:-true}" != false ]; then
+			echo "$0: PROGRESS_GATEWAY_BEARER_TOKEN is sent over TLS only: set PROGRESS_GATEWAY_TLS_INSECURE=false (and PROGRESS_GATEWAY_TLS_CA_FILE)" >&2
+			exit 2
+		fi
+		set -- --config "$here/agent-auth.yaml" "$@"
+	fi
 	if [ -n "${PROGRESS_GATEWAYS_DNS:-}" ]; then set -- --config "$here/agent-dns.yaml" "$@"; fi
 	set -- --config "$here/agent.yaml" "$@"
 	;;

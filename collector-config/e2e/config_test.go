@@ -213,6 +213,7 @@ func TestRunShTiers(t *testing.T) {
 		{"agent with its gateways' token", gatewayAuth, ""},
 		{"agent with its drivers' and its gateways' tokens", bothTokens, ""},
 		{"gateway with an agent's token", map[string]string{"PROGRESS_TIER": "gateway", "PROGRESS_GATEWAY_BEARER_TOKEN": "t0ken"}, "PROGRESS_OTLP_BEARER_TOKEN"},
+		{"agent with its gateways' token in plain text", map[string]string{"PROGRESS_TIER": "agent", "PROGRESS_GATEWAY_BEARER_TOKEN": "t0ken"}, "PROGRESS_GATEWAY_TLS_INSECURE=false"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCollector(t, "127.0.0.1:1", nil, tc.env)

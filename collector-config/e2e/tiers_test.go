@@ -224,7 +224,11 @@ func TestTiersGatewayBearerToken(t *testing.T) {
 	}
 	wrong.stop()
 
-	right := newAgent(t, b, agentEnv("gw-s3cret", wrong.storage), g) // the same queue
+	// The right token, and this time a token asked of the drivers too
+	// (auth.yaml on the agent; run.sh lists both extensions).
+	rightEnv := agentEnv("gw-s3cret", wrong.storage) // the same queue
+	rightEnv["PROGRESS_OTLP_BEARER_TOKEN"] = "drv-s3cret"
+	right := newAgent(t, b, rightEnv, g)
 	right.start()
 	cons.waitFor(t, 90*time.Second, "every queued event", func(m []message) bool {
 		return countMarker(m, "tier-auth") >= events
@@ -237,6 +241,15 @@ func TestTiersGatewayBearerToken(t *testing.T) {
 			t.Errorf("sequence %d arrived %d times", s, seen[s])
 		}
 	}
+	d2 := newDriver(t, right.grpc, driverOpt{noRetry: true, headers: map[string]string{"authorization": "Bearer drv-s3cret"}})
+	if err := d2.rec.Record(context.Background(), progress.Event{Type: "ansible/PlayStarted", Details: map[string]any{"marker": "tier-auth-both"},
+		Envelope: progress.Envelope{Scope: map[string]string{"tenant": "tenant-a"}}}); err != nil {
+		t.Fatal(err)
+	}
+	d2.flush(t)
+	cons.waitFor(t, 60*time.Second, "an event through an agent with both tokens", func(m []message) bool {
+		return countMarker(m, "tier-auth-both") == 1
+	})
 }
 
 // 3. A driver pointed at an agent sends every signal the library sends,
