@@ -37,8 +37,9 @@ test-rules:
 
 ## test-scale: 2 agents, 3 gateways, a partitioned broker, 20 concurrent
 ## runs, Debian's prometheus on the shipped rules: a healthy run and each
-## fault (gateway SIGKILL, SIGTERM, SIGSTOP; agent SIGKILL; Kafka down),
-## with figures (FIGURES lines). About 3 minutes (2m25s measured).
+## fault (gateway SIGKILL, SIGTERM, SIGSTOP; agent SIGKILL; Kafka down;
+## both tiers stopped during a Kafka outage), with figures (FIGURES lines)
+## checked against the bounds of docs/collector.md's fault table. About 3 minutes (2m25s measured).
 test-scale: collector
 	cd collector-config/e2e && $(GO) vet -mod=mod -tags scale ./... && \
 		PROGRESS_OTELCOL_BIN=$(CURDIR)/$(OTELCOL_BIN) $(GO) test -mod=mod -tags scale -count=1 -timeout 20m -run '^TestScale' -v .

@@ -23,11 +23,26 @@
 #                                auth.yaml overlays apply to it)
 #   PROGRESS_GATEWAYS_DNS        set (agent): agent-dns.yaml, the gateways
 #                                from DNS (a headless Service) instead
+#   PROGRESS_GATEWAY_BEARER_TOKEN  set (agent): agent-auth.yaml, the token
+#                                the agent presents to its gateways (theirs
+#                                is PROGRESS_OTLP_BEARER_TOKEN)
 #
 # The collector replaces this shell (exec), so signals reach it directly.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${PROGRESS_OTELCOL_BIN:-$here/../bin/otelcol-progress}
+
+if [ -n "${PROGRESS_GATEWAY_BEARER_TOKEN:-}" ] && [ "${PROGRESS_TIER:-single}" != agent ]; then
+	echo "$0: PROGRESS_GATEWAY_BEARER_TOKEN is the token an agent presents to its gateways (PROGRESS_TIER=agent); a gateway requires its token with PROGRESS_OTLP_BEARER_TOKEN" >&2
+	exit 2
+fi
+# An agent that asks a token of its drivers (auth.yaml) and presents one
+# to its gateways (agent-auth.yaml): each overlay lists the extensions it
+# needs, and a later list replaces an earlier one, so the list with both
+# goes last (the first one prepended here).
+if [ "${PROGRESS_TIER:-single}" = agent ] && [ -n "${PROGRESS_OTLP_BEARER_TOKEN:-}" ] && [ -n "${PROGRESS_GATEWAY_BEARER_TOKEN:-}" ]; then
+	set -- --config "yaml:service::extensions: [file_storage, health_check, admission, bearertokenauth/otlp, bearertokenauth/gateway]" "$@"
+fi
 
 if [ -n "${PROGRESS_TRACES_ENDPOINT:-}" ]; then
 	case "${PROGRESS_TRACES_PROTOCOL:-http/protobuf}" in
@@ -64,9 +79,18 @@ case "${PROGRESS_TIER:-single}" in
 single) set -- --config "$here/progress.yaml" "$@" ;;
 gateway) set -- --config "$here/progress.yaml" --config "$here/gateway.yaml" "$@" ;;
 agent)
-	if [ -n "${PROGRESS_TENANTS_FILE:-}${PROGRESS_TENANTS:-}${PROGRESS_LOCAL_FILE:-}${PROGRESS_TRACES_ENDPOINT:-}" ]; then
-		echo "$0: PROGRESS_TIER=agent: tenants, the local file and a traces backend are the gateway's (unset PROGRESS_TENANTS*, PROGRESS_LOCAL_FILE, PROGRESS_TRACES_ENDPOINT)" >&2
+	if [ -n "${PROGRESS_TENANTS_FILE:-}${PROGRESS_TENANTS:-}${PROGRESS_LOCAL_FILE:-}${PROGRESS_TRACES_ENDPOINT:-}${PROGRESS_METRICS_BACKEND_ENDPOINT:-}" ]; then
+		echo "$0: PROGRESS_TIER=agent: tenants, the local file, a traces backend and a metrics backend are the gateway's (unset PROGRESS_TENANTS*, PROGRESS_LOCAL_FILE, PROGRESS_TRACES_ENDPOINT, PROGRESS_METRICS_BACKEND_ENDPOINT)" >&2
 		exit 2
+	fi
+	if [ -n "${PROGRESS_GATEWAY_BEARER_TOKEN:-}" ]; then
+		# The bearertokenauth extension sends a token over TLS only; in
+		# plain text every send would fail (and be retried for ever).
+		if [ "${PROGRESS_GATEWAY_TLS_INSECURE:-true}" != false ]; then
+			echo "$0: PROGRESS_GATEWAY_BEARER_TOKEN is sent over TLS only: set PROGRESS_GATEWAY_TLS_INSECURE=false (and PROGRESS_GATEWAY_TLS_CA_FILE)" >&2
+			exit 2
+		fi
+		set -- --config "$here/agent-auth.yaml" "$@"
 	fi
 	if [ -n "${PROGRESS_GATEWAYS_DNS:-}" ]; then set -- --config "$here/agent-dns.yaml" "$@"; fi
 	set -- --config "$here/agent.yaml" "$@"

@@ -13,6 +13,10 @@
 // gRPC is not covered: its server decodes a message before any interceptor
 // runs (bound it with max_recv_msg_size_mib and max_concurrent_streams).
 // docs/collector.md ("Memory under large requests") has the figures.
+//
+// On a gRPC exporter to the next tier the same extension is a client
+// middleware: that tier's refusal of the credentials is retried instead of
+// dropping what this collector accepted (refusal.go).
 package admissionextension
 
 import (

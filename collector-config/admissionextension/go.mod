@@ -8,6 +8,7 @@ require (
 	go.opentelemetry.io/collector/extension/extensionmiddleware v0.152.0
 	go.opentelemetry.io/collector/extension/extensiontest v0.152.0
 	go.opentelemetry.io/otel/metric v1.43.0
+	google.golang.org/grpc v1.81.0
 )
 
 require (
@@ -34,6 +35,5 @@ require (
 	golang.org/x/sys v0.42.0 // indirect
 	golang.org/x/text v0.34.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260226221140-a57be14db171 // indirect
-	google.golang.org/grpc v1.81.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 )

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/progressotel/progressotel/internal/testkit/testpki"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/progress"
 )
@@ -191,6 +192,13 @@ func mustAbs(t *testing.T, p string) string {
 // run.sh assembles them, and it refuses a tier it does not know and the
 // gateway's overlays on an agent.
 func TestRunShTiers(t *testing.T) {
+	ca := testpki.NewCA(t, "gateway CA")
+	gatewayAuth := map[string]string{"PROGRESS_TIER": "agent", "PROGRESS_GATEWAY_BEARER_TOKEN": "t0ken",
+		"PROGRESS_GATEWAY_TLS_INSECURE": "false", "PROGRESS_GATEWAY_TLS_CA_FILE": ca.File}
+	bothTokens := map[string]string{"PROGRESS_OTLP_BEARER_TOKEN": "drivers-t0ken"}
+	for k, v := range gatewayAuth {
+		bothTokens[k] = v
+	}
 	for _, tc := range []struct {
 		name string
 		env  map[string]string
@@ -201,6 +209,11 @@ func TestRunShTiers(t *testing.T) {
 		{"agent with DNS", map[string]string{"PROGRESS_TIER": "agent", "PROGRESS_GATEWAYS_DNS": "gateways.example"}, ""},
 		{"agent with tenants", map[string]string{"PROGRESS_TIER": "agent", "PROGRESS_TENANTS": "tenant-a"}, "gateway's"},
 		{"unknown tier", map[string]string{"PROGRESS_TIER": "edge"}, "want single, gateway or agent"},
+		{"agent with a metrics backend", map[string]string{"PROGRESS_TIER": "agent", "PROGRESS_METRICS_BACKEND_ENDPOINT": "http://127.0.0.1:1"}, "PROGRESS_METRICS_BACKEND_ENDPOINT"},
+		{"agent with its gateways' token", gatewayAuth, ""},
+		{"agent with its drivers' and its gateways' tokens", bothTokens, ""},
+		{"gateway with an agent's token", map[string]string{"PROGRESS_TIER": "gateway", "PROGRESS_GATEWAY_BEARER_TOKEN": "t0ken"}, "PROGRESS_OTLP_BEARER_TOKEN"},
+		{"agent with its gateways' token in plain text", map[string]string{"PROGRESS_TIER": "agent", "PROGRESS_GATEWAY_BEARER_TOKEN": "t0ken"}, "PROGRESS_GATEWAY_TLS_INSECURE=false"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCollector(t, "127.0.0.1:1", nil, tc.env)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
@@ -11,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/pipeline"
+	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 )
 
 // load resolves the shipped files as `otelcol-progress --config a --config
@@ -155,10 +157,13 @@ func TestAgentConfigValidates(t *testing.T) {
 	t.Setenv("PROGRESS_OTLP_TLS_KEY_FILE", "/nonexistent/key.pem")
 	t.Setenv("PROGRESS_GATEWAYS", "[gw-0:4317, gw-1:4317, gw-2:4317]")
 	t.Setenv("PROGRESS_GATEWAYS_DNS", "gateway.progress.svc.cluster.local")
+	t.Setenv("PROGRESS_GATEWAY_BEARER_TOKEN", "gateway-token-for-validation")
 	for _, files := range [][]string{
 		{"agent.yaml"},
 		{"agent.yaml", "tls.yaml", "auth.yaml"},
 		{"agent.yaml", "agent-dns.yaml"},
+		{"agent.yaml", "agent-auth.yaml"},
+		{"agent.yaml", "tls.yaml", "agent-auth.yaml", "agent-dns.yaml"},
 	} {
 		cfg := load(t, files...)
 		lb, ok := cfg.Exporters[component.MustNewID("loadbalancing")].(*loadbalancingexporter.Config)
@@ -181,17 +186,47 @@ func TestAgentConfigValidates(t *testing.T) {
 			t.Errorf("%v: the per-gateway exporter queues or retries on its own", files)
 		}
 		static, dns := lb.Resolver.Static.HasValue(), lb.Resolver.DNS.HasValue()
-		if len(files) > 1 && files[1] == "agent-dns.yaml" {
+		if slices.Contains(files, "agent-dns.yaml") {
 			if static || !dns || lb.Resolver.DNS.Get().Hostname != "gateway.progress.svc.cluster.local" {
 				t.Errorf("%v: resolver static %v, dns %v: want the DNS name only", files, static, dns)
 			}
 		} else if !static || dns || len(lb.Resolver.Static.Get().Hostnames) != 3 {
 			t.Errorf("%v: resolver static %v, dns %v: want the 3 gateways of PROGRESS_GATEWAYS", files, static, dns)
 		}
-		for _, p := range cfg.Service.Pipelines {
-			if len(p.Exporters) != 1 || p.Exporters[0] != component.MustNewID("loadbalancing") {
-				t.Errorf("%v: a pipeline exports to %v, want loadbalancing only", files, p.Exporters)
+		// A refusal of the agent's credentials is retried, not dropped
+		// (the admission extension's client middleware); with
+		// agent-auth.yaml the agent presents its token.
+		if mw := lb.Protocol.OTLP.ClientConfig.Middlewares; len(mw) != 1 || mw[0].ID != component.MustNewID("admission") {
+			t.Errorf("%v: per-gateway middlewares %v, want [admission]", files, mw)
+		}
+		auth := lb.Protocol.OTLP.ClientConfig.Auth
+		if slices.Contains(files, "agent-auth.yaml") != (auth.HasValue() && auth.Get().AuthenticatorID == component.MustNewIDWithName("bearertokenauth", "gateway")) {
+			t.Errorf("%v: per-gateway auth %+v", files, auth)
+		}
+		// Every signal the library sends has a pipeline (a driver pointed
+		// at an agent gets no 404): logs and spans to the gateways,
+		// metrics counted and dropped.
+		for _, sig := range []pipeline.Signal{pipeline.SignalLogs, pipeline.SignalTraces, pipeline.SignalMetrics} {
+			p := cfg.Service.Pipelines[pipeline.NewID(sig)]
+			want := component.MustNewID("loadbalancing")
+			if sig == pipeline.SignalMetrics {
+				want = component.MustNewIDWithName("debug", "metrics")
+			}
+			if p == nil || len(p.Exporters) != 1 || p.Exporters[0] != want {
+				t.Errorf("%v: %s pipeline %+v, want it exporting to %v only", files, sig, p, want)
 			}
 		}
+	}
+}
+
+// A gateway's gRPC receiver takes the largest request an agent forwards:
+// what its OTLP/HTTP receiver accepts (PROGRESS_MAX_REQUEST_BYTES),
+// re-encoded, with gateway.yaml's margin of 60% for the fields the
+// re-encoding adds; gRPC's default of 4 MiB refused it.
+func TestGatewayTakesWhatAnAgentAccepts(t *testing.T) {
+	agentHTTP := load(t, "agent.yaml").Receivers[component.MustNewID("otlp")].(*otlpreceiver.Config).Protocols.HTTP.Get().ServerConfig.MaxRequestBodySize
+	gw := load(t, "progress.yaml", "gateway.yaml").Receivers[component.MustNewID("otlp")].(*otlpreceiver.Config).Protocols.GRPC.Get()
+	if got := int64(gw.MaxRecvMsgSizeMiB) << 20; got < agentHTTP*16/10 {
+		t.Errorf("gateway gRPC limit %d bytes, below 1.6 times the agent's OTLP/HTTP body limit %d", got, agentHTTP)
 	}
 }

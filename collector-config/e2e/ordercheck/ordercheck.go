@@ -171,19 +171,19 @@ func (c *Checker) Report() Report {
 	for _, st := range c.runs {
 		r := st.run
 		r.Gaps, r.Missing = nil, 0
-		var from int64
-		for s := int64(1); s <= r.Highest; s++ {
-			if !st.seen[s] {
-				if from == 0 {
-					from = s
-				}
-				continue
+		// The gaps lie between the sequences seen, sorted: the work is
+		// bounded by the messages read, not by the highest sequence, which
+		// a forged or corrupt message can put at 10^12.
+		next := int64(1) // the lowest sequence not yet accounted for
+		for _, s := range slices.Sorted(maps.Keys(st.seen)) {
+			if s < next {
+				continue // 0 or negative: no place in the run
 			}
-			if from != 0 {
-				r.Gaps = append(r.Gaps, Range{from, s - 1})
-				r.Missing += s - from
-				from = 0
+			if s > next {
+				r.Gaps = append(r.Gaps, Range{next, s - 1})
+				r.Missing += s - next
 			}
+			next = s + 1
 		}
 		r.Partitions = slices.Sorted(maps.Keys(st.part))
 		rep.Runs = append(rep.Runs, r)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/progressotel/progressotel/collector-config/e2e/ordercheck"
 )
@@ -89,4 +90,25 @@ func ExampleChecker() {
 	}
 	fmt.Println(c.Report().Runs[0])
 	// Output: progress_events_tenant-a 4bf92f3577b34da6a3ce929d0e0e4736: 5 messages up to sequence 4, 1 duplicates, 1 reordered (by up to 1)
+}
+
+// A sequence that jumps to 10^12 (forged, or corrupt) is one gap, found
+// with work bounded by the messages read: walking every number up to the
+// highest took hours.
+func TestCheckerSequenceJump(t *testing.T) {
+	const far = 1_000_000_000_000
+	var c ordercheck.Checker
+	feed(&c, "t", 0, "a", 1, 2, far, 3, 0, -5)
+	done := make(chan ordercheck.Report, 1)
+	go func() { done <- c.Report() }()
+	var rep ordercheck.Report
+	select {
+	case rep = <-done:
+	case <-time.After(time.Minute): // only detects the walk: the bounded report takes microseconds
+		t.Fatal("Report did not return within a minute for a run of 6 messages")
+	}
+	r := findRun(rep, "t", "a")
+	if r.Highest != far || r.Missing != far-4 || !reflect.DeepEqual(r.Gaps, []ordercheck.Range{{4, far - 1}}) || r.Reordered != 3 {
+		t.Errorf("run: %v (gaps %v)", r, r.Gaps)
+	}
 }
