@@ -9,7 +9,16 @@
 #   make test-deploy  the chart rendered and applied server-side to a real
 #                     API server, its alerts in promtool, docs/deploy.md run
 
-.PHONY: image test-image helm lint-chart test-deploy
+.PHONY: image test-image helm lint-chart test-deploy tidy-deploy
+
+# make test and make lint run the deploy module's stages too; its go vet
+# and staticcheck run with the other nested modules'.
+test: test-image test-deploy
+lint: lint-chart tidy-deploy
+LINT_MODULES += deploy
+
+tidy-deploy:
+	@cd deploy && $(GO) mod tidy -diff >/dev/null || { echo "go mod tidy needed in deploy"; exit 1; }
 
 # The image's version and tag is the distribution's (the OCB manifest's
 # dist.version, which otelcol/manifest_test.go holds to main.go).
@@ -47,3 +56,10 @@ helm:
 lint-chart: helm
 	bin/helm lint --strict deploy/chart
 	bin/helm lint --strict deploy/chart -f deploy/chart/ci/all-values.yaml
+
+## test-deploy: the chart rendered by helm and applied server-side to a real
+## API server (bin/kube-apiserver, bin/etcd) with the Prometheus Operator's
+## CRDs, its alerts in promtool on the scrape's labels, and every command of
+## docs/deploy.md run in order.
+test-deploy: helm kube-bins image
+	cd deploy && $(GO) vet ./... && PROGRESS_IMAGE_ARCHIVE=$(CURDIR)/$(IMAGE_ARCHIVE) $(GO) test -count=1 -timeout 15m ./charttest/ ./doctest/

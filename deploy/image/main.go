@@ -44,8 +44,8 @@ const (
 
 type options struct {
 	collector, entrypoint, configs, license string
-	version, revision, source, out      string
-	created                             time.Time
+	version, revision, source, out          string
+	created                                 time.Time
 }
 
 func main() {
