@@ -8,7 +8,6 @@ package charttest
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +15,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,7 +27,9 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/progressotel/progressotel/deploy/internal/imagetest"
+	"github.com/progressotel/progressotel/deploy/internal/kubeapi"
 )
 
 var (
@@ -38,22 +38,7 @@ var (
 	allValues   = filepath.Join(chartDir, "ci", "all-values.yaml")
 )
 
-// PrometheusOperatorVersion is the release whose published CRDs the tests
-// install, read from its Go module (the module zip holds
-// example/prometheus-operator-crd/).
-const PrometheusOperatorVersion = "v0.85.0"
-
-// need skips, or fails under CI=true, where a missing real tool is a failure.
-func need(t testing.TB, ok bool, why string) {
-	t.Helper()
-	if ok {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal(why + " (CI=true, so this fails)")
-	}
-	t.Skip(why)
-}
+var need = imagetest.Need
 
 func helmBin(t testing.TB) string {
 	t.Helper()
@@ -111,82 +96,7 @@ func find(objs []*unstructured.Unstructured, kind string) []*unstructured.Unstru
 	return r
 }
 
-// The API server, started once for the test binary.
-var (
-	apiOnce sync.Once
-	apiCfg  *rest.Config
-	apiErr  error
-	apiStop func() error
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if apiStop != nil {
-		if err := apiStop(); err != nil {
-			fmt.Fprintln(os.Stderr, "charttest: stopping the API server:", err)
-		}
-	}
-	os.Exit(code)
-}
-
-// crdDir is the Prometheus Operator's published CRDs in its Go module.
-func crdDir() (string, error) {
-	tmp, err := os.MkdirTemp("", "charttest-crds-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	cmd := exec.Command("go", "mod", "download", "-json", "github.com/prometheus-operator/prometheus-operator@"+PrometheusOperatorVersion)
-	cmd.Dir = tmp // outside any module: the deploy module is not touched
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("go mod download prometheus-operator: %v", err)
-	}
-	var mod struct{ Dir string }
-	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
-		return "", fmt.Errorf("go mod download gave no directory: %v: %s", err, out)
-	}
-	return filepath.Join(mod.Dir, "example", "prometheus-operator-crd"), nil
-}
-
-func apiServer(t testing.TB) *rest.Config {
-	t.Helper()
-	apiOnce.Do(func() {
-		assets := os.Getenv("KUBEBUILDER_ASSETS")
-		if assets == "" {
-			assets = filepath.Join(repoRoot, "bin")
-		}
-		for _, b := range []string{"kube-apiserver", "etcd"} {
-			if _, err := os.Stat(filepath.Join(assets, b)); err != nil {
-				apiErr = fmt.Errorf("%s is not in %s: run make kube-bins", b, assets)
-				return
-			}
-		}
-		dir, err := crdDir()
-		if err != nil {
-			apiErr = err
-			return
-		}
-		env := &envtest.Environment{
-			BinaryAssetsDirectory: assets,
-			CRDInstallOptions: envtest.CRDInstallOptions{ErrorIfPathMissing: true, Paths: []string{
-				filepath.Join(dir, "monitoring.coreos.com_servicemonitors.yaml"),
-				filepath.Join(dir, "monitoring.coreos.com_prometheusrules.yaml"),
-			}},
-			ControlPlaneStartTimeout: 2 * time.Minute,
-			ControlPlaneStopTimeout:  30 * time.Second,
-		}
-		apiCfg, apiErr = env.Start()
-		if apiErr != nil {
-			_ = env.Stop()
-			return
-		}
-		apiStop = env.Stop
-	})
-	need(t, apiErr == nil, fmt.Sprintf("no API server: %v", apiErr))
-	return apiCfg
-}
+func TestMain(m *testing.M) { kubeapi.Main(m) }
 
 // applyAll applies objs server-side, the Namespace first, and returns the
 // first error of each object.
@@ -237,7 +147,7 @@ func applyAll(t *testing.T, cfg *rest.Config, objs []*unstructured.Unstructured)
 // is accepted by a real API server (server-side apply), the
 // ServiceMonitors and the PrometheusRule by the Prometheus Operator's CRDs.
 func TestChartAppliesServerSide(t *testing.T) {
-	cfg := apiServer(t)
+	cfg := kubeapi.Start(t)
 	cases := []struct {
 		name string
 		args []string
@@ -282,5 +192,24 @@ func TestChartRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want a refusal naming %q", c.args, err, c.want)
 		}
+	}
+}
+
+// collector-config/k8s/otelcol-progress.yaml is the chart rendered with
+// ci/manifests-values.yaml (make k8s-manifests), so that the plain
+// manifests, which the kube module's tests check strictly, are the chart's.
+func TestPlainManifestsAreTheChart(t *testing.T) {
+	cmd := exec.Command(helmBin(t), "template", "progress", chartDir, "-n", "progress", "-f", filepath.Join(chartDir, "ci", "manifests-values.yaml"))
+	want, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(repoRoot, "collector-config", "k8s", "otelcol-progress.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Below its two-line header.
+	if parts := bytes.SplitN(got, []byte("\n"), 3); len(parts) != 3 || !bytes.Equal(parts[2], want) {
+		t.Errorf("collector-config/k8s/otelcol-progress.yaml is not the chart's render: run make k8s-manifests")
 	}
 }
