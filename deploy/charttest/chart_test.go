@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -98,8 +99,8 @@ func find(objs []*unstructured.Unstructured, kind string) []*unstructured.Unstru
 
 func TestMain(m *testing.M) { kubeapi.Main(m) }
 
-// applyAll applies objs server-side, the Namespace first, and returns the
-// first error of each object.
+// applyAll applies objs server-side, the Namespace first, and fails t for
+// each object the API server refuses.
 func applyAll(t *testing.T, cfg *rest.Config, objs []*unstructured.Unstructured) {
 	t.Helper()
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
@@ -132,7 +133,14 @@ func applyAll(t *testing.T, cfg *rest.Config, objs []*unstructured.Unstructured)
 		if m.Scope.Name() == meta.RESTScopeNameNamespace {
 			ri = dyn.Resource(m.Resource).Namespace(o.GetNamespace())
 		}
-		got, err := ri.Apply(ctx, o.GetName(), o, metav1.ApplyOptions{FieldManager: "otelcol-progress-chart-test", Force: true})
+		// Strict: an unknown or misspelt field is an error, not a warning.
+		data, err := o.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		force := true
+		got, err := ri.Patch(ctx, o.GetName(), types.ApplyPatchType, data,
+			metav1.PatchOptions{FieldManager: "otelcol-progress-chart-test", Force: &force, FieldValidation: "Strict"})
 		if err != nil {
 			t.Errorf("apply %s %s/%s: %v", o.GetKind(), o.GetNamespace(), o.GetName(), err)
 			continue
@@ -154,9 +162,9 @@ func TestChartAppliesServerSide(t *testing.T) {
 		want []string // kinds that must be there
 	}{
 		{"all", []string{"-f", allValues}, []string{"Namespace", "NetworkPolicy", "PodDisruptionBudget", "StatefulSet", "DaemonSet", "ServiceMonitor", "PrometheusRule", "ConfigMap", "Service"}},
-		{"gateway", []string{"--set", "tier=gateway", "--set", "tenants={tenant-a,tenant-b}", "--set", "kafka.brokers={kafka:9092}",
+		{"gateway", []string{"--set", "createNamespace=true", "--set", "tier=gateway", "--set", "tenants={tenant-a,tenant-b}", "--set", "kafka.brokers={kafka:9092}",
 			"--set", "otlp.token.secretName=otlp-token"}, []string{"Namespace", "NetworkPolicy", "PodDisruptionBudget", "StatefulSet"}},
-		{"agent", []string{"--set", "tier=agent", "--set", "agent.gatewaysDNS=gw.elsewhere.svc", "--set", "otlp.allowUnauthenticated=true",
+		{"agent", []string{"--set", "createNamespace=true", "--set", "tier=agent", "--set", "agent.gatewaysDNS=gw.elsewhere.svc", "--set", "otlp.allowUnauthenticated=true",
 			"--set", "monitoring.serviceMonitor.enabled=true", "--set", "monitoring.prometheusRule.enabled=true"}, []string{"Namespace", "DaemonSet", "NetworkPolicy", "ServiceMonitor"}},
 	}
 	for _, c := range cases {
