@@ -8,6 +8,8 @@ package doctest
 import (
 	"bytes"
 	"context"
+	"io"
+	"log"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -63,7 +65,7 @@ func TestDeployPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := httptest.NewServer(registry.New())
+	reg := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	defer reg.Close()
 	regHost := strings.TrimPrefix(reg.URL, "http://")
 
