@@ -155,7 +155,7 @@ func build(o options) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := p.AppendImage(img, layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": o.version})); err != nil {
+	if err := p.AppendImage(img, layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": "otelcol-progress:" + o.version})); err != nil {
 		return 0, err
 	}
 	if err := archive(dir, o.out, o.created); err != nil {

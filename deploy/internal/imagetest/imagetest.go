@@ -65,6 +65,7 @@ func Archive(t testing.TB) string {
 // Bundle is the image unpacked by umoci.
 type Bundle struct {
 	Rootfs  string
+	Ref     string // the archive's reference name, otelcol-progress:<tag>
 	Tag     string
 	Process struct {
 		User struct{ UID, GID uint32 } `json:"user"`
@@ -100,9 +101,14 @@ func Unpack(t testing.TB) *Bundle {
 	if err := json.Unmarshal(b, &index); err != nil || len(index.Manifests) != 1 {
 		t.Fatalf("index.json: want one image (%v): %s", err, b)
 	}
-	bu := &Bundle{Tag: index.Manifests[0].Annotations["org.opencontainers.image.ref.name"]}
+	bu := &Bundle{Ref: index.Manifests[0].Annotations["org.opencontainers.image.ref.name"]}
+	name, tag, ok := strings.Cut(bu.Ref, ":")
+	if !ok || name != "otelcol-progress" {
+		t.Fatalf("the archive's reference name is %q, want otelcol-progress:<tag> (podman load names the image by it)", bu.Ref)
+	}
+	bu.Tag = tag
 	out := filepath.Join(dir, "bundle")
-	if o, err := exec.Command("umoci", "unpack", "--image", lay+":"+bu.Tag, out).CombinedOutput(); err != nil {
+	if o, err := exec.Command("umoci", "unpack", "--image", lay+":"+bu.Ref, out).CombinedOutput(); err != nil {
 		t.Fatalf("umoci unpack: %v: %s", err, o)
 	}
 	bu.Rootfs = filepath.Join(out, "rootfs")
