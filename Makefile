@@ -13,6 +13,8 @@ LINT_MODULES := kube bench/e2e collector-config/otelcol collector-config/tncopro
 include collector-config/collector.mk
 # kube-bins, demo-k8s: the real API server of the kube module's tests.
 include kube/kube.mk
+# image, test-image, helm, lint-chart, test-deploy: the image and the chart.
+include deploy/deploy.mk
 
 all: progressotel test
 

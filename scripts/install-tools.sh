@@ -12,16 +12,18 @@
 #   prometheus (with promtool)            the collector's alert rules:
 #                                         promtool check/test rules, and the
 #                                         real server in make test-scale
+#   umoci                                 unpacks the collector image
+#                                         (make test-image)
 # The collector, the Kafka test broker and OpenTofu are built from their Go
 # modules by the Makefile instead. Used by .ci/run; `make tools` runs it.
 set -euo pipefail
 
 have() { command -v "$1" >/dev/null; }
-if have ansible-playbook && have ansible-runner && have ssh && [ -x /usr/bin/python3 ] && have tmux && have prometheus && have promtool; then
+if have ansible-playbook && have ansible-runner && have ssh && [ -x /usr/bin/python3 ] && have tmux && have prometheus && have promtool && have umoci; then
 	exit 0
 fi
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 $sudo apt-get update
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends \
-	ansible-core python3-ansible-runner openssh-client python3 tmux prometheus
+	ansible-core python3-ansible-runner openssh-client python3 tmux prometheus umoci
