@@ -9,6 +9,9 @@ LINT_MODULES := kube bench/e2e collector-config/otelcol collector-config/tncopro
 
 .PHONY: all tidy tools progressotel bench-cli test test-core test-nested demo demo-k8s demo-http demo-terraform tofu otel-cli bench-terraform bench-ansible lint fmt vet staticcheck bench bench-e2e fuzz soak licenses clean
 
+# The stages of make test, in order; the included files add theirs.
+TEST_STAGES := test-core test-allocs test-nested test-collector test-scale
+
 # collector, test-collector, demo-pipeline: the Collector build and its e2e suite.
 include collector-config/collector.mk
 # kube-bins, demo-k8s: the real API server of the kube module's tests.
@@ -29,7 +32,10 @@ progressotel:
 
 ## test: every test of every module, with the race detector, including the
 ## end-to-end suite against the real collector build (built on first run).
-test: test-core test-allocs test-nested test-collector test-scale
+## One stage per target of TEST_STAGES, in order, each timed, with a table
+## of the durations at the end (scripts/stages.sh); the first failure stops it.
+test:
+	@MAKE="$(MAKE)" scripts/stages.sh $(TEST_STAGES)
 
 # tofu first: the terraform package's tests run the real OpenTofu; the
 # progressotel command's tests run otel-cli too.

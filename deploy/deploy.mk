@@ -13,7 +13,7 @@
 
 # make test and make lint run the deploy module's stages too; its go vet
 # and staticcheck run with the other nested modules'.
-test: test-image test-deploy
+TEST_STAGES += test-image test-deploy
 lint: lint-chart tidy-deploy
 LINT_MODULES += deploy
 
