@@ -92,7 +92,7 @@ func TestQueueIsWritable(t *testing.T) {
 
 // The OTLP token and TLS are the front tier's, from Secrets; in two tiers
 // the gateways take no token (the agents cannot send one yet) and are
-// reachable from the agents only (TestNetworkPolicy). Kafka's SASL and TLS
+// reachable from the agents only (the chart's NetworkPolicy). Kafka's SASL and TLS
 // come from Secrets too, never from plain values.
 func TestSecretsFromSecrets(t *testing.T) {
 	specs := podSpecs(t, "-f", allValues)
