@@ -47,7 +47,8 @@ type LiveExporter struct {
 	scr          screen
 	next         liveFrame
 	spare, out   []byte
-	lastTick     time.Time // plain mode's last tick
+	prog         termProgress // the terminal's progress bar (live_progress.go)
+	lastTick     time.Time    // plain mode's last tick
 	lastGen      uint64
 	lastSec      int64
 	lastW, lastH int // lastW is -1 before the first frame
@@ -81,6 +82,7 @@ func NewLive(opts ...Option) (*LiveExporter, error) {
 	if e.now == nil {
 		e.now = time.Now
 	}
+	e.prog.on = !plain && terminalProgressOn(os.Getenv)
 	e.r = newLiveRenderer(printer{
 		pretty: &Exporter{color: color, noTime: c.noTime, layout: c.timeLayout},
 		bare:   &Exporter{color: color, noTime: c.noTime, layout: c.timeLayout, noContext: true},
@@ -269,6 +271,7 @@ func (e *LiveExporter) step(final bool) {
 		buf = append(buf, above...)
 	} else {
 		buf = e.scr.compose(buf, above, next, width)
+		buf = e.prog.update(buf, &r.snap, notes, now, final)
 	}
 	e.spare = above[:0]
 	if final {
