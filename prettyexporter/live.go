@@ -48,6 +48,7 @@ type LiveExporter struct {
 	next         liveFrame
 	spare, out   []byte
 	prog         termProgress // the terminal's progress bar (live_progress.go)
+	ci           *ciRenderer  // the CI format, instead of plain lines (live_ci.go)
 	lastTick     time.Time    // plain mode's last tick
 	lastGen      uint64
 	lastSec      int64
@@ -64,8 +65,12 @@ func NewLive(opts ...Option) (*LiveExporter, error) {
 	c := newConfig(os.Stderr, opts)
 	_, _, isTerm := term.Size(c.w)
 	mode := c.liveMode
-	plain := mode == LivePlain || mode == LiveFlat || mode == LiveAuto && !isTerm || os.Getenv("TERM") == "dumb"
+	ci := detectCI(mode, isTerm, os.Getenv) // live_ci.go
+	plain := mode == LivePlain || mode == LiveFlat || mode == LiveAuto && !isTerm || os.Getenv("TERM") == "dumb" || ci != ciNone
 	color := useColor(c.color, c.w)
+	if ci != ciNone {
+		color = c.color != ColorNever && os.Getenv("NO_COLOR") == "" // both CIs show colours
+	}
 	size := c.size
 	if size == nil {
 		size = func() (int, int) {
@@ -90,6 +95,10 @@ func NewLive(opts ...Option) (*LiveExporter, error) {
 	}, plain)
 	e.model = newLiveModel(cmp.Or(c.maxNodes, DefaultLiveMaxNodes), cmp.Or(c.maxOps, DefaultLiveMaxOperations), plain)
 	e.model.flat = mode == LiveFlat
+	if ci != ciNone {
+		e.ci = newCIRenderer(ci, e.r, os.Getenv)
+		e.model.parts = true
+	}
 	go e.run()
 	return e, nil
 }
@@ -255,7 +264,11 @@ func (e *LiveExporter) step(final bool) {
 		r.width = width
 	}
 	r.p.q = e.spare[:0]
-	r.print(notes, dropped)
+	if e.ci != nil {
+		e.ci.print(notes, dropped)
+	} else {
+		r.print(notes, dropped)
+	}
 	e.notes = notes
 	next := &e.scr.prev // the rows drawn last, unless something changed
 	if tick {
@@ -288,7 +301,11 @@ func (e *LiveExporter) step(final bool) {
 		e.closed = true
 		notes, dropped := e.model.takeNotes(nil)
 		e.mu.Unlock()
-		r.print(notes, dropped)
+		if e.ci != nil {
+			e.ci.print(notes, dropped)
+		} else {
+			r.print(notes, dropped)
+		}
 		if rest := r.p.take(nil); len(rest) > 0 {
 			_, _ = e.w.Write(rest)
 		}
