@@ -104,7 +104,7 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 		exporters = append(exporters, exp)
 		if live, ok := exp.(*prettyexporter.LiveExporter); ok {
 			direct = append(direct, live.LogProcessor())
-			if name == ExporterLive {
+			if name == ExporterLive || name == ExporterCI {
 				liveSpans = append(liveSpans, live.SpanProcessor())
 			}
 			if output == nil {
@@ -175,6 +175,8 @@ func (c *config) exporterNames() ([]string, error) {
 			names = []string{ExporterOTLP}
 		case c.writer == nil && c.stderrTerminal():
 			names = []string{ExporterLive}
+		case c.writer == nil && (c.getenv("GITHUB_ACTIONS") == "true" || c.getenv("GITLAB_CI") == "true"):
+			names = []string{ExporterCI}
 		default:
 			names = []string{ExporterJSON}
 		}
@@ -185,9 +187,9 @@ func (c *config) exporterNames() ([]string, error) {
 		// Names are case-insensitive wherever they come from: a nested
 		// run passes on what it found in the variable.
 		switch n = strings.ToLower(n); n {
-		case ExporterLive, ExporterPretty, ExporterJSON, ExporterOTLP, ExporterConsole, ExporterNone:
+		case ExporterLive, ExporterCI, ExporterPretty, ExporterJSON, ExporterOTLP, ExporterConsole, ExporterNone:
 		default:
-			return nil, fmt.Errorf("otelbridge: unknown log exporter %q in %s (want a comma-separated list of live, pretty, json, otlp, console, none)", n, from)
+			return nil, fmt.Errorf("otelbridge: unknown log exporter %q in %s (want a comma-separated list of live, ci, pretty, json, otlp, console, none)", n, from)
 		}
 		if !seen[n] {
 			seen[n] = true
@@ -213,6 +215,8 @@ func (c *config) newExporter(ctx context.Context, name string) (exp sdklog.Expor
 	switch name {
 	case ExporterLive:
 		exp, err = prettyexporter.NewLive(prettyexporter.WithWriter(w))
+	case ExporterCI:
+		exp, err = prettyexporter.NewLive(prettyexporter.WithWriter(w), prettyexporter.WithLiveMode(prettyexporter.LiveCI))
 	case ExporterPretty:
 		// The flat lines, through the live view's goroutine, so that they
 		// are taken in order as they are emitted (see Setup).

@@ -17,11 +17,14 @@ import (
 	"github.com/progressotel/progressotel/progress"
 )
 
-// TestMain keeps the terminal's progress bar out of every other test's bytes, whatever terminal
-// the tests run in; the tests of the bar set the environment they need.
+// TestMain keeps the terminal's progress bar and the CI format out of every other test's bytes,
+// whatever terminal or CI the tests run in; the tests of each set the environment they need.
 func TestMain(m *testing.M) {
 	if _, ok := os.LookupEnv(TerminalProgressEnv); !ok {
 		_ = os.Setenv(TerminalProgressEnv, "off")
+	}
+	for _, k := range []string{"GITHUB_ACTIONS", "GITLAB_CI", "GITHUB_STEP_SUMMARY"} {
+		_ = os.Unsetenv(k)
 	}
 	os.Exit(m.Run())
 }
