@@ -70,6 +70,7 @@ func NewLive(opts ...Option) (*LiveExporter, error) {
 	color := useColor(c.color, c.w)
 	if ci != ciNone {
 		color = c.color != ColorNever && os.Getenv("NO_COLOR") == "" // both CIs show colours
+		c.noTime = true                                              // and time each line themselves
 	}
 	size := c.size
 	if size == nil {

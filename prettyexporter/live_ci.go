@@ -339,9 +339,9 @@ func (c *ciRenderer) ended(n *liveNote) {
 	}
 	if c.flavor == ciGitLab {
 		c.closeTo(t.id, nil, t.end)
-		r.headerRow(&r.row, t, n.wall, r.p.color)
-		r.printRow(&r.row)
 	}
+	r.headerRow(&r.row, t, n.wall, r.p.color) // the operation's outcome and duration
+	r.printRow(&r.row)
 	r.printFailures(t, n.nodes)
 	if c.flavor == ciGitLab {
 		c.closeTree(t.id, t.end)
@@ -442,6 +442,9 @@ func (c *ciRenderer) openTo(t *snapTree, chain []snapNode, at time.Time) {
 		}
 		r.printRow(&r.row)
 		c.open = append(c.open, s)
+		if i > 0 {
+			c.printBuf(c.take(s.span)) // what the part said before its first group
+		}
 	}
 	r.lastHeader = t.id // the section is the header
 }
