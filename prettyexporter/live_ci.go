@@ -202,7 +202,7 @@ func (c *ciRenderer) line(n *liveNote) {
 	if b == nil {
 		b = &ciBuf{tree: n.tree.id}
 		c.bufs[span] = b
-		c.order = append(c.order, span)
+		c.remember(span)
 	}
 	r := c.r
 	v := wireformat.GetView()
@@ -211,6 +211,22 @@ func (c *ciRenderer) line(n *liveNote) {
 	wireformat.PutView(v)
 	c.lines++
 	b.add(ciLine{c.lines, bytes.Clone(r.p.buf[:len(r.p.buf)-1])})
+}
+
+// remember adds span to the buffers' order, dropping the spans whose buffers are gone once they
+// are most of it, so that a long operation's order stays as long as its buffers.
+func (c *ciRenderer) remember(span trace.SpanID) {
+	if len(c.order) > 64 && len(c.order) > 2*len(c.bufs) {
+		kept := c.order[:0]
+		for _, s := range c.order {
+			if c.bufs[s] != nil {
+				kept = append(kept, s)
+			}
+		}
+		clear(c.order[len(kept):])
+		c.order = kept
+	}
+	c.order = append(c.order, span)
 }
 
 // take removes and returns span's buffer, nil when it has none.
@@ -246,7 +262,7 @@ func (c *ciRenderer) finished(n *liveNote) {
 			if pb == nil {
 				pb = &ciBuf{tree: b.tree}
 				c.bufs[parent.span] = pb
-				c.order = append(c.order, parent.span)
+				c.remember(parent.span)
 			}
 			pb.merge(b)
 		}
