@@ -299,7 +299,13 @@ func (c *ciRenderer) group(n *liveNote) {
 		return
 	}
 	r.p.q = append(r.p.q, "::group::"...)
+	at := len(r.p.q)
 	c.partRow(t, n.nodes, true, false) // the runner shows a group's title without colours
+	if title := r.p.q[at : len(r.p.q)-1]; bytes.IndexByte(title, '%') >= 0 {
+		// The runner unescapes a command's message: a '%' must reach it as %25.
+		escaped := appendEscaped(nil, string(title), false)
+		r.p.q = append(append(r.p.q[:at], escaped...), '\n')
+	}
 	c.printBuf(b)
 	r.p.line([]byte("::endgroup::"))
 }

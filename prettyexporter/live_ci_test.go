@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"go.opentelemetry.io/otel/codes"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
@@ -93,7 +94,7 @@ func parseGitHub(t *testing.T, out string) (groups, outside []string, notes []gh
 				t.Errorf("line %d: a group inside a group: %q", i+1, l)
 			}
 			in = true
-			groups = append(groups, m[3])
+			groups = append(groups, ghUnescape(m[3]))
 		case "endgroup":
 			if !in {
 				t.Errorf("line %d: endgroup outside a group", i+1)
@@ -386,5 +387,51 @@ func TestCIMemoryBounded(t *testing.T) {
 	}
 	if !strings.Contains(body, "n=99999 ") {
 		t.Error("the newest line was not kept")
+	}
+}
+
+// TestCIEscapes: on GitHub, what a tool or a span says cannot issue a workflow command or break
+// one: a program's line that starts with "::" is not read as a command, and '%', ':' and ',' in
+// a group's title and an annotation reach the runner escaped, so that they read as they were.
+func TestCIEscapes(t *testing.T) {
+	t.Setenv("GITHUB_ACTIONS", "true")
+	t.Setenv("GITHUB_STEP_SUMMARY", "")
+	var out testutil.SyncBuffer
+	e, _ := NewLive(WithWriter(&out), WithLiveMode(LiveCI), WithColor(ColorNever))
+	lp := sdklog.NewLoggerProvider(
+		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(progress.DefaultRedactor())),
+		sdklog.WithProcessor(e.LogProcessor()))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(e.SpanProcessor()))
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	rec := progress.NewRecorder(progress.WithLoggerProvider(lp))
+	env := progress.Envelope{Resource: progress.Resource{Type: "Play", ID: "site.yml"}}
+	record := func(ctx context.Context, ev progress.Event) {
+		ev.Envelope = env
+		if err := rec.Record(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, op := tp.Tracer("t").Start(context.Background(), "site.yml")
+	record(ctx, progress.OperationStarted("Install"))
+	_, ok := tp.Tracer("t").Start(ctx, "50% done, a:b %0A")
+	ok.End()
+	_, bad := tp.Tracer("t").Start(ctx, "copy, then check: 100%")
+	bad.SetStatus(codes.Error, "disk: full, 100% %0D")
+	bad.End()
+	if _, err := e.Output().Write([]byte("::error::injected\n  ::add-mask::x\n")); err != nil {
+		t.Fatal(err)
+	}
+	record(ctx, progress.OperationFailed("Install", "INTERNAL_ERROR", "a step failed"))
+	op.End()
+	if err := lp.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	groups, _, notes := parseGitHub(t, out.String())
+	if len(groups) != 1 || !strings.HasPrefix(groups[0], "✓ 50% done, a:b %0A  ") {
+		t.Errorf("groups %q, want the title as the span named it", groups)
+	}
+	want := []ghAnnotation{{"Install › copy, then check: 100%", "disk: full, 100% %0D"}}
+	if fmt.Sprint(notes) != fmt.Sprint(want) {
+		t.Errorf("annotations %q, want %q", notes, want)
 	}
 }
