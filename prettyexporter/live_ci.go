@@ -127,9 +127,10 @@ func (b *ciBuf) merge(o *ciBuf) {
 
 // ciSection is a GitLab section printed open, waiting for its end.
 type ciSection struct {
-	tree uint64
-	span trace.SpanID // zero for the operation's own section
-	name string
+	tree  uint64
+	span  trace.SpanID // zero for the operation's own section
+	name  string
+	start time.Time
 }
 
 // ciRenderer draws the CI format. It is owned by the exporter's goroutine, as liveRenderer is, and
@@ -341,7 +342,7 @@ func (c *ciRenderer) finishOuter(n *liveNote) {
 func (c *ciRenderer) ended(n *liveNote) {
 	r := c.r
 	t := &n.tree
-	c.openTree(t, t.start)
+	c.openTree(t, t.end)
 	kept := c.order[:0]
 	for _, span := range c.order {
 		b := c.bufs[span]
@@ -426,7 +427,7 @@ func (c *ciRenderer) partRow(t *snapTree, nodes []snapNode, path, color bool) {
 }
 
 // openTree makes sure the operation's header is printed: GitHub's header line (printPlain's), or
-// GitLab's section for the operation.
+// GitLab's section for the operation, closing the sections of other parts at time at.
 func (c *ciRenderer) openTree(t *snapTree, at time.Time) {
 	if c.flavor == ciGitLab {
 		c.openTo(t, nil, at)
@@ -434,7 +435,7 @@ func (c *ciRenderer) openTree(t *snapTree, at time.Time) {
 }
 
 // openTo makes GitLab's open sections those of t and of the outer parts in chain, outermost first,
-// closing the sections of other parts first (a section cannot end inside another).
+// closing the sections of other parts first, at time at (a section cannot end inside another).
 func (c *ciRenderer) openTo(t *snapTree, chain []snapNode, at time.Time) {
 	r := c.r
 	want := 1 + len(chain)
@@ -450,12 +451,11 @@ func (c *ciRenderer) openTo(t *snapTree, chain []snapNode, at time.Time) {
 		c.closeLast(at)
 	}
 	for i := same; i < want; i++ {
-		s := ciSection{tree: t.id, name: c.sectionName()}
-		start := t.start
+		s := ciSection{tree: t.id, name: c.sectionName(), start: t.start}
 		if i > 0 {
-			s.span, start = chain[i-1].span, chain[i-1].start
+			s.span, s.start = chain[i-1].span, chain[i-1].start
 		}
-		r.p.q = c.sectionStart(r.p.q, start, s.name, "")
+		r.p.q = c.sectionStart(r.p.q, s.start, s.name, "")
 		if i == 0 {
 			r.headerText(&r.row, t, r.p.color, false)
 		} else {
@@ -496,6 +496,9 @@ func (c *ciRenderer) closeTree(id uint64, at time.Time) {
 func (c *ciRenderer) closeLast(at time.Time) {
 	s := c.open[len(c.open)-1]
 	c.open = c.open[:len(c.open)-1]
+	if at.Before(s.start) {
+		at = s.start // closed early, for another part's section: it cannot end before it started
+	}
 	c.r.p.q = c.sectionEnd(c.r.p.q, at, s.name)
 }
 

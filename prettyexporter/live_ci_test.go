@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
@@ -125,6 +126,7 @@ type glSection struct {
 	start, end   int64
 	lines        []string
 	depth        int
+	parent       *glSection
 }
 
 var (
@@ -149,6 +151,9 @@ func parseGitLab(t *testing.T, out string) (all []*glSection, outside []string) 
 			}
 			names[m[2]] = true
 			s := &glSection{name: m[2], header: m[4], collapsed: m[3] != "", start: at, depth: len(stack)}
+			if len(stack) > 0 {
+				s.parent = stack[len(stack)-1]
+			}
 			stack = append(stack, s)
 			all = append(all, s)
 			continue
@@ -433,5 +438,97 @@ func TestCIEscapes(t *testing.T) {
 	want := []ghAnnotation{{"Install › copy, then check: 100%", "disk: full, 100% %0D"}}
 	if fmt.Sprint(notes) != fmt.Sprint(want) {
 		t.Errorf("annotations %q, want %q", notes, want)
+	}
+}
+
+// TestCIGitLabInterleaved: two operations whose tasks end in turn. A section cannot end inside
+// another, so each operation's sections are closed before the other's are opened, and opened
+// again (as new sections) for its next task: every task's section sits in its own operation's and
+// play's, the sections stay balanced, and none ends before it starts.
+func TestCIGitLabInterleaved(t *testing.T) {
+	t.Setenv("GITLAB_CI", "true")
+	t.Setenv("GITHUB_ACTIONS", "")
+	var out testutil.SyncBuffer
+	e, _ := NewLive(WithWriter(&out), WithLiveMode(LiveCI), WithColor(ColorNever))
+	lp := sdklog.NewLoggerProvider(
+		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(progress.DefaultRedactor())),
+		sdklog.WithProcessor(e.LogProcessor()))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(e.SpanProcessor()))
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	rec := progress.NewRecorder(progress.WithLoggerProvider(lp))
+	tracer := tp.Tracer("t")
+	type run struct {
+		ctx  context.Context
+		op   trace.Span
+		play context.Context
+		env  progress.Envelope
+	}
+	start := func(name string) *run {
+		r := &run{env: progress.Envelope{Resource: progress.Resource{Type: "Play", ID: name}}}
+		r.ctx, r.op = tracer.Start(context.Background(), name)
+		ev := progress.OperationStarted("Install " + name)
+		ev.Envelope = r.env
+		if err := rec.Record(r.ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+		r.play, _ = tracer.Start(r.ctx, "play of "+name)
+		return r
+	}
+	task := func(r *run, name string, failed bool) {
+		tctx, span := tracer.Start(r.play, name)
+		_, host := tracer.Start(tctx, "host web-1")
+		ev := progress.Event{Type: "ansible/TaskCompletedOnHost", Details: map[string]any{"taskName": name}}
+		ev.Envelope = r.env
+		if err := rec.Record(tctx, ev); err != nil {
+			t.Fatal(err)
+		}
+		if failed {
+			host.SetStatus(codes.Error, "it broke")
+			span.SetStatus(codes.Error, "a host failed")
+		}
+		host.End()
+		span.End()
+	}
+	end := func(r *run) {
+		trace.SpanFromContext(r.play).End()
+		ev := progress.OperationCompleted("Install "+r.env.Resource.ID, 0)
+		ev.Envelope = r.env
+		if err := rec.Record(r.ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+		r.op.End()
+	}
+	a, b := start("a.yml"), start("b.yml")
+	task(a, "task a1", false)
+	task(b, "task b1", true)
+	task(a, "task a2", false)
+	task(b, "task b2", false)
+	end(a)
+	end(b)
+	if err := lp.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	sections, outside := parseGitLab(t, out.String())
+	if len(outside) > 0 {
+		t.Errorf("lines outside any section: %q", outside)
+	}
+	seen := 0
+	for _, s := range sections {
+		name, ok := strings.CutPrefix(s.header[strings.Index(s.header, " ")+1:], "task ")
+		if !ok {
+			continue
+		}
+		seen++
+		run := name[:1] // a or b
+		if s.parent == nil || s.parent.header != "play of "+run+".yml" || s.parent.parent == nil ||
+			!strings.HasPrefix(s.parent.parent.header, "Install "+run+".yml") {
+			t.Errorf("section %q not inside its play's and operation's", s.header)
+		}
+		if failedGlyph(s.header) == s.collapsed {
+			t.Errorf("section %q collapsed=%v", s.header, s.collapsed)
+		}
+	}
+	if seen != 4 {
+		t.Errorf("%d task sections, want 4:\n%s", seen, out.String())
 	}
 }
