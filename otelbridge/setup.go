@@ -36,9 +36,10 @@ const localExportInterval = 100 * time.Millisecond
 // Exporters come from WithExporters, else OTEL_LOGS_EXPORTER (a
 // comma-separated list), else the default: otlp alone when
 // OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT is set,
-// otherwise the live view when stderr is a terminal and json lines on
-// stderr when it is not. pretty gives flat lines, one per record. Every
-// local exporter (live, pretty, json, console) writes to stderr unless
+// otherwise the live view when stderr is a terminal, its CI format (ci)
+// under GITHUB_ACTIONS=true or GITLAB_CI=true, and json lines on stderr
+// elsewhere. pretty gives flat lines, one per record. Every
+// local exporter (live, ci, pretty, json, console) writes to stderr unless
 // WithWriter says otherwise: telemetry never lands in the program's
 // stdout, which is its result. OTLP speaks http/protobuf unless
 // OTEL_EXPORTER_OTLP_PROTOCOL (or OTEL_EXPORTER_OTLP_LOGS_PROTOCOL,
