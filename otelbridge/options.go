@@ -13,6 +13,7 @@ import (
 // Exporter names accepted in OTEL_LOGS_EXPORTER and WithExporters.
 const (
 	ExporterLive    = "live"    // the live view (prettyexporter.LiveExporter), stderr: a tree per operation on a terminal, plain lines elsewhere
+	ExporterCI      = "ci"      // the live view's CI format (prettyexporter.LiveCI), stderr: GitHub Actions' groups, or GitLab's sections when GITLAB_CI=true
 	ExporterPretty  = "pretty"  // human lines (prettyexporter), stderr
 	ExporterJSON    = "json"    // JSON lines (prettyexporter), stderr
 	ExporterOTLP    = "otlp"    // OTLP, http/protobuf unless OTEL_EXPORTER_OTLP_PROTOCOL says grpc

@@ -36,9 +36,10 @@ const localExportInterval = 100 * time.Millisecond
 // Exporters come from WithExporters, else OTEL_LOGS_EXPORTER (a
 // comma-separated list), else the default: otlp alone when
 // OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT is set,
-// otherwise the live view when stderr is a terminal and json lines on
-// stderr when it is not. pretty gives flat lines, one per record. Every
-// local exporter (live, pretty, json, console) writes to stderr unless
+// otherwise the live view when stderr is a terminal, its CI format (ci)
+// under GITHUB_ACTIONS=true or GITLAB_CI=true, and json lines on stderr
+// elsewhere. pretty gives flat lines, one per record. Every
+// local exporter (live, ci, pretty, json, console) writes to stderr unless
 // WithWriter says otherwise: telemetry never lands in the program's
 // stdout, which is its result. OTLP speaks http/protobuf unless
 // OTEL_EXPORTER_OTLP_PROTOCOL (or OTEL_EXPORTER_OTLP_LOGS_PROTOCOL,
@@ -141,7 +142,7 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 		if live, ok := exp.(*prettyexporter.LiveExporter); ok {
 			p := &countedProcessor{Processor: live.LogProcessor()}
 			direct, counted = append(direct, p), append(counted, p)
-			if name == ExporterLive {
+			if name == ExporterLive || name == ExporterCI {
 				liveSpans = append(liveSpans, live.SpanProcessor())
 			}
 			if output == nil {
@@ -214,6 +215,8 @@ func (c *config) exporterNames() ([]string, error) {
 			names = []string{ExporterOTLP}
 		case c.writer == nil && c.stderrTerminal():
 			names = []string{ExporterLive}
+		case c.writer == nil && (c.getenv("GITHUB_ACTIONS") == "true" || c.getenv("GITLAB_CI") == "true"):
+			names = []string{ExporterCI}
 		default:
 			names = []string{ExporterJSON}
 		}
@@ -224,9 +227,9 @@ func (c *config) exporterNames() ([]string, error) {
 		// Names are case-insensitive wherever they come from: a nested
 		// run passes on what it found in the variable.
 		switch n = strings.ToLower(n); n {
-		case ExporterLive, ExporterPretty, ExporterJSON, ExporterOTLP, ExporterConsole, ExporterNone:
+		case ExporterLive, ExporterCI, ExporterPretty, ExporterJSON, ExporterOTLP, ExporterConsole, ExporterNone:
 		default:
-			return nil, fmt.Errorf("otelbridge: unknown log exporter %q in %s (want a comma-separated list of live, pretty, json, otlp, console, none)", n, from)
+			return nil, fmt.Errorf("otelbridge: unknown log exporter %q in %s (want a comma-separated list of live, ci, pretty, json, otlp, console, none)", n, from)
 		}
 		if !seen[n] {
 			seen[n] = true
@@ -252,6 +255,8 @@ func (c *config) newExporter(ctx context.Context, name string) (exp sdklog.Expor
 	switch name {
 	case ExporterLive:
 		exp, err = prettyexporter.NewLive(prettyexporter.WithWriter(w))
+	case ExporterCI:
+		exp, err = prettyexporter.NewLive(prettyexporter.WithWriter(w), prettyexporter.WithLiveMode(prettyexporter.LiveCI))
 	case ExporterPretty:
 		// The flat lines, through the live view's goroutine, so that they
 		// are taken in order as they are emitted (see Setup).

@@ -48,6 +48,12 @@ func TestExporterNames(t *testing.T) {
 		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}, opts: []Option{stderrTerminal(true)}, want: "otlp"},
 		{env: map[string]string{"OTEL_LOGS_EXPORTER": "LIVE"}, want: "live"},
 		{env: map[string]string{"OTEL_LOGS_EXPORTER": "pretty"}, opts: []Option{stderrTerminal(true)}, want: "pretty"},
+		// Under CI, not on a terminal: the CI format; asked for by name anywhere.
+		{env: map[string]string{"GITHUB_ACTIONS": "true"}, opts: []Option{stderrTerminal(false)}, want: "ci"},
+		{env: map[string]string{"GITLAB_CI": "true"}, opts: []Option{stderrTerminal(false)}, want: "ci"},
+		{env: map[string]string{"GITHUB_ACTIONS": "true"}, opts: []Option{stderrTerminal(true)}, want: "live"},
+		{env: map[string]string{"GITLAB_CI": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}, opts: []Option{stderrTerminal(false)}, want: "otlp"},
+		{env: map[string]string{"OTEL_LOGS_EXPORTER": "CI"}, want: "ci"},
 	}
 	for _, c := range cases {
 		cfg := config{}

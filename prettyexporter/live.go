@@ -47,7 +47,9 @@ type LiveExporter struct {
 	scr          screen
 	next         liveFrame
 	spare, out   []byte
-	lastTick     time.Time // plain mode's last tick
+	prog         termProgress // the terminal's progress bar (live_progress.go)
+	ci           *ciRenderer  // the CI format, instead of plain lines (live_ci.go)
+	lastTick     time.Time    // plain mode's last tick
 	lastGen      uint64
 	lastSec      int64
 	lastW, lastH int // lastW is -1 before the first frame
@@ -63,8 +65,13 @@ func NewLive(opts ...Option) (*LiveExporter, error) {
 	c := newConfig(os.Stderr, opts)
 	_, _, isTerm := term.Size(c.w)
 	mode := c.liveMode
-	plain := mode == LivePlain || mode == LiveFlat || mode == LiveAuto && !isTerm || os.Getenv("TERM") == "dumb"
+	ci := detectCI(mode, isTerm, os.Getenv) // live_ci.go
+	plain := mode == LivePlain || mode == LiveFlat || mode == LiveAuto && !isTerm || os.Getenv("TERM") == "dumb" || ci != ciNone
 	color := useColor(c.color, c.w)
+	if ci != ciNone {
+		color = c.color != ColorNever && os.Getenv("NO_COLOR") == "" // both CIs show colours
+		c.noTime = true                                              // and time each line themselves
+	}
 	size := c.size
 	if size == nil {
 		size = func() (int, int) {
@@ -81,6 +88,7 @@ func NewLive(opts ...Option) (*LiveExporter, error) {
 	if e.now == nil {
 		e.now = time.Now
 	}
+	e.prog.on = !plain && terminalProgressOn(os.Getenv)
 	e.r = newLiveRenderer(printer{
 		pretty: &Exporter{color: color, noTime: c.noTime, layout: c.timeLayout},
 		bare:   &Exporter{color: color, noTime: c.noTime, layout: c.timeLayout, noContext: true},
@@ -88,6 +96,10 @@ func NewLive(opts ...Option) (*LiveExporter, error) {
 	}, plain)
 	e.model = newLiveModel(cmp.Or(c.maxNodes, DefaultLiveMaxNodes), cmp.Or(c.maxOps, DefaultLiveMaxOperations), plain)
 	e.model.flat = mode == LiveFlat
+	if ci != ciNone {
+		e.ci = newCIRenderer(ci, e.r, os.Getenv)
+		e.model.parts = true
+	}
 	go e.run()
 	return e, nil
 }
@@ -253,7 +265,11 @@ func (e *LiveExporter) step(final bool) {
 		r.width = width
 	}
 	r.p.q = e.spare[:0]
-	r.print(notes, dropped)
+	if e.ci != nil {
+		e.ci.print(notes, dropped)
+	} else {
+		r.print(notes, dropped)
+	}
 	e.notes = notes
 	next := &e.scr.prev // the rows drawn last, unless something changed
 	if tick {
@@ -269,6 +285,7 @@ func (e *LiveExporter) step(final bool) {
 		buf = append(buf, above...)
 	} else {
 		buf = e.scr.compose(buf, above, next, width)
+		buf = e.prog.update(buf, &r.snap, notes, now, final)
 	}
 	e.spare = above[:0]
 	if final {
@@ -285,7 +302,11 @@ func (e *LiveExporter) step(final bool) {
 		e.closed = true
 		notes, dropped := e.model.takeNotes(nil)
 		e.mu.Unlock()
-		r.print(notes, dropped)
+		if e.ci != nil {
+			e.ci.print(notes, dropped)
+		} else {
+			r.print(notes, dropped)
+		}
 		if rest := r.p.take(nil); len(rest) > 0 {
 			_, _ = e.w.Write(rest)
 		}

@@ -191,6 +191,7 @@ type liveModel struct {
 
 	flat  bool   // every record is a note, and there are no trees (OTEL_LOGS_EXPORTER=pretty)
 	lines bool   // every record of a tree is also a note (plain mode's lines)
+	parts bool   // every span's part that finishes is a note (noteFinished: the CI format)
 	seq   uint64 // the last id given to a tree or a node
 
 	notes   []liveNote // what is to be printed above the live area, in order
@@ -391,6 +392,9 @@ func (m *liveModel) finish(n *liveNode, st liveStatus, end time.Time) {
 	}
 	p := n.parent
 	p.counts[st]++
+	if m.parts && n.kind == kindSpan {
+		m.noteFinished(n)
+	}
 	if !n.quiet() {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // What the model hands to the renderer: notes of what is to be printed above the live area, in the
@@ -18,6 +19,7 @@ const (
 	noteCollapsed                 // a finished part that leaves the tree, under its ancestors' headers
 	noteEnded                     // an operation's final state, as it ends
 	noteText                      // a line of Output, made safe
+	noteFinished                  // a span's part that finished, with its ancestors (liveModel.parts: the CI format)
 )
 
 // liveNote is one thing to print above the live area.
@@ -35,6 +37,7 @@ type liveNote struct {
 type snapTree struct {
 	liveHead
 	shown  liveStatus       // shownStatus
+	span   trace.SpanID     // the head span's, when there is one
 	counts [numStatus]int32 // the root's finished children
 	lo, hi int              // its rows: nodes[lo:hi], in display order
 }
@@ -52,7 +55,9 @@ type snapNode struct {
 	changes     int32 // a condition stream's transitions
 	grouped     bool  // has or had children
 	told        bool
-	failedBelow bool // a child failed: it failed because of it
+	failedBelow bool         // a child failed: it failed because of it
+	span        trace.SpanID // the span it shows, for a renderer that groups records by it
+	op          bool         // its span recorded common/OperationStarted
 }
 
 // liveSnap is the trees being watched, copied for one frame.
@@ -81,7 +86,7 @@ func (m *liveModel) snapshot(s *liveSnap) {
 
 // snapshotTree appends t's rows to nodes and returns its header.
 func snapshotTree(t *liveTree, nodes []snapNode) (snapTree, []snapNode) {
-	st := snapTree{liveHead: t.liveHead, shown: t.shownStatus(), counts: t.root.counts, lo: len(nodes)}
+	st := snapTree{liveHead: t.liveHead, shown: t.shownStatus(), counts: t.root.counts, span: t.root.span, lo: len(nodes)}
 	nodes = appendRows(nodes, &t.root, -1, 1, st.lo)
 	st.hi = len(nodes)
 	return st, nodes
@@ -101,6 +106,7 @@ func snapRow(n *liveNode, parent, depth int) snapNode {
 	return snapNode{
 		id: n.id, parent: parent, depth: depth, kind: n.kind, status: n.status, label: n.label, msg: n.msg,
 		start: n.start, end: n.end, counts: n.counts, changes: n.changes, grouped: n.grouped(), told: n.told, failedBelow: failedBelow(n),
+		span: n.span, op: n.op,
 	}
 }
 
@@ -135,7 +141,7 @@ func (t *liveTree) shownStatus() liveStatus {
 
 // head is t's header alone, for a note.
 func head(t *liveTree) snapTree {
-	return snapTree{liveHead: t.liveHead, shown: t.shownStatus(), counts: t.root.counts}
+	return snapTree{liveHead: t.liveHead, shown: t.shownStatus(), counts: t.root.counts, span: t.root.span}
 }
 
 // Estimated bytes of a note, for the bound on what waits to be printed.
@@ -170,7 +176,9 @@ func cloneRecord(r *sdklog.Record) *sdklog.Record {
 }
 
 // noteCollapsed notes n, finished, with its ancestors' rows as they are now.
-func (m *liveModel) noteCollapsed(n *liveNode) {
+func (m *liveModel) noteCollapsed(n *liveNode) { m.notePart(noteCollapsed, n) }
+
+func (m *liveModel) notePart(kind noteKind, n *liveNode) {
 	var buf [8]*liveNode
 	chain := ancestry(n.parent, &buf)
 	rows := make([]snapNode, 0, len(chain)+1)
@@ -178,8 +186,12 @@ func (m *liveModel) noteCollapsed(n *liveNode) {
 		rows = append(rows, snapRow(chain[i], len(rows)-1, len(rows)+1))
 	}
 	rows = append(rows, snapRow(n, len(rows)-1, len(rows)+1))
-	m.note(liveNote{kind: noteCollapsed, tree: head(n.tree), nodes: rows}, noteRowBytes*(len(rows)+1))
+	m.note(liveNote{kind: kind, tree: head(n.tree), nodes: rows}, noteRowBytes*(len(rows)+1))
 }
+
+// noteFinished notes n, a span's part that finished whatever its status, with its ancestors' rows:
+// what the CI format groups a part's lines by.
+func (m *liveModel) noteFinished(n *liveNode) { m.notePart(noteFinished, n) }
 
 // noteEnded notes t's final state.
 func (m *liveModel) noteEnded(t *liveTree, wall time.Time) {

@@ -23,6 +23,7 @@ type vt struct {
 	x, y       int
 	scrollback []vtLine
 	reflow     bool
+	progress   []string // OSC 9;4 sequences received: "state;percent"
 	err        error
 }
 
@@ -51,6 +52,26 @@ func (t *vt) fail(format string, args ...any) {
 	if t.err == nil {
 		t.err = fmt.Errorf(format, args...)
 	}
+}
+
+// osc takes an OSC sequence ended by BEL: only OSC 9;4 (progress: state 0 to 4, a percent 0 to
+// 100) is one the live view may write; it is recorded, not drawn.
+func (t *vt) osc(s string) string {
+	end := strings.IndexByte(s, '\a')
+	if end < 0 {
+		t.fail("unterminated OSC %q", s)
+		return ""
+	}
+	body := s[2:end]
+	args, ok := strings.CutPrefix(body, "9;4;")
+	st, pct, ok2 := strings.Cut(args, ";")
+	state, err1 := strconv.Atoi(st)
+	percent, err2 := strconv.Atoi(pct)
+	if !ok || !ok2 || err1 != nil || err2 != nil || state < 0 || state > 4 || percent < 0 || percent > 100 {
+		t.fail("OSC %q is not a valid OSC 9;4", body)
+	}
+	t.progress = append(t.progress, args)
+	return s[end+1:]
 }
 
 // Write feeds bytes to the terminal.
@@ -119,6 +140,9 @@ func (t *vt) lineFeed(soft bool) {
 }
 
 func (t *vt) escape(s string) string {
+	if len(s) >= 2 && s[1] == ']' {
+		return t.osc(s)
+	}
 	if len(s) < 2 || s[1] != '[' {
 		t.fail("escape %q not a CSI", s[:min(len(s), 4)])
 		return s[1:]

@@ -115,12 +115,17 @@ const (
 	// exporter it writes from its own goroutine, so that it can take records as they are emitted
 	// (LogProcessor) without making a driver wait for the terminal.
 	LiveFlat
+	// LiveCI writes the CI format: plain lines folded per task or resource operation, in GitLab's
+	// syntax (section_start and section_end) when GITLAB_CI=true, else in GitHub Actions' (::group::,
+	// ::error and the step summary). LiveAuto chooses it when the writer is not a terminal and
+	// GITHUB_ACTIONS=true or GITLAB_CI=true. docs/formats.md shows both.
+	LiveCI
 )
 
-// String returns "auto", "terminal", "plain" or "flat".
+// String returns "auto", "terminal", "plain", "flat" or "ci".
 func (m LiveMode) String() string {
-	if m > LiveAuto && m <= LiveFlat {
-		return [...]string{"", "terminal", "plain", "flat"}[m]
+	if m > LiveAuto && m <= LiveCI {
+		return [...]string{"", "terminal", "plain", "flat", "ci"}[m]
 	}
 	return "auto"
 }
