@@ -207,7 +207,7 @@ func cutToWidth(s string, width int) string {
 
 // nestedExporters returns, inside an enclosing run (its socket in the
 // environment) and without --output, the exporters of OTEL_LOGS_EXPORTER
-// but the live view: the enclosing run's view shows the nested run's spans,
+// but the live view (or its CI format): the enclosing run's view shows the nested run's spans,
 // while the nested run's own view, on a pipe to it, could only print plain
 // lines through it. The other exporters stay. ok is false when nothing
 // changes.
@@ -217,7 +217,7 @@ func nestedExporters(o *commonOptions) (names []string, ok bool) {
 		return nil, false
 	}
 	for _, n := range strings.Split(env, ",") {
-		if n = strings.TrimSpace(n); strings.EqualFold(n, otelbridge.ExporterLive) {
+		if n = strings.TrimSpace(n); isView(n) {
 			ok = true
 		} else if n != "" {
 			names = append(names, n)
@@ -232,6 +232,12 @@ func nestedExporters(o *commonOptions) (names []string, ok bool) {
 	return names, true
 }
 
+// isView reports whether the exporter name is one of the live view's
+// drawings of a tree: the live view itself, or its CI format.
+func isView(name string) bool {
+	return strings.EqualFold(name, otelbridge.ExporterLive) || strings.EqualFold(name, otelbridge.ExporterCI)
+}
+
 // singleEventExporters is OTEL_LOGS_EXPORTER for an emit or transition
 // outside a run: the live view's tree is an operation's, and one event
 // would draw a tree of one line, so the event is shown as the pretty
@@ -239,7 +245,7 @@ func nestedExporters(o *commonOptions) (names []string, ok bool) {
 func singleEventExporters() (names []string, ok bool) {
 	for _, n := range strings.Split(os.Getenv("OTEL_LOGS_EXPORTER"), ",") {
 		switch n = strings.TrimSpace(n); {
-		case strings.EqualFold(n, otelbridge.ExporterLive):
+		case isView(n):
 			ok = true
 			n = otelbridge.ExporterPretty
 		case n == "":
