@@ -1,0 +1,288 @@
+package prettyexporter
+
+import (
+	"context"
+	"time"
+
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/progressotel/progressotel/internal/base/outcome"
+)
+
+// Received is the live view's input for telemetry received from other processes (progressotel
+// view): spans that arrive only when they end, and records whose spans the view may not have
+// seen. A record with an event name opens the row of its span, labelled "span " and the span id's
+// first 8 hex digits, under the tree's head; a span's parent not seen yet gets such a row too. When
+// the span arrives, its row takes the span's name, moves under its parent's row and ends as the
+// span ended; the trace's root span (no parent) becomes the tree's head, its header. A tree whose
+// root never arrives ends when nothing came for a while (EndSilent) or at Shutdown.
+//
+// It implements go.opentelemetry.io/otel/sdk/log.Exporter and sdk/trace.SpanExporter, and is safe
+// for concurrent use. Its Shutdown and ForceFlush are the exporter's.
+type Received struct {
+	e        *LiveExporter
+	maxRows  int
+	lastWall map[liveKey]time.Time // guarded by e.mu: when each tree last received something
+}
+
+var (
+	_ sdklog.Exporter       = (*Received)(nil)
+	_ sdktrace.SpanExporter = (*Received)(nil)
+)
+
+// Received returns the view's input for telemetry received from other processes, keeping at most
+// maxRows rows per trace (below 1: only the exporter's node limit); the rows past it are counted
+// and shown as "… N more".
+func (e *LiveExporter) Received(maxRows int) *Received {
+	return &Received{e: e, maxRows: maxRows, lastWall: map[liveKey]time.Time{}}
+}
+
+// Export updates the model with records received: as LiveExporter.Export, after opening the rows
+// of their spans.
+func (r *Received) Export(ctx context.Context, records []sdklog.Record) error {
+	if r.e.stopped.Load() {
+		return sdklog.ErrExporterShutdown
+	}
+	if err := ctx.Err(); err != nil || len(records) == 0 {
+		return err
+	}
+	r.e.update(func(m *liveModel, wall time.Time) {
+		m.batched = true
+		for i := range records {
+			rec := &records[i]
+			if tid, sid := rec.TraceID(), rec.SpanID(); tid.IsValid() && sid.IsValid() && rec.EventName() != "" {
+				if t := r.tree(m, tid, wall); t != nil && m.spans[spanKey{tid, sid}] == nil {
+					r.openRow(m, t, sid)
+				}
+			}
+			m.apply(rec, wall)
+		}
+	})
+	return nil
+}
+
+// ExportSpans gives each span's row (opened now if no record named it) its name, its parent and
+// its end.
+func (r *Received) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	if r.e.stopped.Load() {
+		return sdklog.ErrExporterShutdown
+	}
+	if err := ctx.Err(); err != nil || len(spans) == 0 {
+		return err
+	}
+	r.e.update(func(m *liveModel, wall time.Time) {
+		m.batched = true
+		for _, s := range spans {
+			r.span(m, s, wall)
+		}
+	})
+	return nil
+}
+
+// EndSilent ends as cancelled, with the message "silent for …", every tree that received nothing
+// for after, and returns how many it ended.
+func (r *Received) EndSilent(after time.Duration) (n int) {
+	r.e.update(func(m *liveModel, wall time.Time) {
+		for i := 0; i < len(m.list); {
+			t := m.list[i]
+			last, ok := r.lastWall[t.key]
+			if !ok {
+				r.lastWall[t.key] = wall // a tree of the exporter's own
+			}
+			if !ok || wall.Sub(last) < after || !t.closing.IsZero() {
+				i++
+				continue
+			}
+			if t.status == stRunning {
+				t.status = stCancelled
+				t.msg = "silent for " + after.String() + ": no record or span since"
+			}
+			t.end = t.seen
+			cancelOpen(&t.root, t.seen)
+			m.endTree(t, wall)
+			n++
+		}
+		for k := range r.lastWall {
+			if m.trees[k] == nil {
+				delete(r.lastWall, k)
+			}
+		}
+	})
+	return n
+}
+
+// cancelOpen ends n's spans still running as cancelled: a silent trace did not say how they ended.
+func cancelOpen(n *liveNode, end time.Time) {
+	for k := n.first; k != nil; k = k.next {
+		cancelOpen(k, end)
+		if k.kind == kindSpan && !k.status.finished() {
+			k.status, k.end = stCancelled, end
+			n.counts[stCancelled]++
+		}
+	}
+}
+
+// ForceFlush is the exporter's.
+func (r *Received) ForceFlush(ctx context.Context) error { return r.e.ForceFlush(ctx) }
+
+// Shutdown is the exporter's.
+func (r *Received) Shutdown(ctx context.Context) error { return r.e.Shutdown(ctx) }
+
+// tree returns the tree of trace tid, creating it, or nil when it has ended or the view has no
+// trees.
+func (r *Received) tree(m *liveModel, tid trace.TraceID, wall time.Time) *liveTree {
+	key := liveKey{trace: tid}
+	if _, ok := m.endedSet[key]; ok || m.flat {
+		return nil
+	}
+	t := m.tree(key, wall)
+	r.lastWall[key] = wall
+	return t
+}
+
+// full reports whether t has its maxRows rows, counting the refused one.
+func (r *Received) full(t *liveTree) bool {
+	if r.maxRows < 1 || t.spanRows < r.maxRows {
+		return false // spanRows counts every row ever made: below the bound, so is the tree
+	}
+	if countRows(&t.root) > r.maxRows {
+		t.hidden++
+		return true
+	}
+	return false
+}
+
+func countRows(n *liveNode) (c int) {
+	for k := n.first; k != nil; k = k.next {
+		c += 1 + countRows(k)
+	}
+	return c
+}
+
+// openRow opens the row of span sid before the span arrives, under the tree's head.
+func (r *Received) openRow(m *liveModel, t *liveTree, sid trace.SpanID) *liveNode {
+	if r.full(t) {
+		return nil
+	}
+	n := m.newNode(t, &t.root, kindSpan, "span "+sid.String()[:8], t.seen)
+	if n == nil {
+		return nil
+	}
+	n.span = sid
+	m.spans[spanKey{t.key.trace, sid}] = n
+	t.spanRows++
+	m.gen++
+	return n
+}
+
+// span applies one ended span.
+func (r *Received) span(m *liveModel, s sdktrace.ReadOnlySpan, wall time.Time) {
+	sc, parent := s.SpanContext(), s.Parent()
+	if !sc.IsValid() {
+		return
+	}
+	tid, sid := sc.TraceID(), sc.SpanID()
+	t := r.tree(m, tid, wall)
+	if t == nil {
+		return
+	}
+	start := s.StartTime()
+	if start.IsZero() {
+		start = wall
+	}
+	m.touch(t, start, wall)
+	name := safeText(s.Name(), maxLabelBytes)
+	n := m.spans[spanKey{tid, sid}]
+	if !parent.SpanID().IsValid() || parent.TraceID() != tid {
+		// The trace's root: the tree's head, unless the tree has one (a second root is a top row).
+		if !t.root.span.IsValid() || t.root.span == sid {
+			if n != nil && n != &t.root {
+				for k := n.first; k != nil; {
+					next := k.next
+					move(k, &t.root)
+					k = next
+				}
+				for i, c := range n.counts {
+					t.root.counts[i] += c // its parts that collapsed
+				}
+				m.remove(n)
+			}
+			n = &t.root
+			t.root.span = sid
+			m.spans[spanKey{tid, sid}] = n
+			if t.op == "" {
+				t.start, t.title = start, name
+			}
+		} else if n == nil {
+			if n = r.openRow(m, t, sid); n == nil {
+				return
+			}
+		}
+	} else {
+		pn := m.spans[spanKey{tid, parent.SpanID()}]
+		if pn == nil {
+			pn = r.openRow(m, t, parent.SpanID())
+		}
+		if n == nil {
+			if n = r.openRow(m, t, sid); n == nil {
+				return
+			}
+		}
+		if pn != nil && n.parent != pn && !below(pn, n) {
+			move(n, pn)
+		}
+	}
+	if n != &t.root {
+		n.label, n.start = name, start
+	}
+	out := ""
+	for _, kv := range s.Attributes() {
+		if string(kv.Key) == outcome.Key {
+			out = kv.Value.AsString()
+		}
+	}
+	st := s.Status()
+	end := s.EndTime()
+	if end.IsZero() {
+		end = wall
+	}
+	m.spanEnd(sc, end, st.Code, st.Description, out, wall)
+}
+
+// below reports whether n is a or under a.
+func below(n, a *liveNode) bool {
+	for ; n != nil; n = n.parent {
+		if n == a {
+			return true
+		}
+	}
+	return false
+}
+
+// move makes n the last child of p, with its subtree.
+func move(n, p *liveNode) {
+	old := n.parent
+	if n.prev != nil {
+		n.prev.next = n.next
+	} else {
+		old.first = n.next
+	}
+	if n.next != nil {
+		n.next.prev = n.prev
+	} else {
+		old.last = n.prev
+	}
+	if n.status.finished() {
+		old.counts[n.status]--
+		p.counts[n.status]++
+	}
+	n.parent, n.prev, n.next = p, p.last, nil
+	if p.last == nil {
+		p.first = n
+	} else {
+		p.last.next = n
+	}
+	p.last = n
+}
