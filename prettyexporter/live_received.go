@@ -138,6 +138,9 @@ func (r *Received) tree(m *liveModel, tid trace.TraceID, wall time.Time) *liveTr
 		return nil
 	}
 	t := m.tree(key, wall)
+	if t.title == "" {
+		t.title = "trace " + tid.String()[:8] // until the root span names it
+	}
 	r.lastWall[key] = wall
 	return t
 }

@@ -1,0 +1,166 @@
+package prettyexporter
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/log"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// received is a live exporter on a terminal emulator fed through Received by a real SDK's
+// TracerProvider and LoggerProvider, each exporting at once: spans arrive as they end, as OTLP
+// brings them to progressotel view.
+type received struct {
+	t   *testing.T
+	e   *LiveExporter
+	rec *Received
+	out *vtWriter
+	tr  trace.Tracer
+	lg  log.Logger
+}
+
+func newReceived(t *testing.T, maxRows int) *received {
+	out := &vtWriter{t: t, vt: newVT(100, 30), w: 100, h: 30}
+	e, err := NewLive(WithWriter(out), WithLiveMode(LiveTerminal), WithTerminalSize(out.size), WithColor(ColorNever), WithoutTime())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := e.Received(maxRows)
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(rec))
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sdklog.NewSimpleProcessor(rec)))
+	t.Cleanup(func() { _ = e.Shutdown(context.Background()) })
+	return &received{t: t, e: e, rec: rec, out: out, tr: tp.Tracer("sender"), lg: lp.Logger("sender")}
+}
+
+// event emits a record with an event name in ctx's span.
+func (r *received) event(ctx context.Context, name string) {
+	var rec log.Record
+	rec.SetEventName(name)
+	rec.SetTimestamp(time.Now())
+	rec.SetBody(attribute.StringValue(name))
+	r.lg.Emit(ctx, rec)
+}
+
+// waitFor waits until the terminal's history holds every one of want, each in a line after the
+// previous one's, and returns the history.
+func (r *received) waitFor(want ...string) []string {
+	r.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		_ = r.e.ForceFlush(context.Background())
+		r.out.mu.Lock()
+		h := r.out.vt.History()
+		r.out.mu.Unlock()
+		if inOrder(h, want) {
+			return h
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("want lines with %q in order; the terminal holds:\n%s", want, strings.Join(h, "\n"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func inOrder(lines, want []string) bool {
+	i := 0
+	for _, l := range lines {
+		if i < len(want) && strings.Contains(l, want[i]) {
+			i++
+		}
+	}
+	return i == len(want)
+}
+
+func short(s trace.Span) string { return s.SpanContext().SpanID().String()[:8] }
+
+// TestReceivedRowsOpenBeforeTheirSpans: a record opens its span's row, read "span" and the id's
+// first digits; a span's unknown parent gets such a row too; each span, when it arrives, names its
+// row and moves it under its parent's; the root span becomes the header and ends the tree.
+func TestReceivedRowsOpenBeforeTheirSpans(t *testing.T) {
+	r := newReceived(t, 0)
+	ctx, root := r.tr.Start(context.Background(), "deploy")
+	ctx1, apply := r.tr.Start(ctx, "apply")
+	ctx2, vm := r.tr.Start(ctx1, "create vm")
+	r.event(ctx2, "tool/Step")
+	tid := root.SpanContext().TraceID().String()[:8]
+	r.waitFor("trace "+tid, "▸ span "+short(vm))
+
+	// The grandchild ends with an error: its row takes its name, under a row for apply, not
+	// yet arrived.
+	vm.SetStatus(codes.Error, "quota exceeded")
+	vm.End()
+	h := r.waitFor("trace "+tid, "span "+short(apply), "create vm")
+	for _, l := range h {
+		if strings.Contains(l, "create vm") && !strings.HasPrefix(strings.TrimLeft(l, " "), "✗") {
+			t.Errorf("the failed span's row: %q", l)
+		}
+	}
+	apply.End()
+	r.waitFor("trace "+tid, "apply", "create vm")
+	root.End()
+	h = r.waitFor("deploy", "create vm", "quota exceeded")
+	last := h[len(h)-1]
+	if strings.Contains(last, "▸") {
+		t.Errorf("a running row after the root ended:\n%s", strings.Join(h, "\n"))
+	}
+	// The failure summary names the path in the tree: apply › create vm.
+	if !inOrder(h, []string{"deploy", "apply › create vm"}) {
+		t.Errorf("no path apply › create vm in the summary:\n%s", strings.Join(h, "\n"))
+	}
+}
+
+// TestReceivedSilent: a trace whose root never arrives (its parent is another process's span)
+// ends as silent, its open rows cancelled.
+func TestReceivedSilent(t *testing.T) {
+	r := newReceived(t, 0)
+	parent := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1, 2, 3}, SpanID: trace.SpanID{9, 9, 9, 9}, Remote: true})
+	ctx := trace.ContextWithRemoteSpanContext(context.Background(), parent)
+	ctx, s := r.tr.Start(ctx, "tofu apply")
+	r.event(ctx, "tool/Step")
+	r.waitFor("trace 01020300", "span "+short(s))
+	if n := r.rec.EndSilent(time.Hour); n != 0 {
+		t.Fatalf("EndSilent(1h) ended %d trees", n)
+	}
+	time.Sleep(10 * time.Millisecond)
+	if n := r.rec.EndSilent(time.Millisecond); n != 1 {
+		t.Fatalf("EndSilent ended %d trees, want 1", n)
+	}
+	r.waitFor("trace 01020300", "silent for 1ms")
+}
+
+// TestReceivedBounds: rows past the limit per trace are counted on screen; a cycle of parents
+// (two spans naming each other) neither hangs nor breaks the tree.
+func TestReceivedBounds(t *testing.T) {
+	r := newReceived(t, 5)
+	ctx, root := r.tr.Start(context.Background(), "many")
+	for range 20 {
+		c, _ := r.tr.Start(ctx, "step")
+		r.event(c, "tool/Step")
+	}
+	r.waitFor("trace", "more")
+
+	tid := trace.TraceID{7}
+	a, b := trace.SpanID{1}, trace.SpanID{2}
+	mk := func(id, parent trace.SpanID, name string) sdktrace.ReadOnlySpan {
+		cfg := trace.SpanContextConfig{TraceID: tid, SpanID: id}
+		pcfg := trace.SpanContextConfig{TraceID: tid, SpanID: parent}
+		return stubSpan(name, trace.NewSpanContext(cfg), trace.NewSpanContext(pcfg))
+	}
+	if err := r.rec.ExportSpans(context.Background(), []sdktrace.ReadOnlySpan{mk(a, b, "a"), mk(b, a, "b")}); err != nil {
+		t.Fatal(err)
+	}
+	root.End()
+	r.waitFor("many")
+}
+
+func stubSpan(name string, sc, parent trace.SpanContext) sdktrace.ReadOnlySpan {
+	return tracetest.SpanStub{Name: name, SpanContext: sc, Parent: parent, StartTime: time.Now(), EndTime: time.Now()}.Snapshot()
+}
