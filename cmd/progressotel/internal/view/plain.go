@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -51,7 +52,7 @@ func spanLine(s sdktrace.ReadOnlySpan) string {
 	}
 	b.WriteString(" " + word)
 	if d := s.EndTime().Sub(s.StartTime()); d >= 0 && !s.StartTime().IsZero() {
-		b.WriteString(" " + d.Round(d/100+1).String())
+		b.WriteString(" " + d.Round(time.Millisecond).String())
 	}
 	b.WriteString(" trace=" + s.SpanContext().TraceID().String()[:8])
 	b.WriteString(" span=" + s.SpanContext().SpanID().String()[:8])
