@@ -169,3 +169,66 @@ func TestViewOtelCLI(t *testing.T) {
 	}
 	waitOutput(t, out, `span "over http" ok`)
 }
+
+// TestViewTofu: the real OpenTofu, with TRACEPARENT from otel-cli exec (the driver) and
+// OTEL_TRACES_EXPORTER=otlp pointed at the view, sends its own spans there: they arrive in the
+// driver's trace, before the driver's span, and nest under it.
+func TestViewTofu(t *testing.T) {
+	tofu := testutil.Tofu(t)
+	cli := otelCLI(t)
+	srv, out := startView(t)
+	dir := t.TempDir()
+	tf := `resource "terraform_data" "a" {}
+resource "terraform_data" "b" { input = terraform_data.a.id }
+`
+	cfg := filepath.Join(dir, "empty.tfrc")
+	for name, body := range map[string]string{"main.tf": tf, "empty.tfrc": ""} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+cfg, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
+		"HTTP_PROXY=http://127.0.0.1:9", "HTTPS_PROXY=http://127.0.0.1:9") // no network: loopback is never proxied
+	run := func(env []string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir, cmd.Env = dir, env
+		if res, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", args, err, res)
+		}
+	}
+	run(env, tofu, "init", "-input=false")
+	run(append(env, "OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+srv.HTTPAddr(),
+		"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf"),
+		cli, "exec", "--service", "driver", "--name", "driver apply", "--", tofu, "apply", "-auto-approve", "-input=false")
+	s := waitOutput(t, out, `span "driver apply" ok \S+ trace=(\w+) span=(\w+)\n`)
+	d := regexp.MustCompile(`span "driver apply" ok \S+ trace=(\w+) span=(\w+)\n`).FindStringSubmatch(s)
+	lines := regexp.MustCompile(`span "([^"]+)" (\w+) \S+ trace=(\w+) span=(\w+)(?: parent=(\w+))?`).FindAllStringSubmatch(s, -1)
+	ids := map[string]bool{d[2]: true}
+	var tool []string
+	for _, l := range lines {
+		if l[3] == d[1] && l[4] != d[2] {
+			tool = append(tool, l[1])
+			ids[l[4]] = true
+		}
+	}
+	if len(tool) < 2 {
+		t.Fatalf("%d spans of tofu's in the driver's trace:\n%s", len(tool), s)
+	}
+	under := 0
+	for _, l := range lines {
+		if l[3] != d[1] || l[4] == d[2] {
+			continue
+		}
+		if !ids[l[5]] {
+			t.Errorf("tofu's span %q has parent %q, not in the trace", l[1], l[5])
+		}
+		if l[5] == d[2] {
+			under++
+		}
+	}
+	if under == 0 {
+		t.Errorf("no span of tofu's directly under the driver's:\n%s", s)
+	}
+	t.Logf("tofu's spans: %q", tool)
+}
