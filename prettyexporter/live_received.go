@@ -150,7 +150,7 @@ func (r *Received) full(t *liveTree) bool {
 	if r.maxRows < 1 || t.spanRows < r.maxRows {
 		return false // spanRows counts every row ever made: below the bound, so is the tree
 	}
-	if countRows(&t.root) > r.maxRows {
+	if countRows(&t.root) >= r.maxRows {
 		t.hidden++
 		return true
 	}
