@@ -1,10 +1,13 @@
 package prettyexporter
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"time"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
@@ -24,8 +27,26 @@ import (
 type Received struct {
 	e        *LiveExporter
 	maxRows  int
-	lastWall map[liveKey]time.Time // guarded by e.mu: when each tree last received something
+	lastWall map[liveKey]time.Time  // guarded by e.mu: when each tree last received something
+	ended    map[spanKey]struct{}   // guarded by e.mu: spans received, so that a late record opens no row
+	unnamed  map[*liveNode]struct{} // guarded by e.mu: the rows opened before their spans arrived
+	held     []heldEnd              // guarded by e.mu: ends waiting for their ancestors' names
 }
+
+// heldEnd is a span received whose row has an ancestor not named yet: it ends when the ancestors
+// are named, when the trace's root arrives, or after heldGrace, so that its line printed above the
+// live area names its parents rather than their span ids.
+type heldEnd struct {
+	s    sdktrace.ReadOnlySpan
+	wall time.Time
+}
+
+// heldGrace is how long an end waits for its ancestors' spans: a sender exports a batch every few
+// seconds at most (the SDKs' default is 5 s), and one process's parent span may never come.
+const heldGrace = 2 * time.Second
+
+// maxEnded bounds Received.ended; past it, it starts again empty.
+const maxEnded = 1 << 16
 
 var (
 	_ sdklog.Exporter       = (*Received)(nil)
@@ -36,7 +57,8 @@ var (
 // maxRows rows per trace (below 1: only the exporter's node limit); the rows past it are counted
 // and shown as "… N more".
 func (e *LiveExporter) Received(maxRows int) *Received {
-	return &Received{e: e, maxRows: maxRows, lastWall: map[liveKey]time.Time{}}
+	return &Received{e: e, maxRows: maxRows, lastWall: map[liveKey]time.Time{}, ended: map[spanKey]struct{}{},
+		unnamed: map[*liveNode]struct{}{}}
 }
 
 // Export updates the model with records received: as LiveExporter.Export, after opening the rows
@@ -53,8 +75,11 @@ func (r *Received) Export(ctx context.Context, records []sdklog.Record) error {
 		for i := range records {
 			rec := &records[i]
 			if tid, sid := rec.TraceID(), rec.SpanID(); tid.IsValid() && sid.IsValid() && rec.EventName() != "" {
-				if t := r.tree(m, tid, wall); t != nil && m.spans[spanKey{tid, sid}] == nil {
-					r.openRow(m, t, sid)
+				k := spanKey{tid, sid}
+				if _, done := r.ended[k]; !done && m.spans[k] == nil {
+					if t := r.tree(m, tid, rec.Resource(), recordTime(rec), wall); t != nil {
+						r.openRow(m, t, sid, cmp.Or(recordTime(rec), wall))
+					}
 				}
 			}
 			m.apply(rec, wall)
@@ -63,8 +88,9 @@ func (r *Received) Export(ctx context.Context, records []sdklog.Record) error {
 	return nil
 }
 
-// ExportSpans gives each span's row (opened now if no record named it) its name, its parent and
-// its end.
+// ExportSpans gives each span's row (opened now if no record named it) its name and its place
+// under its parent, then ends the rows in the order the spans ended: the spans of one request are
+// all placed before any collapses, so that a finished row is printed under its parents' names.
 func (r *Received) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	if r.e.stopped.Load() {
 		return sdklog.ErrExporterShutdown
@@ -74,17 +100,62 @@ func (r *Received) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpa
 	}
 	r.e.update(func(m *liveModel, wall time.Time) {
 		m.batched = true
+		placed := make([]sdktrace.ReadOnlySpan, 0, len(spans))
 		for _, s := range spans {
-			r.span(m, s, wall)
+			if r.place(m, s, wall) {
+				placed = append(placed, s)
+			}
 		}
+		slices.SortStableFunc(placed, func(a, b sdktrace.ReadOnlySpan) int { return a.EndTime().Compare(b.EndTime()) })
+		for _, s := range placed {
+			r.held = append(r.held, heldEnd{s, wall})
+		}
+		r.release(m, wall)
 	})
 	return nil
+}
+
+// release ends the held spans whose ancestors are named, whose trace's root has arrived, or that
+// waited heldGrace, in the order they were held; and forgets the unnamed rows that have gone.
+func (r *Received) release(m *liveModel, wall time.Time) {
+	kept := r.held[:0]
+	for _, h := range r.held {
+		if r.waits(m, h.s) && wall.Sub(h.wall) < heldGrace && len(r.held) <= DefaultLiveMaxNodes {
+			kept = append(kept, h)
+			continue
+		}
+		r.end(m, h.s, wall)
+	}
+	clear(r.held[len(kept):])
+	r.held = kept
+	for n := range r.unnamed {
+		if n.parent == nil || m.trees[n.tree.key] != n.tree {
+			delete(r.unnamed, n)
+		}
+	}
+}
+
+// waits reports whether s's row has an ancestor not named yet, in a trace whose root has not
+// arrived.
+func (r *Received) waits(m *liveModel, s sdktrace.ReadOnlySpan) bool {
+	sc := s.SpanContext()
+	n := m.spans[spanKey{sc.TraceID(), sc.SpanID()}]
+	if n == nil || n.tree.root.span.IsValid() {
+		return false
+	}
+	for a := n.parent; a != nil; a = a.parent {
+		if _, ok := r.unnamed[a]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // EndSilent ends as cancelled, with the message "silent for …", every tree that received nothing
 // for after, and returns how many it ended.
 func (r *Received) EndSilent(after time.Duration) (n int) {
 	r.e.update(func(m *liveModel, wall time.Time) {
+		r.release(m, wall)
 		for i := 0; i < len(m.list); {
 			t := m.list[i]
 			last, ok := r.lastWall[t.key]
@@ -130,17 +201,30 @@ func (r *Received) ForceFlush(ctx context.Context) error { return r.e.ForceFlush
 // Shutdown is the exporter's.
 func (r *Received) Shutdown(ctx context.Context) error { return r.e.Shutdown(ctx) }
 
+// semconvServiceName is the resource attribute that names a sender.
+const semconvServiceName = "service.name"
+
 // tree returns the tree of trace tid, creating it, or nil when it has ended or the view has no
-// trees.
-func (r *Received) tree(m *liveModel, tid trace.TraceID, wall time.Time) *liveTree {
+// trees; res is the sender's, start the time of what arrived.
+func (r *Received) tree(m *liveModel, tid trace.TraceID, res *resource.Resource, start, wall time.Time) *liveTree {
 	key := liveKey{trace: tid}
 	if _, ok := m.endedSet[key]; ok || m.flat {
 		return nil
 	}
 	t := m.tree(key, wall)
 	if t.title == "" {
-		t.title = "trace " + tid.String()[:8] // until the root span names it
+		// Until its root span names it: the sender's service.name.
+		if v, ok := res.Set().Value(semconvServiceName); ok {
+			t.title = safeText(v.String(), maxLabelBytes)
+		}
 	}
+	if start.IsZero() {
+		start = wall
+	}
+	if t.start.IsZero() || start.Before(t.start) {
+		t.start = start
+	}
+	t.see(start, wall)
 	r.lastWall[key] = wall
 	return t
 }
@@ -165,11 +249,11 @@ func countRows(n *liveNode) (c int) {
 }
 
 // openRow opens the row of span sid before the span arrives, under the tree's head.
-func (r *Received) openRow(m *liveModel, t *liveTree, sid trace.SpanID) *liveNode {
+func (r *Received) openRow(m *liveModel, t *liveTree, sid trace.SpanID, start time.Time) *liveNode {
 	if r.full(t) {
 		return nil
 	}
-	n := m.newNode(t, &t.root, kindSpan, "span "+sid.String()[:8], t.seen)
+	n := m.newNode(t, &t.root, kindSpan, "span "+sid.String()[:8], start)
 	if n == nil {
 		return nil
 	}
@@ -177,23 +261,25 @@ func (r *Received) openRow(m *liveModel, t *liveTree, sid trace.SpanID) *liveNod
 	m.spans[spanKey{t.key.trace, sid}] = n
 	t.spanRows++
 	m.gen++
+	r.unnamed[n] = struct{}{}
 	return n
 }
 
-// span applies one ended span.
-func (r *Received) span(m *liveModel, s sdktrace.ReadOnlySpan, wall time.Time) {
+// place names the row of a span received and puts it under its parent's row; it reports whether
+// the span has a row to end.
+func (r *Received) place(m *liveModel, s sdktrace.ReadOnlySpan, wall time.Time) bool {
 	sc, parent := s.SpanContext(), s.Parent()
 	if !sc.IsValid() {
-		return
+		return false
 	}
 	tid, sid := sc.TraceID(), sc.SpanID()
-	t := r.tree(m, tid, wall)
-	if t == nil {
-		return
-	}
 	start := s.StartTime()
 	if start.IsZero() {
 		start = wall
+	}
+	t := r.tree(m, tid, s.Resource(), start, wall)
+	if t == nil {
+		return false
 	}
 	m.touch(t, start, wall)
 	name := safeText(s.Name(), maxLabelBytes)
@@ -207,6 +293,7 @@ func (r *Received) span(m *liveModel, s sdktrace.ReadOnlySpan, wall time.Time) {
 					move(k, &t.root)
 					k = next
 				}
+				delete(r.unnamed, n)
 				for i, c := range n.counts {
 					t.root.counts[i] += c // its parts that collapsed
 				}
@@ -219,18 +306,18 @@ func (r *Received) span(m *liveModel, s sdktrace.ReadOnlySpan, wall time.Time) {
 				t.start, t.title = start, name
 			}
 		} else if n == nil {
-			if n = r.openRow(m, t, sid); n == nil {
-				return
+			if n = r.openRow(m, t, sid, start); n == nil {
+				return false
 			}
 		}
 	} else {
 		pn := m.spans[spanKey{tid, parent.SpanID()}]
 		if pn == nil {
-			pn = r.openRow(m, t, parent.SpanID())
+			pn = r.openRow(m, t, parent.SpanID(), start)
 		}
 		if n == nil {
-			if n = r.openRow(m, t, sid); n == nil {
-				return
+			if n = r.openRow(m, t, sid, start); n == nil {
+				return false
 			}
 		}
 		if pn != nil && n.parent != pn && !below(pn, n) {
@@ -240,6 +327,17 @@ func (r *Received) span(m *liveModel, s sdktrace.ReadOnlySpan, wall time.Time) {
 	if n != &t.root {
 		n.label, n.start = name, start
 	}
+	delete(r.unnamed, n)
+	return true
+}
+
+// end ends the row of a span placed.
+func (r *Received) end(m *liveModel, s sdktrace.ReadOnlySpan, wall time.Time) {
+	sc := s.SpanContext()
+	if len(r.ended) >= maxEnded {
+		clear(r.ended)
+	}
+	r.ended[spanKey{sc.TraceID(), sc.SpanID()}] = struct{}{}
 	out := ""
 	for _, kv := range s.Attributes() {
 		if string(kv.Key) == outcome.Key {

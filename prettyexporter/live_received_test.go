@@ -92,19 +92,24 @@ func TestReceivedRowsOpenBeforeTheirSpans(t *testing.T) {
 	r.event(ctx2, "tool/Step")
 	tid := root.SpanContext().TraceID().String()[:8]
 	r.waitFor("trace "+tid, "▸ span "+short(vm))
+	if h := r.waitFor("▸ span " + short(vm)); strings.Contains(strings.Join(h, "\n"), "create vm") {
+		t.Fatal("a row named before its span arrived")
+	}
 
-	// The grandchild ends with an error: its row takes its name, under a row for apply, not
-	// yet arrived.
+	// The grandchild ends with an error: its row takes its name, under a row for apply, not yet
+	// arrived; its end waits for its ancestors' names (or heldGrace), so that the line printed
+	// when it collapses names them.
 	vm.SetStatus(codes.Error, "quota exceeded")
 	vm.End()
-	h := r.waitFor("trace "+tid, "span "+short(apply), "create vm")
-	for _, l := range h {
-		if strings.Contains(l, "create vm") && !strings.HasPrefix(strings.TrimLeft(l, " "), "✗") {
-			t.Errorf("the failed span's row: %q", l)
-		}
-	}
+	r.waitFor("span "+short(apply), "▸ create vm")
 	apply.End()
-	r.waitFor("trace "+tid, "apply", "create vm")
+	r.waitFor("span "+short(root), "apply", "▸ create vm")
+	time.Sleep(heldGrace)
+	r.rec.EndSilent(time.Hour) // the view's ticker
+	h := r.waitFor("span "+short(root), "apply", "✗ create vm  failed  quota exceeded")
+	if !strings.HasPrefix(h[len(h)-1], "      ✗ create vm") && !strings.HasPrefix(h[len(h)-2], "      ✗ create vm") {
+		t.Errorf("create vm is not under apply:\n%s", strings.Join(h, "\n"))
+	}
 	root.End()
 	h = r.waitFor("deploy", "create vm", "quota exceeded")
 	last := h[len(h)-1]

@@ -9,34 +9,39 @@ import (
 	"go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/sdk/log/logtest"
+	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
 // The received OTLP messages become the SDK's forms that the live view takes: log records as
 // sdk/log.Record (built by the SDK's logtest.RecordFactory, the one public way to build a record
 // with every field and no attribute limit), spans as sdk/trace.ReadOnlySpan (tracetest.SpanStub).
-// Resources and scopes are not kept: the view reads neither.
+// Of the resource only service.name is kept, which names a trace until its root span arrives; scopes
+// are not kept.
 
 // records converts every log record of rl.
 func records(rl []*logspb.ResourceLogs) []sdklog.Record {
 	var out []sdklog.Record
 	for _, r := range rl {
+		res := service(r.GetResource())
 		for _, sl := range r.GetScopeLogs() {
 			for _, lr := range sl.GetLogRecords() {
-				out = append(out, record(lr))
+				out = append(out, record(lr, res))
 			}
 		}
 	}
 	return out
 }
 
-func record(lr *logspb.LogRecord) sdklog.Record {
+func record(lr *logspb.LogRecord, res *resource.Resource) sdklog.Record {
 	f := logtest.RecordFactory{
+		Resource:          res,
 		EventName:         lr.GetEventName(),
 		Timestamp:         unixNano(lr.GetTimeUnixNano()),
 		ObservedTimestamp: unixNano(lr.GetObservedTimeUnixNano()),
@@ -56,18 +61,20 @@ func record(lr *logspb.LogRecord) sdklog.Record {
 func spans(rs []*tracepb.ResourceSpans) []sdktrace.ReadOnlySpan {
 	var out []sdktrace.ReadOnlySpan
 	for _, r := range rs {
+		res := service(r.GetResource())
 		for _, ss := range r.GetScopeSpans() {
 			for _, s := range ss.GetSpans() {
-				out = append(out, span(s))
+				out = append(out, span(s, res))
 			}
 		}
 	}
 	return out
 }
 
-func span(s *tracepb.Span) sdktrace.ReadOnlySpan {
+func span(s *tracepb.Span, res *resource.Resource) sdktrace.ReadOnlySpan {
 	tid := trace.TraceID(id16(s.GetTraceId()))
 	stub := tracetest.SpanStub{
+		Resource:    res,
 		Name:        s.GetName(),
 		SpanContext: trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: id8(s.GetSpanId()), Remote: true}),
 		StartTime:   unixNano(s.GetStartTimeUnixNano()),
@@ -85,6 +92,16 @@ func span(s *tracepb.Span) sdktrace.ReadOnlySpan {
 		stub.Status.Code = codes.Ok
 	}
 	return stub.Snapshot()
+}
+
+// service is a resource of r's service.name alone, nil without one.
+func service(r *resourcepb.Resource) *resource.Resource {
+	for _, kv := range r.GetAttributes() {
+		if kv.GetKey() == "service.name" && kv.GetValue().GetStringValue() != "" {
+			return resource.NewSchemaless(attribute.String("service.name", kv.GetValue().GetStringValue()))
+		}
+	}
+	return nil
 }
 
 // id16 and id8 are a trace id and a span id, zero unless b has the right length.
