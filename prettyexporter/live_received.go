@@ -19,8 +19,9 @@ import (
 // seen. A record with an event name opens the row of its span, labelled "span " and the span id's
 // first 8 hex digits, under the tree's head; a span's parent not seen yet gets such a row too. When
 // the span arrives, its row takes the span's name, moves under its parent's row and ends as the
-// span ended; the trace's root span (no parent) becomes the tree's head, its header. A tree whose
-// root never arrives ends when nothing came for a while (EndSilent) or at Shutdown.
+// span ended (once its ancestors are named, or after 2 s); the trace's root span (no parent)
+// becomes the tree's head, its header, which names the sender's service.name until then. A tree
+// whose root never arrives ends when nothing came for a while (EndSilent) or at Shutdown.
 //
 // It implements go.opentelemetry.io/otel/sdk/log.Exporter and sdk/trace.SpanExporter, and is safe
 // for concurrent use. Its Shutdown and ForceFlush are the exporter's.
