@@ -2,6 +2,7 @@ package prettyexporter
 
 import (
 	"context"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+	"go.opentelemetry.io/otel/sdk/log/logtest"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
@@ -168,4 +170,68 @@ func TestReceivedBounds(t *testing.T) {
 
 func stubSpan(name string, sc, parent trace.SpanContext) sdktrace.ReadOnlySpan {
 	return tracetest.SpanStub{Name: name, SpanContext: sc, Parent: parent, StartTime: time.Now(), EndTime: time.Now()}.Snapshot()
+}
+
+// TestReceivedAnyOrder: spans and records in any order, with parents among each other in any
+// shape (cycles, self-parents, parents never sent), keep the model consistent: the node count
+// is the rows held, no count is negative, every span row is findable, and nothing panics.
+func TestReceivedAnyOrder(t *testing.T) {
+	r := newReceived(t, 50)
+	rng := rand.New(rand.NewPCG(1, 2))
+	ids := func() trace.SpanID { return trace.SpanID{byte(rng.IntN(40)) + 1} }
+	for round := range 300 {
+		tid := trace.TraceID{byte(rng.IntN(3)) + 1}
+		var batch []sdktrace.ReadOnlySpan
+		for range rng.IntN(8) {
+			var parent trace.SpanContext
+			if rng.IntN(4) > 0 {
+				parent = trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: ids()})
+			}
+			batch = append(batch, stubSpan("s", trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: ids()}), parent))
+		}
+		_ = r.rec.ExportSpans(context.Background(), batch)
+		var recs []sdklog.Record
+		for range rng.IntN(4) {
+			f := logtest.RecordFactory{EventName: "x/Y", TraceID: tid, SpanID: ids(), Timestamp: time.Now()}
+			recs = append(recs, f.NewRecord())
+		}
+		_ = r.rec.Export(context.Background(), recs)
+		if round%50 == 0 {
+			r.rec.EndSilent(time.Nanosecond)
+		}
+		r.e.mu.Lock()
+		m := r.e.model
+		rows := 0
+		for _, tr := range m.list {
+			n := countRows(&tr.root)
+			if n > 50 {
+				t.Fatalf("round %d: %d rows in a trace, past --max-rows 50", round, n)
+			}
+			rows += n
+			checkCounts(t, &tr.root)
+		}
+		if rows != m.nodes {
+			t.Fatalf("round %d: %d rows in the trees, the model counts %d", round, rows, m.nodes)
+		}
+		for k, n := range m.spans {
+			if n.span != k.span || m.trees[n.tree.key] != n.tree {
+				t.Fatalf("round %d: span %v maps to a row that is not its own or not held", round, k)
+			}
+		}
+		r.e.mu.Unlock()
+	}
+}
+
+func checkCounts(t *testing.T, n *liveNode) {
+	for _, c := range n.counts {
+		if c < 0 {
+			t.Fatalf("row %q: counts %v", n.label, n.counts)
+		}
+	}
+	for k := n.first; k != nil; k = k.next {
+		if k.parent != n {
+			t.Fatalf("row %q is listed under a row that is not its parent", k.label)
+		}
+		checkCounts(t, k)
+	}
 }
