@@ -27,6 +27,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	_ "google.golang.org/grpc/encoding/gzip" // senders may compress
+	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -80,7 +81,7 @@ func Start(cfg Config) (*Server, error) {
 			return nil, err
 		}
 		s.gl = l
-		s.gs = grpc.NewServer(grpc.MaxRecvMsgSize(int(cfg.MaxBytes)))
+		s.gs = grpc.NewServer(grpc.MaxRecvMsgSize(int(cfg.MaxBytes)), grpc.StatsHandler(grpcStats{s}))
 		collogspb.RegisterLogsServiceServer(s.gs, logsService{s: s})
 		coltracepb.RegisterTraceServiceServer(s.gs, traceService{s: s})
 		go func() { _ = s.gs.Serve(l) }()
@@ -409,6 +410,26 @@ func (g traceService) Export(ctx context.Context, req *coltracepb.ExportTraceSer
 	g.s.forwardProto("/v1/traces", req)
 	return &coltracepb.ExportTraceServiceResponse{}, nil
 }
+
+// grpcStats counts the gRPC requests that gRPC itself refused: too large, or not decodable.
+type grpcStats struct{ s *Server }
+
+func (g grpcStats) HandleRPC(_ context.Context, st stats.RPCStats) {
+	end, ok := st.(*stats.End)
+	if !ok || end.Error == nil {
+		return
+	}
+	switch status.Code(end.Error) {
+	case codes.ResourceExhausted:
+		g.s.count("too large (413)", end.Error)
+	case codes.Internal, codes.InvalidArgument:
+		g.s.count("malformed (400)", end.Error)
+	}
+}
+
+func (grpcStats) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context   { return ctx }
+func (grpcStats) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
+func (grpcStats) HandleConn(context.Context, stats.ConnStats)                       {}
 
 // forwardProto sends a request received over gRPC on as http/protobuf.
 func (s *Server) forwardProto(path string, m proto.Message) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -178,6 +179,12 @@ func TestServerGRPCAndForward(t *testing.T) {
 		ResourceSpans: []*tracepb.ResourceSpans{{ScopeSpans: []*tracepb.ScopeSpans{{Spans: []*tracepb.Span{{Name: strings.Repeat("x", 5000)}}}}}}})
 	if status.Code(err) != codes.ResourceExhausted {
 		t.Errorf("an oversized gRPC request: %v", err)
+	}
+	// Counted as the server ends the call, which may be after the client has its answer.
+	for deadline := time.Now().Add(10 * time.Second); s.Rejected()["too large (413)"] != 1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("counted %v", s.Rejected())
+		}
 	}
 	body := gz(logsRequest("a/B"))
 	if code, _ := post(t, "http://"+s.HTTPAddr()+"/v1/logs", "application/x-protobuf; charset=binary", "gzip", body); code != 200 {
