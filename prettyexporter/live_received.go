@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strconv"
 	"time"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
@@ -32,6 +33,7 @@ type Received struct {
 	ended    map[spanKey]struct{}   // guarded by e.mu: spans received, so that a late record opens no row
 	unnamed  map[*liveNode]struct{} // guarded by e.mu: the rows opened before their spans arrived
 	held     []heldEnd              // guarded by e.mu: ends waiting for their ancestors' names
+	cut      [2]int                 // guarded by e.mu: traces ended past the limit of trees; those told
 }
 
 // heldEnd is a span received whose row has an ancestor not named yet: it ends when the ancestors
@@ -153,7 +155,8 @@ func (r *Received) waits(m *liveModel, s sdktrace.ReadOnlySpan) bool {
 }
 
 // EndSilent ends as cancelled, with the message "silent for …", every tree that received nothing
-// for after, and returns how many it ended.
+// for after, and returns how many it ended. It also prints how many trees ended early, past the
+// exporter's limit of trees (WithLiveLimits), when that count grew: call it every second or so.
 func (r *Received) EndSilent(after time.Duration) (n int) {
 	r.e.update(func(m *liveModel, wall time.Time) {
 		r.release(m, wall)
@@ -180,6 +183,11 @@ func (r *Received) EndSilent(after time.Duration) (n int) {
 			if m.trees[k] == nil {
 				delete(r.lastWall, k)
 			}
+		}
+		if r.cut[0] > r.cut[1] {
+			r.cut[1] = r.cut[0]
+			m.noteText([]byte("… " + strconv.Itoa(r.cut[0]) + " traces ended early: more than " + strconv.Itoa(m.maxTrees) +
+				" at once (the least recently updated ends)"))
 		}
 	})
 	return n
@@ -211,6 +219,16 @@ func (r *Received) tree(m *liveModel, tid trace.TraceID, res *resource.Resource,
 	key := liveKey{trace: tid}
 	if _, ok := m.endedSet[key]; ok || m.flat {
 		return nil
+	}
+	if m.trees[key] == nil && len(m.list) >= m.maxTrees {
+		// m.tree ends the least recently updated: not done, cut.
+		r.cut[0]++
+		v := slices.MinFunc(m.list, func(a, b *liveTree) int { return cmp.Compare(a.touched, b.touched) })
+		if v.status == stRunning {
+			v.status, v.msg = stCancelled, "cut: more than "+strconv.Itoa(m.maxTrees)+" traces at once"
+			v.end = v.seen
+			cancelOpen(&v.root, v.seen)
+		}
 	}
 	t := m.tree(key, wall)
 	if t.title == "" {

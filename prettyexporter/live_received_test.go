@@ -29,9 +29,9 @@ type received struct {
 	lg  log.Logger
 }
 
-func newReceived(t *testing.T, maxRows int) *received {
+func newReceived(t *testing.T, maxRows int, opts ...Option) *received {
 	out := &vtWriter{t: t, vt: newVT(100, 30), w: 100, h: 30}
-	e, err := NewLive(WithWriter(out), WithLiveMode(LiveTerminal), WithTerminalSize(out.size), WithColor(ColorNever), WithoutTime())
+	e, err := NewLive(append([]Option{WithWriter(out), WithLiveMode(LiveTerminal), WithTerminalSize(out.size), WithColor(ColorNever), WithoutTime()}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,6 +170,31 @@ func TestReceivedBounds(t *testing.T) {
 
 func stubSpan(name string, sc, parent trace.SpanContext) sdktrace.ReadOnlySpan {
 	return tracetest.SpanStub{Name: name, SpanContext: sc, Parent: parent, StartTime: time.Now(), EndTime: time.Now()}.Snapshot()
+}
+
+// TestReceivedTooManyTraces: past the limit of trees, the least recently updated ends (its final
+// state printed) and the count of those cut is printed.
+func TestReceivedTooManyTraces(t *testing.T) {
+	r := newReceived(t, 0, WithLiveLimits(0, 2))
+	var spans []trace.Span
+	for _, name := range []string{"one", "two", "three", "four"} {
+		ctx, s := r.tr.Start(context.Background(), name)
+		r.event(ctx, "tool/Step")
+		spans = append(spans, s)
+	}
+	r.rec.EndSilent(time.Hour)
+	h := r.waitFor("… 2 traces ended early: more than 2 at once")
+	for _, s := range spans[:2] {
+		tid := s.SpanContext().TraceID().String()[:8]
+		if !inOrder(h, []string{"⊖ unknown_service:prettyexporter.test  trace " + tid, "cut: more than 2 traces at once", "⊖ span"}) {
+			t.Errorf("no final state of the trace %s cut:\n%s", tid, strings.Join(h, "\n"))
+		}
+	}
+	for _, s := range spans[2:] {
+		if tid := s.SpanContext().TraceID().String()[:8]; !inOrder(h, []string{"▸ unknown_service:prettyexporter.test  trace " + tid}) {
+			t.Errorf("the trace %s is not running:\n%s", tid, strings.Join(h, "\n"))
+		}
+	}
 }
 
 // TestReceivedAnyOrder: spans and records in any order, with parents among each other in any
