@@ -105,7 +105,7 @@ func TestReceivedRowsOpenBeforeTheirSpans(t *testing.T) {
 	vm.End()
 	r.waitFor("span "+short(apply), "▸ create vm")
 	apply.End()
-	r.waitFor("span "+short(root), "apply", "▸ create vm")
+	r.waitFor("span "+short(root), "apply", "create vm") // still ▸, unless 2 s passed since its end
 	time.Sleep(heldGrace)
 	r.rec.EndSilent(time.Hour) // the view's ticker
 	h := r.waitFor("span "+short(root), "apply", "✗ create vm  failed  quota exceeded")
