@@ -30,9 +30,11 @@ func TestViewRunTofuInTmux(t *testing.T) {
 	for _, kv := range tofuEnv(t, tofuDir(t)) {
 		env = append(env, "'"+kv+"'")
 	}
-	script := fmt.Sprintf(`%[1]s view --http %[2]s --grpc '' & v=$!; sleep 1; `+
+	_, port, _ := net.SplitHostPort(addr)
+	wait := fmt.Sprintf(`until python3 -c 'import socket; socket.create_connection(("127.0.0.1", %s), 1)' 2>/dev/null; do sleep 0.1; done`, port)
+	script := fmt.Sprintf(`%[1]s view --http %[2]s --grpc '' & v=$!; %[6]s; `+
 		`env %[3]s OTEL_LOGS_EXPORTER=otlp OTEL_EXPORTER_OTLP_ENDPOINT=http://%[2]s %[1]s run --operation Install -- tofu -chdir=%[4]s apply -auto-approve >/dev/null 2>&1; `+
-		`echo $? > %[5]s; sleep 2; kill $v; wait $v`, po, addr, strings.Join(env, " "), cfg, status)
+		`echo $? > %[5]s; sleep 2; kill $v; wait $v`, po, addr, strings.Join(env, " "), cfg, status, wait)
 	pane := tmuxtest.Start(t, t.TempDir(), 110, 30, script)
 	last := pane.Wait(2*time.Minute, func([]string) {})
 	if status, _ := tmuxtest.Exited(last); status != 0 {
