@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/internal/testkit/tmuxtest"
 )
 
@@ -17,6 +18,7 @@ import (
 // `progressotel run -- tofu apply` sends it over OTLP: the run's records and spans and OpenTofu's
 // own spans, one tree whose header is the run's operation, finished with nothing left running.
 func TestViewRunTofuInTmux(t *testing.T) {
+	testutil.RequireTool(t, "python3", "scripts/install-tools.sh installs it") // waits for the port
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
