@@ -41,10 +41,11 @@ type stdio struct {
 var commands []*command
 
 func init() {
-	commands = []*command{runCommand, emitCommand, transitionCommand, completionCommand, versionCommand}
+	commands = []*command{runCommand, emitCommand, transitionCommand, viewCommand, completionCommand, versionCommand}
 	// Set here: each refers to its command, for its help.
 	runCommand.run, emitCommand.run, transitionCommand.run = runRun, runEmit, runTransition
 	completionCommand.run = runCompletion
+	viewCommand.run = runView
 	emitCommand.choices = map[string][]string{"severity": severityNames}
 	transitionCommand.choices = map[string][]string{
 		"stream": {progress.StreamProvisioning, progress.StreamLifecycle},
