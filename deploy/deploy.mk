@@ -57,7 +57,8 @@ lint-chart: helm
 
 ## test-deploy: the chart rendered by helm and applied server-side to a real
 ## API server (bin/kube-apiserver, bin/etcd) with the Prometheus Operator's
-## CRDs, its alerts in promtool on the scrape's labels, and every command of
+## CRDs, its alerts in promtool on the scrape's labels, its two tiers with
+## gatewayAuth run from the image as rendered, and every command of
 ## docs/deploy.md run in order.
 test-deploy: helm kube-bins image
 	cd deploy && $(GO) vet ./... && PROGRESS_IMAGE_ARCHIVE=$(CURDIR)/$(IMAGE_ARCHIVE) $(GO) test -count=1 -timeout 15m ./charttest/ ./doctest/
