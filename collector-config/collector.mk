@@ -15,9 +15,18 @@ OTELCOL_BIN   ?= bin/otelcol-progress
 
 .PHONY: collector test-collector test-rules test-scale demo-pipeline
 
-## collector: build the OpenTelemetry Collector distribution bin/otelcol-progress.
+# One build serves the host and the image (deploy/deploy.mk's `make image`
+# packs this binary): static (no cgo: the image has no libc; the collector
+# uses none, and Go's own DNS resolver reads /etc/resolv.conf as glibc's
+# would), without paths of the build machine, and without the symbol table
+# and DWARF (a panic's stack still names functions and lines; a debugger
+# needs a build of your own).
+OTELCOL_GOFLAGS := -trimpath -ldflags=-s\ -w
+
+## collector: build the OpenTelemetry Collector distribution bin/otelcol-progress
+## (static; the image ships this binary).
 collector:
-	cd collector-config/otelcol && $(GO) build -trimpath -o $(CURDIR)/$(OTELCOL_BIN) .
+	cd collector-config/otelcol && CGO_ENABLED=0 $(GO) build $(OTELCOL_GOFLAGS) -o $(CURDIR)/$(OTELCOL_BIN) .
 
 ## test-collector: manifest vs main.go, every config validated, the tnco
 ## processor against the stock processors it stands in for, and the

@@ -27,17 +27,15 @@ IMAGE_ARCHIVE ?= bin/otelcol-progress-$(IMAGE_VERSION).oci.tar
 # Reproducible: the files and the config carry the last commit's time.
 IMAGE_CREATED ?= $(shell git log -1 --format=%ct 2>/dev/null)
 IMAGE_REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
-# Static binaries (the image has no libc), without symbol tables.
-IMAGE_GOFLAGS := -trimpath -ldflags=-s\ -w
 
 ## image: the collector image otelcol-progress:$(IMAGE_VERSION) as an OCI
-## archive in $(IMAGE_ARCHIVE): FROM scratch, the static collector and the
+## archive in $(IMAGE_ARCHIVE): FROM scratch, the static collector of `make
+## collector` ($(OTELCOL_BIN), built once for the host and the image) and the
 ## entrypoint (no shell), uid 10001 (deploy/image, go-containerregistry).
-image:
+image: collector
 	@mkdir -p bin/image
-	cd collector-config/otelcol && CGO_ENABLED=0 $(GO) build $(IMAGE_GOFLAGS) -o $(CURDIR)/bin/image/otelcol-progress .
-	cd deploy && CGO_ENABLED=0 $(GO) build $(IMAGE_GOFLAGS) -o $(CURDIR)/bin/image/entrypoint ./entrypoint
-	cd deploy && $(GO) run ./image -collector $(CURDIR)/bin/image/otelcol-progress -entrypoint $(CURDIR)/bin/image/entrypoint \
+	cd deploy && CGO_ENABLED=0 $(GO) build $(OTELCOL_GOFLAGS) -o $(CURDIR)/bin/image/entrypoint ./entrypoint
+	cd deploy && $(GO) run ./image -collector $(abspath $(OTELCOL_BIN)) -entrypoint $(CURDIR)/bin/image/entrypoint \
 		-configs $(CURDIR)/collector-config -license $(CURDIR)/LICENSE -version $(IMAGE_VERSION) \
 		-revision "$(IMAGE_REVISION)" -created "$(IMAGE_CREATED)" -out $(CURDIR)/$(IMAGE_ARCHIVE)
 
@@ -59,7 +57,8 @@ lint-chart: helm
 
 ## test-deploy: the chart rendered by helm and applied server-side to a real
 ## API server (bin/kube-apiserver, bin/etcd) with the Prometheus Operator's
-## CRDs, its alerts in promtool on the scrape's labels, and every command of
+## CRDs, its alerts in promtool on the scrape's labels, its two tiers with
+## gatewayAuth run from the image as rendered, and every command of
 ## docs/deploy.md run in order.
 test-deploy: helm kube-bins image
 	cd deploy && $(GO) vet ./... && PROGRESS_IMAGE_ARCHIVE=$(CURDIR)/$(IMAGE_ARCHIVE) $(GO) test -count=1 -timeout 15m ./charttest/ ./doctest/

@@ -20,7 +20,7 @@ if [ "${1:-}" = --check ]; then
 	exit
 fi
 GO=${GO:-go}
-NESTED=(kube collector-config/otelcol collector-config/e2e bench/e2e)
+NESTED=(kube collector-config/otelcol collector-config/e2e bench/e2e deploy)
 
 # classify DIR: the SPDX ids of the licence files at the module's root.
 classify() {

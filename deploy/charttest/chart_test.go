@@ -166,6 +166,10 @@ func TestChartAppliesServerSide(t *testing.T) {
 			"--set", "otlp.token.secretName=otlp-token"}, []string{"Namespace", "NetworkPolicy", "PodDisruptionBudget", "StatefulSet"}},
 		{"agent", []string{"--set", "createNamespace=true", "--set", "tier=agent", "--set", "agent.gatewaysDNS=gw.elsewhere.svc", "--set", "otlp.allowUnauthenticated=true",
 			"--set", "monitoring.serviceMonitor.enabled=true", "--set", "monitoring.prometheusRule.enabled=true"}, []string{"Namespace", "DaemonSet", "NetworkPolicy", "ServiceMonitor"}},
+		// agents presenting a token to gateways elsewhere, whose CA is in a
+		// Secret of its own
+		{"agent-token", []string{"--set", "createNamespace=true", "--set", "tier=agent", "--set", "agent.gatewaysDNS=gw.elsewhere.svc", "--set", "otlp.token.secretName=otlp-token",
+			"--set", "gatewayAuth.token.secretName=gw-token", "--set", "gatewayAuth.tls.secretName=gw-ca"}, []string{"Namespace", "DaemonSet", "NetworkPolicy"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -195,6 +199,9 @@ func TestChartRefuses(t *testing.T) {
 		{[]string{"--set", "otlp.allowUnauthenticated=true", "--set", "tenants={a,a}", "--set", "kafka.brokers={k:9092}"}, "duplicate tenant"},
 		{[]string{"--set", "otlp.allowUnauthenticated=true", "--set", "tier=agent"}, "agent.gatewaysDNS"},
 		{[]string{"--set", "otlp.allowUnauthenticated=true", "--set", "tier=single"}, "want two-tier, gateway or agent"},
+		{[]string{"--set", "otlp.allowUnauthenticated=true", "--set", "tenants={a}", "--set", "kafka.brokers={k:9092}", "--set", "gatewayAuth.token.secretName=t"}, "gatewayAuth.tls.secretName"},
+		{[]string{"--set", "otlp.token.secretName=o", "--set", "tier=gateway", "--set", "tenants={a}", "--set", "kafka.brokers={k:9092}",
+			"--set", "gatewayAuth.token.secretName=t", "--set", "gatewayAuth.tls.secretName=c"}, "otlp.token"},
 	} {
 		_, err := render(t, "progress", "progress", c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -1,6 +1,7 @@
 package charttest
 
 import (
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -91,20 +92,41 @@ func TestQueueIsWritable(t *testing.T) {
 }
 
 // The OTLP token and TLS are the front tier's, from Secrets; in two tiers
-// the gateways take no token (the agents cannot send one yet) and are
-// reachable from the agents only (the chart's NetworkPolicy). Kafka's SASL and TLS
-// come from Secrets too, never from plain values.
+// the gateways require gatewayAuth's token of the agents, which present it
+// over TLS, checking the gateways' certificate for their Service's name
+// (TestChartTiersTokenRuns runs the two). Kafka's SASL and TLS and every
+// token come from Secrets, never from plain values.
 func TestSecretsFromSecrets(t *testing.T) {
 	specs := podSpecs(t, "-f", allValues)
 	agent, gateway := specs["DaemonSet"].Containers[0], specs["StatefulSet"].Containers[0]
-	if e := env(agent, "PROGRESS_OTLP_BEARER_TOKEN"); e == nil || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil || e.ValueFrom.SecretKeyRef.Name != "progress-otlp-token" {
-		t.Errorf("agent token: %+v, want from Secret progress-otlp-token", e)
+	fromSecret := func(c corev1.Container, name, secret string) {
+		t.Helper()
+		if e := env(c, name); e == nil || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil || e.ValueFrom.SecretKeyRef.Name != secret {
+			t.Errorf("%s: %s is %+v, want from Secret %s", c.Name, name, e, secret)
+		}
 	}
+	fromSecret(agent, "PROGRESS_OTLP_BEARER_TOKEN", "progress-otlp-token")
 	if e := env(agent, "PROGRESS_OTLP_TLS_CERT_FILE"); e == nil {
 		t.Errorf("agent: no OTLP TLS")
 	}
-	if e := env(gateway, "PROGRESS_OTLP_BEARER_TOKEN"); e != nil {
-		t.Errorf("gateway behind agents has a token: %+v", e)
+	fromSecret(agent, "PROGRESS_GATEWAY_BEARER_TOKEN", "progress-gateway-token")
+	fromSecret(gateway, "PROGRESS_OTLP_BEARER_TOKEN", "progress-gateway-token")
+	if e := env(agent, "PROGRESS_GATEWAY_TLS_INSECURE"); e == nil || e.Value != "false" {
+		t.Errorf("agent: PROGRESS_GATEWAY_TLS_INSECURE %+v, want false (the token goes over TLS only)", e)
+	}
+	if e := env(gateway, "PROGRESS_OTLP_TLS_CERT_FILE"); e == nil || !strings.HasPrefix(e.Value, "/etc/otelcol-progress-secrets/gateway-tls/") {
+		t.Errorf("gateway behind agents: OTLP TLS %+v, want gatewayAuth's certificate", e)
+	}
+	if want := "server_name_override: progress-gateway.progress.svc.cluster.local"; len(agent.Args) != 2 || !strings.HasSuffix(agent.Args[1], want) {
+		t.Errorf("agent args %q, want a --config checking the gateways' certificate for their Service (%s)", agent.Args, want)
+	}
+	// Without gatewayAuth the gateways behind agents take no token.
+	plain := podSpecs(t, "-f", allValues, "--set", "gatewayAuth.token.secretName=", "--set", "gatewayAuth.tls.secretName=")
+	if e := env(plain["StatefulSet"].Containers[0], "PROGRESS_OTLP_BEARER_TOKEN"); e != nil {
+		t.Errorf("gateway behind agents without gatewayAuth has a token: %+v", e)
+	}
+	if a := plain["DaemonSet"].Containers[0]; env(a, "PROGRESS_GATEWAY_BEARER_TOKEN") != nil || env(a, "PROGRESS_GATEWAY_TLS_INSECURE") != nil || a.Args != nil {
+		t.Errorf("agent without gatewayAuth: %+v %q", a.Env, a.Args)
 	}
 	if e := env(gateway, "TNCO_KAFKA_SASL"); e == nil || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil || e.ValueFrom.SecretKeyRef.Name != "tnco-kafka-sasl" {
 		t.Errorf("gateway SASL: %+v, want from Secret tnco-kafka-sasl", e)
@@ -114,7 +136,7 @@ func TestSecretsFromSecrets(t *testing.T) {
 	}
 	for _, c := range []corev1.Container{agent, gateway} {
 		for _, e := range c.Env {
-			if e.Value != "" && (e.Name == "TNCO_KAFKA_SASL" || e.Name == "PROGRESS_OTLP_BEARER_TOKEN") {
+			if e.Value != "" && (e.Name == "TNCO_KAFKA_SASL" || strings.HasSuffix(e.Name, "_BEARER_TOKEN")) {
 				t.Errorf("%s: %s is a plain value", c.Name, e.Name)
 			}
 		}

@@ -57,8 +57,9 @@ func TestTenantOverlayIsGenTenants(t *testing.T) {
 
 // For every switch of run.sh, the entrypoint starts the collector with the
 // same command line, writes the same tenant overlay, and refuses the same
-// settings with the same exit status. run.sh runs for real, with
-// /bin/echo as its collector so that its command line is printed.
+// settings with the same exit status. run.sh runs for real, with a
+// script as its collector that prints each argument on a line of its own
+// (the inline config of an agent with both tokens has spaces in it).
 func TestSameCommandAsRunSh(t *testing.T) {
 	cases := []map[string]string{
 		{},
@@ -70,6 +71,14 @@ func TestSameCommandAsRunSh(t *testing.T) {
 		{"PROGRESS_OTLP_BEARER_TOKEN": "t", "PROGRESS_OTLP_TLS_CERT_FILE": "/c", "PROGRESS_LOCAL_FILE": "/l",
 			"PROGRESS_TRACES_ENDPOINT": "http://t", "PROGRESS_METRICS_BACKEND_ENDPOINT": "http://m", "PROGRESS_TENANTS": "a"},
 		{"PROGRESS_TRACES_ENDPOINT": "t", "PROGRESS_TRACES_PROTOCOL": "grpc"},
+		// an agent presenting a token to its gateways: agent-auth.yaml, and
+		// with a token of its own the inline list of both extensions
+		{"PROGRESS_TIER": "agent", "PROGRESS_GATEWAY_BEARER_TOKEN": "g", "PROGRESS_GATEWAY_TLS_INSECURE": "false"},
+		{"PROGRESS_TIER": "agent", "PROGRESS_GATEWAY_BEARER_TOKEN": "g", "PROGRESS_GATEWAY_TLS_INSECURE": "false", "PROGRESS_GATEWAY_TLS_CA_FILE": "/ca",
+			"PROGRESS_OTLP_BEARER_TOKEN": "t", "PROGRESS_OTLP_TLS_CERT_FILE": "/c", "PROGRESS_GATEWAYS_DNS": "gw.progress.svc"},
+		{"PROGRESS_TIER": "agent", "PROGRESS_OTLP_BEARER_TOKEN": "t", "PROGRESS_GATEWAY_TLS_INSECURE": "false"},
+		{"PROGRESS_TIER": "gateway", "PROGRESS_OTLP_BEARER_TOKEN": "t", "PROGRESS_OTLP_TLS_CERT_FILE": "/c", "PROGRESS_TENANTS": "a",
+			"PROGRESS_METRICS_BACKEND_ENDPOINT": "http://m"},
 		// refused
 		{"PROGRESS_TRACES_ENDPOINT": "t", "PROGRESS_TRACES_PROTOCOL": "udp"},
 		{"PROGRESS_TIER": "bogus"},
@@ -78,10 +87,17 @@ func TestSameCommandAsRunSh(t *testing.T) {
 		{"PROGRESS_TENANTS": "a/b"},
 		{"PROGRESS_TENANTS": "a a"},
 		{"PROGRESS_TENANTS": "  "},
+		{"PROGRESS_TIER": "agent", "PROGRESS_METRICS_BACKEND_ENDPOINT": "http://m"},
+		{"PROGRESS_TIER": "agent", "PROGRESS_GATEWAY_BEARER_TOKEN": "g"},
+		{"PROGRESS_TIER": "agent", "PROGRESS_GATEWAY_BEARER_TOKEN": "g", "PROGRESS_GATEWAY_TLS_INSECURE": "true", "PROGRESS_OTLP_BEARER_TOKEN": "t"},
+		{"PROGRESS_GATEWAY_BEARER_TOKEN": "g", "PROGRESS_GATEWAY_TLS_INSECURE": "false"},
+		{"PROGRESS_TIER": "gateway", "PROGRESS_GATEWAY_BEARER_TOKEN": "g", "PROGRESS_GATEWAY_TLS_INSECURE": "false", "PROGRESS_TENANTS": "a"},
+		// refused, after run.sh has written the tenant overlay
+		{"PROGRESS_TIER": "agent", "PROGRESS_TENANTS": "a b"},
 	}
-	echo, err := exec.LookPath("echo")
-	if err != nil {
-		t.Skip("no echo:", err)
+	echo := filepath.Join(t.TempDir(), "args")
+	if err := os.WriteFile(echo, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	for _, env := range cases {
 		// run.sh
@@ -126,24 +142,25 @@ func TestSameCommandAsRunSh(t *testing.T) {
 			t.Errorf("%v: entrypoint exits %d (%v), run.sh %d (%s)", env, goCode, err, shCode, stderr.String())
 			continue
 		}
+		// Refused or not, the same tenant overlay (or none) is left behind.
+		shOverlay, shErr := os.ReadFile(filepath.Join(shStorage, "tenants.generated.yaml"))
+		goOverlay, goErr := os.ReadFile(filepath.Join(goStorage, "tenants.generated.yaml"))
+		if (shErr == nil) != (goErr == nil) || !bytes.Equal(stripHeader(shOverlay), stripHeader(goOverlay)) {
+			t.Errorf("%v: tenant overlays differ:\nentrypoint (%v):\n%s\nrun.sh (%v):\n%s", env, goErr, goOverlay, shErr, shOverlay)
+		}
 		if shCode != 0 {
 			continue
 		}
 		if bin != echo {
 			t.Errorf("%v: binary %s, want %s", env, bin, echo)
 		}
-		got := strings.ReplaceAll(strings.Join(args, " "), goStorage, "STORAGE")
-		want := strings.ReplaceAll(strings.TrimSpace(string(out)), shStorage, "STORAGE")
+		got := strings.ReplaceAll(strings.Join(args, "\n"), goStorage, "STORAGE")
+		want := strings.ReplaceAll(strings.TrimSuffix(string(out), "\n"), shStorage, "STORAGE")
 		// run.sh names its configs through its own directory, which may
 		// be a relative or symlinked path.
 		want = strings.ReplaceAll(want, filepath.Clean(configDir)+"/", configDir+"/")
 		if got != want {
-			t.Errorf("%v:\nentrypoint: %s\nrun.sh:     %s", env, got, want)
-		}
-		shOverlay, shErr := os.ReadFile(filepath.Join(shStorage, "tenants.generated.yaml"))
-		goOverlay, goErr := os.ReadFile(filepath.Join(goStorage, "tenants.generated.yaml"))
-		if (shErr == nil) != (goErr == nil) || !bytes.Equal(stripHeader(shOverlay), stripHeader(goOverlay)) {
-			t.Errorf("%v: tenant overlays differ:\nentrypoint (%v):\n%s\nrun.sh (%v):\n%s", env, goErr, goOverlay, shErr, shOverlay)
+			t.Errorf("%v:\nentrypoint: %q\nrun.sh:     %q", env, got, want)
 		}
 	}
 }

@@ -60,9 +60,21 @@ func command(getenv func(string) string, user []string) (string, []string, error
 	bin := or(getenv("PROGRESS_OTELCOL_BIN"), defaultBin)
 	conf := func(name string) []string { return []string{"--config", filepath.Join(dir, name)} }
 
+	tier := or(getenv("PROGRESS_TIER"), "single")
+	if getenv("PROGRESS_GATEWAY_BEARER_TOKEN") != "" && tier != "agent" {
+		return "", nil, &usageError{"PROGRESS_GATEWAY_BEARER_TOKEN is the token an agent presents to its gateways (PROGRESS_TIER=agent); a gateway requires its token with PROGRESS_OTLP_BEARER_TOKEN"}
+	}
+
 	// The overlays, in the order run.sh prepends them (the last prepended
 	// comes first on the command line).
 	var overlays [][]string
+	// An agent that asks a token of its drivers (auth.yaml) and presents
+	// one to its gateways (agent-auth.yaml): each overlay lists the
+	// extensions it needs and a later list replaces an earlier one, so the
+	// list with both goes last.
+	if tier == "agent" && getenv("PROGRESS_OTLP_BEARER_TOKEN") != "" && getenv("PROGRESS_GATEWAY_BEARER_TOKEN") != "" {
+		overlays = append(overlays, []string{"--config", "yaml:service::extensions: [file_storage, health_check, admission, bearertokenauth/otlp, bearertokenauth/gateway]"})
+	}
 	if getenv("PROGRESS_TRACES_ENDPOINT") != "" {
 		switch p := or(getenv("PROGRESS_TRACES_PROTOCOL"), "http/protobuf"); p {
 		case "http/protobuf":
@@ -94,14 +106,22 @@ func command(getenv func(string) string, user []string) (string, []string, error
 		}
 		overlays = append(overlays, []string{"--config", path})
 	}
-	switch tier := or(getenv("PROGRESS_TIER"), "single"); tier {
+	switch tier {
 	case "single":
 		overlays = append(overlays, conf("progress.yaml"))
 	case "gateway":
 		overlays = append(overlays, append(conf("progress.yaml"), conf("gateway.yaml")...))
 	case "agent":
-		if getenv("PROGRESS_TENANTS_FILE")+getenv("PROGRESS_TENANTS")+getenv("PROGRESS_LOCAL_FILE")+getenv("PROGRESS_TRACES_ENDPOINT") != "" {
-			return "", nil, &usageError{"PROGRESS_TIER=agent: tenants, the local file and a traces backend are the gateway's (unset PROGRESS_TENANTS*, PROGRESS_LOCAL_FILE, PROGRESS_TRACES_ENDPOINT)"}
+		if getenv("PROGRESS_TENANTS_FILE")+getenv("PROGRESS_TENANTS")+getenv("PROGRESS_LOCAL_FILE")+getenv("PROGRESS_TRACES_ENDPOINT")+getenv("PROGRESS_METRICS_BACKEND_ENDPOINT") != "" {
+			return "", nil, &usageError{"PROGRESS_TIER=agent: tenants, the local file, a traces backend and a metrics backend are the gateway's (unset PROGRESS_TENANTS*, PROGRESS_LOCAL_FILE, PROGRESS_TRACES_ENDPOINT, PROGRESS_METRICS_BACKEND_ENDPOINT)"}
+		}
+		if getenv("PROGRESS_GATEWAY_BEARER_TOKEN") != "" {
+			// The bearertokenauth extension sends a token over TLS only; in
+			// plain text every send would fail (and be retried for ever).
+			if or(getenv("PROGRESS_GATEWAY_TLS_INSECURE"), "true") != "false" {
+				return "", nil, &usageError{"PROGRESS_GATEWAY_BEARER_TOKEN is sent over TLS only: set PROGRESS_GATEWAY_TLS_INSECURE=false (and PROGRESS_GATEWAY_TLS_CA_FILE)"}
+			}
+			overlays = append(overlays, conf("agent-auth.yaml"))
 		}
 		if getenv("PROGRESS_GATEWAYS_DNS") != "" {
 			overlays = append(overlays, conf("agent-dns.yaml"))

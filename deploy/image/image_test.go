@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -48,9 +49,19 @@ func TestImageShape(t *testing.T) {
 	if st := fi.Sys().(*syscall.Stat_t); st.Uid != bu.Process.User.UID {
 		t.Errorf("/var/lib/otelcol-progress belongs to uid %d, want the image's user %d", st.Uid, bu.Process.User.UID)
 	}
-	for _, c := range []string{"progress.yaml", "gateway.yaml", "agent.yaml", "agent-dns.yaml", "auth.yaml", "tls.yaml"} {
-		if _, err := os.Stat(filepath.Join(bu.Rootfs, "etc/otelcol-progress", c)); err != nil {
-			t.Errorf("config %s missing: %v", c, err)
+	// Every file run.sh can select, and so the entrypoint (held to run.sh
+	// by TestSameCommandAsRunSh), is in the image.
+	runSh, err := os.ReadFile(filepath.Join(imagetest.RepoRoot(), "collector-config", "run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	selected := regexp.MustCompile(`"\$here/([A-Za-z0-9._-]+\.yaml)"`).FindAllSubmatch(runSh, -1)
+	if len(selected) < 10 {
+		t.Fatalf("run.sh names %d config files; the pattern no longer reads it", len(selected))
+	}
+	for _, m := range selected {
+		if _, err := os.Stat(filepath.Join(bu.Rootfs, "etc/otelcol-progress", string(m[1]))); err != nil {
+			t.Errorf("config %s (run.sh selects it) missing: %v", m[1], err)
 		}
 	}
 

@@ -50,6 +50,14 @@ app.kubernetes.io/component: {{ index . 1 }}
 {{- if and (not .Values.otlp.token.secretName) (not .Values.otlp.allowUnauthenticated) }}
 {{- fail "otlp.token.secretName: the Secret with the OTLP bearer token (or otlp.allowUnauthenticated: true)" }}
 {{- end }}
+{{- with .Values.gatewayAuth }}
+{{- if and (or .token.secretName .tls.secretName) (eq $.Values.tier "gateway") }}
+{{- fail "gatewayAuth: tier gateway has no agents in front; the token the gateways require is otlp.token" }}
+{{- end }}
+{{- if and .token.secretName (not .tls.secretName) }}
+{{- fail "gatewayAuth.tls.secretName: the agents send gatewayAuth.token over TLS only" }}
+{{- end }}
+{{- end }}
 {{- if not (has .Values.agent.queue.type (list "emptyDir" "hostPath")) }}
 {{- fail (printf "agent.queue.type %q: want emptyDir or hostPath" .Values.agent.queue.type) }}
 {{- end }}
@@ -75,6 +83,12 @@ app.kubernetes.io/component: {{ index . 1 }}
 - {name: PROGRESS_OTLP_TLS_CERT_FILE, value: /etc/otelcol-progress-secrets/otlp-tls/tls.crt}
 - {name: PROGRESS_OTLP_TLS_KEY_FILE, value: /etc/otelcol-progress-secrets/otlp-tls/tls.key}
 {{- end }}
+{{- end }}
+
+{{/* The gateways' DNS name, as the agents resolve it and check the
+gateways' certificate for. */}}
+{{- define "otelcol-progress.gatewaysDNS" -}}
+{{- if eq .Values.tier "two-tier" }}{{ printf "%s-gateway.%s.svc.%s" .Release.Name .Release.Namespace .Values.clusterDomain }}{{ else }}{{ .Values.agent.gatewaysDNS }}{{ end }}
 {{- end }}
 
 {{- define "otelcol-progress.probes" -}}

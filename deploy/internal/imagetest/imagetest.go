@@ -183,6 +183,13 @@ type Collector struct {
 // set when it exited instead. It is stopped (SIGTERM) when t ends.
 func (bu *Bundle) Start(t testing.TB, env []string, groups ...uint32) (*Collector, error) {
 	t.Helper()
+	return bu.StartArgs(t, env, nil, groups...)
+}
+
+// StartArgs is Start with args after the entrypoint, as a pod's container
+// args.
+func (bu *Bundle) StartArgs(t testing.TB, env, args []string, groups ...uint32) (*Collector, error) {
+	t.Helper()
 	c := &Collector{HTTP: "127.0.0.1:" + strconv.Itoa(FreePort(t)), Out: &Output{}, exited: make(chan error, 1)}
 	full := append(append([]string(nil), bu.Process.Env...),
 		"PROGRESS_OTLP_HTTP_ENDPOINT="+c.HTTP,
@@ -197,7 +204,7 @@ func (bu *Bundle) Start(t testing.TB, env []string, groups ...uint32) (*Collecto
 	}
 	c.cmd = &exec.Cmd{
 		Path: bu.Process.Args[0], // inside the root
-		Args: bu.Process.Args,
+		Args: append(append([]string(nil), bu.Process.Args...), args...),
 		Env:  full,
 		Dir:  bu.Process.Cwd,
 		SysProcAttr: &syscall.SysProcAttr{
