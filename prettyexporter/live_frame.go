@@ -245,6 +245,12 @@ func (r *liveRenderer) nodeRow(row *liveRow, n *snapNode, t *liveHead, depth int
 	switch {
 	case event:
 	case n.grouped:
+		// A part's own outcome where its children do not say it: a create
+		// that ran a provisioner changed something, its provisioner is ok.
+		if w := statusWords[n.status]; w != "" && n.counts[n.status] == 0 {
+			row.space(2)
+			row.add(l.code, w)
+		}
 		appendCounts(row, &n.counts)
 	case statusWords[n.status] != "":
 		row.space(2)

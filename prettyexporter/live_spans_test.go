@@ -311,7 +311,7 @@ func TestLiveSpansWrappedOperation(t *testing.T) {
 	end(op, 0.5, outcome.Changed, "")
 	end(drv, 0.5, "", "")
 	out := k.final(100)
-	mustContain(t, out, "  ✓ create terraform_data.network  1 ok", "  ✓ create terraform_data.database  changed",
+	mustContain(t, out, "  ✓ create terraform_data.network  changed  1 ok", "  ✓ create terraform_data.database  changed",
 		"✓ tofu apply  2 changed", "✓ Install")
 	mustNotContain(t, out, "provision local-exec", "▸")
 	if n := strings.Count(out, "create terraform_data.network"); n != 1 {
