@@ -8,7 +8,7 @@
 //		Playbook:   "Install.yaml",
 //		Inventory:  "/srv/driver/inventory",
 //		ExtraVars:  map[string]any{"release": "1.2.3"},
-//	}, ansible.WithOperation("Install"), ansible.WithEnvelope(env))
+//	}, adapter.WithOperation("Install"), adapter.WithEnvelope(env))
 //
 // [Run] runs ansible-runner (`ansible-runner run --json`) and decodes its job
 // events as they come; [Stream] decodes such a stream from any io.Reader

@@ -291,7 +291,7 @@ func (d *decoder) launch(ctx context.Context, l launch) launched {
 	}
 	unforward()
 	unwatch()
-	l.Ended()
+	procctl.Ended(&l.Command)
 	exit := procctl.ExitOf(cmd.ProcessState)
 	out := launched{rc: exit.ExitCode(), exit: exit, signalled: signalled, delivered: child.Delivered(),
 		ended: time.Now().UTC()}

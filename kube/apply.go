@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -23,8 +22,9 @@ import (
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/internal/base/outcome"
-	"github.com/progressotel/progressotel/internal/kit/adapter"
+	kit "github.com/progressotel/progressotel/internal/kit/adapter"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -48,11 +48,19 @@ var (
 	ErrTimeout = errors.New("kube: timed out waiting for the objects")
 )
 
-// ApplyOption configures an Applier.
-type ApplyOption func(*applyConfig)
+// ApplyOption configures an Applier: the options every adapter has
+// (adapter.WithTracerProvider, adapter.WithEnvelope, adapter.WithOperation,
+// adapter.WithLogger, adapter.WithRecorder in place of the Emitter's
+// Recorder) and this package's own. adapter.WithEnvelope sets the envelope
+// of the operation's events (common/OperationStarted, Progress,
+// OperationCompleted, OperationFailed); the objects' own events and
+// transitions carry the object's envelope (see Emitter.Envelope), with its
+// scope when the object's labels give none. The default operation is
+// "Apply" or "Delete".
+type ApplyOption = adapter.Option
 
 type applyConfig struct {
-	adapter.Config // what every adapter has: tracer, envelope, operation, logger
+	kit.Config // what every adapter has: tracer, envelope, operation, logger
 
 	fieldManager string
 	force        bool
@@ -81,24 +89,24 @@ func DefaultConditionStreams() map[string][]string {
 // WithFieldManager sets the field manager of the server-side applies
 // (default DefaultFieldManager).
 func WithFieldManager(name string) ApplyOption {
-	return func(c *applyConfig) {
+	return adapter.Own(func(c *applyConfig) {
 		if name != "" {
 			c.fieldManager = name
 		}
-	}
+	})
 }
 
 // WithForceConflicts takes over the fields another field manager owns,
 // instead of failing with a Conflict.
 func WithForceConflicts() ApplyOption {
-	return func(c *applyConfig) { c.force = true }
+	return adapter.Own(func(c *applyConfig) { c.force = true })
 }
 
 // WithTimeout bounds Apply and Delete: the objects not ready (or gone)
 // by then fail with ReasonTimeout and the call returns ErrTimeout. Zero or
 // negative: no limit but the context's.
 func WithTimeout(d time.Duration) ApplyOption {
-	return func(c *applyConfig) { c.timeout = max(d, 0) }
+	return adapter.Own(func(c *applyConfig) { c.timeout = max(d, 0) })
 }
 
 // WithConditionStreams replaces DefaultConditionStreams: for each stream,
@@ -106,34 +114,7 @@ func WithTimeout(d time.Duration) ApplyOption {
 // has becomes that stream's transitions. An empty map turns the
 // transitions off.
 func WithConditionStreams(m map[string][]string) ApplyOption {
-	return func(c *applyConfig) { c.streams = sortedEntries(m) }
-}
-
-// WithTracerProvider creates the spans with tp instead of the global
-// TracerProvider.
-func WithTracerProvider(tp trace.TracerProvider) ApplyOption {
-	return func(c *applyConfig) { c.SetTracerProvider(tp) }
-}
-
-// WithEnvelope sets the envelope of the operation's events
-// (common/OperationStarted, Progress, OperationCompleted, OperationFailed).
-// The objects' own events and transitions carry the object's envelope
-// (see Emitter.Envelope), with this scope when the object's labels give
-// none.
-func WithEnvelope(env progress.Envelope) ApplyOption {
-	return func(c *applyConfig) { c.SetEnvelope(env) }
-}
-
-// WithOperation names the operation of the common events (default
-// "Apply" or "Delete").
-func WithOperation(name string) ApplyOption {
-	return func(c *applyConfig) { c.SetOperation(name) }
-}
-
-// WithLogger receives the Applier's own warnings (watch errors, events
-// that could not be recorded); default slog.Default().
-func WithLogger(l *slog.Logger) ApplyOption {
-	return func(c *applyConfig) { c.SetLogger(l) }
+	return adapter.Own(func(c *applyConfig) { c.streams = sortedEntries(m) })
 }
 
 // Applier applies Kubernetes objects by server-side apply, or deletes
@@ -165,7 +146,7 @@ func NewApplier(rc *rest.Config, e *Emitter, opts ...ApplyOption) (*Applier, err
 	a.cfg.fieldManager = DefaultFieldManager
 	a.cfg.streams = sortedEntries(DefaultConditionStreams())
 	a.cfg.Recorder = e.recorder()
-	adapter.Configure(&a.cfg, &a.cfg.Config, adapter.Defaults{Name: "kube", Scope: ScopeName, GracePeriod: 1, MaxLineBytes: 1}, opts)
+	kit.Configure(&a.cfg, &a.cfg.Config, kit.Defaults{Name: "kube", Scope: ScopeName, GracePeriod: 1, MaxLineBytes: 1}, opts)
 	return a, nil
 }
 
@@ -297,7 +278,7 @@ func (a Applier) run(parent context.Context, v verb, objects []*unstructured.Uns
 			o = a.begin(ctx, v, objects[i])
 			objs[i] = o
 			reason, msg := endReason(ctx, v)
-			a.fail(o, FailureTimeout, reason, msg)
+			a.fail(o, progress.FailureTimeout, reason, msg)
 		}
 		res.Objects[i] = o.res
 		if o.res.Ready {
@@ -381,10 +362,10 @@ func (a *Applier) failure(ctx context.Context, objs []*object, res Result) (stri
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		desc := fmt.Sprintf("timed out: %s; still waiting for %s", counts, strings.Join(waiting, ", "))
-		return FailureTimeout, desc, fmt.Errorf("%w: %s", ErrTimeout, desc)
+		return progress.FailureTimeout, desc, fmt.Errorf("%w: %s", ErrTimeout, desc)
 	}
 	desc := fmt.Sprintf("cancelled: %s; still waiting for %s", counts, strings.Join(waiting, ", "))
-	return FailureInternal, desc, fmt.Errorf("kube: %s: %w", desc, context.Cause(ctx))
+	return progress.FailureInternal, desc, fmt.Errorf("kube: %s: %w", desc, context.Cause(ctx))
 }
 
 // begin starts the object's span.
@@ -463,7 +444,7 @@ func (a *Applier) delete(ctx context.Context, o *object) {
 // refused ends an object that the API server did not accept (or could not
 // be asked about), with the server's reason and message.
 func (a *Applier) refused(o *object, err error) {
-	reason, msg, code := string(apierrors.ReasonForError(err)), "", FailureRejected
+	reason, msg, code := string(apierrors.ReasonForError(err)), "", progress.FailureRejected
 	var status apierrors.APIStatus
 	switch {
 	case errors.As(err, &status):
@@ -479,7 +460,7 @@ func (a *Applier) refused(o *object, err error) {
 	default:
 		// Not the server's words (a connection error, a client bug): its
 		// text stays in the log, not in the events.
-		reason, msg, code = "Unreachable", "the API server could not be asked", FailureInternal
+		reason, msg, code = "Unreachable", "the API server could not be asked", progress.FailureInternal
 		a.cfg.Logger.Warn("kube: a request failed", "object", o.key(), "error", err.Error())
 	}
 	a.fail(o, code, reason, msg)
@@ -520,7 +501,7 @@ func (a *Applier) observe(v verb, o *object, live *unstructured.Unstructured) {
 				break
 			}
 		}
-		a.fail(o, FailureInfrastructure, reason, r.Message)
+		a.fail(o, progress.FailureInfrastructure, reason, r.Message)
 	}
 }
 
@@ -529,7 +510,7 @@ func (a *Applier) observe(v verb, o *object, live *unstructured.Unstructured) {
 func (a *Applier) gone(v verb, o *object) {
 	o.res.Status = string(kstatus.NotFoundStatus)
 	if v == verbApply {
-		a.fail(o, FailureInfrastructure, ReasonGone, "the object was deleted while waiting for it to be ready")
+		a.fail(o, progress.FailureInfrastructure, ReasonGone, "the object was deleted while waiting for it to be ready")
 		return
 	}
 	o.res.Ready, o.res.Message = true, ""

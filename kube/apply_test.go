@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/kube"
 	"github.com/progressotel/progressotel/kube/internal/kubetest"
@@ -74,7 +75,7 @@ func newHarness(t *testing.T) *harness {
 func (h *harness) applier(cfg *rest.Config, opts ...kube.ApplyOption) *kube.Applier {
 	h.t.Helper()
 	a, err := kube.NewApplier(cfg, h.emitter, append([]kube.ApplyOption{
-		kube.WithTracerProvider(h.tp), kube.WithTimeout(90 * time.Second),
+		adapter.WithTracerProvider(h.tp), kube.WithTimeout(90 * time.Second),
 	}, opts...)...)
 	if err != nil {
 		h.t.Fatal(err)
@@ -447,7 +448,7 @@ func TestApplyCustomResourceErrored(t *testing.T) {
 		t.Errorf("ObjectFailed details %v", d)
 	}
 	of := h.sink.OfType(progress.TypeOperationFailed)
-	if len(of) != 1 || of[0].Details["failureCode"] != kube.FailureInfrastructure ||
+	if len(of) != 1 || of[0].Details["failureCode"] != progress.FailureInfrastructure ||
 		of[0].Details["description"] != "0 of 1 objects ready; ComputeCluster "+h.ns+"/cluster-b failed (Errored)" {
 		t.Errorf("OperationFailed %v", of)
 	}
@@ -486,7 +487,7 @@ func TestApplyConflict(t *testing.T) {
 	if res.Objects[0].Action != "" || res.Objects[0].Reason != "Conflict" {
 		t.Errorf("result %+v", res.Objects[0])
 	}
-	h.wantOperation(progress.TypeOperationStarted, progress.TypeProgress+" 0/1", progress.TypeOperationFailed+" "+kube.FailureRejected)
+	h.wantOperation(progress.TypeOperationStarted, progress.TypeProgress+" 0/1", progress.TypeOperationFailed+" "+progress.FailureRejected)
 
 	h.sink.Reset()
 	res, err = h.applier(h.env.Admin, kube.WithForceConflicts()).Apply(context.Background(), h.objects(fmt.Sprintf(configMap, "settings", "green")))
@@ -625,7 +626,7 @@ func TestApplyTimeout(t *testing.T) {
 		t.Errorf("result %+v", o)
 	}
 	h.wantStory("ComputeCluster/cluster-t", kube.TypeObjectCreated, kube.TypeObjectFailed+" "+kube.ReasonTimeout)
-	h.wantOperation(progress.TypeOperationStarted, progress.TypeProgress+" 0/1", progress.TypeOperationFailed+" "+kube.FailureTimeout)
+	h.wantOperation(progress.TypeOperationStarted, progress.TypeProgress+" 0/1", progress.TypeOperationFailed+" "+progress.FailureTimeout)
 	s := h.span("apply ComputeCluster " + h.ns + "/cluster-t")
 	if spanAttr(s, outcome.Key) != outcome.TimedOut || s.Status().Code != codes.Error {
 		t.Errorf("span outcome %q status %+v", spanAttr(s, outcome.Key), s.Status())
@@ -716,7 +717,7 @@ func TestApplyVanishedAndCancelled(t *testing.T) {
 	if got := spanAttr(h.span("apply ComputeCluster "+h.ns+"/cluster-c"), outcome.Key); got != outcome.Cancelled {
 		t.Errorf("cancelled object's outcome %q", got)
 	}
-	if of := h.sink.OfType(progress.TypeOperationFailed); len(of) != 1 || of[0].Details["failureCode"] != kube.FailureInfrastructure {
+	if of := h.sink.OfType(progress.TypeOperationFailed); len(of) != 1 || of[0].Details["failureCode"] != progress.FailureInfrastructure {
 		t.Errorf("OperationFailed %v", of)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/progressotel/progressotel/progress"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -68,7 +69,7 @@ func (a *Applier) wait(ctx, opCtx context.Context, v verb, objs []*object) {
 			reason, msg := endReason(ctx, v)
 			for _, o := range objs {
 				if o != nil && !o.done {
-					a.fail(o, FailureTimeout, reason, msg)
+					a.fail(o, progress.FailureTimeout, reason, msg)
 				}
 			}
 			pending = 0

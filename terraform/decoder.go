@@ -718,9 +718,9 @@ func (d *decoder) finish(o outcome) (Result, error) {
 		Stderr:             o.stderr,
 		Err:                o.cause,
 	}
-	code := FailureInternal
+	code := progress.FailureInternal
 	if res.Errored > 0 && o.cause == nil {
-		code = FailureInfrastructure
+		code = progress.FailureInfrastructure
 	}
 	extra := map[string]any{}
 	if len(errDiags) > 0 {

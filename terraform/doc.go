@@ -72,8 +72,8 @@
 // a failed or stopped apply stops short of M. Without a plan summary (a
 // saved plan applied) there is no total (progress.UnknownTotal), never 0;
 // M is raised if more operations complete than announced. A plan with no
-// change reports no Progress. The failureCode is FailureInfrastructure when
-// a resource operation errored, else FailureInternal.
+// change reports no Progress. The failureCode is progress.FailureInfrastructure when
+// a resource operation errored, else progress.FailureInternal.
 //
 // An operation that errors while the run stops (Run's context was
 // cancelled, or the tool wrote its interrupt notice, as on Ctrl-C) is

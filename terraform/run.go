@@ -154,7 +154,7 @@ func (d *decoder) runProcess(ctx context.Context, c procctl.Command, dir string)
 	signalled, _ := child.Wait()
 	unforward()
 	unwatch()
-	c.Ended()
+	procctl.Ended(&c)
 	if readErr != nil && !errors.Is(readErr, os.ErrDeadlineExceeded) {
 		d.cfg.Logger.Warn("terraform: reading the tool's output", "error", readErr.Error())
 	}

@@ -5,12 +5,14 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"reflect"
 	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
+	pub "github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/wire"
 )
@@ -61,14 +63,36 @@ type Config struct {
 
 // Configure fills c, the adapter's own config whose common part is
 // common, from the defaults and the options in order (nil ones are
-// skipped), then fills what no option set.
-func Configure[C any, O ~func(*C)](c *C, common *Config, d Defaults, opts []O) {
+// skipped; adapter.Own's change c), then fills what no option set.
+func Configure[C any](c *C, common *Config, d Defaults, opts []pub.Option) {
 	common.name, common.scope = d.Name, d.Scope
 	common.GracePeriod, common.MaxLineBytes = d.GracePeriod, d.MaxLineBytes
+	s := pub.Settings{Own: c}
 	for _, o := range opts {
 		if o != nil {
-			o(c)
+			o(&s)
 		}
+	}
+	if s.Recorder != nil {
+		common.SetRecorder(s.Recorder)
+	}
+	common.SetTracerProvider(s.TracerProvider)
+	if !reflect.ValueOf(s.Envelope).IsZero() {
+		common.SetEnvelope(s.Envelope)
+	}
+	if s.Operation != "" {
+		common.SetOperation(s.Operation)
+	}
+	if s.Redactor != nil {
+		common.SetRedactor(s.Redactor)
+	}
+	if s.Logger != nil {
+		common.SetLogger(s.Logger)
+	}
+	common.SetGracePeriod(s.GracePeriod)
+	common.SetMaxLineBytes(s.MaxLineBytes)
+	if s.TaskURLTemplate != nil {
+		common.SetTaskURLTemplate(*s.TaskURLTemplate)
 	}
 	if common.Recorder == nil {
 		common.Recorder = progress.Default()
