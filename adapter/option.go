@@ -110,3 +110,15 @@ func WithMaxLineBytes(n int) Option {
 func WithTaskURLTemplate(tmpl string) Option {
 	return func(s *Settings) { s.TaskURLTemplate = &tmpl }
 }
+
+// Apply applies opts in order (nil ones are skipped) to the Settings of an
+// adapter whose own configuration is own (see Own), and returns them.
+func Apply(own any, opts ...Option) Settings {
+	s := Settings{Own: own}
+	for _, o := range opts {
+		if o != nil {
+			o(&s)
+		}
+	}
+	return s
+}

@@ -37,7 +37,7 @@ func newConfig(opts []Option) *config {
 	c := &config{}
 	kit.Configure(c, &c.Config, kit.Defaults{
 		Name: "ansible", Scope: ScopeName, GracePeriod: DefaultGracePeriod, MaxLineBytes: DefaultMaxLineBytes,
-	}, opts)
+	}, kit.Shared(adapter.Apply(c, opts...)))
 	return c
 }
 

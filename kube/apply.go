@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/log"
@@ -23,9 +25,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/progressotel/progressotel/adapter"
-	"github.com/progressotel/progressotel/internal/base/outcome"
-	kit "github.com/progressotel/progressotel/internal/kit/adapter"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // ScopeName is the instrumentation scope of the Applier's spans.
@@ -60,7 +61,13 @@ var (
 type ApplyOption = adapter.Option
 
 type applyConfig struct {
-	kit.Config // what every adapter has: tracer, envelope, operation, logger
+	// What every adapter has: the run's span and common events, the
+	// objects' spans, the run's envelope and recorder, the warnings.
+	runner   *adapter.Runner
+	tracer   trace.Tracer
+	envelope progress.Envelope
+	recorder *progress.Recorder
+	logger   *slog.Logger
 
 	fieldManager string
 	force        bool
@@ -145,8 +152,17 @@ func NewApplier(rc *rest.Config, e *Emitter, opts ...ApplyOption) (*Applier, err
 	a := &Applier{c: c, e: e}
 	a.cfg.fieldManager = DefaultFieldManager
 	a.cfg.streams = sortedEntries(DefaultConditionStreams())
-	a.cfg.Recorder = e.recorder()
-	kit.Configure(&a.cfg, &a.cfg.Config, kit.Defaults{Name: "kube", Scope: ScopeName, GracePeriod: 1, MaxLineBytes: 1}, opts)
+	set := adapter.Apply(&a.cfg, opts...)
+	if set.Recorder == nil {
+		set.Recorder = e.recorder()
+	}
+	if set.TracerProvider == nil {
+		set.TracerProvider = otel.GetTracerProvider()
+	}
+	a.cfg.runner = adapter.NewRunner("kube", ScopeName, set)
+	a.cfg.tracer = set.TracerProvider.Tracer(ScopeName, trace.WithInstrumentationVersion(wire.ScopeVersion))
+	a.cfg.envelope, a.cfg.recorder = set.Envelope, set.Recorder
+	a.cfg.logger = cmp.Or(set.Logger, slog.Default())
 	return a, nil
 }
 
@@ -238,17 +254,16 @@ func (a Applier) run(parent context.Context, v verb, objects []*unstructured.Uns
 	if parent == nil {
 		parent = context.Background()
 	}
-	name := cmp.Or(a.cfg.Operation, "Apply")
+	name := "Apply"
 	if v == verbDelete {
-		name = cmp.Or(a.cfg.Operation, "Delete")
+		name = "Delete"
 	}
-	start := time.Now()
-	op := a.cfg.StartOperation(parent, name, "kubernetes "+string(v), start,
+	op := a.cfg.runner.Start(parent, name, "kubernetes "+string(v), time.Now(),
 		attribute.Int("kubernetes.objects", len(objects)))
 
-	ctx, cancel := context.WithCancel(op.Ctx)
+	ctx, cancel := context.WithCancel(op.Context())
 	if a.cfg.timeout > 0 {
-		ctx, cancel = context.WithTimeout(op.Ctx, a.cfg.timeout)
+		ctx, cancel = context.WithTimeout(op.Context(), a.cfg.timeout)
 	}
 	defer cancel()
 
@@ -269,8 +284,8 @@ func (a Applier) run(parent context.Context, v verb, objects []*unstructured.Uns
 				a.delete(ctx, objs[i])
 			}
 		}
-		a.progress(op.Ctx, objs)
-		a.wait(ctx, op.Ctx, v, objs)
+		a.progress(op.Context(), objs)
+		a.wait(ctx, op.Context(), v, objs)
 	}
 	res := Result{Objects: make([]ObjectResult, len(objs))}
 	for i, o := range objs {
@@ -289,11 +304,11 @@ func (a Applier) run(parent context.Context, v verb, objects []*unstructured.Uns
 	}
 	end := time.Now()
 	if res.Failed == 0 {
-		op.Complete(start, end)
+		op.Complete(end)
 		return res, nil
 	}
 	code, desc, err := a.failure(ctx, objs, res)
-	op.Fail(start, end, code, desc, map[string]any{"ready": res.Ready, "failed": res.Failed, "total": len(objs)})
+	op.Fail(end, code, desc, map[string]any{"ready": res.Ready, "failed": res.Failed, "total": len(objs)})
 	return res, err
 }
 
@@ -384,7 +399,7 @@ func (a *Applier) begin(ctx context.Context, v verb, u *unstructured.Unstructure
 	if o.res.Namespace != "" {
 		attrs = append(attrs, attribute.String("k8s.namespace.name", o.res.Namespace))
 	}
-	o.ctx, o.span = a.cfg.Tracer.Start(ctx, string(v)+" "+o.key(), trace.WithAttributes(attrs...))
+	o.ctx, o.span = a.cfg.tracer.Start(ctx, string(v)+" "+o.key(), trace.WithAttributes(attrs...))
 	return o
 }
 
@@ -461,7 +476,7 @@ func (a *Applier) refused(o *object, err error) {
 		// Not the server's words (a connection error, a client bug): its
 		// text stays in the log, not in the events.
 		reason, msg, code = "Unreachable", "the API server could not be asked", progress.FailureInternal
-		a.cfg.Logger.Warn("kube: a request failed", "object", o.key(), "error", err.Error())
+		a.cfg.logger.Warn("kube: a request failed", "object", o.key(), "error", err.Error())
 	}
 	a.fail(o, code, reason, msg)
 }
@@ -474,7 +489,7 @@ func (a *Applier) observe(v verb, o *object, live *unstructured.Unstructured) {
 	readyReason := a.transitions(o, live)
 	r, err := kstatus.Compute(live)
 	if err != nil {
-		a.cfg.Logger.Warn("kube: kstatus cannot read the object", "object", o.key(), "error", err.Error())
+		a.cfg.logger.Warn("kube: kstatus cannot read the object", "object", o.key(), "error", err.Error())
 		o.res.Status = string(kstatus.UnknownStatus)
 		return
 	}
@@ -488,9 +503,9 @@ func (a *Applier) observe(v verb, o *object, live *unstructured.Unstructured) {
 	case r.Status == kstatus.CurrentStatus:
 		o.res.Ready, o.res.Reason = true, readyReason
 		a.record(o, TypeObjectReady, 0, o.res.Reason, r.Message)
-		oc := outcome.Changed
+		oc := progress.OutcomeChanged
 		if o.res.Action == ActionUnchanged {
-			oc = outcome.OK
+			oc = progress.OutcomeOK
 		}
 		a.end(o, oc, "")
 	case r.Status == kstatus.FailedStatus:
@@ -518,14 +533,14 @@ func (a *Applier) gone(v verb, o *object) {
 	if o.live != nil {
 		a.e.Forget(nil, o.live)
 	}
-	a.end(o, outcome.Changed, "")
+	a.end(o, progress.OutcomeChanged, "")
 }
 
 // fail records kubernetes/ObjectFailed and ends the object's span.
 func (a *Applier) fail(o *object, code, reason, msg string) {
 	o.res.Ready, o.res.Reason, o.res.Message, o.failure = false, reason, msg, code
 	a.record(o, TypeObjectFailed, log.SeverityError, reason, msg)
-	oc := cmp.Or(endOutcomes[reason], outcome.Failed)
+	oc := cmp.Or(endOutcomes[reason], progress.OutcomeFailed)
 	desc := reason
 	if msg != "" {
 		desc += ": " + msg
@@ -534,13 +549,14 @@ func (a *Applier) fail(o *object, code, reason, msg string) {
 }
 
 // endOutcomes are the outcomes of the objects whose wait ended.
-var endOutcomes = map[string]string{ReasonTimeout: outcome.TimedOut, ReasonCancelled: outcome.Cancelled}
+var endOutcomes = map[string]progress.Outcome{ReasonTimeout: progress.OutcomeTimedOut, ReasonCancelled: progress.OutcomeCancelled}
 
 // end ends the object's span with its outcome; a non-empty errDesc makes
 // its status Error.
-func (a *Applier) end(o *object, oc, errDesc string) {
+func (a *Applier) end(o *object, oc progress.Outcome, errDesc string) {
 	o.done = true
-	o.span.SetAttributes(attribute.String(outcome.Key, oc), attribute.String("kubernetes.status", o.res.Status))
+	progress.SetOutcome(o.span, oc)
+	o.span.SetAttributes(attribute.String("kubernetes.status", o.res.Status))
 	if o.res.Action != "" {
 		o.span.SetAttributes(attribute.String("kubernetes.action", o.res.Action))
 	}
@@ -563,10 +579,10 @@ func (a *Applier) record(o *object, typ string, sev log.Severity, reason, msg st
 	}
 	env := a.e.Envelope(nil, u)
 	if len(env.Scope) == 0 {
-		env.Scope = a.cfg.Envelope.Scope
+		env.Scope = a.cfg.envelope.Scope
 	}
-	if err := a.cfg.Recorder.Record(o.ctx, progress.Event{Type: typ, Details: d, Severity: sev, Envelope: env}); err != nil {
-		a.cfg.Logger.Warn("kube: an event was not recorded", "type", typ, "error", err.Error())
+	if err := a.cfg.recorder.Record(o.ctx, progress.Event{Type: typ, Details: d, Severity: sev, Envelope: env}); err != nil {
+		a.cfg.logger.Warn("kube: an event was not recorded", "type", typ, "error", err.Error())
 	}
 }
 
@@ -585,7 +601,7 @@ func (a *Applier) transitions(o *object, live *unstructured.Unstructured) (reaso
 			reason, found = c.Reason, true
 		}
 		if _, err := a.e.Observe(o.ctx, nil, live, s.key, c); err != nil {
-			a.cfg.Logger.Warn("kube: a condition transition was not recorded", "object", o.key(), "stream", s.key, "error", err.Error())
+			a.cfg.logger.Warn("kube: a condition transition was not recorded", "object", o.key(), "stream", s.key, "error", err.Error())
 		}
 	}
 	return reason
@@ -622,5 +638,5 @@ func (a *Applier) progress(ctx context.Context, objs []*object) {
 		return
 	}
 	a.reported = ready
-	a.cfg.Record(ctx, progress.Progress(int64(ready), int64(len(objs)), ProgressUnit))
+	a.cfg.runner.Record(ctx, progress.Progress(int64(ready), int64(len(objs)), ProgressUnit))
 }

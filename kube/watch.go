@@ -146,7 +146,7 @@ func (a *Applier) watch(ctx context.Context, i int, want *unstructured.Unstructu
 			send(update{i: i, err: err})
 			return
 		default:
-			a.cfg.Logger.Warn("kube: a watch could not start; retrying", "kind", want.GetKind(), "name", want.GetName(), "error", err.Error())
+			a.cfg.logger.Warn("kube: a watch could not start; retrying", "kind", want.GetKind(), "name", want.GetName(), "error", err.Error())
 			select {
 			case <-time.After(backoff):
 			case <-ctx.Done():
@@ -201,7 +201,7 @@ func (a *Applier) drain(ctx context.Context, i int, w watch.Interface, rv string
 			if errors.As(err, &status) && status.Status().Code == http.StatusGone {
 				return ""
 			}
-			a.cfg.Logger.Warn("kube: a watch reported an error; resuming", "error", err.Error())
+			a.cfg.logger.Warn("kube: a watch reported an error; resuming", "error", err.Error())
 			return rv
 		}
 	}

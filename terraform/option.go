@@ -37,7 +37,7 @@ func newConfig(opts []Option) *config {
 	c := &config{heartbeat: DefaultHeartbeat, toolTrace: true}
 	kit.Configure(c, &c.Config, kit.Defaults{
 		Name: "terraform", Scope: ScopeName, GracePeriod: DefaultGracePeriod, MaxLineBytes: DefaultMaxLineBytes,
-	}, opts)
+	}, kit.Shared(adapter.Apply(c, opts...)))
 	return c
 }
 

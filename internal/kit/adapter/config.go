@@ -12,7 +12,6 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
-	pub "github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/wire"
 )
@@ -61,16 +60,33 @@ type Config struct {
 	metrics                *runMetrics
 }
 
+// Shared is what the options every adapter has set: the public
+// adapter.Settings field for field, so that an adapter converts one into
+// the other (kit.Shared(settings)) and the compiler keeps them equal. This
+// package does not import that one, which builds on it.
+type Shared struct {
+	Recorder        *progress.Recorder
+	TracerProvider  trace.TracerProvider
+	Envelope        progress.Envelope
+	Operation       string
+	Redactor        *progress.Redactor
+	Logger          *slog.Logger
+	GracePeriod     time.Duration
+	MaxLineBytes    int
+	TaskURLTemplate *string
+	Own             any
+}
+
 // Configure fills c, the adapter's own config whose common part is
-// common, from the defaults and the options in order (nil ones are
-// skipped; adapter.Own's change c), then fills what no option set.
-func Configure[C any](c *C, common *Config, d Defaults, opts []pub.Option) {
+// common, from the defaults, then the own options in order (nil ones are
+// skipped), then what the shared options set (s: a zero field is unset),
+// then fills what none set.
+func Configure[C any](c *C, common *Config, d Defaults, s Shared, opts ...func(*C)) {
 	common.name, common.scope = d.Name, d.Scope
 	common.GracePeriod, common.MaxLineBytes = d.GracePeriod, d.MaxLineBytes
-	s := pub.Settings{Own: c}
 	for _, o := range opts {
 		if o != nil {
-			o(&s)
+			o(c)
 		}
 	}
 	if s.Recorder != nil {

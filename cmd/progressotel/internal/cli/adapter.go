@@ -149,7 +149,7 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	operation := cmp.Or(inv.Operation, name)
 	cfg := &kit.Config{Recorder: inv.Recorder, Envelope: inv.Envelope, Logger: inv.Logger}
 	kit.Configure(cfg, cfg, kit.Defaults{Name: "progressotel", Scope: ScopeName, GracePeriod: 10 * time.Second, MaxLineBytes: maxLine},
-		[]adapter.Option{adapter.WithTracerProvider(inv.TracerProvider)})
+		kit.Shared{TracerProvider: inv.TracerProvider})
 	started := time.Now()
 	op := cfg.StartOperation(ctx, operation, operation, started)
 	fail := func(description string) {
