@@ -142,24 +142,6 @@ func playbookName(argv []string) string {
 	return ""
 }
 
-// Reports reports whether RunCommandLine reports argv: an ansible-playbook
-// run (not its help or version), or ansible-runner run. argv[0] is the
-// command as given, a name or a path.
-func Reports(argv []string) bool {
-	if len(argv) == 0 {
-		return false
-	}
-	switch cmdline.Tool(argv[0]) {
-	case "ansible-playbook":
-		// Help and version print and exit: nothing to report.
-		return !slices.ContainsFunc(argv[1:], func(a string) bool { return a == "-h" || a == "--help" || a == "--version" })
-	case "ansible-runner":
-		i := slices.IndexFunc(argv[1:], func(a string) bool { return !strings.HasPrefix(a, "-") })
-		return i >= 0 && argv[1+i] == "run"
-	}
-	return false
-}
-
 // ExitPromptUnanswered is RunCommandLine's status for an ansible-playbook
 // stopped at a vars_prompt on a terminal, which ansible-runner keeps from
 // the user: ansible-playbook's own status when its prompt gets no answer

@@ -131,24 +131,6 @@ func TestRunCommandLineStops(t *testing.T) {
 	}
 }
 
-// Which command lines RunCommandLine reports.
-func TestReports(t *testing.T) {
-	for argv, want := range map[string]bool{
-		"ansible-playbook -i inventory site.yml":          true,
-		"/usr/bin/ansible-playbook site.yml --check":      true,
-		"ansible-playbook --version":                      false,
-		"ansible-playbook -h":                             false,
-		"ansible-runner run /srv/pdd -p site.yml":         true,
-		"ansible-runner --debug run /srv/pdd -p site.yml": true,
-		"ansible-runner stop /srv/pdd":                    false,
-		"ansible all -m ping":                             false,
-	} {
-		if got := Reports(strings.Fields(argv)); got != want {
-			t.Errorf("%s: %v, want %v", argv, got, want)
-		}
-	}
-}
-
 // adapter.Command.Exited runs once ansible-playbook has exited and its output
 // is read, before the run's final event: a marker recorded there comes
 // after every event of the run and right before OperationCompleted.

@@ -97,7 +97,7 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 func newRunDecoder(ctx context.Context, cfg *config, tool, sub string) *decoder {
 	d := newDecoder(ctx, cfg, cmp.Or(cfg.Operation, sub, "terraform"), strings.TrimSpace(tool+" "+sub),
 		attribute.String("terraform.command", sub))
-	d.reports = slices.Contains(reportingSubcommands, sub)
+	d.reports = slices.Contains(cmdline.TofuReporting, sub)
 	d.begin(time.Now())
 	return d
 }

@@ -81,17 +81,3 @@ func prompts(sub string, rest []string) bool {
 	savedPlan := slices.ContainsFunc(rest, func(a string) bool { return !strings.HasPrefix(a, "-") })
 	return !cmdline.HasFlag(rest, "auto-approve") && (sub == "destroy" || sub == "apply" && !savedPlan)
 }
-
-// reportingSubcommands report progress in their -json output.
-var reportingSubcommands = []string{"init", "plan", "apply", "destroy", "refresh"}
-
-// Reports reports whether RunCommandLine reports argv: tofu or terraform
-// (a name or a path) with a subcommand whose -json output reports progress
-// (init, plan, apply, destroy, refresh).
-func Reports(argv []string) bool {
-	if len(argv) == 0 || !slices.Contains([]string{"tofu", "terraform"}, cmdline.Tool(argv[0])) {
-		return false
-	}
-	_, sub, _, _ := cmdline.SplitSubcommand(argv[1:])
-	return slices.Contains(reportingSubcommands, sub)
-}

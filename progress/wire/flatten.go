@@ -12,7 +12,7 @@ import (
 // with the default redaction and limits, and reports whether anything was
 // cut. The package doc describes the encoding; Decode undoes it.
 func Flatten(details any) (attrs []attribute.KeyValue, truncated bool) {
-	rules := redact.New(true, progress.DefaultSecretKeys...)
+	rules := redact.New(true, redact.DefaultKeys...)
 	e := encode.Get(encode.NewKeyCache(&rules), &rules, encode.Limits(progress.DefaultLimits()))
 	e.Details(details)
 	attrs = append([]attribute.KeyValue(nil), e.Attrs...)

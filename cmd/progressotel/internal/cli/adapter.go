@@ -259,7 +259,7 @@ type ansibleAdapter struct{}
 
 func (ansibleAdapter) Name() string { return "ansible" }
 
-func (ansibleAdapter) Match(argv []string) bool { return ansible.Reports(argv) }
+func (ansibleAdapter) Match(argv []string) bool { return cmdline.AnsibleReports(argv) }
 
 func (a ansibleAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	c := inv.command(ctx, false)
@@ -292,7 +292,7 @@ type terraformAdapter struct{}
 
 func (terraformAdapter) Name() string { return "terraform" }
 
-func (terraformAdapter) Match(argv []string) bool { return terraform.Reports(argv) }
+func (terraformAdapter) Match(argv []string) bool { return cmdline.TofuReports(argv) }
 
 func (a terraformAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	_, sub, _, _ := cmdline.SplitSubcommand(inv.Argv[1:])
