@@ -191,7 +191,7 @@ func TestRedactionOptions(t *testing.T) {
 	}
 
 	// Flatten, the public encoder, redacts by default too.
-	attrs, _ := wire.Flatten(d)
+	attrs, _ := progresstest.Flatten(d)
 	for _, kv := range attrs {
 		if strings.HasSuffix(string(kv.Key), "password") && kv.Value.AsString() != wire.Redacted {
 			t.Errorf("Flatten left %s = %v", kv.Key, kv.Value.String())

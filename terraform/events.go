@@ -30,7 +30,7 @@ const (
 // The unit of the common/Progress events: N of M resource operations.
 const ProgressUnit = "resources"
 
-// Details of the events, encoded by their json tags (see wire.Flatten):
+// Details of the events, encoded by their json tags (see package wire):
 // what the tool leaves out is left out (omitempty).
 type (
 	// resourceFields leave out the resource's name: the address holds it.
