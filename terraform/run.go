@@ -31,7 +31,7 @@ const maxStderr = 16 << 10
 // machine-readable UI live in a command span ("tofu apply", a child of the
 // span in ctx). Cancelling ctx stops the tool as Ctrl-C does, SIGINT to its
 // process group so that it writes its state, and SIGKILL after the grace
-// period (WithGracePeriod); Run returns once the tool has exited and what
+// period (adapter.WithGracePeriod); Run returns once the tool has exited and what
 // is left of its group is killed.
 //
 // The error is nil when the tool exited with status 0 (or 2 under
