@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/progressotel/progressotel/adapter"
 )
 
 // BenchmarkRunCPU sets the adapter's CPU against Ansible's own on the same
@@ -49,7 +51,7 @@ func benchRunCPU(b *testing.B, playbook string) {
 		b.Fatal(err)
 	}
 	opts, flush := jsonPipeline(b)
-	opts = append(opts, WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	opts = append(opts, adapter.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 
 	var alone, runner, adapter, runAnsible time.Duration
 	var events int

@@ -13,6 +13,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/prettyexporter"
 	"github.com/progressotel/progressotel/progress"
 )
@@ -39,7 +40,7 @@ func BenchmarkStream(b *testing.B) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 
 	run := func(b *testing.B, opts ...Option) {
-		opts = append(opts, WithLogger(quiet))
+		opts = append(opts, adapter.WithLogger(quiet))
 		b.SetBytes(int64(len(stream)))
 		b.ReportAllocs()
 		cpu0 := processCPU()
@@ -52,15 +53,15 @@ func BenchmarkStream(b *testing.B) {
 	}
 
 	b.Run("decode", func(b *testing.B) {
-		run(b, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),
-			WithTracerProvider(tracenoop.NewTracerProvider()))
+		run(b, adapter.WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),
+			adapter.WithTracerProvider(tracenoop.NewTracerProvider()))
 	})
 	b.Run("sdk", func(b *testing.B) {
 		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(dropProcessor{}))
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(dropSpans{}))
 		defer lp.Shutdown(context.Background())
 		defer tp.Shutdown(context.Background())
-		run(b, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), WithTracerProvider(tp))
+		run(b, adapter.WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), adapter.WithTracerProvider(tp))
 	})
 	b.Run("sdk-json", func(b *testing.B) {
 		opts, _ := jsonPipeline(b)
@@ -83,7 +84,7 @@ func jsonPipeline(b *testing.B) (opts []Option, flush func() error) {
 		_ = lp.Shutdown(context.Background())
 		_ = tp.Shutdown(context.Background())
 	})
-	return []Option{WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), WithTracerProvider(tp)},
+	return []Option{adapter.WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), adapter.WithTracerProvider(tp)},
 		func() error { return lp.ForceFlush(context.Background()) }
 }
 

@@ -463,13 +463,13 @@ func (d *decoder) finish(o runEnd) Result {
 	var code, reason string
 	switch {
 	case o.err != nil:
-		code, reason = FailureInternal, o.reason
+		code, reason = progress.FailureInternal, o.reason
 	case len(res.UnreachableHosts) > 0:
-		code, reason = FailureResourceNotFound, "unreachable hosts: "+strings.Join(res.UnreachableHosts, ", ")
+		code, reason = progress.FailureResourceNotFound, "unreachable hosts: "+strings.Join(res.UnreachableHosts, ", ")
 	case len(res.FailedHosts) > 0:
-		code, reason = FailureInfrastructure, "failed hosts: "+strings.Join(res.FailedHosts, ", ")
+		code, reason = progress.FailureInfrastructure, "failed hosts: "+strings.Join(res.FailedHosts, ", ")
 	case o.rc > 0:
-		code, reason = FailureInternal, fmt.Sprintf("ansible-playbook ended with status %d", o.rc)
+		code, reason = progress.FailureInternal, fmt.Sprintf("ansible-playbook ended with status %d", o.rc)
 	}
 	if o.rc >= 0 {
 		d.pb.Span.SetAttributes(attribute.Int("ansible.rc", o.rc))

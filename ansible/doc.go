@@ -8,7 +8,7 @@
 //		Playbook:   "Install.yaml",
 //		Inventory:  "/srv/driver/inventory",
 //		ExtraVars:  map[string]any{"release": "1.2.3"},
-//	}, ansible.WithOperation("Install"), ansible.WithEnvelope(env))
+//	}, adapter.WithOperation("Install"), adapter.WithEnvelope(env))
 //
 // [Run] runs ansible-runner (`ansible-runner run --json`) and decodes its job
 // events as they come; [Stream] decodes such a stream from any io.Reader
@@ -105,7 +105,7 @@
 //
 // # Robustness and security
 //
-// Lines up to WithMaxLineBytes (64 MiB by default) are read; a value of an
+// Lines up to adapter.WithMaxLineBytes (64 MiB by default) are read; a value of an
 // unexpected type leaves its field unset and keeps the event; lines that
 // are not job events are counted in Result.SkippedLines. A playbook that is
 // missing or that Ansible cannot load gives a *PlaybookError whose Reason,

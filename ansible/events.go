@@ -17,16 +17,6 @@ const (
 	TypePlaybookResult      = "ansible/PlaybookResult"
 )
 
-// Ignition failure codes (failureDetails.failureCode) used in
-// common/OperationFailed, as the Ansible driver chose them.
-const (
-	FailureInfrastructure   = "INFRASTRUCTURE_ERROR" // a task failed on a host
-	FailureResourceNotFound = "RESOURCE_NOT_FOUND"   // a host was unreachable
-	// FailureInternal: the playbook could not run (missing, unparseable,
-	// prompting, cancelled, Ansible not installed).
-	FailureInternal = "INTERNAL_ERROR"
-)
-
 // Details of the events, by their json tags: keys the driver always wrote
 // are always present (null when Ansible gave no value).
 type (

@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/ansible"
 )
 
@@ -16,11 +17,11 @@ func ExampleRunCommandLine() {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	_, exit, err := ansible.RunCommandLine(context.Background(), ansible.CommandLine{
+	_, exit, err := ansible.RunCommandLine(context.Background(), adapter.Command{
 		Argv:    []string{"ansible-playbook", "-i", "inventory", "site.yml"},
 		Stderr:  os.Stderr,
 		Signals: sigs,
-	}, ansible.WithDisplay(os.Stdout), ansible.WithOperation("Install"))
+	}, ansible.WithDisplay(os.Stdout), adapter.WithOperation("Install"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}

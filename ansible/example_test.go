@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/ansible"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
@@ -22,8 +23,8 @@ func ExampleRun() {
 		Inventory:  "/srv/driver/inventory/hosts",
 		ExtraVars:  map[string]any{"release": "1.2.3"},
 	},
-		ansible.WithOperation("Install"),
-		ansible.WithEnvelope(progress.Envelope{
+		adapter.WithOperation("Install"),
+		adapter.WithEnvelope(progress.Envelope{
 			Component: progress.Component{Name: "ansible-lifecycle-driver", Version: "3.4.0"},
 			Resource:  progress.Resource{Type: "resource::nginx::1.0", ID: "nginx-1"},
 		}))
@@ -55,7 +56,7 @@ func ExampleStream() {
 
 	sink := progresstest.NewSink() // in a driver: otelbridge.Setup
 	res, err := ansible.Stream(context.Background(), f,
-		ansible.WithRecorder(sink.Recorder()), ansible.WithOperation("Upgrade"))
+		adapter.WithRecorder(sink.Recorder()), adapter.WithOperation("Upgrade"))
 	fmt.Println("error:", err)
 	fmt.Println("failed hosts:", res.FailedHosts)
 	for _, e := range sink.Events() {

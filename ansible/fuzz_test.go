@@ -11,6 +11,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
 )
@@ -51,7 +52,7 @@ func FuzzStream(f *testing.F) {
 		sink.Reset()
 		c := &capture{sink: sink, spans: tracetest.NewSpanRecorder()}
 		c.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(c.spans))
-		res, _ := Stream(context.Background(), bytes.NewReader(in), WithRecorder(rec), WithTracerProvider(c.tp), WithLogger(quiet))
+		res, _ := Stream(context.Background(), bytes.NewReader(in), adapter.WithRecorder(rec), adapter.WithTracerProvider(c.tp), adapter.WithLogger(quiet))
 		if started, ended := len(c.spans.Started()), len(c.spans.Ended()); started != ended {
 			t.Fatalf("%d spans started, %d ended", started, ended)
 		}

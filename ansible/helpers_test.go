@@ -13,6 +13,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/progress/progresstest"
@@ -47,9 +48,9 @@ func newCapture(t testing.TB) *capture {
 
 func (c *capture) options(t testing.TB) []Option {
 	return []Option{
-		WithRecorder(c.sink.Recorder()),
-		WithTracerProvider(c.tp),
-		WithLogger(testLogger(t)),
+		adapter.WithRecorder(c.sink.Recorder()),
+		adapter.WithTracerProvider(c.tp),
+		adapter.WithLogger(testLogger(t)),
 	}
 }
 

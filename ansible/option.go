@@ -1,13 +1,10 @@
 package ansible
 
 import (
-	"log/slog"
 	"time"
 
-	"go.opentelemetry.io/otel/trace"
-
-	"github.com/progressotel/progressotel/internal/kit/adapter"
-	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/adapter"
+	kit "github.com/progressotel/progressotel/internal/kit/adapter"
 )
 
 // DefaultGracePeriod is how long a cancelled run may take to stop after
@@ -23,11 +20,13 @@ const ScopeName = "github.com/progressotel/progressotel/ansible"
 // and low enough that a runaway line cannot take the driver's memory.
 const DefaultMaxLineBytes = 64 << 20
 
-// Option configures Run and Stream.
-type Option func(*config)
+// Option configures Run, Stream and RunCommandLine: the options every
+// adapter has (adapter.WithRecorder, adapter.WithEnvelope, ...) and this
+// package's own.
+type Option = adapter.Option
 
 type config struct {
-	adapter.Config // what every adapter has: see the With* functions
+	kit.Config // what every adapter has: see the With* functions
 
 	keep    bool
 	runner  string
@@ -36,62 +35,10 @@ type config struct {
 
 func newConfig(opts []Option) *config {
 	c := &config{}
-	adapter.Configure(c, &c.Config, adapter.Defaults{
+	kit.Configure(c, &c.Config, kit.Defaults{
 		Name: "ansible", Scope: ScopeName, GracePeriod: DefaultGracePeriod, MaxLineBytes: DefaultMaxLineBytes,
-	}, opts)
+	}, kit.Shared(adapter.Apply(c, opts...)))
 	return c
-}
-
-// WithTaskURLTemplate sets the link of each task span
-// (cicd.pipeline.task.run.url.full, with the CI/CD conventions) in place
-// of PROGRESSOTEL_TASK_URL_TEMPLATE: a URL with placeholders such as
-// {run.id} and {task.id} (docs/conventions.md); "" leaves it out.
-func WithTaskURLTemplate(tmpl string) Option { return func(c *config) { c.SetTaskURLTemplate(tmpl) } }
-
-// WithRecorder records the events through r instead of progress.Default().
-func WithRecorder(r *progress.Recorder) Option {
-	return func(c *config) { c.SetRecorder(r) }
-}
-
-// WithTracerProvider creates the spans with tp instead of the global
-// TracerProvider.
-func WithTracerProvider(tp trace.TracerProvider) Option {
-	return func(c *config) { c.SetTracerProvider(tp) }
-}
-
-// WithEnvelope sets the envelope (component, resource, tenant scope) of
-// every event, as a driver sets it on its own events.
-func WithEnvelope(env progress.Envelope) Option {
-	return func(c *config) { c.SetEnvelope(env) }
-}
-
-// WithOperation names the operation of the common/OperationStarted,
-// OperationCompleted and OperationFailed events, such as the lifecycle
-// transition ("Install"). The default is the playbook's file name.
-func WithOperation(name string) Option {
-	return func(c *config) { c.SetOperation(name) }
-}
-
-// WithRedactor tells the adapter which redactor the Recorder applies
-// (default progress.DefaultRedactor()). The Recorder does the redaction;
-// the adapter only needs it to split task arguments conservatively around
-// secret keys (see TaskStarted in the package documentation).
-func WithRedactor(r *progress.Redactor) Option {
-	return func(c *config) { c.SetRedactor(r) }
-}
-
-// WithLogger receives the adapter's own warnings: lines of the stream that
-// are not job events, Ansible's warnings, oversized lines. The default is
-// slog.Default().
-func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.SetLogger(l) }
-}
-
-// WithGracePeriod sets how long Run waits, after cancelling the run with
-// SIGTERM, before it kills ansible-runner and ansible-playbook. The default
-// is DefaultGracePeriod.
-func WithGracePeriod(d time.Duration) Option {
-	return func(c *config) { c.SetGracePeriod(d) }
 }
 
 // WithKeepArtifacts keeps the run's private directory (ansible-runner's
@@ -99,23 +46,17 @@ func WithGracePeriod(d time.Duration) Option {
 // fact cache) after Run returns, and reports it in Result.ArtifactDir. By
 // default it is removed, because it holds secrets. Run only.
 func WithKeepArtifacts() Option {
-	return func(c *config) { c.keep = true }
+	return adapter.Own(func(c *config) { c.keep = true })
 }
 
 // WithRunnerPath runs this ansible-runner executable instead of the one
 // found on PATH. Run only.
 func WithRunnerPath(path string) Option {
-	return func(c *config) { c.runner = path }
+	return adapter.Own(func(c *config) { c.runner = path })
 }
 
 // WithTempDir creates the run's private directory under dir instead of the
 // system's temporary directory. Run only.
 func WithTempDir(dir string) Option {
-	return func(c *config) { c.tempDir = dir }
-}
-
-// WithMaxLineBytes bounds one event line (default DefaultMaxLineBytes); a
-// longer line is skipped, counted in Result.SkippedLines and logged.
-func WithMaxLineBytes(n int) Option {
-	return func(c *config) { c.SetMaxLineBytes(n) }
+	return adapter.Own(func(c *config) { c.tempDir = dir })
 }

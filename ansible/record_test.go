@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/progressotel/progressotel/adapter"
 )
 
 var record = flag.Bool("record", false, "record testdata/streams/*.jsonl from real Ansible runs (then run with -update)")
@@ -63,7 +65,7 @@ func TestRecordStreams(t *testing.T) {
 			}
 			var raw bytes.Buffer
 			c := newCapture(t)
-			opts := append(c.options(t), func(c *config) { c.RawTee = &raw })
+			opts := append(c.options(t), adapter.Own(func(c *config) { c.RawTee = &raw }))
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			_, err = Run(ctx, Playbook{ProjectDir: project, Playbook: r.playbook, Inventory: inv, ExtraVars: vars}, opts...)
 			cancel()

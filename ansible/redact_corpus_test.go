@@ -12,6 +12,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/ansible"
 	"github.com/progressotel/progressotel/internal/testkit/redactcorpus"
 	"github.com/progressotel/progressotel/progress/progresstest"
@@ -66,7 +67,7 @@ func TestRedactionCorpusThroughStream(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			sink := progresstest.NewSink()
 			res, err := ansible.Stream(context.Background(), bytes.NewReader(withText(t, recorded, c.Text)),
-				ansible.WithRecorder(sink.Recorder()))
+				adapter.WithRecorder(sink.Recorder()))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -112,7 +112,7 @@ func (p Playbook) runnerArgs() ([]string, error) {
 //
 // Cancelling ctx, or a vars_prompt that no extra variable answers, stops
 // the run: SIGTERM to ansible-runner, which stops ansible-playbook cleanly,
-// then after the grace period (WithGracePeriod) SIGKILL to every process of
+// then after the grace period (adapter.WithGracePeriod) SIGKILL to every process of
 // the run; Run returns once they are gone.
 //
 // The error is nil when the run ended with status 0. Otherwise it is
@@ -291,7 +291,7 @@ func (d *decoder) launch(ctx context.Context, l launch) launched {
 	}
 	unforward()
 	unwatch()
-	l.Ended()
+	procctl.Ended(&l.Command)
 	exit := procctl.ExitOf(cmd.ProcessState)
 	out := launched{rc: exit.ExitCode(), exit: exit, signalled: signalled, delivered: child.Delivered(),
 		ended: time.Now().UTC()}

@@ -29,6 +29,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
@@ -110,7 +111,7 @@ func newPipeline(t *testing.T, procs ...sdklog.Processor) *pipeline {
 }
 
 func (p *pipeline) options(t *testing.T) []Option {
-	return []Option{WithRecorder(p.rec), WithTracerProvider(p.tp), WithLogger(testLogger(t))}
+	return []Option{adapter.WithRecorder(p.rec), adapter.WithTracerProvider(p.tp), adapter.WithLogger(testLogger(t))}
 }
 
 // flush exports everything: after it, the buffers and the server hold all.
@@ -170,7 +171,7 @@ func TestRunSite(t *testing.T) {
 	parentTP := sdktrace.NewTracerProvider()
 	ctx, parent := parentTP.Tracer("test").Start(context.Background(), "driver request")
 	res, err := Run(ctx, Playbook{ProjectDir: projectDir, Playbook: "site.yml", Inventory: inventory(t),
-		ExtraVars: map[string]any{"work_dir": work}}, append(p.options(t), WithOperation("Install"))...)
+		ExtraVars: map[string]any{"work_dir": work}}, append(p.options(t), adapter.WithOperation("Install"))...)
 	parent.End()
 	p.flush(t)
 
@@ -300,7 +301,7 @@ func assertSiteEvents(t *testing.T, events []progresstest.Event) {
 				t.Errorf("PlaybookResult plays %v", plays)
 			}
 		case progress.TypeOperationFailed:
-			if e.Details["operation"] != "Install" || e.Details["failureCode"] != FailureResourceNotFound {
+			if e.Details["operation"] != "Install" || e.Details["failureCode"] != progress.FailureResourceNotFound {
 				t.Errorf("OperationFailed %v", e.Details)
 			}
 		}
@@ -490,7 +491,7 @@ func TestRunFailingPlaybook(t *testing.T) {
 		}
 	}
 	of := c.sink.OfType(progress.TypeOperationFailed)
-	if len(of) != 1 || of[0].Details["failureCode"] != FailureInfrastructure || of[0].Details["description"] != "failed hosts: web-1, web-2" {
+	if len(of) != 1 || of[0].Details["failureCode"] != progress.FailureInfrastructure || of[0].Details["description"] != "failed hosts: web-1, web-2" {
 		t.Errorf("OperationFailed: %v", of)
 	}
 	var errorSpans []string
@@ -575,7 +576,7 @@ func TestRunCancel(t *testing.T) {
 	done := make(chan result, 1)
 	go func() {
 		res, err := Run(ctx, Playbook{ProjectDir: projectDir, Playbook: "sleep.yml", Inventory: inv,
-			ExtraVars: map[string]any{"sleep_seconds": marker}}, append(c.options(t), WithGracePeriod(20*time.Second))...)
+			ExtraVars: map[string]any{"sleep_seconds": marker}}, append(c.options(t), adapter.WithGracePeriod(20*time.Second))...)
 		done <- result{res, err}
 	}()
 	select {
@@ -683,7 +684,7 @@ func assertOnlyStartFail(t *testing.T, c *capture, description string) {
 	if !slices.Equal(types, []string{progress.TypeOperationStarted, progress.TypeOperationFailed}) {
 		t.Fatalf("events %v, want OperationStarted, OperationFailed", types)
 	}
-	if d := c.sink.OfType(progress.TypeOperationFailed)[0].Details; d["description"] != description || d["failureCode"] != FailureInternal {
+	if d := c.sink.OfType(progress.TypeOperationFailed)[0].Details; d["description"] != description || d["failureCode"] != progress.FailureInternal {
 		t.Errorf("OperationFailed %v, want description %q", d, description)
 	}
 	if ended := c.spans.Ended(); len(ended) != 1 || ended[0].Status().Code.String() != "Error" {
@@ -748,7 +749,7 @@ func TestRunBigEvents(t *testing.T) {
 	c := newCapture(t)
 	var longest int
 	res, err := Run(context.Background(), Playbook{ProjectDir: projectDir, Playbook: "big.yml", Inventory: inventory(t)},
-		append(c.options(t), func(c *config) { c.RawTee = lineLengths(&longest) })...)
+		append(c.options(t), adapter.Own(func(c *config) { c.RawTee = lineLengths(&longest) }))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -826,7 +827,7 @@ sleep ` + marker + `
 	done := make(chan error, 1)
 	go func() {
 		_, err := Run(ctx, Playbook{ProjectDir: projectDir, Playbook: "site.yml"},
-			append(c.options(t), WithRunnerPath(runner), WithGracePeriod(500*time.Millisecond))...)
+			append(c.options(t), WithRunnerPath(runner), adapter.WithGracePeriod(500*time.Millisecond))...)
 		done <- err
 	}()
 	select {

@@ -14,18 +14,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/internal/base/term"
 	"github.com/progressotel/progressotel/internal/kit/cmdline"
-	"github.com/progressotel/progressotel/internal/kit/procctl"
 )
-
-// CommandLine is a command line that RunCommandLine runs as its user gave
-// it: ansible-playbook with its arguments, or ansible-runner run ....
-type CommandLine = procctl.Command
-
-// Exit is how the user's command ended: its exit code, or the signal that
-// killed it.
-type Exit = procctl.Exit
 
 // WithDisplay writes what Ansible would have printed to w while the run is
 // reported. For ansible-playbook, w gets its stdout byte for byte as the
@@ -37,7 +29,7 @@ type Exit = procctl.Exit
 // they are when the command line asks for --json itself. RunCommandLine
 // only.
 func WithDisplay(w io.Writer) Option {
-	return func(c *config) { c.Display = w }
+	return adapter.Own(func(c *config) { c.Display = w })
 }
 
 // RunCommandLine runs an Ansible command line as a user typed it and
@@ -57,9 +49,9 @@ func WithDisplay(w io.Writer) Option {
 // nothing ran. The error is ErrNotInstalled, before anything is recorded,
 // when ansible-runner is not found (the caller may run the command
 // plainly); otherwise as for Run.
-func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result, Exit, error) {
+func RunCommandLine(ctx context.Context, c adapter.Command, opts ...Option) (Result, adapter.Exit, error) {
 	if len(c.Argv) == 0 {
-		return Result{}, Exit{Code: -1}, errors.New("ansible: RunCommandLine: no command line")
+		return Result{}, adapter.Exit{Code: -1}, errors.New("ansible: RunCommandLine: no command line")
 	}
 	cfg := newConfig(opts)
 	l := launch{Command: c}
@@ -75,14 +67,14 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 	default: // ansible-playbook
 		runner, dir, err := cfg.prepare(nil)
 		if err != nil {
-			return Result{}, Exit{Code: -1}, err
+			return Result{}, adapter.Exit{Code: -1}, err
 		}
 		// The private directory holds runner's artifacts, which hold the
 		// whole environment and the gathered facts.
 		defer os.RemoveAll(dir)
 		cwd, err := os.Getwd()
 		if err != nil {
-			return Result{}, Exit{Code: -1}, fmt.Errorf("ansible: %w", err)
+			return Result{}, adapter.Exit{Code: -1}, fmt.Errorf("ansible: %w", err)
 		}
 		if l.Env == nil {
 			l.Env = os.Environ()
@@ -90,7 +82,7 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 		l.playbook, privateDir = true, dir
 		argv, env, disp, err := playbookLaunch(&l, dir, cfg.Display)
 		if err != nil {
-			return Result{}, Exit{Code: -1}, err
+			return Result{}, adapter.Exit{Code: -1}, err
 		}
 		if l.stderr != nil {
 			defer l.stderr.Close()
@@ -100,7 +92,7 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 			cfg.RawTee = &plainLines{w: cfg.Display}
 		}
 		if err := os.WriteFile(filepath.Join(dir, "args"), []byte(cmdline.ShellQuote(argv)), 0o600); err != nil {
-			return Result{}, Exit{Code: -1}, fmt.Errorf("ansible: private directory: %w", err)
+			return Result{}, adapter.Exit{Code: -1}, fmt.Errorf("ansible: private directory: %w", err)
 		}
 		// -p is required by runner's command line and unused: the args
 		// file says what runs.
@@ -113,16 +105,16 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 	d.pbName = playbookName(c.Argv)
 	started := time.Now().UTC()
 	out := d.launch(ctx, l)
-	if privateDir != "" && out.err == nil && out.exit == (Exit{}) && runnerSaysKilled(privateDir) {
+	if privateDir != "" && out.err == nil && out.exit == (adapter.Exit{}) && runnerSaysKilled(privateDir) {
 		// ansible-playbook died by a signal: runner says "failed" with no
 		// rc and exits 0.
-		out.exit = Exit{Signal: cmp.Or(out.delivered, syscall.SIGKILL)}
+		out.exit = adapter.Exit{Signal: cmp.Or(out.delivered, syscall.SIGKILL)}
 	}
 	res, err := d.conclude(ctx, "", started, out)
 	var prompt *VarsPromptError
 	if errors.As(err, &prompt) && privateDir != "" {
 		// What ansible-playbook does when it cannot read the answer.
-		out.exit = Exit{Code: ExitPromptUnanswered}
+		out.exit = adapter.Exit{Code: ExitPromptUnanswered}
 	}
 	if out.exit.Signal != 0 && err == nil {
 		err = &ExitError{ExitCode: out.exit.ExitCode(), FailedHosts: res.FailedHosts, UnreachableHosts: res.UnreachableHosts, Output: out.output}
@@ -148,24 +140,6 @@ func playbookName(argv []string) string {
 		}
 	}
 	return ""
-}
-
-// Reports reports whether RunCommandLine reports argv: an ansible-playbook
-// run (not its help or version), or ansible-runner run. argv[0] is the
-// command as given, a name or a path.
-func Reports(argv []string) bool {
-	if len(argv) == 0 {
-		return false
-	}
-	switch cmdline.Tool(argv[0]) {
-	case "ansible-playbook":
-		// Help and version print and exit: nothing to report.
-		return !slices.ContainsFunc(argv[1:], func(a string) bool { return a == "-h" || a == "--help" || a == "--version" })
-	case "ansible-runner":
-		i := slices.IndexFunc(argv[1:], func(a string) bool { return !strings.HasPrefix(a, "-") })
-		return i >= 0 && argv[1+i] == "run"
-	}
-	return false
 }
 
 // ExitPromptUnanswered is RunCommandLine's status for an ansible-playbook

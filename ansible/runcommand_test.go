@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -69,12 +70,12 @@ func TestRunCommandLineStops(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		sig    syscall.Signal // 0: cancel ctx
-		want   Exit
+		want   adapter.Exit
 		cancel bool
 	}{
-		{"SIGINT", syscall.SIGINT, Exit{Code: 99}, false},
-		{"SIGTERM", syscall.SIGTERM, Exit{Signal: syscall.SIGTERM}, false},
-		{"cancel", 0, Exit{Code: 254}, true},
+		{"SIGINT", syscall.SIGINT, adapter.Exit{Code: 99}, false},
+		{"SIGTERM", syscall.SIGTERM, adapter.Exit{Signal: syscall.SIGTERM}, false},
+		{"cancel", 0, adapter.Exit{Code: 254}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pb, inv, started := slowPlaybook(t)
@@ -85,14 +86,14 @@ func TestRunCommandLineStops(t *testing.T) {
 			var display bytes.Buffer
 			type result struct {
 				res  Result
-				exit Exit
+				exit adapter.Exit
 				err  error
 			}
 			done := make(chan result, 1)
 			ended := make(chan struct{})
 			go func() {
 				defer close(ended)
-				res, exit, err := RunCommandLine(ctx, CommandLine{Argv: []string{"ansible-playbook", "-i", inv, pb}, Signals: sigs},
+				res, exit, err := RunCommandLine(ctx, adapter.Command{Argv: []string{"ansible-playbook", "-i", inv, pb}, Signals: sigs},
 					append(c.options(t), WithDisplay(&display))...)
 				done <- result{res, exit, err}
 			}()
@@ -130,25 +131,7 @@ func TestRunCommandLineStops(t *testing.T) {
 	}
 }
 
-// Which command lines RunCommandLine reports.
-func TestReports(t *testing.T) {
-	for argv, want := range map[string]bool{
-		"ansible-playbook -i inventory site.yml":          true,
-		"/usr/bin/ansible-playbook site.yml --check":      true,
-		"ansible-playbook --version":                      false,
-		"ansible-playbook -h":                             false,
-		"ansible-runner run /srv/pdd -p site.yml":         true,
-		"ansible-runner --debug run /srv/pdd -p site.yml": true,
-		"ansible-runner stop /srv/pdd":                    false,
-		"ansible all -m ping":                             false,
-	} {
-		if got := Reports(strings.Fields(argv)); got != want {
-			t.Errorf("%s: %v, want %v", argv, got, want)
-		}
-	}
-}
-
-// CommandLine.Exited runs once ansible-playbook has exited and its output
+// adapter.Command.Exited runs once ansible-playbook has exited and its output
 // is read, before the run's final event: a marker recorded there comes
 // after every event of the run and right before OperationCompleted.
 func TestRunCommandLineExited(t *testing.T) {
@@ -164,7 +147,7 @@ func TestRunCommandLineExited(t *testing.T) {
 	c := newCapture(t)
 	rec := c.sink.Recorder()
 	exited := 0
-	res, exit, err := RunCommandLine(context.Background(), CommandLine{Argv: []string{"ansible-playbook", "-i", inv, pb},
+	res, exit, err := RunCommandLine(context.Background(), adapter.Command{Argv: []string{"ansible-playbook", "-i", inv, pb},
 		Exited: func() {
 			exited++
 			if err := rec.Record(context.Background(), progress.Event{Type: "test/ToolExited"}); err != nil {

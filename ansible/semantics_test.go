@@ -19,6 +19,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/progress"
@@ -47,7 +48,7 @@ func runPlaybookIn(t *testing.T, c *capture, name, text string, opts ...Option) 
 	warnings = &testutil.SyncBuffer{}
 	logger := slog.New(slog.NewTextHandler(io.MultiWriter(warnings, testWriter{t}), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	res, err = Run(context.Background(), Playbook{ProjectDir: dir, Playbook: name, Inventory: inventory(t)},
-		append(append(c.options(t), WithLogger(logger)), opts...)...)
+		append(append(c.options(t), adapter.WithLogger(logger)), opts...)...)
 	checkRun(t, c, res)
 	return c, warnings, res, err
 }
@@ -495,7 +496,7 @@ func TestRunLoadErrors(t *testing.T) {
 			var warnings testutil.SyncBuffer
 			c := newCapture(t)
 			_, err := Stream(context.Background(), bytes.NewReader(out),
-				append(c.options(t), WithLogger(slog.New(slog.NewTextHandler(&warnings, &slog.HandlerOptions{Level: slog.LevelWarn}))))...)
+				append(c.options(t), adapter.WithLogger(slog.New(slog.NewTextHandler(&warnings, &slog.HandlerOptions{Level: slog.LevelWarn}))))...)
 			if !errors.Is(err, ErrNoEvents) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want ErrNoEvents saying %q\noutput:\n%s", err, tc.want, out)
 			}

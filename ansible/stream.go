@@ -16,7 +16,7 @@ import (
 // format), and records each event as it reads it, inside the playbook →
 // play → task → host spans under the span in ctx: for drivers that run
 // Ansible their own way. Lines that are not job events are skipped, counted
-// in Result.SkippedLines and logged (see WithLogger). Stream reads until
+// in Result.SkippedLines and logged (see adapter.WithLogger). Stream reads until
 // io.EOF, a read error or the end of ctx, and does not close r; when ctx
 // ends while a Read is blocked, it returns at once only if r has a
 // SetReadDeadline method (pipes, network connections).

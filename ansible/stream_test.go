@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/progress"
@@ -104,7 +105,7 @@ func render(c *capture) []string {
 func TestStreamLineLimit(t *testing.T) {
 	clean := readStream(t, "fail")
 	c := newCapture(t)
-	res, err := Stream(context.Background(), bytes.NewReader(clean), append(c.options(t), WithMaxLineBytes(1200))...)
+	res, err := Stream(context.Background(), bytes.NewReader(clean), append(c.options(t), adapter.WithMaxLineBytes(1200))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +203,7 @@ func TestStreamCut(t *testing.T) {
 				t.Fatalf("not framed by OperationStarted … OperationFailed: %v", types)
 			}
 			of := c.sink.OfType(progress.TypeOperationFailed)[0].Details
-			if of["failureCode"] != FailureInternal || of["description"] != "the run ended before Ansible's recap" {
+			if of["failureCode"] != progress.FailureInternal || of["description"] != "the run ended before Ansible's recap" {
 				t.Errorf("OperationFailed %v", of)
 			}
 			if started, ended := len(c.spans.Started()), len(c.spans.Ended()); started != ended {
@@ -282,7 +283,7 @@ func TestStreamEnvelope(t *testing.T) {
 	c := newCapture(t)
 	env := progress.Envelope{Component: progress.Component{Name: "ansible-lifecycle-driver", Version: "3.4.0"},
 		Resource: progress.Resource{Type: "resource::nginx::1.0", ID: "nginx-1"}}
-	if _, err := Stream(context.Background(), bytes.NewReader(readStream(t, "fail")), append(c.options(t), WithEnvelope(env))...); err != nil {
+	if _, err := Stream(context.Background(), bytes.NewReader(readStream(t, "fail")), append(c.options(t), adapter.WithEnvelope(env))...); err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range c.sink.Events() {

@@ -111,7 +111,7 @@ func TestRunAnsibleErrorDuringPlay(t *testing.T) {
 	}
 	of := c.sink.OfType(progress.TypeOperationFailed)
 	if len(of) != 1 || of[0].Details["description"] != "Ansible stopped the run: "+pe.Reason ||
-		of[0].Details["failureCode"] != FailureInternal {
+		of[0].Details["failureCode"] != progress.FailureInternal {
 		t.Fatalf("OperationFailed %v", of)
 	}
 	st := newSpanTree(c.spans.Ended())

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/log"
@@ -23,9 +24,9 @@ import (
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/progressotel/progressotel/internal/base/outcome"
-	"github.com/progressotel/progressotel/internal/kit/adapter"
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // ScopeName is the instrumentation scope of the Applier's spans.
@@ -48,11 +49,25 @@ var (
 	ErrTimeout = errors.New("kube: timed out waiting for the objects")
 )
 
-// ApplyOption configures an Applier.
-type ApplyOption func(*applyConfig)
+// ApplyOption configures an Applier: the options every adapter has
+// (adapter.WithTracerProvider, adapter.WithEnvelope, adapter.WithOperation,
+// adapter.WithLogger, adapter.WithRecorder in place of the Emitter's
+// Recorder) and this package's own. adapter.WithEnvelope sets the envelope
+// of the operation's events (common/OperationStarted, Progress,
+// OperationCompleted, OperationFailed); the objects' own events and
+// transitions carry the object's envelope (see Emitter.Envelope), with its
+// scope when the object's labels give none. The default operation is
+// "Apply" or "Delete".
+type ApplyOption = adapter.Option
 
 type applyConfig struct {
-	adapter.Config // what every adapter has: tracer, envelope, operation, logger
+	// What every adapter has: the run's span and common events, the
+	// objects' spans, the run's envelope and recorder, the warnings.
+	runner   *adapter.Runner
+	tracer   trace.Tracer
+	envelope progress.Envelope
+	recorder *progress.Recorder
+	logger   *slog.Logger
 
 	fieldManager string
 	force        bool
@@ -81,24 +96,24 @@ func DefaultConditionStreams() map[string][]string {
 // WithFieldManager sets the field manager of the server-side applies
 // (default DefaultFieldManager).
 func WithFieldManager(name string) ApplyOption {
-	return func(c *applyConfig) {
+	return adapter.Own(func(c *applyConfig) {
 		if name != "" {
 			c.fieldManager = name
 		}
-	}
+	})
 }
 
 // WithForceConflicts takes over the fields another field manager owns,
 // instead of failing with a Conflict.
 func WithForceConflicts() ApplyOption {
-	return func(c *applyConfig) { c.force = true }
+	return adapter.Own(func(c *applyConfig) { c.force = true })
 }
 
 // WithTimeout bounds Apply and Delete: the objects not ready (or gone)
 // by then fail with ReasonTimeout and the call returns ErrTimeout. Zero or
 // negative: no limit but the context's.
 func WithTimeout(d time.Duration) ApplyOption {
-	return func(c *applyConfig) { c.timeout = max(d, 0) }
+	return adapter.Own(func(c *applyConfig) { c.timeout = max(d, 0) })
 }
 
 // WithConditionStreams replaces DefaultConditionStreams: for each stream,
@@ -106,34 +121,7 @@ func WithTimeout(d time.Duration) ApplyOption {
 // has becomes that stream's transitions. An empty map turns the
 // transitions off.
 func WithConditionStreams(m map[string][]string) ApplyOption {
-	return func(c *applyConfig) { c.streams = sortedEntries(m) }
-}
-
-// WithTracerProvider creates the spans with tp instead of the global
-// TracerProvider.
-func WithTracerProvider(tp trace.TracerProvider) ApplyOption {
-	return func(c *applyConfig) { c.SetTracerProvider(tp) }
-}
-
-// WithEnvelope sets the envelope of the operation's events
-// (common/OperationStarted, Progress, OperationCompleted, OperationFailed).
-// The objects' own events and transitions carry the object's envelope
-// (see Emitter.Envelope), with this scope when the object's labels give
-// none.
-func WithEnvelope(env progress.Envelope) ApplyOption {
-	return func(c *applyConfig) { c.SetEnvelope(env) }
-}
-
-// WithOperation names the operation of the common events (default
-// "Apply" or "Delete").
-func WithOperation(name string) ApplyOption {
-	return func(c *applyConfig) { c.SetOperation(name) }
-}
-
-// WithLogger receives the Applier's own warnings (watch errors, events
-// that could not be recorded); default slog.Default().
-func WithLogger(l *slog.Logger) ApplyOption {
-	return func(c *applyConfig) { c.SetLogger(l) }
+	return adapter.Own(func(c *applyConfig) { c.streams = sortedEntries(m) })
 }
 
 // Applier applies Kubernetes objects by server-side apply, or deletes
@@ -164,8 +152,17 @@ func NewApplier(rc *rest.Config, e *Emitter, opts ...ApplyOption) (*Applier, err
 	a := &Applier{c: c, e: e}
 	a.cfg.fieldManager = DefaultFieldManager
 	a.cfg.streams = sortedEntries(DefaultConditionStreams())
-	a.cfg.Recorder = e.recorder()
-	adapter.Configure(&a.cfg, &a.cfg.Config, adapter.Defaults{Name: "kube", Scope: ScopeName, GracePeriod: 1, MaxLineBytes: 1}, opts)
+	set := adapter.Apply(&a.cfg, opts...)
+	if set.Recorder == nil {
+		set.Recorder = e.recorder()
+	}
+	if set.TracerProvider == nil {
+		set.TracerProvider = otel.GetTracerProvider()
+	}
+	a.cfg.runner = adapter.NewRunner("kube", ScopeName, set)
+	a.cfg.tracer = set.TracerProvider.Tracer(ScopeName, trace.WithInstrumentationVersion(wire.ScopeVersion))
+	a.cfg.envelope, a.cfg.recorder = set.Envelope, set.Recorder
+	a.cfg.logger = cmp.Or(set.Logger, slog.Default())
 	return a, nil
 }
 
@@ -257,17 +254,16 @@ func (a Applier) run(parent context.Context, v verb, objects []*unstructured.Uns
 	if parent == nil {
 		parent = context.Background()
 	}
-	name := cmp.Or(a.cfg.Operation, "Apply")
+	name := "Apply"
 	if v == verbDelete {
-		name = cmp.Or(a.cfg.Operation, "Delete")
+		name = "Delete"
 	}
-	start := time.Now()
-	op := a.cfg.StartOperation(parent, name, "kubernetes "+string(v), start,
+	op := a.cfg.runner.Start(parent, name, "kubernetes "+string(v), time.Now(),
 		attribute.Int("kubernetes.objects", len(objects)))
 
-	ctx, cancel := context.WithCancel(op.Ctx)
+	ctx, cancel := context.WithCancel(op.Context())
 	if a.cfg.timeout > 0 {
-		ctx, cancel = context.WithTimeout(op.Ctx, a.cfg.timeout)
+		ctx, cancel = context.WithTimeout(op.Context(), a.cfg.timeout)
 	}
 	defer cancel()
 
@@ -288,8 +284,8 @@ func (a Applier) run(parent context.Context, v verb, objects []*unstructured.Uns
 				a.delete(ctx, objs[i])
 			}
 		}
-		a.progress(op.Ctx, objs)
-		a.wait(ctx, op.Ctx, v, objs)
+		a.progress(op.Context(), objs)
+		a.wait(ctx, op.Context(), v, objs)
 	}
 	res := Result{Objects: make([]ObjectResult, len(objs))}
 	for i, o := range objs {
@@ -297,7 +293,7 @@ func (a Applier) run(parent context.Context, v verb, objects []*unstructured.Uns
 			o = a.begin(ctx, v, objects[i])
 			objs[i] = o
 			reason, msg := endReason(ctx, v)
-			a.fail(o, FailureTimeout, reason, msg)
+			a.fail(o, progress.FailureTimeout, reason, msg)
 		}
 		res.Objects[i] = o.res
 		if o.res.Ready {
@@ -308,11 +304,11 @@ func (a Applier) run(parent context.Context, v verb, objects []*unstructured.Uns
 	}
 	end := time.Now()
 	if res.Failed == 0 {
-		op.Complete(start, end)
+		op.Complete(end)
 		return res, nil
 	}
 	code, desc, err := a.failure(ctx, objs, res)
-	op.Fail(start, end, code, desc, map[string]any{"ready": res.Ready, "failed": res.Failed, "total": len(objs)})
+	op.Fail(end, code, desc, map[string]any{"ready": res.Ready, "failed": res.Failed, "total": len(objs)})
 	return res, err
 }
 
@@ -381,10 +377,10 @@ func (a *Applier) failure(ctx context.Context, objs []*object, res Result) (stri
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		desc := fmt.Sprintf("timed out: %s; still waiting for %s", counts, strings.Join(waiting, ", "))
-		return FailureTimeout, desc, fmt.Errorf("%w: %s", ErrTimeout, desc)
+		return progress.FailureTimeout, desc, fmt.Errorf("%w: %s", ErrTimeout, desc)
 	}
 	desc := fmt.Sprintf("cancelled: %s; still waiting for %s", counts, strings.Join(waiting, ", "))
-	return FailureInternal, desc, fmt.Errorf("kube: %s: %w", desc, context.Cause(ctx))
+	return progress.FailureInternal, desc, fmt.Errorf("kube: %s: %w", desc, context.Cause(ctx))
 }
 
 // begin starts the object's span.
@@ -403,7 +399,7 @@ func (a *Applier) begin(ctx context.Context, v verb, u *unstructured.Unstructure
 	if o.res.Namespace != "" {
 		attrs = append(attrs, attribute.String("k8s.namespace.name", o.res.Namespace))
 	}
-	o.ctx, o.span = a.cfg.Tracer.Start(ctx, string(v)+" "+o.key(), trace.WithAttributes(attrs...))
+	o.ctx, o.span = a.cfg.tracer.Start(ctx, string(v)+" "+o.key(), trace.WithAttributes(attrs...))
 	return o
 }
 
@@ -463,7 +459,7 @@ func (a *Applier) delete(ctx context.Context, o *object) {
 // refused ends an object that the API server did not accept (or could not
 // be asked about), with the server's reason and message.
 func (a *Applier) refused(o *object, err error) {
-	reason, msg, code := string(apierrors.ReasonForError(err)), "", FailureRejected
+	reason, msg, code := string(apierrors.ReasonForError(err)), "", progress.FailureRejected
 	var status apierrors.APIStatus
 	switch {
 	case errors.As(err, &status):
@@ -479,8 +475,8 @@ func (a *Applier) refused(o *object, err error) {
 	default:
 		// Not the server's words (a connection error, a client bug): its
 		// text stays in the log, not in the events.
-		reason, msg, code = "Unreachable", "the API server could not be asked", FailureInternal
-		a.cfg.Logger.Warn("kube: a request failed", "object", o.key(), "error", err.Error())
+		reason, msg, code = "Unreachable", "the API server could not be asked", progress.FailureInternal
+		a.cfg.logger.Warn("kube: a request failed", "object", o.key(), "error", err.Error())
 	}
 	a.fail(o, code, reason, msg)
 }
@@ -493,7 +489,7 @@ func (a *Applier) observe(v verb, o *object, live *unstructured.Unstructured) {
 	readyReason := a.transitions(o, live)
 	r, err := kstatus.Compute(live)
 	if err != nil {
-		a.cfg.Logger.Warn("kube: kstatus cannot read the object", "object", o.key(), "error", err.Error())
+		a.cfg.logger.Warn("kube: kstatus cannot read the object", "object", o.key(), "error", err.Error())
 		o.res.Status = string(kstatus.UnknownStatus)
 		return
 	}
@@ -507,9 +503,9 @@ func (a *Applier) observe(v verb, o *object, live *unstructured.Unstructured) {
 	case r.Status == kstatus.CurrentStatus:
 		o.res.Ready, o.res.Reason = true, readyReason
 		a.record(o, TypeObjectReady, 0, o.res.Reason, r.Message)
-		oc := outcome.Changed
+		oc := progress.OutcomeChanged
 		if o.res.Action == ActionUnchanged {
-			oc = outcome.OK
+			oc = progress.OutcomeOK
 		}
 		a.end(o, oc, "")
 	case r.Status == kstatus.FailedStatus:
@@ -520,7 +516,7 @@ func (a *Applier) observe(v verb, o *object, live *unstructured.Unstructured) {
 				break
 			}
 		}
-		a.fail(o, FailureInfrastructure, reason, r.Message)
+		a.fail(o, progress.FailureInfrastructure, reason, r.Message)
 	}
 }
 
@@ -529,7 +525,7 @@ func (a *Applier) observe(v verb, o *object, live *unstructured.Unstructured) {
 func (a *Applier) gone(v verb, o *object) {
 	o.res.Status = string(kstatus.NotFoundStatus)
 	if v == verbApply {
-		a.fail(o, FailureInfrastructure, ReasonGone, "the object was deleted while waiting for it to be ready")
+		a.fail(o, progress.FailureInfrastructure, ReasonGone, "the object was deleted while waiting for it to be ready")
 		return
 	}
 	o.res.Ready, o.res.Message = true, ""
@@ -537,14 +533,14 @@ func (a *Applier) gone(v verb, o *object) {
 	if o.live != nil {
 		a.e.Forget(nil, o.live)
 	}
-	a.end(o, outcome.Changed, "")
+	a.end(o, progress.OutcomeChanged, "")
 }
 
 // fail records kubernetes/ObjectFailed and ends the object's span.
 func (a *Applier) fail(o *object, code, reason, msg string) {
 	o.res.Ready, o.res.Reason, o.res.Message, o.failure = false, reason, msg, code
 	a.record(o, TypeObjectFailed, log.SeverityError, reason, msg)
-	oc := cmp.Or(endOutcomes[reason], outcome.Failed)
+	oc := cmp.Or(endOutcomes[reason], progress.OutcomeFailed)
 	desc := reason
 	if msg != "" {
 		desc += ": " + msg
@@ -553,13 +549,14 @@ func (a *Applier) fail(o *object, code, reason, msg string) {
 }
 
 // endOutcomes are the outcomes of the objects whose wait ended.
-var endOutcomes = map[string]string{ReasonTimeout: outcome.TimedOut, ReasonCancelled: outcome.Cancelled}
+var endOutcomes = map[string]progress.Outcome{ReasonTimeout: progress.OutcomeTimedOut, ReasonCancelled: progress.OutcomeCancelled}
 
 // end ends the object's span with its outcome; a non-empty errDesc makes
 // its status Error.
-func (a *Applier) end(o *object, oc, errDesc string) {
+func (a *Applier) end(o *object, oc progress.Outcome, errDesc string) {
 	o.done = true
-	o.span.SetAttributes(attribute.String(outcome.Key, oc), attribute.String("kubernetes.status", o.res.Status))
+	progress.SetOutcome(o.span, oc)
+	o.span.SetAttributes(attribute.String("kubernetes.status", o.res.Status))
 	if o.res.Action != "" {
 		o.span.SetAttributes(attribute.String("kubernetes.action", o.res.Action))
 	}
@@ -582,10 +579,10 @@ func (a *Applier) record(o *object, typ string, sev log.Severity, reason, msg st
 	}
 	env := a.e.Envelope(nil, u)
 	if len(env.Scope) == 0 {
-		env.Scope = a.cfg.Envelope.Scope
+		env.Scope = a.cfg.envelope.Scope
 	}
-	if err := a.cfg.Recorder.Record(o.ctx, progress.Event{Type: typ, Details: d, Severity: sev, Envelope: env}); err != nil {
-		a.cfg.Logger.Warn("kube: an event was not recorded", "type", typ, "error", err.Error())
+	if err := a.cfg.recorder.Record(o.ctx, progress.Event{Type: typ, Details: d, Severity: sev, Envelope: env}); err != nil {
+		a.cfg.logger.Warn("kube: an event was not recorded", "type", typ, "error", err.Error())
 	}
 }
 
@@ -604,7 +601,7 @@ func (a *Applier) transitions(o *object, live *unstructured.Unstructured) (reaso
 			reason, found = c.Reason, true
 		}
 		if _, err := a.e.Observe(o.ctx, nil, live, s.key, c); err != nil {
-			a.cfg.Logger.Warn("kube: a condition transition was not recorded", "object", o.key(), "stream", s.key, "error", err.Error())
+			a.cfg.logger.Warn("kube: a condition transition was not recorded", "object", o.key(), "stream", s.key, "error", err.Error())
 		}
 	}
 	return reason
@@ -641,5 +638,5 @@ func (a *Applier) progress(ctx context.Context, objs []*object) {
 		return
 	}
 	a.reported = ready
-	a.cfg.Record(ctx, progress.Progress(int64(ready), int64(len(objs)), ProgressUnit))
+	a.cfg.runner.Record(ctx, progress.Progress(int64(ready), int64(len(objs)), ProgressUnit))
 }

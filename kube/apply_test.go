@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/progressotel/progressotel/internal/base/outcome"
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/kube"
 	"github.com/progressotel/progressotel/kube/internal/kubetest"
 	"github.com/progressotel/progressotel/progress"
@@ -74,7 +74,7 @@ func newHarness(t *testing.T) *harness {
 func (h *harness) applier(cfg *rest.Config, opts ...kube.ApplyOption) *kube.Applier {
 	h.t.Helper()
 	a, err := kube.NewApplier(cfg, h.emitter, append([]kube.ApplyOption{
-		kube.WithTracerProvider(h.tp), kube.WithTimeout(90 * time.Second),
+		adapter.WithTracerProvider(h.tp), kube.WithTimeout(90 * time.Second),
 	}, opts...)...)
 	if err != nil {
 		h.t.Fatal(err)
@@ -227,6 +227,9 @@ func (h *harness) span(name string) sdktrace.ReadOnlySpan {
 	return nil
 }
 
+// outcomeKey is the span attribute of the outcome (docs/conventions.md).
+const outcomeKey = "progress.outcome"
+
 func spanAttr(s sdktrace.ReadOnlySpan, key string) string {
 	for _, kv := range s.Attributes() {
 		if string(kv.Key) == key {
@@ -327,8 +330,8 @@ func TestApplyDeploymentAndService(t *testing.T) {
 		if s.Parent().SpanID() != op.SpanContext().SpanID() {
 			t.Errorf("%s is not a child of the operation's span", name)
 		}
-		if got := spanAttr(s, outcome.Key); got != outcome.Changed {
-			t.Errorf("%s: %s = %q, want %q", name, outcome.Key, got, outcome.Changed)
+		if got := spanAttr(s, outcomeKey); got != string(progress.OutcomeChanged) {
+			t.Errorf("%s: %s = %q, want %q", name, outcomeKey, got, string(progress.OutcomeChanged))
 		}
 	}
 	// The records of an object are in its span; its envelope is the
@@ -447,13 +450,13 @@ func TestApplyCustomResourceErrored(t *testing.T) {
 		t.Errorf("ObjectFailed details %v", d)
 	}
 	of := h.sink.OfType(progress.TypeOperationFailed)
-	if len(of) != 1 || of[0].Details["failureCode"] != kube.FailureInfrastructure ||
+	if len(of) != 1 || of[0].Details["failureCode"] != progress.FailureInfrastructure ||
 		of[0].Details["description"] != "0 of 1 objects ready; ComputeCluster "+h.ns+"/cluster-b failed (Errored)" {
 		t.Errorf("OperationFailed %v", of)
 	}
 	s := h.span("apply ComputeCluster " + h.ns + "/cluster-b")
-	if s.Status().Code != codes.Error || spanAttr(s, outcome.Key) != outcome.Failed || s.Status().Description != "Errored: "+safe {
-		t.Errorf("span status %+v outcome %q", s.Status(), spanAttr(s, outcome.Key))
+	if s.Status().Code != codes.Error || spanAttr(s, outcomeKey) != string(progress.OutcomeFailed) || s.Status().Description != "Errored: "+safe {
+		t.Errorf("span status %+v outcome %q", s.Status(), spanAttr(s, outcomeKey))
 	}
 }
 
@@ -486,7 +489,7 @@ func TestApplyConflict(t *testing.T) {
 	if res.Objects[0].Action != "" || res.Objects[0].Reason != "Conflict" {
 		t.Errorf("result %+v", res.Objects[0])
 	}
-	h.wantOperation(progress.TypeOperationStarted, progress.TypeProgress+" 0/1", progress.TypeOperationFailed+" "+kube.FailureRejected)
+	h.wantOperation(progress.TypeOperationStarted, progress.TypeProgress+" 0/1", progress.TypeOperationFailed+" "+progress.FailureRejected)
 
 	h.sink.Reset()
 	res, err = h.applier(h.env.Admin, kube.WithForceConflicts()).Apply(context.Background(), h.objects(fmt.Sprintf(configMap, "settings", "green")))
@@ -625,10 +628,10 @@ func TestApplyTimeout(t *testing.T) {
 		t.Errorf("result %+v", o)
 	}
 	h.wantStory("ComputeCluster/cluster-t", kube.TypeObjectCreated, kube.TypeObjectFailed+" "+kube.ReasonTimeout)
-	h.wantOperation(progress.TypeOperationStarted, progress.TypeProgress+" 0/1", progress.TypeOperationFailed+" "+kube.FailureTimeout)
+	h.wantOperation(progress.TypeOperationStarted, progress.TypeProgress+" 0/1", progress.TypeOperationFailed+" "+progress.FailureTimeout)
 	s := h.span("apply ComputeCluster " + h.ns + "/cluster-t")
-	if spanAttr(s, outcome.Key) != outcome.TimedOut || s.Status().Code != codes.Error {
-		t.Errorf("span outcome %q status %+v", spanAttr(s, outcome.Key), s.Status())
+	if spanAttr(s, outcomeKey) != string(progress.OutcomeTimedOut) || s.Status().Code != codes.Error {
+		t.Errorf("span outcome %q status %+v", spanAttr(s, outcomeKey), s.Status())
 	}
 }
 
@@ -713,10 +716,10 @@ func TestApplyVanishedAndCancelled(t *testing.T) {
 	if o := res.Objects[1]; o.Reason != kube.ReasonCancelled {
 		t.Errorf("cancelled: %+v", o)
 	}
-	if got := spanAttr(h.span("apply ComputeCluster "+h.ns+"/cluster-c"), outcome.Key); got != outcome.Cancelled {
+	if got := spanAttr(h.span("apply ComputeCluster "+h.ns+"/cluster-c"), outcomeKey); got != string(progress.OutcomeCancelled) {
 		t.Errorf("cancelled object's outcome %q", got)
 	}
-	if of := h.sink.OfType(progress.TypeOperationFailed); len(of) != 1 || of[0].Details["failureCode"] != kube.FailureInfrastructure {
+	if of := h.sink.OfType(progress.TypeOperationFailed); len(of) != 1 || of[0].Details["failureCode"] != progress.FailureInfrastructure {
 		t.Errorf("OperationFailed %v", of)
 	}
 }

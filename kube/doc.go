@@ -1,6 +1,7 @@
 // Package kube reports Kubernetes work live: the condition transitions of
 // objects (provisioning, lifecycle, or any other stream) from a
-// controller-runtime reconciler (Emit, EmitIfChanged, Emitter), and the
+// controller-runtime reconciler (the Emitter's Emit, EmitIfChanged and
+// Observe), and the
 // apply-and-wait of a set of objects by a driver (Applier).
 //
 // It is a separate Go module, so that the core progressotel module never
@@ -9,10 +10,11 @@
 //
 // # provisioninglog's call
 //
-// Emit has the signature of unikorn-cloud's provisioninglog.Emit, so a
-// controller switches by changing its import:
+// Emitter.Emit takes the arguments of unikorn-cloud's provisioninglog.Emit,
+// so a controller switches by making one Emitter (NewEmitter) and calling
+// it where it called provisioninglog:
 //
-//	kube.Emit(ctx, r.Scheme, cluster, progress.StreamProvisioning, "True", "Provisioned", "the cluster is ready")
+//	emitter.Emit(ctx, r.Scheme, cluster, progress.StreamProvisioning, "True", "Provisioned", "the cluster is ready")
 //
 // The envelope comes from the object:
 //   - component name: the object's API group, resolved through the scheme
@@ -42,9 +44,9 @@
 //	if err := r.Status().Update(ctx, obj); err != nil {
 //		return ctrl.Result{}, err // nothing happened: nothing is emitted
 //	}
-//	kube.EmitIfChanged(ctx, r.Scheme, obj, progress.StreamProvisioning, prior, next)
+//	emitter.EmitIfChanged(ctx, r.Scheme, obj, progress.StreamProvisioning, prior, next)
 //
-// or an Emitter with a progress.Tracker (Emitter.Observe), which remembers
+// or Observe through an Emitter with a progress.Tracker (WithTracker), which remembers
 // the last state per object and stream itself.
 //
 // # Apply and wait

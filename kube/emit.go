@@ -97,32 +97,6 @@ func sortedEntries[V ~string | ~[]string](m map[string]V) []entry[V] {
 	return out
 }
 
-var defaultEmitter = NewEmitter()
-
-// Emit writes one condition transition of object on stream through the
-// default Emitter, with provisioninglog's signature. It returns nothing: a
-// transition rejected by validation (a bad stream name, an empty status)
-// is counted by the Recorder (progress.Stats, progress.events.invalid) and
-// logged through the logr logger of ctx, if ctx has one.
-//
-// Emit is not edge-triggered: see EmitIfChanged.
-func Emit(ctx context.Context, scheme *runtime.Scheme, object client.Object, stream, status, reason, message string) {
-	_ = defaultEmitter.Emit(ctx, scheme, object, stream, status, reason, message)
-}
-
-// EmitIfChanged emits the transition from prior to next of object on
-// stream through the default Emitter, when they differ in status, reason
-// or message. A zero prior means the condition did not exist: next is the
-// first transition, with no previous state. It reports whether it emitted.
-//
-// Call it after the status update that stores next has succeeded. Take
-// prior as a copy (FindCondition) before meta.SetStatusCondition changes
-// the slice it points into.
-func EmitIfChanged(ctx context.Context, scheme *runtime.Scheme, object client.Object, stream string, prior, next metav1.Condition) bool {
-	ok, _ := defaultEmitter.EmitIfChanged(ctx, scheme, object, stream, prior, next)
-	return ok
-}
-
 // FindCondition returns a copy of the condition of type conditionType in
 // conditions, or the zero Condition when there is none. Unlike
 // meta.FindStatusCondition it returns no pointer into the slice, which
@@ -142,15 +116,25 @@ func ConditionOf(c metav1.Condition) progress.Condition {
 	return progress.Condition{Status: string(c.Status), Reason: c.Reason, Message: c.Message}
 }
 
-// Emit writes one condition transition of object on stream. The error
-// wraps progress.ErrInvalidEvent for a bad stream name or an empty status.
+// Emit writes one condition transition of object on stream, every time
+// it is called (see EmitIfChanged and Observe). The error wraps
+// progress.ErrInvalidEvent for a bad stream name or an empty status; the
+// Recorder counts such a transition (progress.Stats,
+// progress.events.invalid), and it is logged through the logr logger of
+// ctx, if ctx has one.
 func (e *Emitter) Emit(ctx context.Context, scheme *runtime.Scheme, object client.Object, stream, status, reason, message string) error {
 	t := e.Transition(scheme, object, stream, progress.Condition{Status: status, Reason: reason, Message: message})
 	return e.logged(ctx, t, e.recorder().RecordTransition(ctx, t))
 }
 
-// EmitIfChanged is the package-level EmitIfChanged through e, returning
-// the Recorder's error as well.
+// EmitIfChanged emits the transition from prior to next of object on
+// stream when they differ in status, reason or message. A zero prior means
+// the condition did not exist: next is the first transition, with no
+// previous state. It reports whether it emitted, and the Recorder's error.
+//
+// Call it after the status update that stores next has succeeded. Take
+// prior as a copy (FindCondition) before meta.SetStatusCondition changes
+// the slice it points into.
 func (e *Emitter) EmitIfChanged(ctx context.Context, scheme *runtime.Scheme, object client.Object, stream string, prior, next metav1.Condition) (bool, error) {
 	t := e.Transition(scheme, object, stream, ConditionOf(next))
 	ok, err := e.recorder().RecordIfChanged(ctx, ConditionOf(prior), t)

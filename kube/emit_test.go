@@ -106,8 +106,8 @@ func TestEmitSeedSignature(t *testing.T) {
 	obj := cluster(map[string]string{
 		kube.LabelOrganization: "acme", kube.LabelProject: "web", "app.kubernetes.io/name": "ignored",
 	})
-	kube.Emit(context.Background(), testScheme(t), obj, progress.StreamProvisioning, "False", "Provisioning", "the cluster is being provisioned")
-	kube.Emit(context.Background(), testScheme(t), obj, progress.StreamLifecycle, "True", "Running", "")
+	kube.NewEmitter().Emit(context.Background(), testScheme(t), obj, progress.StreamProvisioning, "False", "Provisioning", "the cluster is being provisioned")
+	kube.NewEmitter().Emit(context.Background(), testScheme(t), obj, progress.StreamLifecycle, "True", "Running", "")
 
 	got := s.decoded(t)
 	if len(got) != 2 {
@@ -156,7 +156,7 @@ func TestEmitScope(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, s := installDefault(t)
-			kube.Emit(context.Background(), testScheme(t), cluster(tc.labels), progress.StreamProvisioning, "True", "Provisioned", "")
+			kube.NewEmitter().Emit(context.Background(), testScheme(t), cluster(tc.labels), progress.StreamProvisioning, "True", "Provisioned", "")
 			got := s.decoded(t)
 			if len(got) != 1 {
 				t.Fatalf("%d records", len(got))
@@ -213,7 +213,7 @@ func TestEmitUnknownObjects(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, s := installDefault(t)
-			kube.Emit(context.Background(), tc.scheme, tc.obj, progress.StreamLifecycle, "True", "Running", "")
+			kube.NewEmitter().Emit(context.Background(), tc.scheme, tc.obj, progress.StreamLifecycle, "True", "Running", "")
 			got := s.decoded(t)
 			if len(got) != 1 {
 				t.Fatalf("%d records, want 1: an unknown object must not stop the transition", len(got))
@@ -229,8 +229,8 @@ func TestEmitUnknownObjects(t *testing.T) {
 func TestEmitNilObject(t *testing.T) {
 	_, s := installDefault(t)
 	var typedNil *ComputeCluster
-	kube.Emit(context.Background(), testScheme(t), typedNil, progress.StreamLifecycle, "True", "Running", "")
-	kube.Emit(context.Background(), testScheme(t), nil, progress.StreamLifecycle, "True", "Running", "")
+	kube.NewEmitter().Emit(context.Background(), testScheme(t), typedNil, progress.StreamLifecycle, "True", "Running", "")
+	kube.NewEmitter().Emit(context.Background(), testScheme(t), nil, progress.StreamLifecycle, "True", "Running", "")
 	got := s.decoded(t)
 	if len(got) != 2 || got[0].Resource != (progress.Resource{}) {
 		t.Fatalf("got %+v", got)
@@ -243,8 +243,8 @@ func TestEmitInvalidIsCountedAndLogged(t *testing.T) {
 	ctx := logr.NewContext(context.Background(), funcr.New(func(prefix, args string) {
 		logged = append(logged, args)
 	}, funcr.Options{}))
-	kube.Emit(ctx, testScheme(t), cluster(nil), "Not-A-Stream", "True", "Running", "")
-	kube.Emit(ctx, testScheme(t), cluster(nil), progress.StreamLifecycle, "", "Running", "")
+	kube.NewEmitter().Emit(ctx, testScheme(t), cluster(nil), "Not-A-Stream", "True", "Running", "")
+	kube.NewEmitter().Emit(ctx, testScheme(t), cluster(nil), progress.StreamLifecycle, "", "Running", "")
 	if n := len(s.decoded(t)); n != 0 {
 		t.Errorf("%d invalid transitions emitted", n)
 	}
@@ -255,11 +255,18 @@ func TestEmitInvalidIsCountedAndLogged(t *testing.T) {
 		t.Errorf("logged %q", logged)
 	}
 	// Without a logger in ctx it neither logs nor panics.
-	kube.Emit(context.Background(), testScheme(t), cluster(nil), "Bad", "True", "x", "")
+	kube.NewEmitter().Emit(context.Background(), testScheme(t), cluster(nil), "Bad", "True", "x", "")
 }
 
 func cond(typ string, status metav1.ConditionStatus, reason, message string) metav1.Condition {
 	return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: message, LastTransitionTime: metav1.Now()}
+}
+
+// emitIfChanged is EmitIfChanged through a new Emitter, which records
+// through progress.Default() as the one installed last.
+func emitIfChanged(ctx context.Context, scheme *runtime.Scheme, obj client.Object, stream string, prior, next metav1.Condition) bool {
+	ok, _ := kube.NewEmitter().EmitIfChanged(ctx, scheme, obj, stream, prior, next)
+	return ok
 }
 
 func TestEmitIfChanged(t *testing.T) {
@@ -270,23 +277,23 @@ func TestEmitIfChanged(t *testing.T) {
 	P := progress.StreamProvisioning
 
 	provisioning := cond("Available", metav1.ConditionFalse, "Provisioning", "the cluster is being provisioned")
-	if !kube.EmitIfChanged(ctx, scheme, obj, P, metav1.Condition{}, provisioning) {
+	if !emitIfChanged(ctx, scheme, obj, P, metav1.Condition{}, provisioning) {
 		t.Fatal("first condition not emitted")
 	}
 	// Only the time and generation differ: not a transition.
 	later := provisioning
 	later.LastTransitionTime = metav1.NewTime(time.Now().Add(time.Minute))
 	later.ObservedGeneration = 4
-	if kube.EmitIfChanged(ctx, scheme, obj, P, provisioning, later) {
+	if emitIfChanged(ctx, scheme, obj, P, provisioning, later) {
 		t.Error("a time-only change was emitted")
 	}
 	msg := provisioning
 	msg.Message = "waiting for the servers"
-	if !kube.EmitIfChanged(ctx, scheme, obj, P, provisioning, msg) {
+	if !emitIfChanged(ctx, scheme, obj, P, provisioning, msg) {
 		t.Error("a message-only change was not emitted")
 	}
 	provisioned := cond("Available", metav1.ConditionTrue, "Provisioned", "the cluster is ready")
-	if !kube.EmitIfChanged(ctx, scheme, obj, P, msg, provisioned) {
+	if !emitIfChanged(ctx, scheme, obj, P, msg, provisioned) {
 		t.Error("Provisioning → Provisioned not emitted")
 	}
 

@@ -31,22 +31,6 @@ const (
 // ready (or gone, for Delete).
 const ProgressUnit = "objects"
 
-// Ignition failure codes (failureDetails.failureCode) of
-// common/OperationFailed, the same words as the other adapters' where the
-// meaning is the same.
-const (
-	// FailureInfrastructure: an object failed (kstatus Failed) or vanished.
-	FailureInfrastructure = "INFRASTRUCTURE_ERROR"
-	// FailureRejected: the API server refused an object: validation,
-	// a field-manager conflict, RBAC, an unknown kind.
-	FailureRejected = "REQUEST_REJECTED"
-	// FailureTimeout: the objects were not all ready in time.
-	FailureTimeout = "TIMEOUT"
-	// FailureInternal: the API server could not be reached or the run was
-	// cancelled.
-	FailureInternal = "INTERNAL_ERROR"
-)
-
 // The reasons of TypeObjectFailed that are not the API server's or
 // kstatus's own.
 const (

@@ -55,33 +55,34 @@ func exampleScheme() *runtime.Scheme {
 
 // The seed's call, unchanged: the component is the API group and the
 // resource type the Kind, both from the scheme.
-func ExampleEmit() {
+func ExampleEmitter_Emit() {
 	defer useDefaultPrinter()()
 	obj := &ComputeCluster{ObjectMeta: metav1.ObjectMeta{
 		Name: "cluster-a", Namespace: "org-acme", Generation: 2,
 		Labels: map[string]string{kube.LabelOrganization: "acme"},
 	}}
-	kube.Emit(context.Background(), exampleScheme(), obj, progress.StreamProvisioning, "False", "Provisioning", "the cluster is being provisioned")
+	_ = kube.NewEmitter().Emit(context.Background(), exampleScheme(), obj, progress.StreamProvisioning, "False", "Provisioning", "the cluster is being provisioned")
 	// Output:
 	// provisioning compute.unikorn-cloud.org org-acme/ComputeCluster/cluster-a gen=2 scope=map[organization:acme]: (no previous) Provisioning (False)
 }
 
 // The reconcile pattern: take a copy of the prior condition, set the new
 // one, persist, then emit only if it changed.
-func ExampleEmitIfChanged() {
+func ExampleEmitter_EmitIfChanged() {
 	defer useDefaultPrinter()()
 	ctx := context.Background()
 	scheme := exampleScheme()
 	obj := &ComputeCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-a", Namespace: "org-acme", Generation: 2}}
 	conditions := []metav1.Condition{{Type: "Available", Status: metav1.ConditionFalse, Reason: "Provisioning"}}
 
+	emitter := kube.NewEmitter()
 	for _, next := range []metav1.Condition{
 		{Type: "Available", Status: metav1.ConditionFalse, Reason: "Provisioning"}, // a poll: nothing new
 		{Type: "Available", Status: metav1.ConditionTrue, Reason: "Provisioned", Message: "the cluster is ready"},
 	} {
 		prior := kube.FindCondition(conditions, "Available")
 		conditions[0] = next // meta.SetStatusCondition + a successful Status().Update()
-		emitted := kube.EmitIfChanged(ctx, scheme, obj, progress.StreamProvisioning, prior, next)
+		emitted, _ := emitter.EmitIfChanged(ctx, scheme, obj, progress.StreamProvisioning, prior, next)
 		fmt.Println("emitted:", emitted)
 	}
 	// Output:

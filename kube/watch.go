@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/progressotel/progressotel/progress"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -68,7 +69,7 @@ func (a *Applier) wait(ctx, opCtx context.Context, v verb, objs []*object) {
 			reason, msg := endReason(ctx, v)
 			for _, o := range objs {
 				if o != nil && !o.done {
-					a.fail(o, FailureTimeout, reason, msg)
+					a.fail(o, progress.FailureTimeout, reason, msg)
 				}
 			}
 			pending = 0
@@ -145,7 +146,7 @@ func (a *Applier) watch(ctx context.Context, i int, want *unstructured.Unstructu
 			send(update{i: i, err: err})
 			return
 		default:
-			a.cfg.Logger.Warn("kube: a watch could not start; retrying", "kind", want.GetKind(), "name", want.GetName(), "error", err.Error())
+			a.cfg.logger.Warn("kube: a watch could not start; retrying", "kind", want.GetKind(), "name", want.GetName(), "error", err.Error())
 			select {
 			case <-time.After(backoff):
 			case <-ctx.Done():
@@ -200,7 +201,7 @@ func (a *Applier) drain(ctx context.Context, i int, w watch.Interface, rv string
 			if errors.As(err, &status) && status.Status().Code == http.StatusGone {
 				return ""
 			}
-			a.cfg.Logger.Warn("kube: a watch reported an error; resuming", "error", err.Error())
+			a.cfg.logger.Warn("kube: a watch reported an error; resuming", "error", err.Error())
 			return rv
 		}
 	}

@@ -92,7 +92,7 @@ func TestSetupExportsRunMetrics(t *testing.T) {
 		t.Fatal("no MeterProvider with an OTLP endpoint")
 	}
 	var c adapter.Config
-	adapter.Configure(&c, &c, adapter.Defaults{Name: "tool", Scope: "example.com/tool"}, []func(*adapter.Config){})
+	adapter.Configure(&c, &c, adapter.Defaults{Name: "tool", Scope: "example.com/tool"}, adapter.Shared{})
 	start := time.Now()
 	op := c.StartRun(context.Background(), adapter.Run{Operation: "Deploy", Pipeline: "site.yml", OldSpan: "playbook site.yml"}, start)
 	op.Fail(start, start.Add(3*time.Second), "INFRASTRUCTURE_ERROR", "failed hosts: web-1", nil)

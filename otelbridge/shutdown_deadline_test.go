@@ -9,7 +9,7 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
 	"github.com/progressotel/progressotel/otelbridge"
-	"github.com/progressotel/progressotel/otelbridge/sdkparts"
+	"github.com/progressotel/progressotel/otelbridge/internal/shutdown"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -33,7 +33,7 @@ func (e *stuckExporter) ForceFlush(context.Context) error { return nil }
 // TestTelemetryShutdownDeadlineWithStuckExporters: Telemetry.Shutdown
 // returns at its deadline with three exporters that ignore cancellation
 // (it took a grace of 0.5 s per exporter past it). The measure is the
-// overrun past the deadline, against one sdkparts.CancelGrace.
+// overrun past the deadline, against one shutdown.CancelGrace.
 func TestTelemetryShutdownDeadlineWithStuckExporters(t *testing.T) {
 	restoreGlobals(t)
 	opts := []otelbridge.Option{otelbridge.WithExporters(), otelbridge.WithoutGlobalPropagator()}
@@ -67,7 +67,7 @@ func TestTelemetryShutdownDeadlineWithStuckExporters(t *testing.T) {
 	if err == nil {
 		t.Error("Shutdown = nil, want the records lost to the stuck exporters")
 	}
-	if over := returned.Sub(deadline); over >= sdkparts.CancelGrace {
-		t.Errorf("Shutdown returned %v after its deadline, want well under %v", over, sdkparts.CancelGrace)
+	if over := returned.Sub(deadline); over >= shutdown.CancelGrace {
+		t.Errorf("Shutdown returned %v after its deadline, want well under %v", over, shutdown.CancelGrace)
 	}
 }

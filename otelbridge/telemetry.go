@@ -12,6 +12,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/progressotel/progressotel/otelbridge/internal/shutdown"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 )
 
@@ -40,7 +41,7 @@ type Telemetry struct {
 // the exporters down, within ctx's deadline. Later calls return nil.
 //
 // When it returns, Stats is final and no export is still running: when ctx
-// ends first, the exports in progress are cancelled (sdkparts.CancelGrace
+// ends first, the exports in progress are cancelled (shutdown.CancelGrace
 // before the deadline), every record still queued or in flight is counted
 // as lost, and the error wraps a *sdkparts.LostRecordsError per exporter
 // that lost records. An exporter that ignores cancellation is left behind:
@@ -88,7 +89,7 @@ func (t *Telemetry) shutdown(ctx context.Context) error {
 
 func (t *Telemetry) shutdownSpans(ctx context.Context) error {
 	if t.spans != nil {
-		cut, cancel := sdkparts.CutContext(ctx)
+		cut, cancel := shutdown.CutContext(ctx)
 		defer cancel()
 		stop := context.AfterFunc(cut, func() { t.spans.cutSpan(errSpansCut) })
 		defer stop()
@@ -102,7 +103,7 @@ func (t *Telemetry) shutdownSpans(ctx context.Context) error {
 		select {
 		case <-t.spans.done:
 		default:
-			err = errors.Join(err, fmt.Errorf("otelbridge: the span export did not return by the shutdown deadline, %v after its cancellation", sdkparts.CancelGrace))
+			err = errors.Join(err, fmt.Errorf("otelbridge: the span export did not return by the shutdown deadline, %v after its cancellation", shutdown.CancelGrace))
 		}
 	}
 	return wrapErr("trace shutdown", err)

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/log/logtest"
 
 	"github.com/progressotel/progressotel/prettyexporter"
+	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/progress/wire"
 )
 
@@ -102,7 +103,7 @@ func FuzzPretty(f *testing.F) {
 
 // FuzzJSON proves that every JSON line is valid, one per record, with no
 // raw control character or other non-printable rune, and that the details of a record built by
-// wire.Flatten come out nested exactly as wire.Decode reads them.
+// progresstest.Flatten come out nested exactly as wire.Decode reads them.
 func FuzzJSON(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, key, value, body, name string, n int64) {
@@ -111,7 +112,7 @@ func FuzzJSON(f *testing.F) {
 		recs := fuzzRecords(key, value, body, name, n)
 
 		details := map[string]any{key: map[string]any{value: n, body: []any{key, map[string]any{name: value}}}, name: body}
-		attrs, _ := wire.Flatten(details)
+		attrs, _ := progresstest.Flatten(details)
 		attrs = append(attrs, attribute.String(wire.AttrEventType, wire.EventType))
 		flat := logtest.RecordFactory{EventName: "fuzz/Event", Attributes: attrs}.NewRecord()
 		recs = append(recs, flat)

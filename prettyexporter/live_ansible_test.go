@@ -11,6 +11,7 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/ansible"
 	"github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
@@ -75,8 +76,8 @@ func TestLiveRealAnsible(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	_, runErr := ansible.Run(ctx, ansible.Playbook{ProjectDir: dir, Playbook: "site.yml", Inventory: inv},
-		ansible.WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), ansible.WithTracerProvider(tp),
-		ansible.WithOperation("Install"), ansible.WithLogger(quiet))
+		adapter.WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), adapter.WithTracerProvider(tp),
+		adapter.WithOperation("Install"), adapter.WithLogger(quiet))
 	if runErr == nil {
 		t.Fatal("the playbook's failing task did not fail the run")
 	}

@@ -14,6 +14,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/ansible"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
@@ -100,9 +101,9 @@ func streamRecords(t testing.TB, file string, stream func(p *pipeline, r io.Read
 func ansibleRecords(t testing.TB, file string) []step {
 	t.Helper()
 	return streamRecords(t, file, func(p *pipeline, r io.Reader) {
-		_, _ = ansible.Stream(p.ctx, r, ansible.WithRecorder(p.rec), ansible.WithTracerProvider(p.tp),
-			ansible.WithOperation("Install"), ansible.WithLogger(quiet),
-			ansible.WithEnvelope(progress.Envelope{Resource: progress.Resource{Type: "resource::nginx::1.0", ID: "nginx-web-tier"}}))
+		_, _ = ansible.Stream(p.ctx, r, adapter.WithRecorder(p.rec), adapter.WithTracerProvider(p.tp),
+			adapter.WithOperation("Install"), adapter.WithLogger(quiet),
+			adapter.WithEnvelope(progress.Envelope{Resource: progress.Resource{Type: "resource::nginx::1.0", ID: "nginx-web-tier"}}))
 	})
 }
 
@@ -111,9 +112,9 @@ func ansibleRecords(t testing.TB, file string) []step {
 func terraformRecords(t testing.TB, file, operation string) []step {
 	t.Helper()
 	return streamRecords(t, file, func(p *pipeline, r io.Reader) {
-		_, _ = terraform.Stream(p.ctx, r, terraform.WithRecorder(p.rec), terraform.WithTracerProvider(p.tp),
-			terraform.WithOperation(operation), terraform.WithLogger(quiet),
-			terraform.WithEnvelope(progress.Envelope{Resource: progress.Resource{Type: "resource::webapp::1.0", ID: "webapp-demo"}}))
+		_, _ = terraform.Stream(p.ctx, r, adapter.WithRecorder(p.rec), adapter.WithTracerProvider(p.tp),
+			adapter.WithOperation(operation), adapter.WithLogger(quiet),
+			adapter.WithEnvelope(progress.Envelope{Resource: progress.Resource{Type: "resource::webapp::1.0", ID: "webapp-demo"}}))
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
@@ -36,7 +37,7 @@ func TestLiveRealTofuDestroy(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	if _, err := terraform.Run(ctx, terraform.Command{Binary: tofu, Dir: dir, Args: []string{"apply"}, Init: true},
-		terraform.WithLogger(quiet)); err != nil {
+		adapter.WithLogger(quiet)); err != nil {
 		t.Fatal(err)
 	}
 
@@ -47,8 +48,8 @@ func TestLiveRealTofuDestroy(t *testing.T) {
 		sdklog.WithProcessor(e.LogProcessor()))
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(e.SpanProcessor()))
 	if _, err := terraform.Run(ctx, terraform.Command{Binary: tofu, Dir: dir, Args: []string{"destroy"}},
-		terraform.WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), terraform.WithTracerProvider(tp),
-		terraform.WithOperation("Destroy"), terraform.WithLogger(quiet)); err != nil {
+		adapter.WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), adapter.WithTracerProvider(tp),
+		adapter.WithOperation("Destroy"), adapter.WithLogger(quiet)); err != nil {
 		t.Fatal(err)
 	}
 	_ = tp.Shutdown(context.Background())

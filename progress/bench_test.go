@@ -50,6 +50,7 @@ import (
 
 	"github.com/progressotel/progressotel/internal/testkit/hostile"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/progress/wire"
 )
 
@@ -461,9 +462,9 @@ func largeCase() benchCase {
 // (progress.details.taskResult.msg, ...), instead of nested groups.
 func flatSlogAttrs(c benchCase) []slog.Attr {
 	attrs := envelopeSlog(&benchEnvelope)
-	details, _ := wire.Flatten(c.asMap)
+	details, _ := progresstest.Flatten(c.asMap)
 	for _, kv := range details {
-		attrs = append(attrs, slog.Any(string(kv.Key), wire.ValueOf(kv.Value)))
+		attrs = append(attrs, slog.Any(string(kv.Key), progresstest.ValueOf(kv.Value)))
 	}
 	return append(attrs, slog.Int64(wire.AttrSequence, 1))
 }

@@ -54,6 +54,27 @@ func OperationCompleted(operation string, duration time.Duration) Event {
 	return Event{Type: TypeOperationCompleted, Details: d}
 }
 
+// Ignition failure codes (failureDetails.failureCode) of OperationFailed,
+// as the adapters and the progressotel command use them. A driver may use
+// others of Ignition's.
+const (
+	// FailureInfrastructure: the work itself failed: a task on a host, a
+	// resource operation, a Kubernetes object (kstatus Failed, or gone).
+	FailureInfrastructure = "INFRASTRUCTURE_ERROR"
+	// FailureResourceNotFound: a target could not be reached (an
+	// unreachable Ansible host).
+	FailureResourceNotFound = "RESOURCE_NOT_FOUND"
+	// FailureRejected: a request was refused: validation, a field-manager
+	// conflict, RBAC, an unknown kind.
+	FailureRejected = "REQUEST_REJECTED"
+	// FailureTimeout: the work was not done in time.
+	FailureTimeout = "TIMEOUT"
+	// FailureInternal: the tool could not run or was stopped: missing,
+	// bad configuration, crashed, cancelled, the API server unreachable.
+	// The progressotel command's default.
+	FailureInternal = "INTERNAL_ERROR"
+)
+
 // OperationFailed reports a failed end at severity ERROR. Details:
 // operation, failureCode (Ignition's failureDetails.failureCode, e.g.
 // "INTERNAL_ERROR", "RESOURCE_NOT_FOUND") and description, which must be

@@ -14,7 +14,6 @@ import (
 	"github.com/progressotel/progressotel/internal/testkit/wiretest"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
-	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // detailsSize is the encoded size of r's details (the measure
@@ -222,7 +221,7 @@ func TestNaNAndInfAreCuts(t *testing.T) {
 	if !ev.Truncated || st.Truncated != 1 {
 		t.Errorf("NaN must count as a cut: truncated=%v stats=%+v", ev.Truncated, st)
 	}
-	if _, cut := wire.Flatten(map[string]any{"n": hostile.NaNs()["nan"]}); !cut {
+	if _, cut := progresstest.Flatten(map[string]any{"n": hostile.NaNs()["nan"]}); !cut {
 		t.Error("Flatten must report NaN as a cut too")
 	}
 }

@@ -106,8 +106,8 @@ func TestRecordWireContract(t *testing.T) {
 			t.Errorf("missing attribute %s", k)
 			continue
 		}
-		if !reflect.DeepEqual(wire.ValueOf(got), v) {
-			t.Errorf("%s = %#v, want %#v", k, wire.ValueOf(got), v)
+		if !reflect.DeepEqual(progresstest.ValueOf(got), v) {
+			t.Errorf("%s = %#v, want %#v", k, progresstest.ValueOf(got), v)
 		}
 	}
 	if a["progress.details.taskResult.results"].Type() != attribute.SLICE {
@@ -207,7 +207,7 @@ func TestFallbacksAreDocumentedValues(t *testing.T) {
 	}
 	cyc := &node{Name: "a"}
 	cyc.Next = cyc
-	attrs, truncated := wire.Flatten(map[string]any{
+	attrs, truncated := progresstest.Flatten(map[string]any{
 		"c": make(chan int), "n": math.NaN(), "p": math.Inf(1), "u": uint64(math.MaxUint64), "cyc": cyc,
 	})
 	if !truncated {
@@ -215,7 +215,7 @@ func TestFallbacksAreDocumentedValues(t *testing.T) {
 	}
 	got := map[string]any{}
 	for _, kv := range attrs {
-		got[string(kv.Key)] = wire.ValueOf(kv.Value)
+		got[string(kv.Key)] = progresstest.ValueOf(kv.Value)
 	}
 	want := map[string]any{
 		"progress.details.c": "[unsupported: chan int]",

@@ -1,11 +1,14 @@
 package progress
 
 import (
+	"slices"
+
 	"github.com/progressotel/progressotel/internal/base/wireformat"
 	"github.com/progressotel/progressotel/progress/internal/redact"
 )
 
-// DefaultSecretKeys are the key fragments redacted by default. A detail key
+// DefaultSecretKeys returns the key fragments redacted by default, a new
+// slice on each call (the defaults themselves cannot change). A detail key
 // is secret when any segment of its path, lower-cased with '_', '-', '.' and
 // ' ' removed, contains one of them.
 //
@@ -13,11 +16,7 @@ import (
 // secret too, and one whose fragment is followed by a word that names a
 // fact about the secret (secret_name, token_file, password_path,
 // secretKeyRef) is not.
-var DefaultSecretKeys = []string{
-	"password", "passwd", "passphrase", "secret", "token", "apikey",
-	"privatekey", "authorization", "credential", "accesskey", "accountkey", "cookie",
-	"clientsecret", "sessionkey", "nolog",
-}
+func DefaultSecretKeys() []string { return slices.Clone(redact.DefaultKeys) }
 
 // Redactor decides which details never leave the process. The zero value
 // redacts nothing; use NewRedactor or DefaultRedactor. A Redactor is
@@ -62,7 +61,7 @@ func NewRedactor(keys ...string) *Redactor {
 
 // DefaultRedactor redacts DefaultSecretKeys, private-key material and the
 // secrets of free text (see Redactor).
-func DefaultRedactor() *Redactor { return NewRedactor(DefaultSecretKeys...) }
+func DefaultRedactor() *Redactor { return NewRedactor(redact.DefaultKeys...) }
 
 // With returns a copy of r that also redacts the given key fragments.
 func (r *Redactor) With(keys ...string) *Redactor {

@@ -191,7 +191,7 @@ func TestRedactionOptions(t *testing.T) {
 	}
 
 	// Flatten, the public encoder, redacts by default too.
-	attrs, _ := wire.Flatten(d)
+	attrs, _ := progresstest.Flatten(d)
 	for _, kv := range attrs {
 		if strings.HasSuffix(string(kv.Key), "password") && kv.Value.AsString() != wire.Redacted {
 			t.Errorf("Flatten left %s = %v", kv.Key, kv.Value.String())
@@ -240,9 +240,18 @@ func TestRedactionLeavesNoDebris(t *testing.T) {
 }
 
 // TestDefaultSecretKeysAreTheTables: the collector's rules are generated
-// from the redact package's copy of the list (redact.Table).
+// from the list DefaultSecretKeys returns (redact.Table), and a caller
+// that changes the slice it got changes neither the list nor the default
+// redaction.
 func TestDefaultSecretKeysAreTheTables(t *testing.T) {
-	if !slices.Equal(progress.DefaultSecretKeys, redact.DefaultKeys) {
-		t.Errorf("progress.DefaultSecretKeys %q, redact.DefaultKeys %q: one changed without the other", progress.DefaultSecretKeys, redact.DefaultKeys)
+	keys := progress.DefaultSecretKeys()
+	if !slices.Equal(keys, redact.DefaultKeys) {
+		t.Errorf("progress.DefaultSecretKeys() %q, redact.DefaultKeys %q", keys, redact.DefaultKeys)
+	}
+	for i := range keys {
+		keys[i] = "x"
+	}
+	if got := progress.DefaultSecretKeys(); got[0] != "password" || !progress.DefaultRedactor().SecretKey("password") {
+		t.Errorf("after changing a returned slice: DefaultSecretKeys() %q", got)
 	}
 }

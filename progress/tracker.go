@@ -278,12 +278,6 @@ func cloneCondition(c Condition) Condition {
 	return Condition{strings.Clone(c.Status), strings.Clone(c.Reason), strings.Clone(c.Message)}
 }
 
-// Changed reports whether next differs from prior in status, reason or
-// message. A message-only change is a change: the message is the user-safe
-// "why", and a consumer showing it must see the new one. Comparing the
-// reason alone, as some controllers do, misses those transitions.
-func Changed(prior, next Condition) bool { return prior != next }
-
 // RecordIfChanged is the stateless edge-trigger for the reconcile pattern:
 // it emits t only when t.Condition differs from prior, the condition read
 // from the object before this reconcile changed it. Previous is set to
@@ -298,7 +292,7 @@ func Changed(prior, next Condition) bool { return prior != next }
 // Messages must be fixed, user-safe text, never raw error strings, which
 // can leak internals (CWE-209): tenants read them.
 func (r *Recorder) RecordIfChanged(ctx context.Context, prior Condition, t Transition) (bool, error) {
-	if !Changed(prior, t.Condition) {
+	if prior == t.Condition {
 		return false, nil
 	}
 	if prior.IsZero() {

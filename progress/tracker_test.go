@@ -397,7 +397,10 @@ func TestTrackerConcurrentEviction(t *testing.T) {
 	}
 }
 
-func TestChanged(t *testing.T) {
+// TestRecordIfChangedCompares: any of status, reason and message makes a
+// change.
+func TestRecordIfChangedCompares(t *testing.T) {
+	rec, _ := newTrRecorder(t)
 	base := trCond("True", "Provisioned", "ready")
 	for _, tc := range []struct {
 		next progress.Condition
@@ -407,10 +410,10 @@ func TestChanged(t *testing.T) {
 		{trCond("False", "Provisioned", "ready"), true},
 		{trCond("True", "Provisioning", "ready"), true},
 		{trCond("True", "Provisioned", "ready again"), true}, // message only
-		{progress.Condition{}, true},
 	} {
-		if got := progress.Changed(base, tc.next); got != tc.want {
-			t.Errorf("Changed(%+v, %+v) = %v, want %v", base, tc.next, got, tc.want)
+		got, err := rec.RecordIfChanged(context.Background(), base, trOn(progress.Resource{Type: "Widget", ID: "w"}, progress.StreamLifecycle, tc.next))
+		if got != tc.want || err != nil {
+			t.Errorf("RecordIfChanged(%+v, %+v) = %v, %v; want %v", base, tc.next, got, err, tc.want)
 		}
 	}
 }

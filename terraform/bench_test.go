@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -39,8 +40,8 @@ func benchStream(b *testing.B) (data []byte, messages int) {
 		}
 		data = append(data, s...)
 	}
-	res, _ := Stream(context.Background(), bytes.NewReader(data), WithRecorder(progress.NewRecorder(
-		progress.WithLoggerProvider(lognoop.NewLoggerProvider()))), WithTracerProvider(tracenoop.NewTracerProvider()))
+	res, _ := Stream(context.Background(), bytes.NewReader(data), adapter.WithRecorder(progress.NewRecorder(
+		progress.WithLoggerProvider(lognoop.NewLoggerProvider()))), adapter.WithTracerProvider(tracenoop.NewTracerProvider()))
 	return data, res.Messages
 }
 
@@ -69,7 +70,7 @@ func BenchmarkStream(b *testing.B) {
 		b.ReportMetric(float64(b.N*messages)/b.Elapsed().Seconds(), "events/s")
 		b.ReportMetric(float64(b.N*messages)/(cpu(syscall.RUSAGE_SELF)-c0).Seconds(), "events/cpu-s")
 	}
-	quiet := WithLogger(slog.New(slog.DiscardHandler))
+	quiet := adapter.WithLogger(slog.New(slog.DiscardHandler))
 	for _, fast := range []bool{true, false} {
 		suffix := map[bool]string{true: "", false: "-json"}[fast]
 		b.Run("sdk"+suffix, func(b *testing.B) {
@@ -77,13 +78,13 @@ func BenchmarkStream(b *testing.B) {
 			defer func() { fastParse = true }()
 			lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(discard{}))
 			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sdktrace.NewSimpleSpanProcessor(tracetest.NewNoopExporter())))
-			run(b, quiet, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), WithTracerProvider(tp))
+			run(b, quiet, adapter.WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), adapter.WithTracerProvider(tp))
 		})
 		b.Run("noop"+suffix, func(b *testing.B) {
 			fastParse = fast
 			defer func() { fastParse = true }()
-			run(b, quiet, WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),
-				WithTracerProvider(tracenoop.NewTracerProvider()))
+			run(b, quiet, adapter.WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),
+				adapter.WithTracerProvider(tracenoop.NewTracerProvider()))
 		})
 	}
 }
@@ -138,10 +139,10 @@ resource "terraform_data" "node" {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
 	defer lp.Shutdown(context.Background())
 	defer tp.Shutdown(context.Background())
-	quiet := WithLogger(slog.New(slog.DiscardHandler))
-	withSDK := []Option{WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), WithTracerProvider(tp), quiet}
-	noop := []Option{WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),
-		WithTracerProvider(tracenoop.NewTracerProvider()), quiet}
+	quiet := adapter.WithLogger(slog.New(slog.DiscardHandler))
+	withSDK := []Option{adapter.WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lp))), adapter.WithTracerProvider(tp), quiet}
+	noop := []Option{adapter.WithRecorder(progress.NewRecorder(progress.WithLoggerProvider(lognoop.NewLoggerProvider()))),
+		adapter.WithTracerProvider(tracenoop.NewTracerProvider()), quiet}
 
 	adapter := func(opts []Option) func() {
 		return func() {

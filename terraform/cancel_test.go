@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/log"
 
+	"github.com/progressotel/progressotel/adapter"
 	outcomes "github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/progress"
@@ -41,7 +42,7 @@ func TestCancelStopsTheToolAndEveryProcess(t *testing.T) {
 	var raw bytes.Buffer
 	r := startRun(Command{Binary: bin, Dir: workdir(t, "slow"), Args: []string{"apply"}, Init: true, Env: offline(t),
 		Vars: map[string]any{"polite_marker": polite, "stubborn_marker": stubborn}},
-		c.opts(WithGracePeriod(2*time.Minute), recordTo(t, "tofu-apply-cancelled.jsonl"), rawTee(&raw))...)
+		c.opts(adapter.WithGracePeriod(2*time.Minute), recordTo(t, "tofu-apply-cancelled.jsonl"), rawTee(&raw))...)
 	defer r.cancel()
 	waitFor(t, r.done, func() bool { return slowReady(c, polite, stubborn) })
 	res, err := r.cancelAndWait(t, 3*time.Minute)
@@ -74,7 +75,7 @@ func TestCancelStopsTheToolAndEveryProcess(t *testing.T) {
 	}
 	evs := c.sink.Events()
 	assertFraming(t, evs, progress.TypeOperationFailed)
-	if d := evs[len(evs)-1].Details; d["failureCode"] != FailureInternal || !strings.HasPrefix(d["description"].(string), "cancelled") {
+	if d := evs[len(evs)-1].Details; d["failureCode"] != progress.FailureInternal || !strings.HasPrefix(d["description"].(string), "cancelled") {
 		t.Errorf("OperationFailed %v", d)
 	}
 	assertCancelled(t, c, res, raw.Bytes(), true, []string{"terraform_data.polite", "terraform_data.stubborn"}, "terraform_data.quick")
@@ -101,7 +102,7 @@ sleep %s
 		t.Fatal(err)
 	}
 	c := newCapture(t)
-	r := startRun(Command{Binary: fake, Args: []string{"apply"}}, c.opts(WithGracePeriod(300*time.Millisecond))...)
+	r := startRun(Command{Binary: fake, Args: []string{"apply"}}, c.opts(adapter.WithGracePeriod(300*time.Millisecond))...)
 	defer r.cancel()
 	waitFor(t, r.done, func() bool { return len(c.sink.OfType(TypeVersion)) == 1 && len(testutil.ProcessesWith(m)) == 2 })
 	res, err := r.cancelAndWait(t, time.Minute)

@@ -61,7 +61,7 @@ func args(global []string, sub string, rest []string, varFile string) []string {
 	if !cmdline.HasFlag(rest, "json") {
 		out = append(out, "-json")
 	}
-	takesInput := sub == "import" || slices.Contains(reportingSubcommands, sub) // and so -var-file, but for init
+	takesInput := sub == "import" || slices.Contains(cmdline.TofuReporting, sub) // and so -var-file, but for init
 	if takesInput && !cmdline.HasFlag(rest, "input") {
 		out = append(out, "-input=false")
 	}

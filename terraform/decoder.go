@@ -57,7 +57,7 @@ type decoder struct {
 	provs   map[string]*span // open provisioner runs, by address and provisioner
 	held    []*span          // errored operations and provisioner runs, ended at finish (see hold)
 	kids    []string         // the outcomes of the operations and refreshes ended (outcomes.Of)
-	reports bool             // a run of a subcommand whose stream ends with a final message (reportingSubcommands)
+	reports bool             // a run of a subcommand whose stream ends with a final message (cmdline.TofuReporting)
 
 	applying    bool // an apply_start was seen: the stream is an apply's or a destroy's
 	final       bool // a final message (a change summary, the outputs, an init's success) came after the last start
@@ -718,9 +718,9 @@ func (d *decoder) finish(o outcome) (Result, error) {
 		Stderr:             o.stderr,
 		Err:                o.cause,
 	}
-	code := FailureInternal
+	code := progress.FailureInternal
 	if res.Errored > 0 && o.cause == nil {
-		code = FailureInfrastructure
+		code = progress.FailureInfrastructure
 	}
 	extra := map[string]any{}
 	if len(errDiags) > 0 {

@@ -59,7 +59,7 @@
 //
 // Around them, the common catalogue:
 //
-//	common/OperationStarted    operation: WithOperation, else Run's subcommand ("apply"), else "terraform"
+//	common/OperationStarted    operation: adapter.WithOperation, else Run's subcommand ("apply"), else "terraform"
 //	common/Progress            completed, total, unit "resources": after the plan's change_summary
 //	                           (0 of M), after each apply_complete (N of M), and M of M at the end
 //	                           of a plan
@@ -72,8 +72,8 @@
 // a failed or stopped apply stops short of M. Without a plan summary (a
 // saved plan applied) there is no total (progress.UnknownTotal), never 0;
 // M is raised if more operations complete than announced. A plan with no
-// change reports no Progress. The failureCode is FailureInfrastructure when
-// a resource operation errored, else FailureInternal.
+// change reports no Progress. The failureCode is progress.FailureInfrastructure when
+// a resource operation errored, else progress.FailureInternal.
 //
 // An operation that errors while the run stops (Run's context was
 // cancelled, or the tool wrote its interrupt notice, as on Ctrl-C) is
@@ -133,6 +133,6 @@
 // with ErrIncomplete (ErrNoMessages without a message). An apply cut after
 // its plan's summary, or after its init, reads as a whole plan or init.
 // Run follows the tool's exit status instead. Lines that are not messages
-// (plain text, malformed JSON, lines over WithMaxLineBytes) are skipped,
-// counted in Result.SkippedLines and logged (WithLogger).
+// (plain text, malformed JSON, lines over adapter.WithMaxLineBytes) are skipped,
+// counted in Result.SkippedLines and logged (adapter.WithLogger).
 package terraform

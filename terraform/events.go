@@ -30,14 +30,7 @@ const (
 // The unit of the common/Progress events: N of M resource operations.
 const ProgressUnit = "resources"
 
-// Ignition failure codes (failureDetails.failureCode) of
-// common/OperationFailed, the same as the Ansible adapter's.
-const (
-	FailureInfrastructure = "INFRASTRUCTURE_ERROR" // a resource operation errored
-	FailureInternal       = "INTERNAL_ERROR"       // the tool could not: bad configuration, no tool, stopped, crashed
-)
-
-// Details of the events, encoded by their json tags (see wire.Flatten):
+// Details of the events, encoded by their json tags (see package wire):
 // what the tool leaves out is left out (omitempty).
 type (
 	// resourceFields leave out the resource's name: the address holds it.

@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/terraform"
 )
 
 // A wrapper runs the command line its user typed, with -json added,
 // shows the tool's text and ends with the tool's status.
 func ExampleRunCommandLine() {
-	_, exit, err := terraform.RunCommandLine(context.Background(), terraform.CommandLine{
+	_, exit, err := terraform.RunCommandLine(context.Background(), adapter.Command{
 		Argv:   []string{"tofu", "-chdir=infra", "apply", "-auto-approve"},
 		Stderr: os.Stderr,
 	}, terraform.WithDisplay(os.Stdout))

@@ -7,6 +7,7 @@ import (
 	"log"
 	"strings"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/terraform"
@@ -27,7 +28,7 @@ func ExampleStream() {
 	// progress.Default(); a test sink shows them here.
 	sink := progresstest.NewSink()
 	res, err := terraform.Stream(context.Background(), stdout,
-		terraform.WithRecorder(sink.Recorder()), terraform.WithOperation("Install"))
+		adapter.WithRecorder(sink.Recorder()), adapter.WithOperation("Install"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -68,8 +69,8 @@ func ExampleRun() {
 		Vars:          map[string]any{"region": "eu-west-1", "replicas": 3},
 		SensitiveVars: map[string]any{"db_password": "from the driver's vault"},
 	},
-		terraform.WithOperation("Install"),
-		terraform.WithEnvelope(progress.Envelope{Resource: progress.Resource{Type: "resource::webapp::1.0", ID: "webapp-1"}}),
+		adapter.WithOperation("Install"),
+		adapter.WithEnvelope(progress.Envelope{Resource: progress.Resource{Type: "resource::webapp::1.0", ID: "webapp-1"}}),
 	)
 	var failed *terraform.OperationError
 	switch {

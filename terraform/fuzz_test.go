@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/progress"
 )
 
@@ -54,7 +55,7 @@ func FuzzStream(f *testing.F) {
 		c := newCapture(t)
 		rec := c.sink.Recorder()
 		res, err := Stream(context.Background(), bytes.NewReader(in),
-			WithRecorder(rec), WithTracerProvider(c.tp), WithSensitiveValues(fuzzSecret), WithMaxLineBytes(1<<16))
+			adapter.WithRecorder(rec), adapter.WithTracerProvider(c.tp), WithSensitiveValues(fuzzSecret), adapter.WithMaxLineBytes(1<<16))
 		if st := rec.Stats(); st.Invalid != 0 {
 			t.Fatalf("%d invalid events", st.Invalid)
 		}

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/adapter"
 	outcomes "github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/prettyexporter"
@@ -57,7 +58,7 @@ func newCapture(t testing.TB) *capture {
 
 // opts are the options that send a run's events and spans to c.
 func (c *capture) opts(more ...Option) []Option {
-	return append([]Option{WithRecorder(c.sink.Recorder()), WithTracerProvider(c.tp), WithLogger(slog.New(slog.DiscardHandler))}, more...)
+	return append([]Option{adapter.WithRecorder(c.sink.Recorder()), adapter.WithTracerProvider(c.tp), adapter.WithLogger(slog.New(slog.DiscardHandler))}, more...)
 }
 
 // parent starts a span standing for the driver's own operation.

@@ -15,6 +15,7 @@ import (
 
 	"go.opentelemetry.io/otel/codes"
 
+	"github.com/progressotel/progressotel/adapter"
 	outcomes "github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/wire"
@@ -27,12 +28,12 @@ import (
 
 // rawTee records the raw stream of a run into w too.
 func rawTee(w io.Writer) Option {
-	return func(c *config) {
+	return adapter.Own(func(c *config) {
 		if c.RawTee != nil {
 			w = io.MultiWriter(c.RawTee, w)
 		}
 		c.RawTee = w
-	}
+	})
 }
 
 // realStream runs the real tool with Run on a configuration and returns
@@ -158,12 +159,12 @@ func checkCut(t *testing.T, name string, in []byte, whole, beforeErrors bool) {
 	}
 	desc, _ := last.Details["description"].(string)
 	if res.Messages == 0 { // half of the first line
-		if !errors.Is(err, ErrNoMessages) || last.Details["failureCode"] != FailureInternal {
+		if !errors.Is(err, ErrNoMessages) || last.Details["failureCode"] != progress.FailureInternal {
 			t.Errorf("%s: error %v, OperationFailed %v", name, err, last.Details)
 		}
 		return
 	}
-	if !errors.Is(err, ErrIncomplete) || last.Details["failureCode"] != FailureInternal ||
+	if !errors.Is(err, ErrIncomplete) || last.Details["failureCode"] != progress.FailureInternal ||
 		!strings.HasPrefix(desc, "the stream ended before the tool's final message") {
 		t.Errorf("%s: error %v, OperationFailed %v", name, err, last.Details)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/internal/testkit/redactcorpus"
 	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/terraform"
@@ -51,7 +52,7 @@ func TestRedactionCorpusThroughStream(t *testing.T) {
 	}
 
 	sink := progresstest.NewSink()
-	result, err := terraform.Stream(context.Background(), strings.NewReader(b.String()), terraform.WithRecorder(sink.Recorder()))
+	result, err := terraform.Stream(context.Background(), strings.NewReader(b.String()), adapter.WithRecorder(sink.Recorder()))
 	var out strings.Builder
 	for _, r := range sink.Records() {
 		r.WalkAttributes(func(kv attribute.KeyValue) bool {

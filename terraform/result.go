@@ -6,7 +6,7 @@ import "time"
 // redacted as the events are.
 type Result struct {
 	// Operation is the name of the operation in the common events: the
-	// WithOperation name, else Run's subcommand ("apply"), else "terraform".
+	// adapter.WithOperation name, else Run's subcommand ("apply"), else "terraform".
 	Operation string
 	// Tool and Version come from the version message: "tofu" or
 	// "terraform", and its version ("1.10.10").

@@ -31,7 +31,7 @@ const maxStderr = 16 << 10
 // machine-readable UI live in a command span ("tofu apply", a child of the
 // span in ctx). Cancelling ctx stops the tool as Ctrl-C does, SIGINT to its
 // process group so that it writes its state, and SIGKILL after the grace
-// period (WithGracePeriod); Run returns once the tool has exited and what
+// period (adapter.WithGracePeriod); Run returns once the tool has exited and what
 // is left of its group is killed.
 //
 // The error is nil when the tool exited with status 0 (or 2 under
@@ -97,7 +97,7 @@ func Run(ctx context.Context, c Command, opts ...Option) (Result, error) {
 func newRunDecoder(ctx context.Context, cfg *config, tool, sub string) *decoder {
 	d := newDecoder(ctx, cfg, cmp.Or(cfg.Operation, sub, "terraform"), strings.TrimSpace(tool+" "+sub),
 		attribute.String("terraform.command", sub))
-	d.reports = slices.Contains(reportingSubcommands, sub)
+	d.reports = slices.Contains(cmdline.TofuReporting, sub)
 	d.begin(time.Now())
 	return d
 }
@@ -154,7 +154,7 @@ func (d *decoder) runProcess(ctx context.Context, c procctl.Command, dir string)
 	signalled, _ := child.Wait()
 	unforward()
 	unwatch()
-	c.Ended()
+	procctl.Ended(&c)
 	if readErr != nil && !errors.Is(readErr, os.ErrDeadlineExceeded) {
 		d.cfg.Logger.Warn("terraform: reading the tool's output", "error", readErr.Error())
 	}

@@ -9,15 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/internal/kit/cmdline"
-	"github.com/progressotel/progressotel/internal/kit/procctl"
 )
-
-// CommandLine is a command line that RunCommandLine runs as its user gave it.
-type CommandLine = procctl.Command
-
-// Exit is how the user's command ended: its exit code, or its signal.
-type Exit = procctl.Exit
 
 // ErrPrompts is returned by RunCommandLine, before anything runs or is
 // recorded, for an apply or destroy that would ask for approval (no
@@ -32,7 +26,7 @@ var ErrPrompts = errors.New("terraform: the command asks for approval, which -js
 // written as they are, cleaned of terminal escapes, and the lines of the
 // tool's own -json when the command line asks for it. RunCommandLine only.
 func WithDisplay(w io.Writer) Option {
-	return func(c *config) { c.Display = w }
+	return adapter.Own(func(c *config) { c.Display = w })
 }
 
 // RunCommandLine runs a tofu or terraform command line as a user typed it
@@ -44,7 +38,7 @@ func WithDisplay(w io.Writer) Option {
 //
 // Exit is how the tool ended, -1 when it did not start. The error is
 // ErrPrompts (nothing run), or as Run's.
-func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result, Exit, error) {
+func RunCommandLine(ctx context.Context, c adapter.Command, opts ...Option) (Result, adapter.Exit, error) {
 	if len(c.Argv) == 0 {
 		return Result{}, noExit, errors.New("terraform: RunCommandLine: no command line")
 	}
@@ -86,18 +80,4 @@ func RunCommandLine(ctx context.Context, c CommandLine, opts ...Option) (Result,
 func prompts(sub string, rest []string) bool {
 	savedPlan := slices.ContainsFunc(rest, func(a string) bool { return !strings.HasPrefix(a, "-") })
 	return !cmdline.HasFlag(rest, "auto-approve") && (sub == "destroy" || sub == "apply" && !savedPlan)
-}
-
-// reportingSubcommands report progress in their -json output.
-var reportingSubcommands = []string{"init", "plan", "apply", "destroy", "refresh"}
-
-// Reports reports whether RunCommandLine reports argv: tofu or terraform
-// (a name or a path) with a subcommand whose -json output reports progress
-// (init, plan, apply, destroy, refresh).
-func Reports(argv []string) bool {
-	if len(argv) == 0 || !slices.Contains([]string{"tofu", "terraform"}, cmdline.Tool(argv[0])) {
-		return false
-	}
-	_, sub, _, _ := cmdline.SplitSubcommand(argv[1:])
-	return slices.Contains(reportingSubcommands, sub)
 }

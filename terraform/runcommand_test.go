@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/internal/kit/cmdline"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/progress"
@@ -65,12 +66,12 @@ func TestRunCommandLineSignals(t *testing.T) {
 			display := &testutil.SyncBuffer{}
 			type result struct {
 				res  Result
-				exit Exit
+				exit adapter.Exit
 				err  error
 			}
 			done := make(chan result, 1)
 			go func() {
-				res, exit, err := RunCommandLine(context.Background(), CommandLine{
+				res, exit, err := RunCommandLine(context.Background(), adapter.Command{
 					Argv: []string{bin, "-chdir=" + dir, "apply", "-auto-approve"}, Env: append(os.Environ(), offline(t)...), Signals: sigs,
 				}, c.opts(WithDisplay(display))...)
 				done <- result{res, exit, err}
@@ -87,7 +88,7 @@ func TestRunCommandLineSignals(t *testing.T) {
 			sigs <- sig
 			r := <-done
 			checkRun(t, c, r.res)
-			if r.exit != (Exit{Code: 1}) || r.err == nil {
+			if r.exit != (adapter.Exit{Code: 1}) || r.err == nil {
 				t.Fatalf("exit %+v err %v, want tofu's status 1 and an error", r.exit, r.err)
 			}
 			of := c.sink.OfType(progress.TypeOperationFailed)
@@ -101,7 +102,7 @@ func TestRunCommandLineSignals(t *testing.T) {
 	}
 }
 
-// CommandLine.Exited runs once the tool has exited and its output is read,
+// adapter.Command.Exited runs once the tool has exited and its output is read,
 // before the run's final event: a marker recorded there comes after every
 // event of the tool's stream and right before OperationCompleted.
 func TestRunCommandLineExited(t *testing.T) {
@@ -113,7 +114,7 @@ func TestRunCommandLineExited(t *testing.T) {
 	c := newCapture(t)
 	rec := c.sink.Recorder()
 	exited := 0
-	res, exit, err := RunCommandLine(context.Background(), CommandLine{
+	res, exit, err := RunCommandLine(context.Background(), adapter.Command{
 		Argv: []string{bin, "-chdir=" + dir, "apply", "-auto-approve"}, Env: append(os.Environ(), offline(t)...),
 		Exited: func() {
 			exited++

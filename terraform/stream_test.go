@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/log/noop"
 
+	"github.com/progressotel/progressotel/adapter"
 	outcomes "github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/progress"
@@ -76,7 +77,7 @@ func TestStreamSkipsWhatIsNotAMessage(t *testing.T) {
 	c := newCapture(t)
 	var logs testutil.SyncBuffer
 	res, err := Stream(context.Background(), strings.NewReader(input),
-		c.opts(WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))...)
+		c.opts(adapter.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))...)
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
@@ -107,7 +108,7 @@ func TestStreamLineLimit(t *testing.T) {
 	input := `{"type":"log","@message":"` + strings.Repeat("y", 5000) + `"}` + "\n" +
 		`{"type":"log","@message":"short"}` + "\n" + applySummary + "\n"
 	c := newCapture(t)
-	res, err := Stream(context.Background(), strings.NewReader(input), c.opts(WithMaxLineBytes(1024))...)
+	res, err := Stream(context.Background(), strings.NewReader(input), c.opts(adapter.WithMaxLineBytes(1024))...)
 	if err != nil || res.Messages != 2 || res.SkippedLines != 1 {
 		t.Fatalf("err %v, %d messages, %d skipped", err, res.Messages, res.SkippedLines)
 	}
@@ -139,7 +140,7 @@ func TestStreamWithoutMessages(t *testing.T) {
 				t.Fatalf("types %v", got)
 			}
 			failed := c.sink.OfType(progress.TypeOperationFailed)[0].Details
-			if failed["failureCode"] != FailureInternal || !strings.Contains(failed["description"].(string), "no machine-readable UI message") {
+			if failed["failureCode"] != progress.FailureInternal || !strings.Contains(failed["description"].(string), "no machine-readable UI message") {
 				t.Errorf("OperationFailed %v", failed)
 			}
 		})
@@ -161,7 +162,7 @@ func TestStreamCancelReleasesABlockedRead(t *testing.T) {
 	)
 	go func() {
 		defer close(done)
-		res, err = Stream(ctx, pr, c.opts(WithOperation("Install"))...)
+		res, err = Stream(ctx, pr, c.opts(adapter.WithOperation("Install"))...)
 	}()
 	waitFor(t, done, func() bool { return len(c.sink.OfType(TypeVersion)) == 1 })
 	cancel()
@@ -195,7 +196,7 @@ func TestStreamEnvelopeAndSensitiveValues(t *testing.T) {
 	c := newCapture(t)
 	env := progress.Envelope{Component: progress.Component{Name: "tf-driver", Version: "1.0"},
 		Resource: progress.Resource{Type: "resource::net::1.0", ID: "net-1"}, Scope: map[string]string{"organization": "acme"}}
-	res, err := Stream(context.Background(), bytes.NewReader(in), c.opts(WithEnvelope(env), WithSensitiveValues("about to fail"))...)
+	res, err := Stream(context.Background(), bytes.NewReader(in), c.opts(adapter.WithEnvelope(env), WithSensitiveValues("about to fail"))...)
 	if err == nil {
 		t.Fatal("no error for a failed apply")
 	}
@@ -242,7 +243,7 @@ func TestRunErrors(t *testing.T) {
 	if !errors.As(err, &opErr) || !errors.Is(err, os.ErrNotExist) || res.ExitCode != -1 {
 		t.Errorf("missing binary: %v (%T), exit %d", err, err, res.ExitCode)
 	}
-	if evs := c.sink.Events(); len(evs) != 2 || evs[1].EventName != progress.TypeOperationFailed || evs[1].Details["failureCode"] != FailureInternal {
+	if evs := c.sink.Events(); len(evs) != 2 || evs[1].EventName != progress.TypeOperationFailed || evs[1].Details["failureCode"] != progress.FailureInternal {
 		t.Errorf("events %v", names(evs))
 	}
 

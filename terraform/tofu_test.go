@@ -254,7 +254,7 @@ func TestFailingApplyWithRealTofu(t *testing.T) {
 	evs := c.sink.Events()
 	assertFraming(t, evs, progress.TypeOperationFailed)
 	failed := evs[len(evs)-1]
-	if failed.Details["failureCode"] != FailureInfrastructure || failed.Severity != log.SeverityError {
+	if failed.Details["failureCode"] != progress.FailureInfrastructure || failed.Severity != log.SeverityError {
 		t.Errorf("OperationFailed %v", failed.Details)
 	}
 	if ds, _ := failed.Details["diagnostics"].([]any); len(ds) != 2 {

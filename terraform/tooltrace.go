@@ -10,6 +10,7 @@ import (
 	otelprop "go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/propagation"
 )
 
@@ -31,7 +32,7 @@ const defaultOTLPProtocol = "http/protobuf"
 // OTEL_TRACES_EXPORTER is not "none", PROGRESSOTEL_TOOL_TRACES is not off,
 // and the command span is sampled. Run only.
 func WithToolTraces(on bool) Option {
-	return func(c *config) { c.toolTrace = on }
+	return adapter.Own(func(c *config) { c.toolTrace = on })
 }
 
 // toolTraceEnv returns env with, in place of what the tool would inherit,

@@ -17,6 +17,7 @@ import (
 
 	"go.opentelemetry.io/otel/codes"
 
+	"github.com/progressotel/progressotel/adapter"
 	outcomes "github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/progress"
@@ -42,7 +43,7 @@ func TestKilledToolSpansEndWhenItDied(t *testing.T) {
 	c := newCapture(t)
 	r := startRun(Command{Binary: bin, Dir: workdir(t, "slow"), Args: []string{"apply"}, Init: true, Env: offline(t),
 		Vars: map[string]any{"polite_marker": polite, "stubborn_marker": stubborn}},
-		c.opts(WithGracePeriod(time.Minute), recordTo(t, "tofu-apply-killed.jsonl"))...)
+		c.opts(adapter.WithGracePeriod(time.Minute), recordTo(t, "tofu-apply-killed.jsonl"))...)
 	defer r.cancel()
 	waitFor(t, r.done, func() bool { return slowReady(c, polite, stubborn) })
 	time.Sleep(2 * time.Second) // the provisioners have run a while

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel"
 
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
+	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/terraform"
 )
 
@@ -141,7 +142,7 @@ func TestRunMetricsReachBackend(t *testing.T) {
 	}
 	p := points[0]
 	for k, want := range map[string]string{
-		"cicd.pipeline.name": "apply", "cicd.pipeline.result": "failure", "error.type": terraform.FailureInfrastructure,
+		"cicd.pipeline.name": "apply", "cicd.pipeline.result": "failure", "error.type": progress.FailureInfrastructure,
 		"cicd.pipeline.run.state": "executing", "service.name": "e2e-ansible-driver", "count": "1",
 	} {
 		if p[k] != want {

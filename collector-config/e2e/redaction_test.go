@@ -28,7 +28,7 @@ func TestRedactionCorpusThroughTheCollector(t *testing.T) {
 			d := newDriver(t, col.grpc, driverOpt{noMessageBody: path == "stock"})
 			env := progress.Envelope{Scope: map[string]string{"tenant": "tenant-a"}}
 			keyed := map[string]any{}
-			for i, k := range progress.DefaultSecretKeys {
+			for i, k := range progress.DefaultSecretKeys() {
 				keyed["my_"+k+"_x"] = fmt.Sprintf("keyed-secret-%d", i)
 			}
 			for i, c := range redactcorpus.Cases {

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/log"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/progress/wire"
 )
 
@@ -27,7 +28,7 @@ func (d *driver) rawEvent(ctx context.Context, typ string, seq int, details attr
 	r.SetSeverity(log.SeverityInfo)
 	r.SetSeverityText("INFO")
 	body, err := json.Marshal(map[string]any{
-		"eventType": "ResourceTransitionProgressEvent", "progressEventType": typ, "details": wire.ValueOf(details),
+		"eventType": "ResourceTransitionProgressEvent", "progressEventType": typ, "details": progresstest.ValueOf(details),
 	})
 	if err != nil {
 		panic(err) // the tests' own details: JSON by construction

@@ -42,6 +42,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/ansible"
 	"github.com/progressotel/progressotel/examples/internal/demo"
 	"github.com/progressotel/progressotel/otelbridge"
@@ -103,9 +104,9 @@ func run(ctx context.Context, o options, opts ...otelbridge.Option) error {
 	defer span.End()
 
 	adapter := []ansible.Option{
-		ansible.WithLogger(slog.New(slog.NewTextHandler(o.notice, nil))),
-		ansible.WithOperation("Install"),
-		ansible.WithEnvelope(progress.Envelope{
+		adapter.WithLogger(slog.New(slog.NewTextHandler(o.notice, nil))),
+		adapter.WithOperation("Install"),
+		adapter.WithEnvelope(progress.Envelope{
 			Component: progress.Component{Name: "ansible-lifecycle-driver", Version: "3.4.0"},
 			Resource:  progress.Resource{Type: "resource::nginx::1.0", ID: "nginx-web-tier"},
 		}),

@@ -16,7 +16,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/progressotel/progressotel/ansible"
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/examples/internal/demo"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/propagation"
@@ -142,8 +142,8 @@ func (d *driver) run(ctx context.Context, lifecycle string) {
 // runPlaybook runs the demo's playbook with the real Ansible: its events
 // carry the request's trace and tracectx, because ctx does.
 func (d *driver) runPlaybook(ctx context.Context, lifecycle string) {
-	res, err := demo.Run(ctx, "http-driver-", ansible.WithOperation(lifecycle),
-		ansible.WithEnvelope(progress.Envelope{Component: component}), ansible.WithLogger(d.log))
+	res, err := demo.Run(ctx, "http-driver-", adapter.WithOperation(lifecycle),
+		adapter.WithEnvelope(progress.Envelope{Component: component}), adapter.WithLogger(d.log))
 	if err != nil {
 		d.log.ErrorContext(ctx, "transition failed", "lifecycle", lifecycle, "error", err.Error())
 		return

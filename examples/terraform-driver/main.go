@@ -30,6 +30,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/resource"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/otelbridge"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/propagation"
@@ -116,8 +117,8 @@ func transition(ctx context.Context, tofu, dbPassword string, out io.Writer) (su
 	for _, step := range []struct{ operation, subcommand string }{{"Install", "apply"}, {"Uninstall", "destroy"}} {
 		sctx, span := tracer.Start(ctx, step.operation)
 		command.Args = []string{step.subcommand}
-		res, err := terraform.Run(sctx, command, terraform.WithOperation(step.operation), terraform.WithEnvelope(env),
-			terraform.WithLogger(slog.New(slog.NewTextHandler(out, nil))))
+		res, err := terraform.Run(sctx, command, adapter.WithOperation(step.operation), adapter.WithEnvelope(env),
+			adapter.WithLogger(slog.New(slog.NewTextHandler(out, nil))))
 		span.End()
 		command.Init = false
 		if opErr, ok := errors.AsType[*terraform.OperationError](err); ok {

@@ -34,27 +34,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/progressotel/progressotel/otelbridge/internal/shutdown"
 	"go.opentelemetry.io/otel"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 )
-
-// CancelGrace is how long before its deadline Shutdown cancels the export
-// in progress (at most a quarter of the time it was given), so that an
-// exporter that honours its context returns by the deadline. Shutdown
-// itself returns at its deadline whatever the export does.
-const CancelGrace = 500 * time.Millisecond
-
-// CutContext returns the context Shutdown cuts the exports with: ctx,
-// ending CancelGrace (at most a quarter of the time left) before ctx's
-// deadline when it has one.
-func CutContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	d, ok := ctx.Deadline()
-	if !ok {
-		return context.WithCancel(ctx)
-	}
-	grace := min(CancelGrace, time.Until(d)/4)
-	return context.WithDeadline(ctx, d.Add(-grace))
-}
 
 // errShutdownDeadline cancels the exports in progress when Shutdown's
 // context ends.
@@ -325,8 +308,8 @@ func (b *BatchProcessor) ForceFlush(ctx context.Context) error {
 // Shutdown exports what it can within ctx's deadline, then shuts the
 // exporter down. Later calls return nil.
 //
-// The export in progress is cancelled CancelGrace before ctx's deadline
-// (see CutContext). When ctx ends first, Shutdown counts every record
+// The export in progress is cancelled shutdown.CancelGrace before ctx's deadline
+// (see shutdown.CutContext). When ctx ends first, Shutdown counts every record
 // still queued or in flight as lost (DropShutdown) and returns at once, so
 // Stats is final on return; an exporter that ignores cancellation is left
 // to finish on its own, its records counted as lost. When records could
@@ -340,7 +323,7 @@ func (b *BatchProcessor) Shutdown(ctx context.Context) error {
 	}
 	b.q.close()
 
-	cut, cancelCut := CutContext(ctx)
+	cut, cancelCut := shutdown.CutContext(ctx)
 	defer cancelCut()
 	stop := context.AfterFunc(cut, func() { b.cutExport(errShutdownDeadline) })
 	defer stop()
@@ -354,7 +337,7 @@ func (b *BatchProcessor) Shutdown(ctx context.Context) error {
 		case err = <-resp: // it returned in the same instant
 		default:
 			b.ledger.observe(DropShutdown, b.q.finish()) // Stats is final on return
-			err = fmt.Errorf("sdkparts: %s: the export did not return by the shutdown deadline, %v after its cancellation", b.label(), CancelGrace)
+			err = fmt.Errorf("sdkparts: %s: the export did not return by the shutdown deadline, %v after its cancellation", b.label(), shutdown.CancelGrace)
 		}
 	}
 	b.cutExport(errShutdownDeadline)

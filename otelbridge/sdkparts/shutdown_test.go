@@ -14,6 +14,7 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
 	"github.com/progressotel/progressotel/internal/testkit/otlptest"
+	"github.com/progressotel/progressotel/otelbridge/internal/shutdown"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
 )
@@ -193,7 +194,7 @@ func TestShutdownDeadlineWithAnExporterThatIgnoresCancellation(t *testing.T) {
 // ignore cancellation, one LoggerProvider's Shutdown returns at its
 // deadline, not a grace per exporter past it (it took 2.5 s for three
 // stuck exporters and a 1 s deadline). The measure is the overrun past
-// the deadline, against one CancelGrace: the overrun of the old code for
+// the deadline, against one shutdown.CancelGrace: the overrun of the old code for
 // a single exporter.
 func TestShutdownDeadlineWithManyStuckExporters(t *testing.T) {
 	for _, n := range []int{1, 3, 8} {
@@ -221,8 +222,8 @@ func TestShutdownDeadlineWithManyStuckExporters(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "did not return") {
 			t.Errorf("%d stuck exporters: Shutdown = %v, want the stuck exports named", n, err)
 		}
-		if over := returned.Sub(deadline); over >= sdkparts.CancelGrace {
-			t.Errorf("%d stuck exporters: Shutdown returned %v after its deadline, want well under %v", n, over, sdkparts.CancelGrace)
+		if over := returned.Sub(deadline); over >= shutdown.CancelGrace {
+			t.Errorf("%d stuck exporters: Shutdown returned %v after its deadline, want well under %v", n, over, shutdown.CancelGrace)
 		}
 	}
 }

@@ -11,8 +11,10 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/ansible"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
+	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/terraform"
 )
@@ -103,7 +105,7 @@ func ansibleRunWith(t *testing.T, ctx context.Context, more []sdktrace.SpanProce
 	write(t, dir, "site.yml", playbookText)
 	write(t, dir, "hosts", "[web]\nweb-1 ansible_connection=local ansible_python_interpreter=/usr/bin/python3\nweb-2 ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n")
 	_, err := ansible.Run(ctx, ansible.Playbook{ProjectDir: dir, Playbook: "site.yml", Inventory: filepath.Join(dir, "hosts")},
-		append([]ansible.Option{ansible.WithRecorder(progresstest.NewSink().Recorder()), ansible.WithTracerProvider(tp)}, opts...)...)
+		append([]ansible.Option{adapter.WithRecorder(progresstest.NewSink().Recorder()), adapter.WithTracerProvider(tp)}, opts...)...)
 	return sr.Ended(), err
 }
 
@@ -145,7 +147,7 @@ func TestAnsibleFailedRunConforms(t *testing.T) {
 	}
 	progresstest.CheckCICDSpans(t, spans)
 	run := byName(spans)["RUN site.yml"]
-	if run == nil || value(run, "cicd.pipeline.result") != "failure" || value(run, "error.type") != ansible.FailureInfrastructure {
+	if run == nil || value(run, "cicd.pipeline.result") != "failure" || value(run, "error.type") != progress.FailureInfrastructure {
 		t.Errorf("run: result %q error.type %q", value(run, "cicd.pipeline.result"), value(run, "error.type"))
 	}
 }
@@ -204,12 +206,12 @@ func tofuApply(t *testing.T, fail bool, opts ...terraform.Option) ([]sdktrace.Re
 	_, err := terraform.Run(ctx, terraform.Command{Binary: bin, Dir: dir, Args: []string{"apply"}, Init: true,
 		Vars: map[string]any{"fail": fail},
 		Env:  []string{"TF_CLI_CONFIG_FILE=" + rc, "CHECKPOINT_DISABLE=1", "HTTPS_PROXY=http://127.0.0.1:9", "HTTP_PROXY=http://127.0.0.1:9"}},
-		append([]terraform.Option{terraform.WithRecorder(progresstest.NewSink().Recorder()), terraform.WithTracerProvider(tp)}, opts...)...)
+		append([]terraform.Option{adapter.WithRecorder(progresstest.NewSink().Recorder()), adapter.WithTracerProvider(tp)}, opts...)...)
 	return sr.Ended(), err
 }
 
 func TestTofuApplyConforms(t *testing.T) {
-	spans, err := tofuApply(t, false, terraform.WithTaskURLTemplate("https://ui.example/runs/{run.id}/{task.id}"))
+	spans, err := tofuApply(t, false, adapter.WithTaskURLTemplate("https://ui.example/runs/{run.id}/{task.id}"))
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -246,7 +248,7 @@ func TestTofuFailedApplyConforms(t *testing.T) {
 	progresstest.CheckCICDSpans(t, spans)
 	m := byName(spans)
 	run := m["RUN apply"]
-	if run == nil || value(run, "cicd.pipeline.result") != "failure" || value(run, "error.type") != terraform.FailureInfrastructure {
+	if run == nil || value(run, "cicd.pipeline.result") != "failure" || value(run, "error.type") != progress.FailureInfrastructure {
 		t.Errorf("run: result %q error.type %q", value(run, "cicd.pipeline.result"), value(run, "error.type"))
 	}
 	if s := m["create terraform_data.broken"]; s == nil || value(s, "cicd.pipeline.task.run.result") != "failure" ||

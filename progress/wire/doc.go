@@ -1,8 +1,9 @@
 // Package wire is the record format of package progress, for the programs
 // that read it: the attribute names a pipeline relies on, Decode (a record
 // back into the Ignition event it came from), AppendMessage (the TNCO
-// message of a record, as the collector writes it), and Flatten (the
-// attributes an event's details become). A driver calls progress instead.
+// message of a record, as the collector writes it). A driver calls
+// progress instead; a test that builds a record by hand flattens its
+// details with progresstest.Flatten.
 //
 // # The record
 //

@@ -58,7 +58,7 @@ func referenceMessage(r *sdklog.Record) (map[string]any, bool) {
 		if !ok {
 			return nil, false
 		}
-		return wire.ValueOf(v), true
+		return progresstest.ValueOf(v), true
 	}
 	if et.AsString() == wire.EventType {
 		d, err := wire.Decode(r)
@@ -94,7 +94,7 @@ func referenceMessage(r *sdklog.Record) (map[string]any, bool) {
 		sub := map[string]any{}
 		for _, k := range order {
 			if strings.HasPrefix(k, prefix) {
-				sub[k[len(prefix):]] = wire.ValueOf(attrs[k])
+				sub[k[len(prefix):]] = progresstest.ValueOf(attrs[k])
 			}
 		}
 		if len(sub) > 0 {
@@ -115,7 +115,7 @@ func referenceMessage(r *sdklog.Record) (map[string]any, bool) {
 	}
 	for _, k := range order {
 		if strings.HasPrefix(k, "tracectx.") {
-			m[k] = wire.ValueOf(attrs[k])
+			m[k] = progresstest.ValueOf(attrs[k])
 		}
 	}
 	return m, true

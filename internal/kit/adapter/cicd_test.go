@@ -45,11 +45,11 @@ func newKit(t *testing.T, opts ...ownOption) *kit {
 	k := &kit{spans: tracetest.NewSpanRecorder(), reader: sdkmetric.NewManualReader(), c: &own{}}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(k.spans))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(k.reader))
-	Configure(k.c, &k.c.Config, defaults, append([]ownOption{
+	Configure(k.c, &k.c.Config, defaults, Shared{}, append(wrap(
 		func(c *own) { c.SetRecorder(progresstest.NewSink().Recorder()) },
 		func(c *own) { c.SetTracerProvider(tp) },
 		func(c *own) { c.SetMeterProvider(mp) },
-	}, opts...))
+	), opts...)...)
 	return k
 }
 
@@ -254,7 +254,7 @@ func TestRunMetrics(t *testing.T) {
 func TestFailureEventsCarryErrorType(t *testing.T) {
 	sink := progresstest.NewSink()
 	c := &own{}
-	Configure(c, &c.Config, defaults, []ownOption{func(c *own) { c.SetRecorder(sink.Recorder()) }})
+	Configure(c, &c.Config, defaults, Shared{}, wrap(func(c *own) { c.SetRecorder(sink.Recorder()) })...)
 	c.Record(context.Background(), progress.Event{Type: "tool/HostUnreachable", Severity: log.SeverityError})
 	c.Record(context.Background(), progress.Event{Type: "tool/TaskFailedOnHost", Severity: log.SeverityWarn})
 	op := c.StartRun(context.Background(), Run{Operation: "Deploy", Pipeline: "site.yml"}, t0)
@@ -290,12 +290,12 @@ func BenchmarkTaskSpan(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			c := &own{}
 			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(tracetest.NewSpanRecorder()))
-			Configure(c, &c.Config, defaults, []ownOption{
+			Configure(c, &c.Config, defaults, Shared{}, wrap(
 				func(c *own) { c.SetRecorder(progresstest.NewSink().Recorder()) },
 				func(c *own) { c.SetTracerProvider(tp) },
 				func(c *own) { c.SetSemconv(tc.mode) },
 				func(c *own) { c.SetTaskURLTemplate(tc.tmpl) },
-			})
+			)...)
 			op := c.StartRun(context.Background(), Run{Operation: "Deploy", Pipeline: "site.yml", OldSpan: "playbook site.yml"}, t0)
 			b.ReportAllocs()
 			for b.Loop() {

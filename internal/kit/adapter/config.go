@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"reflect"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -59,16 +60,55 @@ type Config struct {
 	metrics                *runMetrics
 }
 
+// Shared is what the options every adapter has set: the public
+// adapter.Settings field for field, so that an adapter converts one into
+// the other (kit.Shared(settings)) and the compiler keeps them equal. This
+// package does not import that one, which builds on it.
+type Shared struct {
+	Recorder        *progress.Recorder
+	TracerProvider  trace.TracerProvider
+	Envelope        progress.Envelope
+	Operation       string
+	Redactor        *progress.Redactor
+	Logger          *slog.Logger
+	GracePeriod     time.Duration
+	MaxLineBytes    int
+	TaskURLTemplate *string
+	Own             any
+}
+
 // Configure fills c, the adapter's own config whose common part is
-// common, from the defaults and the options in order (nil ones are
-// skipped), then fills what no option set.
-func Configure[C any, O ~func(*C)](c *C, common *Config, d Defaults, opts []O) {
+// common, from the defaults, then the own options in order (nil ones are
+// skipped), then what the shared options set (s: a zero field is unset),
+// then fills what none set.
+func Configure[C any](c *C, common *Config, d Defaults, s Shared, opts ...func(*C)) {
 	common.name, common.scope = d.Name, d.Scope
 	common.GracePeriod, common.MaxLineBytes = d.GracePeriod, d.MaxLineBytes
 	for _, o := range opts {
 		if o != nil {
 			o(c)
 		}
+	}
+	if s.Recorder != nil {
+		common.SetRecorder(s.Recorder)
+	}
+	common.SetTracerProvider(s.TracerProvider)
+	if !reflect.ValueOf(s.Envelope).IsZero() {
+		common.SetEnvelope(s.Envelope)
+	}
+	if s.Operation != "" {
+		common.SetOperation(s.Operation)
+	}
+	if s.Redactor != nil {
+		common.SetRedactor(s.Redactor)
+	}
+	if s.Logger != nil {
+		common.SetLogger(s.Logger)
+	}
+	common.SetGracePeriod(s.GracePeriod)
+	common.SetMaxLineBytes(s.MaxLineBytes)
+	if s.TaskURLTemplate != nil {
+		common.SetTaskURLTemplate(*s.TaskURLTemplate)
 	}
 	if common.Recorder == nil {
 		common.Recorder = progress.Default()

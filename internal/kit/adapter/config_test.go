@@ -22,7 +22,10 @@ type own struct {
 	extra string
 }
 
-type ownOption func(*own)
+type ownOption = func(*own)
+
+// wrap is its options as a list, for Configure.
+func wrap(o ...ownOption) []ownOption { return o }
 
 var defaults = Defaults{Name: "tool", Scope: "example.com/tool", GracePeriod: 7 * time.Second, MaxLineBytes: 100}
 
@@ -30,14 +33,14 @@ var defaults = Defaults{Name: "tool", Scope: "example.com/tool", GracePeriod: 7 
 // and the values the setters refuse change nothing.
 func TestConfigureDefaults(t *testing.T) {
 	c := &own{}
-	Configure(c, &c.Config, defaults, []ownOption{
+	Configure(c, &c.Config, defaults, Shared{}, wrap(
 		nil,
 		func(c *own) { c.SetGracePeriod(-1) },
 		func(c *own) { c.SetMaxLineBytes(0) },
 		func(c *own) { c.SetTracerProvider(nil) },
 		func(c *own) { c.SetRecorder(nil) },
 		func(c *own) { c.extra = "kept" },
-	})
+	)...)
 	if c.GracePeriod != 7*time.Second || c.MaxLineBytes != 100 || c.extra != "kept" {
 		t.Errorf("grace %v, max %d, extra %q", c.GracePeriod, c.MaxLineBytes, c.extra)
 	}
@@ -45,12 +48,21 @@ func TestConfigureDefaults(t *testing.T) {
 		t.Errorf("defaults not filled: %+v", c.Config)
 	}
 
-	Configure(c, &c.Config, defaults, []ownOption{
+	Configure(c, &c.Config, defaults, Shared{}, wrap(
 		func(c *own) { c.SetGracePeriod(time.Minute) },
 		func(c *own) { c.SetMaxLineBytes(5) },
-	})
+	)...)
 	if c.GracePeriod != time.Minute || c.MaxLineBytes != 5 {
 		t.Errorf("grace %v, max %d: the options lost", c.GracePeriod, c.MaxLineBytes)
+	}
+
+	// The shared options: what they set wins over an own option's; zero
+	// fields and refused values leave the rest.
+	tmpl := ""
+	Configure(c, &c.Config, defaults, Shared{GracePeriod: -1, MaxLineBytes: 9, Operation: "Install", TaskURLTemplate: &tmpl},
+		func(c *own) { c.SetOperation("Other") })
+	if c.GracePeriod != 7*time.Second || c.MaxLineBytes != 9 || c.Operation != "Install" || !c.taskURLSet {
+		t.Errorf("shared: grace %v, max %d, operation %q, task URL set %v", c.GracePeriod, c.MaxLineBytes, c.Operation, c.taskURLSet)
 	}
 }
 
@@ -64,11 +76,11 @@ func TestOperation(t *testing.T) {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 		c := &own{}
 		env := progress.Envelope{Component: progress.Component{Name: "driver"}}
-		Configure(c, &c.Config, defaults, []ownOption{
+		Configure(c, &c.Config, defaults, Shared{}, wrap(
 			func(c *own) { c.SetRecorder(sink.Recorder()) },
 			func(c *own) { c.SetTracerProvider(tp) },
 			func(c *own) { c.SetEnvelope(env) },
-		})
+		)...)
 		start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 		op := c.StartOperation(context.Background(), "Install", "tool install", start)
 		if fail {
@@ -101,10 +113,10 @@ func TestOperation(t *testing.T) {
 func TestRecordErrorLoggedOnce(t *testing.T) {
 	var log bytes.Buffer
 	c := &own{}
-	Configure(c, &c.Config, defaults, []ownOption{
+	Configure(c, &c.Config, defaults, Shared{}, wrap(
 		func(c *own) { c.SetRecorder(progresstest.NewSink().Recorder()) },
 		func(c *own) { c.SetLogger(slog.New(slog.NewTextHandler(&log, nil))) },
-	})
+	)...)
 	for range 3 {
 		c.Record(context.Background(), progress.Event{Type: "not a type"})
 	}

@@ -1,7 +1,6 @@
 package procctl
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -9,6 +8,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/progressotel/progressotel/adapter"
 )
 
 // DrainTimeout bounds the wait for the end of a child's output once it has
@@ -196,31 +197,11 @@ func (c *Child) Close() error {
 	return nil
 }
 
-// Command is a command line that a wrapper (the progressotel command) runs
-// as its user gave it, through an adapter's own launcher (packages ansible,
-// terraform). The adapter adds only what its stream needs (-json, an
-// ansible-runner private directory); the run ends with the status the
-// command itself would have had.
-type Command struct {
-	Argv   []string  // the command line; Argv[0] is the tool, a name or a path
-	Env    []string  // the environment; nil: the current process's
-	Stdin  io.Reader // nil: none (/dev/null)
-	Stderr io.Writer // the tool's stderr as it is; nil: kept for errors only
-	// Signals are delivered to the command as if sent to it directly (see
-	// Child.Deliver): what the wrapper receives. nil: none.
-	Signals <-chan os.Signal
-	// Started, when set, is called with the pid of the process started
-	// (ansible-runner for an ansible-playbook command line).
-	Started func(pid int)
-	// Exited, when set, is called once the command has exited and its
-	// output is read, before the run's final event is recorded: a wrapper
-	// stops taking its nested emits there, so that none lands after the
-	// run's end.
-	Exited func()
-}
+// Command is what a launcher runs: the public adapter.Command.
+type Command = adapter.Command
 
 // Ended calls c.Exited when it is set.
-func (c *Command) Ended() {
+func Ended(c *Command) {
 	if c.Exited != nil {
 		c.Exited()
 	}
@@ -251,12 +232,8 @@ func Forward(c *Child, sigs <-chan os.Signal) (stop func()) {
 // 128+n when signal n killed it.
 func ExitCode(ps *os.ProcessState) int { return ExitOf(ps).ExitCode() }
 
-// Exit is how a process ended, as a shell sees it: its exit code, or the
-// signal that killed it.
-type Exit struct {
-	Code   int            // the exit status when Signal is 0; -1: the process did not start
-	Signal syscall.Signal // the signal that killed the process, 0 when it exited
-}
+// Exit is how a process ended: the public adapter.Exit.
+type Exit = adapter.Exit
 
 // ExitOf reads how a process ended; a nil ps (not started) is Code -1.
 func ExitOf(ps *os.ProcessState) Exit {
@@ -267,12 +244,4 @@ func ExitOf(ps *os.ProcessState) Exit {
 		return Exit{Signal: ws.Signal()}
 	}
 	return Exit{Code: ps.ExitCode()}
-}
-
-// ExitCode is the shell's view of e: the code, or 128+n for signal n.
-func (e Exit) ExitCode() int {
-	if e.Signal != 0 {
-		return 128 + int(e.Signal)
-	}
-	return e.Code
 }

@@ -52,6 +52,7 @@ var knownImports = map[string]string{
 	"sdkparts":       "github.com/progressotel/progressotel/otelbridge/sdkparts",
 	"prettyexporter": "github.com/progressotel/progressotel/prettyexporter",
 	"propagation":    "github.com/progressotel/progressotel/propagation",
+	"adapter":        "github.com/progressotel/progressotel/adapter",
 	"ansible":        "github.com/progressotel/progressotel/ansible",
 	"terraform":      "github.com/progressotel/progressotel/terraform",
 	// The kube module's.

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/progressotel/progressotel/internal/testkit/tmuxtest"
 	"github.com/progressotel/progressotel/kube/internal/kubetest"
 )
 
@@ -77,10 +76,7 @@ func runDemoInTmux(t *testing.T, env string) ([]string, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := tmuxtest.Start(t, wd, 100, 40, "env -u OTEL_LOGS_EXPORTER "+env+" "+bin)
-	last := p.Wait(3*time.Minute, func([]string) {})
-	status, _ := tmuxtest.Exited(last)
-	return p.History(), status
+	return kubetest.RunInTmux(t, wd, 100, 40, "env -u OTEL_LOGS_EXPORTER "+env+" "+bin, 3*time.Minute)
 }
 
 // checkScrollback checks the whole scrollback of a demo run.

@@ -17,10 +17,11 @@ import (
 	"go.opentelemetry.io/otel/semconv/v1.43.0/cicdconv"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/ansible"
 	"github.com/progressotel/progressotel/internal/base/term"
 	"github.com/progressotel/progressotel/internal/base/tooltext"
-	"github.com/progressotel/progressotel/internal/kit/adapter"
+	kit "github.com/progressotel/progressotel/internal/kit/adapter"
 	"github.com/progressotel/progressotel/internal/kit/cmdline"
 	"github.com/progressotel/progressotel/internal/kit/procctl"
 	"github.com/progressotel/progressotel/progress"
@@ -146,9 +147,9 @@ func (commandAdapter) Match([]string) bool { return true }
 func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	name := filepath.Base(inv.Argv[0])
 	operation := cmp.Or(inv.Operation, name)
-	cfg := &adapter.Config{Recorder: inv.Recorder, Envelope: inv.Envelope, Logger: inv.Logger}
-	adapter.Configure(cfg, cfg, adapter.Defaults{Name: "progressotel", Scope: ScopeName, GracePeriod: 10 * time.Second, MaxLineBytes: maxLine},
-		[]func(*adapter.Config){func(c *adapter.Config) { c.SetTracerProvider(inv.TracerProvider) }})
+	cfg := &kit.Config{Recorder: inv.Recorder, Envelope: inv.Envelope, Logger: inv.Logger}
+	kit.Configure(cfg, cfg, kit.Defaults{Name: "progressotel", Scope: ScopeName, GracePeriod: 10 * time.Second, MaxLineBytes: maxLine},
+		kit.Shared{TracerProvider: inv.TracerProvider})
 	started := time.Now()
 	op := cfg.StartOperation(ctx, operation, operation, started)
 	fail := func(description string) {
@@ -229,7 +230,7 @@ func (commandAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	for _, l := range lines {
 		l.flush() // a last line without a newline
 	}
-	c.Ended()
+	procctl.Ended(&c)
 	st := Status(procctl.ExitOf(cmd.ProcessState))
 	switch stop := syscall.Signal(inv.sup.stopped.Load()); {
 	case st.OK():
@@ -258,16 +259,16 @@ type ansibleAdapter struct{}
 
 func (ansibleAdapter) Name() string { return "ansible" }
 
-func (ansibleAdapter) Match(argv []string) bool { return ansible.Reports(argv) }
+func (ansibleAdapter) Match(argv []string) bool { return cmdline.AnsibleReports(argv) }
 
 func (a ansibleAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	c := inv.command(ctx, false)
 	// A terminal on stdin says that ansible-playbook would prompt; runner
 	// does not read it.
 	c.Stdin = inv.Stdin
-	_, exit, err := ansible.RunCommandLine(ctx, c, ansible.WithRecorder(inv.Recorder),
-		ansible.WithTracerProvider(inv.TracerProvider), ansible.WithEnvelope(inv.Envelope),
-		ansible.WithLogger(inv.Logger), ansible.WithDisplay(inv.Stdout), ansible.WithOperation(inv.Operation))
+	_, exit, err := ansible.RunCommandLine(ctx, c, adapter.WithRecorder(inv.Recorder),
+		adapter.WithTracerProvider(inv.TracerProvider), adapter.WithEnvelope(inv.Envelope),
+		adapter.WithLogger(inv.Logger), ansible.WithDisplay(inv.Stdout), adapter.WithOperation(inv.Operation))
 	if errors.Is(err, ansible.ErrNotInstalled) {
 		inv.Logger.Warn("ansible-runner is not installed: ansible-playbook runs as a plain command, without Ansible's events (Debian: apt-get install python3-ansible-runner)")
 		return commandAdapter{}.Run(ctx, inv)
@@ -291,13 +292,13 @@ type terraformAdapter struct{}
 
 func (terraformAdapter) Name() string { return "terraform" }
 
-func (terraformAdapter) Match(argv []string) bool { return terraform.Reports(argv) }
+func (terraformAdapter) Match(argv []string) bool { return cmdline.TofuReports(argv) }
 
 func (a terraformAdapter) Run(ctx context.Context, inv *Invocation) Status {
 	_, sub, _, _ := cmdline.SplitSubcommand(inv.Argv[1:])
-	_, exit, err := terraform.RunCommandLine(ctx, inv.command(ctx, false), terraform.WithRecorder(inv.Recorder),
-		terraform.WithTracerProvider(inv.TracerProvider), terraform.WithEnvelope(inv.Envelope),
-		terraform.WithLogger(inv.Logger), terraform.WithDisplay(inv.Stdout), terraform.WithOperation(inv.Operation),
+	_, exit, err := terraform.RunCommandLine(ctx, inv.command(ctx, false), adapter.WithRecorder(inv.Recorder),
+		adapter.WithTracerProvider(inv.TracerProvider), adapter.WithEnvelope(inv.Envelope),
+		adapter.WithLogger(inv.Logger), terraform.WithDisplay(inv.Stdout), adapter.WithOperation(inv.Operation),
 		terraform.WithSensitiveValues(sensitiveTofuValues(inv.Argv, os.Environ(), workDir())...))
 	if errors.Is(err, terraform.ErrPrompts) {
 		inv.Logger.Warn(cmdline.Tool(inv.Argv[0]) + " " + sub + " asks for approval, which -json cannot: its events are not reported (add -auto-approve)")

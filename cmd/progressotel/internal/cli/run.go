@@ -36,7 +36,7 @@ const ScopeName = "github.com/progressotel/progressotel/cmd/progressotel"
 
 // DefaultFailureCode is the failureCode of OperationFailed when the
 // command fails: Ignition's code for a failure it cannot tell more about.
-const DefaultFailureCode = "INTERNAL_ERROR"
+const DefaultFailureCode = progress.FailureInternal
 
 type runOptions struct {
 	commonOptions
