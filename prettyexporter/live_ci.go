@@ -3,6 +3,7 @@ package prettyexporter
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -555,13 +556,11 @@ func ciFailures(t *snapTree, rows []snapNode) []ciFailure {
 		for a := i; a >= 0 && len(path) < 8; a = rows[a].parent {
 			path = append(path, rows[a].label)
 		}
-		var b strings.Builder
-		b.WriteString(t.name())
-		for j := len(path) - 1; j >= 0; j-- {
-			b.WriteString(" › ")
-			b.WriteString(path[j])
+		if path[len(path)-1] != t.name() { // a run's tree has the operation's own row first: not twice
+			path = append(path, t.name())
 		}
-		out = append(out, ciFailure{path: b.String(), msg: cmpOr(n.msg, statusWords[n.status]), status: n.status})
+		slices.Reverse(path)
+		out = append(out, ciFailure{path: strings.Join(path, " › "), msg: cmpOr(n.msg, statusWords[n.status]), status: n.status})
 	}
 	if len(out) == 0 && t.status == stFailed {
 		out = append(out, ciFailure{path: t.name(), msg: cmpOr(t.msg, statusWords[stFailed]), status: stFailed})

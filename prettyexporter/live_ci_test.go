@@ -16,6 +16,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/progressotel/progressotel/internal/testkit/cisyntax"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
 	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/progress"
@@ -56,137 +57,6 @@ func ciRun(t *testing.T, gitlab bool, recs []step, n int) (out, summary string) 
 	return buf.String(), string(b)
 }
 
-// ghCommand is a workflow command line as the runner reads it: "::name props::message".
-var ghCommand = regexp.MustCompile(`^::([a-z-]+)( [^:]*)?::(.*)$`)
-
-// ghAnnotation is an ::error annotation, unescaped.
-type ghAnnotation struct{ title, message string }
-
-// ghUnescape reverses the runner's escaping of a command's message or property.
-func ghUnescape(s string) string {
-	return strings.NewReplacer("%0D", "\r", "%0A", "\n", "%3A", ":", "%2C", ",", "%25", "%").Replace(s)
-}
-
-// parseGitHub checks out against GitHub Actions' workflow command syntax (CONTEXT.md): only
-// group, endgroup and error commands; a group ends before the next begins (groups do not nest)
-// and every group ends; the title property escaped. It returns the groups' titles, the lines
-// outside any group, and the annotations.
-func parseGitHub(t *testing.T, out string) (groups, outside []string, notes []ghAnnotation) {
-	t.Helper()
-	in := false
-	for i, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-		if strings.ContainsAny(l, "\x1b\r") {
-			t.Errorf("line %d: a control character in %q", i+1, l)
-		}
-		if !strings.HasPrefix(strings.TrimLeft(l, " \t"), "::") {
-			if !in {
-				outside = append(outside, l)
-			}
-			continue
-		}
-		m := ghCommand.FindStringSubmatch(l)
-		if m == nil {
-			t.Errorf("line %d: not a workflow command: %q", i+1, l)
-			continue
-		}
-		switch m[1] {
-		case "group":
-			if in {
-				t.Errorf("line %d: a group inside a group: %q", i+1, l)
-			}
-			in = true
-			groups = append(groups, ghUnescape(m[3]))
-		case "endgroup":
-			if !in {
-				t.Errorf("line %d: endgroup outside a group", i+1)
-			}
-			in = false
-		case "error":
-			props := strings.TrimPrefix(m[2], " ")
-			title, ok := strings.CutPrefix(props, "title=")
-			if !ok || strings.Contains(title, ",") {
-				t.Errorf("line %d: error properties %q, want title=… escaped", i+1, props)
-			}
-			notes = append(notes, ghAnnotation{ghUnescape(title), ghUnescape(m[3])})
-		default:
-			t.Errorf("line %d: unexpected command %q", i+1, m[1])
-		}
-	}
-	if in {
-		t.Error("a group never ended")
-	}
-	return groups, outside, notes
-}
-
-// glSection is a GitLab section as parsed: its header, whether it starts collapsed, its lines
-// (its subsections' included) and its times.
-type glSection struct {
-	name, header string
-	collapsed    bool
-	start, end   int64
-	lines        []string
-	depth        int
-	parent       *glSection
-}
-
-var (
-	glStart = regexp.MustCompile("^\x1b\\[0Ksection_start:([0-9]+):([A-Za-z0-9_.-]+)(\\[collapsed=true\\])?\r\x1b\\[0K(.*)$")
-	glEnd   = regexp.MustCompile("^\x1b\\[0Ksection_end:([0-9]+):([A-Za-z0-9_.-]+)\r\x1b\\[0K$")
-)
-
-// parseGitLab checks out against GitLab's section syntax (CONTEXT.md): section_start with unix
-// seconds, a name of letters, digits, '_', '.' and '-', optional [collapsed=true], CR, ESC[0K and
-// the header; section_end with the same name, nested (the last opened ends first), no earlier than
-// its start; every section ends, each name once; no other escape. It returns the sections in the
-// order they started.
-func parseGitLab(t *testing.T, out string) (all []*glSection, outside []string) {
-	t.Helper()
-	var stack []*glSection
-	names := map[string]bool{}
-	for i, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-		if m := glStart.FindStringSubmatch(l); m != nil {
-			at, _ := strconv.ParseInt(m[1], 10, 64)
-			if names[m[2]] {
-				t.Errorf("line %d: section %s started twice", i+1, m[2])
-			}
-			names[m[2]] = true
-			s := &glSection{name: m[2], header: m[4], collapsed: m[3] != "", start: at, depth: len(stack)}
-			if len(stack) > 0 {
-				s.parent = stack[len(stack)-1]
-			}
-			stack = append(stack, s)
-			all = append(all, s)
-			continue
-		}
-		if m := glEnd.FindStringSubmatch(l); m != nil {
-			at, _ := strconv.ParseInt(m[1], 10, 64)
-			if len(stack) == 0 || stack[len(stack)-1].name != m[2] {
-				t.Errorf("line %d: section_end of %s, not the last section open", i+1, m[2])
-				continue
-			}
-			s := stack[len(stack)-1]
-			if s.end = at; at < s.start {
-				t.Errorf("section %s ends (%d) before it starts (%d)", s.name, at, s.start)
-			}
-			stack = stack[:len(stack)-1]
-			continue
-		}
-		if strings.ContainsAny(l, "\x1b\r") {
-			t.Errorf("line %d: an escape or CR outside a section marker: %q", i+1, l)
-		}
-		for _, s := range stack {
-			s.lines = append(s.lines, l)
-		}
-		if len(stack) == 0 {
-			outside = append(outside, l)
-		}
-	}
-	for _, s := range stack {
-		t.Errorf("section %s (%q) never ended", s.name, s.header)
-	}
-	return all, outside
-}
-
 // failedGlyph reports whether a row starts with the glyph of a failure.
 func failedGlyph(row string) bool {
 	for st := stCancelled; st < numStatus; st++ {
@@ -208,17 +78,17 @@ func TestCIGolden(t *testing.T) {
 	runs := []struct {
 		name     string
 		recs     func() []step
-		errors   []ghAnnotation
+		errors   []cisyntax.Annotation
 		sections int // GitLab's, nested: at least this deep
 	}{
 		{"ansible-site", func() []step { return ansibleRecords(t, "../ansible/testdata/streams/site.jsonl") },
-			[]ghAnnotation{{"Install › play Reach the edge proxy › task Check the edge proxy › host edge-proxy",
-				"Failed to connect to the host via ssh: ssh: connect to host 127.0.0.1 port 37343: Connection refused"}}, 2},
+			[]cisyntax.Annotation{{Title: "Install › play Reach the edge proxy › task Check the edge proxy › host edge-proxy",
+				Message: "Failed to connect to the host via ssh: ssh: connect to host 127.0.0.1 port 37343: Connection refused"}}, 2},
 		{"tofu-apply-failing", func() []step {
 			return terraformRecords(t, "../terraform/testdata/streams/tofu-apply-failing.jsonl", "Install")
-		}, []ghAnnotation{
-			{"Install › create terraform_data.broken", "local-exec provisioner error: Error running command 'echo about to fail; echo disk full >&2; exit 3': exit status 3. Output: about to fail disk full"},
-			{"Install › create terraform_data.leaky", "local-exec provisioner error: (detail withheld: the resource's provisioner configuration holds a sensitive value)"},
+		}, []cisyntax.Annotation{
+			{Title: "Install › create terraform_data.broken", Message: "local-exec provisioner error: Error running command 'echo about to fail; echo disk full >&2; exit 3': exit status 3. Output: about to fail disk full"},
+			{Title: "Install › create terraform_data.leaky", Message: "local-exec provisioner error: (detail withheld: the resource's provisioner configuration holds a sensitive value)"},
 		}, 1},
 	}
 	for _, run := range runs {
@@ -228,7 +98,7 @@ func TestCIGolden(t *testing.T) {
 			out, summary := ciRun(t, false, recs, 7)
 			compareGolden(t, "testdata/live/ci-github-"+run.name+".golden", []byte(out))
 			compareGolden(t, "testdata/live/ci-github-"+run.name+"-summary.golden", []byte(summary))
-			groups, outside, notes := parseGitHub(t, out)
+			groups, outside, notes := cisyntax.GitHub(t, out)
 			if len(groups) < 2 {
 				t.Errorf("%d groups, want one per finished task or resource operation", len(groups))
 			}
@@ -261,29 +131,29 @@ func TestCIGolden(t *testing.T) {
 			if summary != "" {
 				t.Errorf("a GitHub step summary under GitLab: %q", summary)
 			}
-			sections, outside := parseGitLab(t, out)
+			sections, outside := cisyntax.GitLab(t, out)
 			if len(outside) > 0 {
 				t.Errorf("lines outside the operation's section: %q", outside)
 			}
 			deepest, collapsed := 0, 0
 			for _, s := range sections {
-				deepest = max(deepest, s.depth)
-				if s.collapsed {
+				deepest = max(deepest, s.Depth)
+				if s.Collapsed {
 					collapsed++
 				}
-				if s.collapsed && failedGlyph(s.header) {
-					t.Errorf("a failed section starts collapsed: %q", s.header)
+				if s.Collapsed && failedGlyph(s.Header) {
+					t.Errorf("a failed section starts collapsed: %q", s.Header)
 				}
-				for _, l := range s.lines {
-					if s.collapsed && strings.HasPrefix(l, "ERR ") {
-						t.Errorf("an ERR line in a collapsed section %q: %q", s.header, l)
+				for _, l := range s.Lines {
+					if s.Collapsed && strings.HasPrefix(l, "ERR ") {
+						t.Errorf("an ERR line in a collapsed section %q: %q", s.Header, l)
 					}
 				}
 			}
 			if deepest < run.sections || collapsed == 0 {
 				t.Errorf("sections nested %d deep with %d collapsed, want %d deep and the successful ones collapsed", deepest, collapsed, run.sections)
 			}
-			if !strings.HasPrefix(sections[0].header, "Install  resource::") || sections[0].collapsed {
+			if !strings.HasPrefix(sections[0].Header, "Install  resource::") || sections[0].Collapsed {
 				t.Errorf("first section %+v, want the operation's, open", sections[0])
 			}
 		})
@@ -375,7 +245,7 @@ func TestCIMemoryBounded(t *testing.T) {
 	if err := lp.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	groups, _, _ := parseGitHub(t, out.String())
+	groups, _, _ := cisyntax.GitHub(t, out.String())
 	if len(groups) != 1 || !strings.Contains(groups[0], "task Print a lot") {
 		t.Fatalf("groups %q, want the task's", groups)
 	}
@@ -431,11 +301,11 @@ func TestCIEscapes(t *testing.T) {
 	if err := lp.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	groups, _, notes := parseGitHub(t, out.String())
+	groups, _, notes := cisyntax.GitHub(t, out.String())
 	if len(groups) != 1 || !strings.HasPrefix(groups[0], "✓ 50% done, a:b %0A  ") {
 		t.Errorf("groups %q, want the title as the span named it", groups)
 	}
-	want := []ghAnnotation{{"Install › copy, then check: 100%", "disk: full, 100% %0D"}}
+	want := []cisyntax.Annotation{{Title: "Install › copy, then check: 100%", Message: "disk: full, 100% %0D"}}
 	if fmt.Sprint(notes) != fmt.Sprint(want) {
 		t.Errorf("annotations %q, want %q", notes, want)
 	}
@@ -508,24 +378,24 @@ func TestCIGitLabInterleaved(t *testing.T) {
 	if err := lp.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	sections, outside := parseGitLab(t, out.String())
+	sections, outside := cisyntax.GitLab(t, out.String())
 	if len(outside) > 0 {
 		t.Errorf("lines outside any section: %q", outside)
 	}
 	seen := 0
 	for _, s := range sections {
-		name, ok := strings.CutPrefix(s.header[strings.Index(s.header, " ")+1:], "task ")
+		name, ok := strings.CutPrefix(s.Header[strings.Index(s.Header, " ")+1:], "task ")
 		if !ok {
 			continue
 		}
 		seen++
 		run := name[:1] // a or b
-		if s.parent == nil || s.parent.header != "play of "+run+".yml" || s.parent.parent == nil ||
-			!strings.HasPrefix(s.parent.parent.header, "Install "+run+".yml") {
-			t.Errorf("section %q not inside its play's and operation's", s.header)
+		if s.Parent == nil || s.Parent.Header != "play of "+run+".yml" || s.Parent.Parent == nil ||
+			!strings.HasPrefix(s.Parent.Parent.Header, "Install "+run+".yml") {
+			t.Errorf("section %q not inside its play's and operation's", s.Header)
 		}
-		if failedGlyph(s.header) == s.collapsed {
-			t.Errorf("section %q collapsed=%v", s.header, s.collapsed)
+		if failedGlyph(s.Header) == s.Collapsed {
+			t.Errorf("section %q collapsed=%v", s.Header, s.Collapsed)
 		}
 	}
 	if seen != 4 {

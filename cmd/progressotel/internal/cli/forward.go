@@ -7,10 +7,12 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/otel/log"
 	"go.opentelemetry.io/otel/log/embedded"
 	otelprop "go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/progressotel/progressotel/cmd/progressotel/internal/handoff"
 	"github.com/progressotel/progressotel/progress"
@@ -43,9 +45,10 @@ type forwarder struct {
 }
 
 type forwarded struct {
-	ctx context.Context
-	rec log.Record
-	req []byte
+	ctx  context.Context
+	rec  log.Record
+	req  []byte
+	sent chan struct{} // a mark, no record: closed once the records queued before it are handed over
 }
 
 func newForwarder(path string, fallback log.LoggerProvider, stderr io.Writer) *forwarder {
@@ -110,6 +113,10 @@ func forwardMessage(ctx context.Context, r *log.Record) ([]byte, error) {
 func (f *forwarder) loop() {
 	defer close(f.done)
 	for fw := range f.queue {
+		if fw.sent != nil {
+			close(fw.sent)
+			continue
+		}
 		if f.gone.Load() {
 			f.fallback.Logger(ScopeName).Emit(fw.ctx, fw.rec)
 			continue
@@ -127,6 +134,39 @@ func (f *forwarder) loop() {
 			f.fallback.Logger(ScopeName).Emit(fw.ctx, fw.rec)
 		}
 	}
+}
+
+// sync waits, at most timeout, until the records queued so far are handed
+// to the enclosing run. Not after close.
+func (f *forwarder) sync(timeout time.Duration) {
+	m := forwarded{sent: make(chan struct{})}
+	select {
+	case f.queue <- m:
+	default: // full: the records are being dropped anyway
+		return
+	}
+	select {
+	case <-m.sent:
+	case <-time.After(timeout):
+	}
+}
+
+// recordsFirst is the span processor that hands a nested run's spans to
+// the enclosing run (handoff.SpanForwarder), each span's end only once
+// the records emitted before it are handed over: the enclosing run's view
+// ends a part when its span ends, and records that arrived after would
+// land outside the part's fold (the CI format's) and leave its failure
+// without the record that says why.
+type recordsFirst struct {
+	sdktrace.SpanProcessor
+	records **forwarder // set once the run has its record forwarder
+}
+
+func (p recordsFirst) OnEnd(s sdktrace.ReadOnlySpan) {
+	if f := *p.records; f != nil {
+		f.sync(sendTimeout)
+	}
+	p.SpanProcessor.OnEnd(s)
 }
 
 // close sends what is queued, until ctx is done.

@@ -157,6 +157,7 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	out := stdio
 	var tp trace.TracerProvider = noop.NewTracerProvider()
 	var localSpans sdktrace.SpanProcessor // where a nested run's spans go: the run's live view, if any
+	var fwd *forwarder                    // inside a run: where the records go
 	if tel != nil {
 		out.stdout, out.stderr = tel.commandOutput(stdio)
 		sdk := tel.tel.TracerProvider()
@@ -164,11 +165,11 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 			// Inside an enclosing run: this run's spans go to it too, but
 			// for its CLIENT span, so that its view shows the operation by
 			// the name it was given (--operation build), not sh's.
-			fwd := handoff.NewSpanForwarder(parent)
-			fwd.Collapse = func(s sdktrace.ReadOnlySpan) bool {
+			spans := handoff.NewSpanForwarder(parent)
+			spans.Collapse = func(s sdktrace.ReadOnlySpan) bool {
 				return s.SpanKind() == trace.SpanKindClient && s.InstrumentationScope().Name == ScopeName
 			}
-			sdk.RegisterSpanProcessor(fwd)
+			sdk.RegisterSpanProcessor(recordsFirst{SpanProcessor: spans, records: &fwd})
 		}
 		tp, localSpans = sdk, tel.tel.LocalSpanProcessor()
 	}
@@ -190,7 +191,6 @@ func runRun(ctx context.Context, args []string, stdio stdio) Status {
 	ctx, span := tp.Tracer(ScopeName, trace.WithInstrumentationVersion(wire.ScopeVersion)).Start(ctx, executable,
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	rec := progress.Default()
-	var fwd *forwarder
 	if parent != "" {
 		// Inside a run: the records go to it, to be numbered in its
 		// sequence and given its envelope for what this run leaves unset.
