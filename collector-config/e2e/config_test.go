@@ -15,8 +15,9 @@ import (
 )
 
 // Every shipped configuration, alone and with each overlay, passes
-// `otelcol-progress validate` and then starts and delivers an event: some
-// mistakes (a bad Kafka encoding, a missing certificate) only fail at start.
+// `otelcol-progress validate` and then starts, with no deprecation warning
+// in its log, and delivers an event: some mistakes (a bad Kafka encoding, a
+// missing certificate) only fail at start.
 func TestShippedConfigs(t *testing.T) {
 	certFile, keyFile, clientTLS := serverCertificate(t)
 	cases := []struct {
@@ -66,6 +67,9 @@ func TestShippedConfigs(t *testing.T) {
 				t.Fatalf("validate: %v\n%s", err, out)
 			}
 			col.start()
+			if w := deprecationWarnings(col.out.String()); len(w) > 0 {
+				t.Errorf("the collector warned at start:\n%s", strings.Join(w, "\n"))
+			}
 			if len(tc.tenants) > 0 {
 				if _, err := os.Stat(filepath.Join(col.storage, "tenants.generated.yaml")); err != nil {
 					t.Errorf("run.sh did not write the tenants overlay to the storage dir: %v", err)

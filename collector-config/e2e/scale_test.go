@@ -449,7 +449,7 @@ func TestScaleAgentKilledWithFullQueue(t *testing.T) {
 		deadline := down.Add(60 * time.Second)
 		for (queued < agentQueue || time.Since(down) < 5*time.Second) && time.Now().Before(deadline) {
 			time.Sleep(200 * time.Millisecond)
-			queued = tr.agents[0].metric("otelcol_exporter_queue_size", map[string]string{"exporter": "loadbalancing"})
+			queued = tr.agents[0].metric("otelcol_exporter_queue_size", map[string]string{"exporter": "load_balancing"})
 		}
 		refused = tr.agents[0].metric("otelcol_exporter_enqueue_failed_log_records", nil)
 		kill(t, tr.agents[0])

@@ -36,11 +36,14 @@ import (
 // Module versions, as in the manifest. The Collector reports them in
 // `otelcol-progress components`.
 const (
-	core    = " v0.152.0"
-	contrib = " v0.152.0"
-	confmod = " v1.58.0"
-	cp      = "github.com/open-telemetry/opentelemetry-collector-contrib/"
-	cc      = "go.opentelemetry.io/collector/"
+	core    = " v0.158.0"
+	contrib = " v0.158.0"
+	confmod = " v1.64.0"
+	// Served here at v0.157.0 but not at v0.158.0 (DESIGN.md, "The
+	// collector's version"); v0.157.0 builds against the v0.158.0 core.
+	contrib157 = " v0.157.0"
+	cp         = "github.com/open-telemetry/opentelemetry-collector-contrib/"
+	cc         = "go.opentelemetry.io/collector/"
 	// This repository's own components, built from their directories.
 	local = "github.com/progressotel/progressotel/collector-config/"
 )
@@ -70,7 +73,7 @@ func components() (otelcol.Factories, error) {
 	f.Extensions, f.ExtensionModules, errs[0] = factories(
 		from(filestorage.NewFactory(), cp+"extension/storage/filestorage"+contrib),
 		from(bearertokenauthextension.NewFactory(), cp+"extension/bearertokenauthextension"+contrib),
-		from(pprofextension.NewFactory(), cp+"extension/pprofextension"+contrib),
+		from(pprofextension.NewFactory(), cp+"extension/pprofextension"+contrib157),
 		from(healthcheckextension.NewFactory(), cp+"extension/healthcheckextension"+contrib),
 		from(admissionextension.NewFactory(), local+"admissionextension v0.0.0"),
 	)
@@ -95,7 +98,7 @@ func components() (otelcol.Factories, error) {
 		from(tncoprocessor.NewFactory(), local+"tncoprocessor v0.0.0"),
 	)
 	f.Connectors, f.ConnectorModules, errs[4] = factories(
-		from(routingconnector.NewFactory(), cp+"connector/routingconnector"+contrib),
+		from(routingconnector.NewFactory(), cp+"connector/routingconnector"+contrib157),
 	)
 	if err := errors.Join(errs[:]...); err != nil {
 		return otelcol.Factories{}, err

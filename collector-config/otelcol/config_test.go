@@ -136,7 +136,7 @@ func TestBrokersFromEnv(t *testing.T) {
 				t.Setenv("TNCO_KAFKA_BROKERS", env)
 			}
 			cfg := load(t, "progress.yaml")
-			got := cfg.Exporters[component.MustNewIDWithName("kafka", "unrouted")].(*kafkaexporter.Config).Brokers
+			got := cfg.Exporters[component.MustNewIDWithName("kafka", "unrouted")].(*kafkaexporter.Config).ClientConfig.Brokers
 			if len(got) != len(want) || got[0] != want[0] || got[len(got)-1] != want[len(want)-1] {
 				t.Errorf("TNCO_KAFKA_BROKERS=%q: brokers %q, want %q", env, got, want)
 			}
@@ -166,9 +166,9 @@ func TestAgentConfigValidates(t *testing.T) {
 		{"agent.yaml", "tls.yaml", "agent-auth.yaml", "agent-dns.yaml"},
 	} {
 		cfg := load(t, files...)
-		lb, ok := cfg.Exporters[component.MustNewID("loadbalancing")].(*loadbalancingexporter.Config)
+		lb, ok := cfg.Exporters[component.MustNewID("load_balancing")].(*loadbalancingexporter.Config)
 		if !ok {
-			t.Fatalf("%v: no loadbalancing exporter", files)
+			t.Fatalf("%v: no load_balancing exporter", files)
 		}
 		if lb.RoutingKey != "traceID" {
 			t.Errorf("%v: routing_key %q, want traceID", files, lb.RoutingKey)
@@ -208,7 +208,7 @@ func TestAgentConfigValidates(t *testing.T) {
 		// metrics counted and dropped.
 		for _, sig := range []pipeline.Signal{pipeline.SignalLogs, pipeline.SignalTraces, pipeline.SignalMetrics} {
 			p := cfg.Service.Pipelines[pipeline.NewID(sig)]
-			want := component.MustNewID("loadbalancing")
+			want := component.MustNewID("load_balancing")
 			if sig == pipeline.SignalMetrics {
 				want = component.MustNewIDWithName("debug", "metrics")
 			}

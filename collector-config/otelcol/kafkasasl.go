@@ -54,7 +54,7 @@ func withSASLProbe(f exporter.Factory) exporter.Factory {
 			if !ok {
 				return e, nil
 			}
-			mech, user := saslMechanism(&kc.Authentication)
+			mech, user := saslMechanism(&kc.ClientConfig.Authentication)
 			if mech == nil {
 				return e, nil
 			}

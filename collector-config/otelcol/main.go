@@ -20,7 +20,7 @@ import (
 // The distribution's identity; equal to dist.name / dist.version of the manifest.
 const (
 	distName    = "otelcol-progress"
-	distVersion = "0.152.0-progressotel"
+	distVersion = "0.158.0-progressotel"
 )
 
 func main() {
