@@ -105,7 +105,7 @@ func TestDeployPage(t *testing.T) {
 
 	// What the steps claim: the image in the registry, the release's
 	// objects in the API server, both tenants sent to Kafka.
-	ref, err := name.ParseReference(regHost + "/otelcol-progress:0.152.0-progressotel")
+	ref, err := name.ParseReference(regHost + "/otelcol-progress:0.158.0-progressotel")
 	if err != nil {
 		t.Fatal(err)
 	}

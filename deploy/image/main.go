@@ -5,7 +5,7 @@
 // layout in a tar, what `skopeo copy oci-archive:…` and `podman load` read).
 //
 //	go run ./image -collector otelcol-progress -entrypoint entrypoint \
-//	    -configs ../collector-config -version 0.152.0-progressotel -out image.oci.tar
+//	    -configs ../collector-config -version 0.158.0-progressotel -out image.oci.tar
 //
 // The image runs as uid and gid 10001, whose home and default queue
 // directory /var/lib/otelcol-progress it owns. Files carry the -created
