@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -68,16 +69,41 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// freePort returns a port on 127.0.0.1 that was free a moment ago.
+// freePort returns a port on 127.0.0.1 that was free a moment ago, for a
+// collector or broker the test starts. It is taken below the kernel's
+// ephemeral range (32768-60999 here), so that no outgoing connection of
+// this or another process (a driver's OTLP client, a consumer) can take it
+// between this check and the listener's start, as a port from :0 could;
+// and it is never handed out twice in one test binary.
 func freePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 1000 {
+		p := portsLow + rand.IntN(portsHigh-portsLow)
+		if portsGiven[p] {
+			continue
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err != nil {
+			continue
+		}
+		_ = l.Close()
+		portsGiven[p] = true
+		return p
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatal("freePort: no free port below the ephemeral range")
+	return 0
 }
+
+// The ports freePort hands out: above the well-known and common service
+// ports, below the ephemeral range.
+const portsLow, portsHigh = 20000, 32700
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
 
 // broker is an in-process Kafka-protocol broker (kfake) on a fixed port, so
 // that it can be stopped and started again at the same address. Its data
