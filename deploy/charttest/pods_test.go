@@ -1,6 +1,8 @@
 package charttest
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -119,6 +121,17 @@ func TestSecretsFromSecrets(t *testing.T) {
 	}
 	if want := "server_name_override: progress-gateway.progress.svc.cluster.local"; len(agent.Args) != 2 || !strings.HasSuffix(agent.Args[1], want) {
 		t.Errorf("agent args %q, want a --config checking the gateways' certificate for their Service (%s)", agent.Args, want)
+	} else {
+		// The argument names the agent's exporter by its id in agent.yaml: a
+		// renamed exporter would leave it setting one that no pipeline uses.
+		id, _, _ := strings.Cut(strings.TrimPrefix(agent.Args[1], "yaml:exporters::"), "::")
+		conf, err := os.ReadFile(filepath.Join(repoRoot, "collector-config", "agent.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(conf), "\n  "+id+":\n") || !strings.Contains(string(conf), "exporters: ["+id+"]") {
+			t.Errorf("agent args %q: exporter %q is not the exporter of collector-config/agent.yaml's pipeline", agent.Args, id)
+		}
 	}
 	// Without gatewayAuth the gateways behind agents take no token.
 	plain := podSpecs(t, "-f", allValues, "--set", "gatewayAuth.token.secretName=", "--set", "gatewayAuth.tls.secretName=")
