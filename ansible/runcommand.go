@@ -184,7 +184,13 @@ func playbookLaunch(l *launch, dir string, display io.Writer) (argv, env []strin
 		interactive, l.Stdin = true, nil // runner does not read it
 	}
 	l.answersPrompts = !interactive
-	script := `f=$1 c=$2; shift 2; [ "$c" = 0 ] || stty cols "$c" 2>/dev/null; exec "$@" 2>"$f"`
+	// runner's pexpect sets its terminal to 80 columns from the parent
+	// too, once the exec of this script has happened: so the width is set,
+	// and set again until it has held for 10 checks 10 ms apart (2 s at
+	// most), before Ansible reads it at its start.
+	script := `f=$1 c=$2; shift 2; n=0 t=0; while [ "$c" != 0 ] && [ $n -lt 10 ] && [ $t -lt 200 ]; do ` +
+		`case $(stty size 2>/dev/null) in *" $c") n=$((n+1)) ;; *) stty cols "$c" 2>/dev/null || break; n=0 ;; esac; ` +
+		`t=$((t+1)); sleep 0.01; done; exec "$@" 2>"$f"`
 	if !interactive {
 		script += " </dev/null"
 	}
