@@ -32,7 +32,6 @@ import (
 	"github.com/progressotel/progressotel/adapter"
 	"github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
-	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 	"github.com/progressotel/progressotel/prettyexporter"
 	"github.com/progressotel/progressotel/progress"
 	"github.com/progressotel/progressotel/progress/progresstest"
@@ -99,7 +98,7 @@ func newPipeline(t *testing.T, procs ...sdklog.Processor) *pipeline {
 		sdklog.WithProcessor(p.sink.Processor()),
 		sdklog.WithProcessor(sdklog.NewSimpleProcessor(pretty)),
 		sdklog.WithProcessor(sdklog.NewSimpleProcessor(jsonl)),
-		sdklog.WithProcessor(sdklog.NewBatchProcessor(sdkparts.NewMessageBodyExporter(otlpLogs))),
+		sdklog.WithProcessor(sdklog.NewBatchProcessor(otlpLogs)),
 	}
 	for _, pr := range procs {
 		opts = append(opts, sdklog.WithProcessor(pr))

@@ -20,8 +20,9 @@
 // record; each exporter sits behind a batch processor that never blocks
 // the caller and counts every record it loses (reported in the stream as
 // common/EventsDropped, in the progress.records.dropped metric and in
-// Telemetry.Stats); the otlp exporter is wrapped in the message body
-// exporter, so that the collector can forward each event to TNCO.
+// Telemetry.Stats). Over OTLP a progress record is a standard log record
+// (event name and attributes, no body): the collector builds the message
+// TNCO receives from it.
 //
 // On a terminal, the default exporter is the live view
 // (OTEL_LOGS_EXPORTER=live, prettyexporter.LiveExporter): one tree per

@@ -14,22 +14,21 @@ import (
 
 	"github.com/progressotel/progressotel/internal/testkit/otlptest"
 	"github.com/progressotel/progressotel/internal/testkit/wiretest"
-	"github.com/progressotel/progressotel/otelbridge/sdkparts"
 )
 
 // TestGoldenOTLP: every record of the wire corpus as a driver built on
 // this library sends it to a collector: through the real OTLP/gRPC
-// exporter behind sdkparts.NewMessageBodyExporter, to a real gRPC server.
+// exporter, to a real gRPC server; a standard record, with no body.
 // The golden file holds each request's protobuf encoding (base64; left
 // out: the resource, which names the test binary and the SDK's version,
 // and the observed timestamp, the SDK's clock at emit time; attributes in
 // key order), the
 // input of the collector's own golden test (collector-config/tncoprocessor,
-// TestGoldenCorpus), which checks that the collector writes the same TNCO
-// message as wire.AppendMessage (testdata/message.golden).
+// TestGoldenCorpus), which checks that the collector builds from it the
+// TNCO message of testdata/message.golden (wire.AppendMessage).
 func TestGoldenOTLP(t *testing.T) {
 	srv := otlptest.Start(t)
-	exp := sdkparts.NewMessageBodyExporter(srv.Exporter(t))
+	exp := srv.Exporter(t)
 	t.Cleanup(func() { _ = exp.Shutdown(context.Background()) })
 	seen := 0
 	wiretest.Check(t, "otlp", func(t *testing.T, r *sdklog.Record) string {

@@ -32,7 +32,6 @@ type config struct {
 	res            *resource.Resource
 	noPropagator   bool
 	noTracer       bool
-	noMessageBody  bool
 	noMeter        bool
 	metricReaders  []sdkmetric.Reader
 	red            *progress.Redactor
@@ -85,14 +84,6 @@ func WithoutGlobalPropagator() Option {
 // them over OTLP when an OTLP endpoint is configured.
 func WithoutTracerProvider() Option {
 	return func(c *config) { c.noTracer = true }
-}
-
-// WithoutMessageBody sends OTLP records without the TNCO message as their
-// body (see sdkparts.NewMessageBodyExporter): smaller payloads, for
-// pipelines that do not forward events to TNCO (collector-config's
-// pipeline then builds the message itself, slower).
-func WithoutMessageBody() Option {
-	return func(c *config) { c.noMessageBody = true }
 }
 
 // WithRedactor replaces the redaction of details and tracectx values.

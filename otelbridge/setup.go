@@ -46,8 +46,9 @@ const localExportInterval = 100 * time.Millisecond
 // _TRACES_PROTOCOL) says grpc, the OpenTelemetry specification's default.
 //
 // Each exporter sits behind its own sdkparts.BatchProcessor, after the
-// tracectx processor; the otlp one is wrapped in
-// sdkparts.NewMessageBodyExporter unless WithoutMessageBody. The formats a
+// tracectx processor. OTLP records are standard log records, an event
+// name and attributes with no body: the collector builds the TNCO message
+// from them (collector-config, the tncomessage module). The formats a
 // person reads (live and pretty) are not batched: each record goes into
 // the view's memory as it is emitted (the view's goroutine writes, and
 // drops and counts lines when the terminal does not keep up), so records,
@@ -266,9 +267,7 @@ func (c *config) newExporter(ctx context.Context, name string) (exp sdklog.Expor
 	case ExporterConsole:
 		exp, err = stdoutlog.New(stdoutlog.WithWriter(w))
 	case ExporterOTLP:
-		if exp, err = c.otlpLogExporter(ctx); err == nil && !c.noMessageBody {
-			exp = sdkparts.NewMessageBodyExporter(exp)
-		}
+		exp, err = c.otlpLogExporter(ctx)
 	}
 	return exp, err
 }

@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
-	"github.com/progressotel/progressotel/internal/base/wireformat"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // JSONExporter writes one JSON object per record and line, in the shape of docs/formats.md:
@@ -45,8 +45,8 @@ var reservedJSON = []string{
 }
 
 func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
-	v := wireformat.GetView()
-	defer wireformat.PutView(v)
+	v := tncomessage.GetView()
+	defer tncomessage.PutView(v)
 	v.Load(r)
 
 	b = append(b, '{')
@@ -60,16 +60,16 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 	}
 	b = append(b, `,"message":`...)
 	switch v.Kind {
-	case wireformat.KindEvent:
+	case tncomessage.KindEvent:
 		b = appendJSONString(b, v.Name)
-		b = append(b, `,"eventType":"`+wireformat.EventType+`","progressEventType":`...)
+		b = append(b, `,"eventType":"`+tncomessage.EventType+`","progressEventType":`...)
 		b = append(appendJSONString(b, v.Name), `,"details":`...)
-		b = wireformat.AppendNestedJSON(b, v.Details, wireformat.TerminalEscapes)
-	case wireformat.KindTransition:
+		b = tncomessage.AppendNestedJSON(b, v.Details, tncomessage.TerminalEscapes)
+	case tncomessage.KindTransition:
 		b = appendJSONString(b, v.Name)
-		b = append(b, `,"eventType":"`+wireformat.TransitionEventType+`","stream":`...)
+		b = append(b, `,"eventType":"`+tncomessage.TransitionEventType+`","stream":`...)
 		b = append(appendJSONString(b, v.Name), ',')
-		if slices.Contains(reservedJSON, v.Name) || strings.HasPrefix(v.Name, wireformat.TraceCtxPrefix) {
+		if slices.Contains(reservedJSON, v.Name) || strings.HasPrefix(v.Name, tncomessage.TraceCtxPrefix) {
 			b = append(b, `"transition"`...)
 		} else {
 			b = appendJSONString(b, v.Name)
@@ -84,7 +84,7 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 			b = appendJSONString(b, body.AsString())
 		} else {
 			// message stays a string for log indexers; the structure is kept as its JSON text.
-			b = appendJSONString(b, string(wireformat.AppendJSONValue(nil, body, wireformat.TerminalEscapes)))
+			b = appendJSONString(b, string(tncomessage.AppendJSONValue(nil, body, tncomessage.TerminalEscapes)))
 		}
 		if v.Name != "" {
 			b = appendJSONString(append(b, `,"eventName":`...), v.Name)
@@ -112,11 +112,11 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 	if len(v.Scope) > 0 {
 		// The Recorder writes the scope map in Go's random map order; sorted, equal events give
 		// equal lines.
-		if len(v.Scope) > 1 && !slices.IsSortedFunc(v.Scope, wireformat.ComparePath) {
-			slices.SortFunc(v.Scope, wireformat.ComparePath)
+		if len(v.Scope) > 1 && !slices.IsSortedFunc(v.Scope, tncomessage.ComparePath) {
+			slices.SortFunc(v.Scope, tncomessage.ComparePath)
 		}
-		b = appendList(append(b, `,"scope":`...), "{}", ",", v.Scope, func(b []byte, kv wireformat.PathValue) []byte {
-			b = wireformat.AppendJSONChars(append(b, '"'), wireformat.UnescapeSegment(kv.Path), wireformat.TerminalEscapes)
+		b = appendList(append(b, `,"scope":`...), "{}", ",", v.Scope, func(b []byte, kv tncomessage.PathValue) []byte {
+			b = tncomessage.AppendJSONChars(append(b, '"'), tncomessage.UnescapeSegment(kv.Path), tncomessage.TerminalEscapes)
 			return appendJSONString(append(b, `":`...), kv.Value.String())
 		})
 	}
@@ -135,7 +135,7 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 	if len(v.Extra) > 0 {
 		b = appendList(append(b, `,"attributes":`...), "{}", ",", v.Extra, func(b []byte, kv attribute.KeyValue) []byte {
 			b = append(appendJSONString(b, string(kv.Key)), ':')
-			return wireformat.AppendJSONValue(b, kv.Value, wireformat.TerminalEscapes)
+			return tncomessage.AppendJSONValue(b, kv.Value, tncomessage.TerminalEscapes)
 		})
 	}
 	return append(b, "}\n"...)
@@ -143,7 +143,7 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 
 // appendConditionJSON appends c as {"status":..,"reason":..,"message":..} without its closing
 // brace; the message only when there is one.
-func appendConditionJSON(b []byte, c wireformat.Condition) []byte {
+func appendConditionJSON(b []byte, c tncomessage.Condition) []byte {
 	b = appendJSONString(append(b, `{"status":`...), c.Status)
 	b = appendJSONString(append(b, `,"reason":`...), c.Reason)
 	if c.Message != "" {

@@ -10,7 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/progressotel/progressotel/internal/base/wireformat"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // The CI format: another renderer of the live view's model, for a CI log that folds by itself.
@@ -207,10 +207,10 @@ func (c *ciRenderer) line(n *liveNote) {
 		c.remember(span)
 	}
 	r := c.r
-	v := wireformat.GetView()
+	v := tncomessage.GetView()
 	v.Load(n.rec)
 	r.p.buf = r.p.bare.appendView(r.p.buf[:0], n.rec, v)
-	wireformat.PutView(v)
+	tncomessage.PutView(v)
 	c.lines++
 	b.add(ciLine{c.lines, bytes.Clone(r.p.buf[:len(r.p.buf)-1])})
 }

@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
-	"github.com/progressotel/progressotel/internal/base/wireformat"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // The common events the live view reads, with the detail keys it reads: package progress's wire
@@ -27,14 +27,14 @@ const (
 // apply updates the model with one record that arrived at wall time wall. Its cost does not grow
 // with the model: a few map lookups and a pass over the record's attributes.
 func (m *liveModel) apply(r *sdklog.Record, wall time.Time) {
-	v := wireformat.GetView()
-	defer wireformat.PutView(v)
+	v := tncomessage.GetView()
+	defer tncomessage.PutView(v)
 	v.Load(r)
 	ts := recordTime(r)
 	if ts.IsZero() {
 		ts = wall
 	}
-	if m.flat || v.Kind == wireformat.KindLog || v.Name == typeEventsDropped {
+	if m.flat || v.Kind == tncomessage.KindLog || v.Name == typeEventsDropped {
 		m.moveOn(liveKey{}, wall)
 		m.noteRecord(r) // not part of an operation's tree
 		return
@@ -65,7 +65,7 @@ func (m *liveModel) apply(r *sdklog.Record, wall time.Time) {
 		t.tx = safeText(v.TxID, maxLabelBytes)
 	}
 	ended := false
-	if v.Kind == wireformat.KindTransition {
+	if v.Kind == tncomessage.KindTransition {
 		m.transition(t, v, ts)
 	} else {
 		ended = m.event(t, r, v, ts)
@@ -86,7 +86,7 @@ func (m *liveModel) apply(r *sdklog.Record, wall time.Time) {
 }
 
 // keyOf is the operation a record belongs to: its trace, else its resource, else its transaction.
-func keyOf(r *sdklog.Record, v *wireformat.View) liveKey {
+func keyOf(r *sdklog.Record, v *tncomessage.View) liveKey {
 	if tid := r.TraceID(); tid.IsValid() {
 		return liveKey{trace: tid}
 	}
@@ -101,7 +101,7 @@ func keyOf(r *sdklog.Record, v *wireformat.View) liveKey {
 
 // event applies a progress event; it reports whether the operation ended. The record's span, when
 // the view has its row, says where it belongs.
-func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *wireformat.View, ts time.Time) (ended bool) {
+func (m *liveModel) event(t *liveTree, r *sdklog.Record, v *tncomessage.View, ts time.Time) (ended bool) {
 	var node *liveNode // the record's span's row, nil for the head or none
 	head := true
 	if sid := r.SpanID(); sid.IsValid() {
@@ -182,7 +182,7 @@ var textKeys = [...]string{"description", "message", "msg", "summary", "error", 
 
 // eventText is the text of an event: its first detail named by textKeys, with a "detail" detail
 // after a summary.
-func eventText(v *wireformat.View) string {
+func eventText(v *tncomessage.View) string {
 	best, text, extra := len(textKeys), "", ""
 	for i := range v.Details {
 		d := &v.Details[i]
@@ -209,7 +209,7 @@ func eventText(v *wireformat.View) string {
 
 // lastEvent shows the latest event of a driver the view has no mapping for as one row of its tree;
 // warnings and errors are also printed above.
-func (m *liveModel) lastEvent(t *liveTree, r *sdklog.Record, v *wireformat.View, ts time.Time) {
+func (m *liveModel) lastEvent(t *liveTree, r *sdklog.Record, v *tncomessage.View, ts time.Time) {
 	if t.last == nil {
 		if t.last = m.newNode(t, &t.root, kindEvent, "", ts); t.last == nil {
 			return
@@ -244,7 +244,7 @@ func (m *liveModel) lastEvent(t *liveTree, r *sdklog.Record, v *wireformat.View,
 
 // transition shows a condition stream with its current condition: one row per resource and
 // stream, which each transition updates (its history folded into a count), under the tree's head.
-func (m *liveModel) transition(t *liveTree, v *wireformat.View, ts time.Time) {
+func (m *liveModel) transition(t *liveTree, v *tncomessage.View, ts time.Time) {
 	// The map key is the resource and the name, clipped, so that a huge name costs no more than a
 	// short one; the key stored is a copy.
 	res := v.ResourceType + "/" + v.ResourceNamespace + "/" + v.ResourceID
@@ -287,7 +287,7 @@ func conditionStatus(status, reason string, ended bool) liveStatus {
 }
 
 // detail is the value of a detail, empty when absent (its String is then "", as a null's is).
-func detail(v *wireformat.View, path string) attribute.Value {
+func detail(v *tncomessage.View, path string) attribute.Value {
 	for i := range v.Details {
 		if v.Details[i].Path == path {
 			return v.Details[i].Value
@@ -296,7 +296,7 @@ func detail(v *wireformat.View, path string) attribute.Value {
 	return attribute.Value{}
 }
 
-func detailInt(v *wireformat.View, path string) int64 {
+func detailInt(v *tncomessage.View, path string) int64 {
 	switch val := detail(v, path); val.Type() {
 	case attribute.INT64:
 		return val.AsInt64()

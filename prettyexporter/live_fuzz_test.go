@@ -14,6 +14,7 @@ import (
 
 	"github.com/progressotel/progressotel/internal/base/outcome"
 	"github.com/progressotel/progressotel/internal/base/wireformat"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // fuzzTypes are the event types a fuzzed record may have: every one the
@@ -79,22 +80,22 @@ func fuzzRecords(data []byte) []step {
 			}
 			return string(rune('a'+int(tr)%3)) + suffix
 		}
-		kv := []attribute.KeyValue{attribute.String(wireformat.AttrResourceType, name("type")), attribute.String(wireformat.TxKey, text)}
+		kv := []attribute.KeyValue{attribute.String(tncomessage.AttrResourceType, name("type")), attribute.String(tncomessage.TxKey, text)}
 		switch typ {
 		case "log":
 			r.SetBody(attribute.StringValue(text))
 		case "provisioning":
 			r.SetEventName(typ)
 			k := wireformat.TransitionKeysFor(typ)
-			kv = append(kv, attribute.String(wireformat.AttrEventType, wireformat.TransitionEventType),
+			kv = append(kv, attribute.String(tncomessage.AttrEventType, tncomessage.TransitionEventType),
 				attribute.String(string(k.Status), name("s")), attribute.String(string(k.Reason), text),
 				attribute.String(string(k.Message), text), attribute.String(string(k.PrevStatus), "False"))
 		default:
 			r.SetEventName(typ)
 			d := func(k string, v attribute.Value) {
-				kv = append(kv, attribute.KeyValue{Key: attribute.Key(wireformat.DetailsPrefix + k), Value: v})
+				kv = append(kv, attribute.KeyValue{Key: attribute.Key(tncomessage.DetailsPrefix + k), Value: v})
 			}
-			kv = append(kv, attribute.String(wireformat.AttrEventType, wireformat.EventType))
+			kv = append(kv, attribute.String(tncomessage.AttrEventType, tncomessage.EventType))
 			for _, k := range []string{"operation", "playName", "taskName", "hostName", "itemLabel", "address", "action", "provisioner",
 				"output", "summary", "detail", "varName", "taskResult.msg", "failureCode", "description", "unit", "step"} {
 				if k == "itemLabel" && tr%3 != 0 {
@@ -106,7 +107,7 @@ func fuzzRecords(data []byte) []step {
 			d("ignored", attribute.BoolValue(tr%4 == 0))
 			d("completed", attribute.Int64Value(int64(ms%100)))
 			d("total", attribute.Int64Value(int64(tr)-100))
-			d("hostStats."+wireformat.EscapeSegment(text)+".ok", attribute.Int64Value(int64(n)))
+			d("hostStats."+tncomessage.EscapeSegment(text)+".ok", attribute.Int64Value(int64(n)))
 		}
 		r.SetAttributes(kv...)
 		recs = append(recs, step{rec: &r})

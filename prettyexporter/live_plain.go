@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"time"
 
-	"github.com/progressotel/progressotel/internal/base/wireformat"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // Plain mode, for output that is not a terminal (CI logs, pipes, TERM=dumb): the pretty format's
@@ -50,10 +50,10 @@ func (r *liveRenderer) printPlain(n *liveNote) {
 	}
 	t, wall := &n.tree, n.wall
 	ps := r.plainState(t.id)
-	v := wireformat.GetView()
-	defer wireformat.PutView(v)
+	v := tncomessage.GetView()
+	defer tncomessage.PutView(v)
 	v.Load(n.rec)
-	if v.Kind == wireformat.KindEvent && v.Name == typeProgress {
+	if v.Kind == tncomessage.KindEvent && v.Name == typeProgress {
 		pct := int64(-1)
 		if t.bar.total > 0 {
 			pct = min(t.bar.done, t.bar.total) * 100 / t.bar.total

@@ -8,7 +8,7 @@ import (
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
-	"github.com/progressotel/progressotel/internal/base/wireformat"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // liveRenderer draws the live view from what the model hands over: the notes, as lines printed
@@ -55,8 +55,8 @@ func (p *printer) line(b []byte) {
 
 // record queues r in the pretty format; bare leaves the context out.
 func (p *printer) record(r *sdklog.Record, bare bool) {
-	v := wireformat.GetView()
-	defer wireformat.PutView(v)
+	v := tncomessage.GetView()
+	defer tncomessage.PutView(v)
 	v.Load(r)
 	e := p.pretty
 	if bare {

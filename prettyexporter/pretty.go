@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
-	"github.com/progressotel/progressotel/internal/base/wireformat"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // Exporter writes each record as one readable line: the human format of docs/formats.md. It
@@ -62,8 +62,8 @@ func (e *Exporter) text(b []byte, code, s string) []byte {
 }
 
 func (e *Exporter) appendRecord(b []byte, r *sdklog.Record) []byte {
-	v := wireformat.GetView()
-	defer wireformat.PutView(v)
+	v := tncomessage.GetView()
+	defer tncomessage.PutView(v)
 	v.Load(r)
 	return e.appendView(b, r, v)
 }
@@ -77,17 +77,17 @@ func recordTime(r *sdklog.Record) time.Time {
 }
 
 // appendView appends r's line from its View v, already loaded.
-func (e *Exporter) appendView(b []byte, r *sdklog.Record, v *wireformat.View) []byte {
+func (e *Exporter) appendView(b []byte, r *sdklog.Record, v *tncomessage.View) []byte {
 	if !e.noTime {
 		b = e.reset(recordTime(r).Local().AppendFormat(e.sgr(b, sgrDim), e.layout))
 		b = append(b, ' ')
 	}
 	b = append(e.appendLevel(b, r), ' ')
 	switch v.Kind {
-	case wireformat.KindEvent:
+	case tncomessage.KindEvent:
 		b = e.appendType(b, v.Name)
 		b = e.appendResource(b, v)
-	case wireformat.KindTransition:
+	case tncomessage.KindTransition:
 		b = e.text(b, groupColor(v.Name), v.Name)
 		b = append(e.appendResource(b, v), "  "...)
 		b = e.appendTransition(b, v)
@@ -141,7 +141,7 @@ func (e *Exporter) appendType(b []byte, typ string) []byte {
 }
 
 // appendResource writes "  Type/id" (or whichever of the two is set), unless noContext.
-func (e *Exporter) appendResource(b []byte, v *wireformat.View) []byte {
+func (e *Exporter) appendResource(b []byte, v *tncomessage.View) []byte {
 	if e.noContext || v.ResourceType == "" && v.ResourceID == "" {
 		return b
 	}
@@ -161,7 +161,7 @@ func (e *Exporter) appendResource(b []byte, v *wireformat.View) []byte {
 // appendTransition writes `False (Provisioning) → True (Provisioned) "msg"`, the previous state
 // only when known; a change of the message alone `False (Provisioning) "old" → "new"`, so that it
 // reads as the change it is.
-func (e *Exporter) appendTransition(b []byte, v *wireformat.View) []byte {
+func (e *Exporter) appendTransition(b []byte, v *tncomessage.View) []byte {
 	if p, c := &v.Previous, &v.Transition; v.HasPrevious && p.Status == c.Status && p.Reason == c.Reason {
 		// The message alone changed: the condition once, then the old message and the new one.
 		b = appendReason(e.text(b, sgrBold, c.Status), c.Reason)
@@ -216,7 +216,7 @@ func (e *Exporter) appendKV(b, path []byte, k string, val attribute.Value) []byt
 // namespace, the observed generation and the truncation mark. The component, uid, scope, tenant,
 // sequence and the tracectx values other than the transaction id repeat on every line of an
 // operation; they are in the JSON format only.
-func (e *Exporter) appendEnvelope(b []byte, v *wireformat.View) []byte {
+func (e *Exporter) appendEnvelope(b []byte, v *tncomessage.View) []byte {
 	if v.ResourceNamespace == "" && !v.HasGeneration && !v.Truncated {
 		return b
 	}

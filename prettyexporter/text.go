@@ -8,7 +8,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/progressotel/progressotel/internal/base/wireformat"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // The escaping appenders. Every string from a record (key, value, body, event name) reaches the
@@ -101,5 +101,5 @@ func appendList[T any](b []byte, brackets, sep string, s []T, each func([]byte, 
 // controls and U+2028/U+2029, and replaces invalid UTF-8 with U+FFFD as encoding/json does, so a
 // line is safe to print on a terminal and to embed in JavaScript.
 func appendJSONString(b []byte, s string) []byte {
-	return wireformat.AppendJSONString(b, s, wireformat.TerminalEscapes)
+	return tncomessage.AppendJSONString(b, s, tncomessage.TerminalEscapes)
 }

@@ -8,9 +8,9 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/progressotel/progressotel/internal/base/wireformat"
 	"github.com/progressotel/progressotel/progress/internal/encode"
 	"github.com/progressotel/progressotel/propagation"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // maxScopeKeys bounds the tenant scope map written per record: tenant,
@@ -21,12 +21,12 @@ const maxScopeKeys = 8
 // envelope appends the envelope attributes that are set. Each string is
 // cut at MaxStringLen like a detail string.
 func (r *Recorder) envelope(ctx context.Context, e *encode.Encoder, env *Envelope) {
-	r.envString(e, wireformat.AttrComponentName, env.Component.Name)
-	r.envString(e, wireformat.AttrComponentVersion, env.Component.Version)
-	r.envString(e, wireformat.AttrResourceType, env.Resource.Type)
-	r.envString(e, wireformat.AttrResourceID, env.Resource.ID)
-	r.envString(e, wireformat.AttrResourceNamespace, env.Resource.Namespace)
-	r.envString(e, wireformat.AttrResourceUID, env.Resource.UID)
+	r.envString(e, tncomessage.AttrComponentName, env.Component.Name)
+	r.envString(e, tncomessage.AttrComponentVersion, env.Component.Version)
+	r.envString(e, tncomessage.AttrResourceType, env.Resource.Type)
+	r.envString(e, tncomessage.AttrResourceID, env.Resource.ID)
+	r.envString(e, tncomessage.AttrResourceNamespace, env.Resource.Namespace)
+	r.envString(e, tncomessage.AttrResourceUID, env.Resource.UID)
 	if len(env.Scope) > maxScopeKeys {
 		r.wideScope(e, env.Scope)
 	} else {
@@ -35,13 +35,13 @@ func (r *Recorder) envelope(ctx context.Context, e *encode.Encoder, env *Envelop
 		}
 	}
 	if env.ObservedGeneration != 0 {
-		e.Attrs = append(e.Attrs, attribute.Int64(wireformat.AttrObservedGeneration, env.ObservedGeneration))
+		e.Attrs = append(e.Attrs, attribute.Int64(tncomessage.AttrObservedGeneration, env.ObservedGeneration))
 	}
 	tenant := env.Tenant()
 	if tenant == "" {
 		tenant, _ = propagation.FromContext(ctx).Get("tenantid")
 	}
-	r.envString(e, wireformat.AttrTenant, tenant)
+	r.envString(e, tncomessage.AttrTenant, tenant)
 }
 
 // envString appends key=v when v is set (see encode.Encoder.Envelope).
@@ -92,11 +92,11 @@ var routingScopeKeys = []string{"tenant", "organization", "project"}
 func scopeKey(k string) string {
 	switch k {
 	case "organization":
-		return wireformat.ScopePrefix + "organization"
+		return tncomessage.ScopePrefix + "organization"
 	case "project":
-		return wireformat.ScopePrefix + "project"
+		return tncomessage.ScopePrefix + "project"
 	case "tenant":
-		return wireformat.ScopePrefix + "tenant"
+		return tncomessage.ScopePrefix + "tenant"
 	}
-	return wireformat.ScopePrefix + wireformat.EscapeSegment(k)
+	return tncomessage.ScopePrefix + tncomessage.EscapeSegment(k)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/progressotel/progressotel/internal/base/wireformat"
 	"github.com/progressotel/progressotel/progress/internal/encode"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // Recorder turns events and transitions into log records. Its methods are
@@ -49,14 +50,14 @@ func NewRecorder(opts ...Option) *Recorder {
 	c.provider, c.meter = cmp.Or(c.provider, otel.GetLoggerProvider()), cmp.Or(c.meter, otel.GetMeterProvider())
 	r := &Recorder{
 		global: global,
-		logger: c.provider.Logger(wireformat.ScopeName, log.WithInstrumentationVersion(wireformat.ScopeVersion)),
+		logger: c.provider.Logger(tncomessage.ScopeName, log.WithInstrumentationVersion(tncomessage.ScopeVersion)),
 		red:    c.red,
 		lim:    c.lim.resolve(),
 		noSeq:  c.noSeq,
 	}
 	r.keys = encode.NewKeyCache(&r.red.rules)
 	r.seq.init()
-	m := c.meter.Meter(wireformat.ScopeName, metric.WithInstrumentationVersion(wireformat.ScopeVersion))
+	m := c.meter.Meter(tncomessage.ScopeName, metric.WithInstrumentationVersion(tncomessage.ScopeVersion))
 	r.metrics.invalid, _ = m.Int64Counter("progress.events.invalid",
 		metric.WithDescription("Events and transitions rejected by validation and not emitted."),
 		metric.WithUnit("{event}"))
@@ -107,7 +108,7 @@ func (r *Recorder) Record(ctx context.Context, evt Event) error {
 	}
 	withScope(ctx, &evt.Envelope)
 	e := encode.Get(r.keys, &r.red.rules, r.lim)
-	e.Attrs = append(e.Attrs, attribute.String(wireformat.AttrEventType, wireformat.EventType))
+	e.Attrs = append(e.Attrs, attribute.String(tncomessage.AttrEventType, tncomessage.EventType))
 	r.envelope(ctx, e, &evt.Envelope)
 	e.Details(evt.Details)
 	if evt.ErrorType != "" {
@@ -144,7 +145,7 @@ func (r *Recorder) RecordTransition(ctx context.Context, t Transition) error {
 	}
 	withScope(ctx, &t.Envelope)
 	e := encode.Get(r.keys, &r.red.rules, r.lim)
-	e.Attrs = append(e.Attrs, attribute.String(wireformat.AttrEventType, wireformat.TransitionEventType))
+	e.Attrs = append(e.Attrs, attribute.String(tncomessage.AttrEventType, tncomessage.TransitionEventType))
 	r.envelope(ctx, e, &t.Envelope)
 	k := wireformat.TransitionKeysFor(t.Stream)
 	e.Attrs = append(e.Attrs,
@@ -167,11 +168,11 @@ func (r *Recorder) RecordTransition(ctx context.Context, t Transition) error {
 
 func (r *Recorder) emit(ctx context.Context, e *encode.Encoder, env *Envelope, name string, sev log.Severity, ts time.Time, body attribute.Value) {
 	if !r.noSeq {
-		e.Attrs = append(e.Attrs, attribute.Int64(wireformat.AttrSequence, r.seq.next(ctx, env)))
+		e.Attrs = append(e.Attrs, attribute.Int64(tncomessage.AttrSequence, r.seq.next(ctx, env)))
 	}
 	truncated := e.Truncated()
 	if truncated {
-		e.Attrs = append(e.Attrs, attribute.Bool(wireformat.AttrTruncated, true))
+		e.Attrs = append(e.Attrs, attribute.Bool(tncomessage.AttrTruncated, true))
 	}
 	if ts.IsZero() {
 		ts = time.Now()

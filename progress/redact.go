@@ -3,8 +3,8 @@ package progress
 import (
 	"slices"
 
-	"github.com/progressotel/progressotel/internal/base/wireformat"
 	"github.com/progressotel/progressotel/progress/internal/redact"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // DefaultSecretKeys returns the key fragments redacted by default, a new
@@ -102,7 +102,7 @@ func (r *Redactor) redact(v string, secret bool) string {
 	case r == nil:
 		return v
 	case secret:
-		return wireformat.Redacted
+		return tncomessage.Redacted
 	}
 	out, _ := r.rules.Shapes(v)
 	return out

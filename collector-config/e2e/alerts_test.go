@@ -157,7 +157,7 @@ func TestAlertsFireFromRealFaults(t *testing.T) {
 	if l, s := postSignals(queued.http); l != http.StatusOK || s != http.StatusOK {
 		t.Fatalf("healthy agent answered %d (logs) and %d (spans)", l, s)
 	}
-	d := newDriver(t, g.grpc, driverOpt{noMessageBody: true})
+	d := newDriver(t, g.grpc, driverOpt{})
 	ctx, span := d.tp.Tracer("misbehaving").Start(context.Background(), "run")
 	defer span.End()
 	for i := range 2 { // a counter's rate needs two samples: some scrapes apart

@@ -431,11 +431,10 @@ type driver struct {
 }
 
 type driverOpt struct {
-	headers       map[string]string
-	tls           *tls.Config
-	noMessageBody bool
-	libRedacted   bool
-	noRetry       bool // a refused export fails at once instead of after 30 s of retries
+	headers     map[string]string
+	tls         *tls.Config
+	libRedacted bool
+	noRetry     bool // a refused export fails at once instead of after 30 s of retries
 	// flushOnly: records are exported by flush alone (no export timer),
 	// so the records emitted before a flush travel in one OTLP request.
 	flushOnly bool
@@ -471,11 +470,8 @@ func newDriver(t testing.TB, endpoint string, o driverOpt) *driver {
 		red = progress.DefaultRedactor()
 		recOpts = nil
 	}
-	// The exporter is wrapped as otelbridge.Setup wraps its otlp exporter.
+	// A standard OTLP exporter, as otelbridge.Setup's: no body.
 	var out sdklog.Exporter = exp
-	if !o.noMessageBody {
-		out = sdkparts.NewMessageBodyExporter(exp)
-	}
 	interval := 50 * time.Millisecond
 	if o.flushOnly {
 		interval = time.Hour

@@ -86,7 +86,7 @@ func TestDriverMessageIsCheckedNotTrusted(t *testing.T) {
 	cons := startConsumer(t, b.addr())
 	col := newCollector(t, b.addr(), []string{"tenant-a", "tenant-b"}, nil)
 	col.start()
-	d := newDriver(t, col.grpc, driverOpt{noMessageBody: true})
+	d := newDriver(t, col.grpc, driverOpt{})
 	ctx, span := d.tp.Tracer("driver").Start(context.Background(), "forged")
 	sc := span.SpanContext()
 	forged := `{"details":{"apiToken":"tok-123","note":"` + "-----BEGIN RSA PRIVATE KEY-----\\nMIIE\\n-----END RSA PRIVATE KEY-----" + `"},` +

@@ -355,7 +355,7 @@ func TestScaleHealthy(t *testing.T) {
 	// Twice, some scrapes apart, in one trace (so to one gateway): a
 	// counter series is born at its first increment, and rate() sees an
 	// increase only from its second sample.
-	d := newDriver(t, tr.agents[0].grpc, driverOpt{noMessageBody: true})
+	d := newDriver(t, tr.agents[0].grpc, driverOpt{})
 	ctx, span := d.tp.Tracer("misbehaving").Start(context.Background(), "run")
 	defer span.End()
 	for range 2 {

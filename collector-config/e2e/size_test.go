@@ -67,7 +67,7 @@ func TestOversizeEventsAreCutNotLost(t *testing.T) {
 	cons := startConsumer(t, b.addr())
 	col := newCollector(t, b.addr(), []string{"tenant-a"}, nil)
 	col.start()
-	d := newDriver(t, col.grpc, driverOpt{noMessageBody: true})
+	d := newDriver(t, col.grpc, driverOpt{})
 	ctx, span := d.tp.Tracer("driver").Start(context.Background(), "run")
 	defer span.End()
 
@@ -147,7 +147,7 @@ func TestOversizeRecordWithoutGuardMetrics(t *testing.T) {
 	col := newCollector(t, b.addr(), []string{"tenant-a"}, map[string]string{"PROGRESS_MAX_MESSAGE_BYTES": "2000000"})
 	col.start()
 	// One request: the 50 ms export timer of a slow machine would split it.
-	d := newDriver(t, col.grpc, driverOpt{noMessageBody: true, flushOnly: true})
+	d := newDriver(t, col.grpc, driverOpt{flushOnly: true})
 
 	for seq := 1; seq <= 4; seq++ {
 		v := "small"

@@ -52,7 +52,7 @@ func TestSizeGuardMeasuresAfterRedaction(t *testing.T) {
 	cons := startConsumer(t, b.addr())
 	col := newCollector(t, b.addr(), []string{"tenant-a"}, nil)
 	col.start()
-	d := newDriver(t, col.grpc, driverOpt{noMessageBody: true})
+	d := newDriver(t, col.grpc, driverOpt{})
 	ctx := context.Background()
 	d.rawEvent(ctx, "ansible/TaskCompletedOnHost", 1, attribute.MapValue(attribute.String("taskName", "before")))
 	d.rawEvent(ctx, "ansible/TaskCompletedOnHost", 2, secretKeys(55_000))

@@ -192,7 +192,7 @@ func TestTNCOMessageFlattenedFallback(t *testing.T) {
 	cons := startConsumer(t, b.addr())
 	col := newCollector(t, b.addr(), []string{"tenant-a"}, nil)
 	col.start()
-	d := newDriver(t, col.grpc, driverOpt{noMessageBody: true})
+	d := newDriver(t, col.grpc, driverOpt{})
 	if err := d.rec.Record(context.Background(), progress.Event{
 		Type: "ansible/PlaybookResult",
 		Details: map[string]any{

@@ -1,20 +1,13 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"syscall"
 	"testing"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/batchpersignal"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/transformprocessor"
-	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/collector/processor/processortest"
-
-	"github.com/progressotel/progressotel/collector-config/tncoprocessor"
 )
 
 // progressBatch is n records as a driver on an earlier release sent them:
@@ -87,39 +80,6 @@ func loop(b *testing.B, op func()) {
 		op()
 	}
 	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
-}
-
-// BenchmarkTNCOBody runs the statements of progress.yaml's tnco processor
-// (tnco.transform, the stock path) over a batch of 512 records with the
-// seed body of earlier drivers, as shipped and without the size guard (its
-// second statement group), to price the guard per record. ns/op is per
-// batch. The tnco processor's own benchmark (tncoprocessor, BenchmarkTNCO)
-// prices the fast path against the whole stock path.
-func BenchmarkTNCOBody(b *testing.B) {
-	cfg := load(b, "progress.yaml")
-	shipped := &cfg.Processors[component.NewID(tncoprocessor.Type)].(*tncoprocessor.Config).Transform
-	noGuard := *shipped
-	noGuard.LogStatements = shipped.LogStatements[:1]
-	batch := progressBatch(512)
-	for _, v := range []struct {
-		name string
-		cfg  *transformprocessor.Config
-	}{{"shipped", shipped}, {"without-size-guard", &noGuard}} {
-		b.Run(v.name, func(b *testing.B) {
-			f := transformprocessor.NewFactory()
-			p, err := f.CreateLogs(context.Background(), processortest.NewNopSettings(f.Type()), v.cfg, consumertest.NewNop())
-			if err != nil {
-				b.Fatal(err)
-			}
-			loop(b, func() {
-				ld := plog.NewLogs()
-				batch.CopyTo(ld)
-				if err := p.ConsumeLogs(context.Background(), ld); err != nil {
-					b.Fatal(err)
-				}
-			})
-		})
-	}
 }
 
 // BenchmarkPartitionByTraceID prices partition_logs_by_trace_id: the kafka

@@ -13,7 +13,6 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/filterprocessor"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/redactionprocessor"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/transformprocessor"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/provider/envprovider"
@@ -93,7 +92,6 @@ func components() (otelcol.Factories, error) {
 		from(batchprocessor.NewFactory(), cc+"processor/batchprocessor"+core),
 		from[processor.Factory](memorylimiterprocessor.NewFactory(), cc+"processor/memorylimiterprocessor"+core), // an xprocessor.Factory
 		from(filterprocessor.NewFactory(), cp+"processor/filterprocessor"+contrib),
-		from(transformprocessor.NewFactory(), cp+"processor/transformprocessor"+contrib),
 		from(redactionprocessor.NewFactory(), cp+"processor/redactionprocessor"+contrib),
 		from(tncoprocessor.NewFactory(), local+"tncoprocessor v0.0.0"),
 	)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/redactionprocessor"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/transformprocessor"
 )
 
 // What the processor writes as the body of a progress record.
@@ -21,9 +20,9 @@ const (
 
 // Config of the tnco processor.
 type Config struct {
-	// MaxMessageBytes is the largest message the fast path forwards; a
-	// larger one takes the stock processors and their size guard
-	// (docs/collector.md, "Message size"). Set it to the guard's limit.
+	// MaxMessageBytes is the largest message the processor writes: a
+	// larger one is cut, its details emptied, or replaced by a
+	// common/EventsDropped report (docs/collector.md, "Message size").
 	MaxMessageBytes int `mapstructure:"max_message_bytes"`
 	// Body is BodyBytes or BodyMap.
 	Body string `mapstructure:"body"`
@@ -31,24 +30,15 @@ type Config struct {
 	// built (routing reads progress.tenant); the message holds the others.
 	// "*" keeps every attribute. Resource and scope attributes stay.
 	KeepAttributes []string `mapstructure:"keep_attributes"`
-	// Transform is the stock transform processor's configuration: the
-	// statements that build the TNCO message for records the fast path
-	// leaves to them.
-	Transform transformprocessor.Config `mapstructure:"transform"`
-	// Redaction is the stock redaction processor's configuration, run
-	// after Transform; the fast path applies the same rules when it
-	// implements them (fastPathFor).
+	// Redaction is the redaction processor's configuration, applied to
+	// every attribute before the message is built. The processor
+	// implements the options the shipped configuration uses; any other
+	// is refused by Validate.
 	Redaction redactionprocessor.Config `mapstructure:"redaction"`
-	// SizeGuard is a transform processor's configuration that the stock
-	// path runs last, after Redaction: the statements that keep a message
-	// within Kafka's limit, measured after its last change. A statement
-	// that sets SizeGuardAttribute says what it did; the processor counts
-	// it. Optional.
-	SizeGuard transformprocessor.Config `mapstructure:"size_guard"`
 }
 
-// Validate checks the processor's own fields; the collector validates the
-// nested configurations with their own rules.
+// Validate checks the processor's own fields and that it applies the
+// redaction configuration exactly.
 func (c *Config) Validate() error {
 	var errs []error
 	if c.MaxMessageBytes <= 0 {
@@ -62,8 +52,8 @@ func (c *Config) Validate() error {
 			errs = append(errs, errors.New("keep_attributes: an empty name"))
 		}
 	}
-	if len(c.Transform.LogStatements) == 0 {
-		errs = append(errs, errors.New("transform.log_statements: the statements that build the message are required"))
+	if _, err := rulesFor(&c.Redaction); err != nil {
+		errs = append(errs, fmt.Errorf("redaction: %w (the tnco processor applies allow_all_keys, blocked_key_patterns and blocked_values with a literal, summary silent)", err))
 	}
 	return errors.Join(errs...)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/redactionprocessor"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/transformprocessor"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/processor"
@@ -14,11 +13,6 @@ import (
 // Type is the processor's type name in a collector configuration.
 var Type = component.MustNewType("tnco")
 
-var (
-	transformFactory = transformprocessor.NewFactory()
-	redactionFactory = redactionprocessor.NewFactory()
-)
-
 // NewFactory returns the factory of the tnco processor (logs only).
 func NewFactory() processor.Factory {
 	return processor.NewFactory(Type, createDefaultConfig,
@@ -26,22 +20,22 @@ func NewFactory() processor.Factory {
 }
 
 func createDefaultConfig() component.Config {
+	red := *redactionprocessor.NewFactory().CreateDefaultConfig().(*redactionprocessor.Config)
+	red.AllowAllKeys = true
+	red.Summary = "silent"
 	return &Config{
 		MaxMessageBytes: 900000,
 		Body:            BodyBytes,
 		KeepAttributes:  []string{"*"},
-		Transform:       *transformFactory.CreateDefaultConfig().(*transformprocessor.Config),
-		Redaction:       *redactionFactory.CreateDefaultConfig().(*redactionprocessor.Config),
-		SizeGuard:       *transformFactory.CreateDefaultConfig().(*transformprocessor.Config),
+		Redaction:       red,
 	}
 }
 
 func createLogs(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs) (processor.Logs, error) {
-	p, err := newTNCO(ctx, set, cfg.(*Config))
+	p, err := newTNCO(set, cfg.(*Config))
 	if err != nil {
 		return nil, err
 	}
 	return processorhelper.NewLogs(ctx, set, cfg, next, p.processLogs,
-		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}),
-		processorhelper.WithStart(p.start), processorhelper.WithShutdown(p.shutdown))
+		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}))
 }

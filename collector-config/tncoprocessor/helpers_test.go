@@ -7,12 +7,13 @@ import (
 	"regexp"
 	"testing"
 
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor/processortest"
 	"gopkg.in/yaml.v3"
+
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 var envRef = regexp.MustCompile(`\$\{env:[A-Z0-9_]+(?::-([^}]*))?\}`)
@@ -46,22 +47,13 @@ func shippedConfig(t testing.TB) *Config {
 	return cfg
 }
 
-// newProcessor builds a started tnco processor with cfg; stockOnly turns
-// the fast path off, so that every record takes the stock processors.
-func newProcessor(t testing.TB, cfg *Config, stockOnly bool) *tnco {
+// newProcessor builds a tnco processor with cfg.
+func newProcessor(t testing.TB, cfg *Config) *tnco {
 	t.Helper()
-	set := processortest.NewNopSettings(Type)
-	p, err := newTNCO(context.Background(), set, cfg)
+	p, err := newTNCO(processortest.NewNopSettings(Type), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stockOnly {
-		p.rules = nil
-	}
-	if err := p.start(context.Background(), componenttest.NewNopHost()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.shutdown(context.Background()) })
 	return p
 }
 
@@ -98,8 +90,7 @@ func message(t testing.TB, body pcommon.Value) []byte {
 	return b
 }
 
-// unredacted is the shipped configuration without redaction rules: its
-// stock path writes the message a driver builds (wire.AppendMessage).
+// unredacted is the shipped configuration without redaction rules.
 func unredacted(t testing.TB) *Config {
 	cfg := shippedConfig(t)
 	cfg.Redaction.BlockedKeyPatterns = nil
@@ -107,21 +98,5 @@ func unredacted(t testing.TB) *Config {
 	return cfg
 }
 
-// driverMessage is the message a driver on this library sends for r: the
-// stock statements' message from a body that holds the details as JSON,
-// unredacted.
-func driverMessage(t testing.TB, gen *tnco, r plog.LogRecord, details pcommon.Map) []byte {
-	t.Helper()
-	ld := plog.NewLogs()
-	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty()
-	lr.Scope().SetName(scopeName)
-	rec := lr.LogRecords().AppendEmpty()
-	r.CopyTo(rec)
-	b, err := json.Marshal(map[string]any{"details": details.AsRaw()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec.Body().SetEmptyBytes().FromRaw(b)
-	out := run(t, gen, ld)
-	return message(t, out.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Body())
-}
+// scopeName is the instrumentation scope of progress records.
+const scopeName = tncomessage.ScopeName

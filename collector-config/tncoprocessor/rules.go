@@ -14,9 +14,9 @@ import (
 
 // rules are the redaction processor's rules, applied with the same result
 // and a cheaper test: every regular expression has a prefilter (matcher).
-// They cover the options the shipped configuration uses; fastPathFor says
-// when a configuration needs more (then every record takes the stock
-// processors).
+// They cover the options the shipped configuration uses; rulesFor refuses
+// a configuration that needs more, so that the collector does not start
+// with a redaction it would not apply.
 type rules struct {
 	keys   []*matcher // blocked_key_patterns
 	values []*matcher // blocked_values
@@ -61,9 +61,8 @@ func containsAny(s string, by *[256][]string) bool {
 	return false
 }
 
-// fastPathFor returns the rules of cfg, or why the fast path cannot apply
-// them exactly.
-func fastPathFor(cfg *redactionprocessor.Config) (*rules, error) {
+// rulesFor returns the rules of cfg, or the option it does not implement.
+func rulesFor(cfg *redactionprocessor.Config) (*rules, error) {
 	switch {
 	case !cfg.AllowAllKeys:
 		return nil, fmt.Errorf("allow_all_keys is false")
@@ -95,7 +94,7 @@ func fastPathFor(cfg *redactionprocessor.Config) (*rules, error) {
 			continue
 		}
 		if m.lits == nil {
-			// Scalars in a body are tested through their text (AsString):
+			// Every scalar is tested through its text (AsString):
 			// without a literal that text cannot be ruled out cheaply.
 			return nil, fmt.Errorf("blocked value %q has no literal every match contains", p)
 		}
@@ -114,9 +113,7 @@ type check struct {
 	*rules
 	keys map[string]bool
 	fold folder
-	// Scratch of appendEntries.
-	sub []byte
-	ms  []member
+	text []byte // a scalar's text (redactBody)
 }
 
 // maxCachedKeys and maxCachedKeyLen bound what a check remembers: a driver
@@ -159,15 +156,6 @@ func (c *check) maskValues(s string) string {
 		}
 	}
 	return s
-}
-
-// redact is the text of key's value after the attribute rules: masked
-// whole when the key is blocked, else with the blocked values masked.
-func (c *check) redact(key, text string) string {
-	if c.keyBlocked(key) {
-		return mask(text)
-	}
-	return c.maskValues(text)
 }
 
 // A matcher is one regular expression with a prefilter: literals of which

@@ -6,9 +6,7 @@
 //   - NewBatchProcessor is the SDK's batch processor with drop accounting:
 //     every record it loses is counted (Stats, the progress.records.dropped
 //     metric), reported in the stream as common/EventsDropped and, at
-//     Shutdown, returned as a *LostRecordsError;
-//   - NewMessageBodyExporter gives each progress record, as its body, the
-//     message the collector forwards to TNCO; wrap an OTLP exporter with it.
+//     Shutdown, returned as a *LostRecordsError.
 //
 // The tracectx processor decorates records, so it goes before the
 // processors that export them:
@@ -16,8 +14,7 @@
 //	lp := sdklog.NewLoggerProvider(
 //		sdklog.WithResource(res),
 //		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(progress.DefaultRedactor())),
-//		sdklog.WithProcessor(sdkparts.NewBatchProcessor(
-//			sdkparts.NewMessageBodyExporter(otlpExporter), sdkparts.WithExporterName("otlp"))),
+//		sdklog.WithProcessor(sdkparts.NewBatchProcessor(otlpExporter, sdkparts.WithExporterName("otlp"))),
 //	)
 //
 // It depends on the SDK but on no exporter, so exporters can use it.

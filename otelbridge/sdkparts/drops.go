@@ -14,8 +14,8 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/progressotel/progressotel/internal/base/wireformat"
 	"github.com/progressotel/progressotel/progress/wire"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // Reasons a record is lost, written as the "reason" attribute of the
@@ -235,12 +235,12 @@ func (l *ledger) lose(r *sdklog.Record, reason string, now time.Time) {
 // record, else the request's tracectx tenantid) and the tracectx values,
 // copied (the group outlives the record).
 func dropKeyOf(r *sdklog.Record, reason string) (dropKey, []attribute.KeyValue) {
-	v := wireformat.GetView()
-	defer wireformat.PutView(v)
+	v := tncomessage.GetView()
+	defer tncomessage.PutView(v)
 	v.Load(r)
 	k := dropKey{reason: reason, tenant: v.Tenant}
 	for _, kv := range v.TraceCtx {
-		if k.tenant == "" && kv.Key == wireformat.TraceCtxPrefix+"tenantid" {
+		if k.tenant == "" && kv.Key == tncomessage.TraceCtxPrefix+"tenantid" {
 			k.tenant = kv.Value.String()
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/progressotel/progressotel/internal/base/wireformat"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // ErrNotProgress is returned by Decode for a record that package progress
@@ -59,16 +60,16 @@ func (d *Decoded) Message() map[string]any {
 // every format apply: among repeated detail paths the last wins, and a
 // nested map wins over a leaf on its path.
 func Decode(r RecordReader) (Decoded, error) {
-	v := wireformat.GetView()
-	defer wireformat.PutView(v)
+	v := tncomessage.GetView()
+	defer tncomessage.PutView(v)
 	v.Load(r)
 	var d Decoded
 	switch v.Kind {
-	case wireformat.KindEvent:
+	case tncomessage.KindEvent:
 		d.EventType = EventType
 		d.ProgressEventType = v.Name
 		d.Details = nestMap(v.Details)
-	case wireformat.KindTransition:
+	case tncomessage.KindTransition:
 		d.EventType = TransitionEventType
 		t := &progress.Transition{Stream: v.Name}
 		t.Condition = progress.Condition(v.Transition)
@@ -86,7 +87,7 @@ func Decode(r RecordReader) (Decoded, error) {
 		if d.Scope == nil {
 			d.Scope = make(map[string]string, len(v.Scope))
 		}
-		d.Scope[wireformat.UnescapeSegment(s.Path)] = s.Value.String()
+		d.Scope[tncomessage.UnescapeSegment(s.Path)] = s.Value.String()
 	}
 	d.ObservedGeneration = v.Generation
 	d.Tenant, d.Sequence, d.Truncated = v.Tenant, v.Sequence, v.Truncated
@@ -103,20 +104,20 @@ func Decode(r RecordReader) (Decoded, error) {
 }
 
 // nestMap builds the nested details map.
-func nestMap(d []wireformat.PathValue) map[string]any {
+func nestMap(d []tncomessage.PathValue) map[string]any {
 	root := map[string]any{}
 	var buf [16]map[string]any
 	stack := append(buf[:0], root)
-	wireformat.Nest(d, func(op wireformat.NestOp, key string, val attribute.Value) {
+	tncomessage.Nest(d, func(op tncomessage.NestOp, key string, val attribute.Value) {
 		top := stack[len(stack)-1]
 		switch op {
-		case wireformat.Open:
+		case tncomessage.Open:
 			m := map[string]any{}
 			top[key] = m
 			stack = append(stack, m)
-		case wireformat.Leaf:
+		case tncomessage.Leaf:
 			top[key] = wireformat.ValueOf(val)
-		case wireformat.Close:
+		case tncomessage.Close:
 			stack = stack[:len(stack)-1]
 		}
 	})

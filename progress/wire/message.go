@@ -5,7 +5,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/progressotel/progressotel/internal/base/wireformat"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // MessageRecord is the part of a log record AppendMessage reads: what
@@ -21,9 +21,10 @@ type MessageRecord interface {
 
 // AppendMessage appends to dst the TNCO message of a progress record (an
 // event or a condition transition): the JSON object that TNCO receives on
-// Kafka for it, byte for byte as collector-config's pipeline writes it
-// from the same record (docs/collector.md, "The TNCO message"). It reports
-// false, and appends nothing, for a record that is not a progress record.
+// Kafka for it, byte for byte as collector-config's tnco processor builds
+// it from the same record (docs/collector.md, "The TNCO message"), before
+// the collector's redaction. It reports false, and appends nothing, for a
+// record that is not a progress record.
 //
 // The message is Ignition's event (eventType, progressEventType, the
 // nested details; a transition's details are its condition and the
@@ -34,21 +35,15 @@ type MessageRecord interface {
 // are written as encoding/json writes them (HTML characters escaped), so
 // the text is the one a consumer would get from encoding/json too.
 //
-// otelbridge sets it, as bytes, as the body of every progress record it
-// sends over OTLP (sdkparts.NewMessageBodyExporter): a collector then
-// forwards it as it is, and collector-config's pipeline checks it against
-// the record's attributes and redacts it instead of building it.
+// The builder is the tncomessage module's, the one the collector runs: a
+// driver sends standard log records, and the collector builds the message
+// once, after redacting them. AppendMessage is for a driver that writes
+// the messages itself (a file, a test).
 func AppendMessage(dst []byte, r MessageRecord) ([]byte, bool) {
-	v := wireformat.GetView()
-	defer wireformat.PutView(v)
-	v.Load(r)
-	if v.Kind == wireformat.KindLog {
-		return dst, false
-	}
-	m := wireformat.MessageMeta{SeverityText: r.SeverityText(), TraceID: r.TraceID(), SpanID: r.SpanID()}
+	m := tncomessage.MessageMeta{SeverityText: r.SeverityText(), TraceID: r.TraceID(), SpanID: r.SpanID()}
 	if t := r.Timestamp(); !t.IsZero() {
 		// What OTLP carries: time_unix_nano, 0 before 1970.
 		m.TimeUnixNano = max(0, t.UnixNano())
 	}
-	return wireformat.AppendMessage(dst, v, m), true
+	return tncomessage.Append(dst, r, m)
 }

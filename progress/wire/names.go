@@ -1,61 +1,61 @@
 package wire
 
-import "github.com/progressotel/progressotel/internal/base/wireformat"
+import "github.com/progressotel/progressotel/tncomessage"
 
 // The wire contract: the names a pipeline relies on. Changing one is a
 // breaking change.
 const (
 	// ScopeName is the instrumentation scope of every progress record, so
 	// a pipeline selects them without guessing.
-	ScopeName = wireformat.ScopeName
+	ScopeName = tncomessage.ScopeName
 	// ScopeVersion is the instrumentation scope version: the module's.
-	ScopeVersion = wireformat.ScopeVersion
+	ScopeVersion = tncomessage.ScopeVersion
 
 	// EventType is the eventType of a progress event (Ignition's
 	// ResourceTransitionProgressEvent).
-	EventType = wireformat.EventType
+	EventType = tncomessage.EventType
 	// TransitionEventType is the eventType of a condition transition.
-	TransitionEventType = wireformat.TransitionEventType
+	TransitionEventType = tncomessage.TransitionEventType
 
 	// AttrEventType holds EventType or TransitionEventType.
-	AttrEventType = wireformat.AttrEventType
+	AttrEventType = tncomessage.AttrEventType
 	// DetailsPrefix prefixes every flattened detail key.
-	DetailsPrefix = wireformat.DetailsPrefix
+	DetailsPrefix = tncomessage.DetailsPrefix
 	// DetailsSeparator joins the segments of a nested detail path.
-	DetailsSeparator = wireformat.DetailsSeparator
+	DetailsSeparator = tncomessage.DetailsSeparator
 	// ValueKey is the detail key of top-level details that are not a map
 	// or struct: progress.details.value.
-	ValueKey = wireformat.ValueKey
+	ValueKey = tncomessage.ValueKey
 
-	AttrComponentName      = wireformat.AttrComponentName
-	AttrComponentVersion   = wireformat.AttrComponentVersion
-	AttrResourceType       = wireformat.AttrResourceType
-	AttrResourceID         = wireformat.AttrResourceID
-	AttrResourceNamespace  = wireformat.AttrResourceNamespace
-	AttrResourceUID        = wireformat.AttrResourceUID
-	AttrObservedGeneration = wireformat.AttrObservedGeneration
+	AttrComponentName      = tncomessage.AttrComponentName
+	AttrComponentVersion   = tncomessage.AttrComponentVersion
+	AttrResourceType       = tncomessage.AttrResourceType
+	AttrResourceID         = tncomessage.AttrResourceID
+	AttrResourceNamespace  = tncomessage.AttrResourceNamespace
+	AttrResourceUID        = tncomessage.AttrResourceUID
+	AttrObservedGeneration = tncomessage.AttrObservedGeneration
 	// ScopePrefix prefixes each key of the tenant scope map
 	// (progress.scope.organization, progress.scope.project).
-	ScopePrefix = wireformat.ScopePrefix
+	ScopePrefix = tncomessage.ScopePrefix
 	// AttrTenant is the routing key of the collector: see
 	// progress.Envelope.Tenant.
-	AttrTenant = wireformat.AttrTenant
+	AttrTenant = tncomessage.AttrTenant
 	// AttrSequence is a contiguous per-operation counter.
-	AttrSequence = wireformat.AttrSequence
+	AttrSequence = tncomessage.AttrSequence
 	// AttrTruncated is true when limits cut something from the record.
-	AttrTruncated = wireformat.AttrTruncated
+	AttrTruncated = tncomessage.AttrTruncated
 
 	// TraceCtxPrefix prefixes each tracectx value stamped on a record
 	// (tracectx.transactionid, ...), as Ignition's logstash lines had them.
-	TraceCtxPrefix = wireformat.TraceCtxPrefix
+	TraceCtxPrefix = tncomessage.TraceCtxPrefix
 )
 
 // Markers written in place of values.
 const (
 	// Redacted replaces a secret value.
-	Redacted = wireformat.Redacted
+	Redacted = tncomessage.Redacted
 	// TruncatedSuffix ends a string that was cut.
-	TruncatedSuffix = wireformat.TruncatedSuffix
+	TruncatedSuffix = tncomessage.TruncatedSuffix
 	// TruncatedDepth replaces a value nested deeper than the depth limit.
-	TruncatedDepth = wireformat.TruncatedDepth
+	TruncatedDepth = tncomessage.TruncatedDepth
 )

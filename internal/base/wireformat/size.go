@@ -3,6 +3,7 @@ package wireformat
 import (
 	"strings"
 
+	"github.com/progressotel/progressotel/tncomessage"
 	"go.opentelemetry.io/otel/attribute"
 )
 
@@ -20,7 +21,7 @@ const ValueCost = 8
 func DetailsSize(attrs []attribute.KeyValue) int {
 	n := 0
 	for _, kv := range attrs {
-		if strings.HasPrefix(string(kv.Key), DetailsPrefix) {
+		if strings.HasPrefix(string(kv.Key), tncomessage.DetailsPrefix) {
 			n += len(kv.Key) + ValueSize(kv.Value)
 		}
 	}

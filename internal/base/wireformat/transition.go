@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/progressotel/progressotel/internal/base/cache"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // TransitionKeys are the payload keys of one stream's transitions:
@@ -27,26 +28,10 @@ func TransitionKeysFor(stream string) *TransitionKeys {
 }
 
 func buildTransitionKeys(stream string) *TransitionKeys {
-	p := TransitionPrefix + stream + "."
+	p := tncomessage.TransitionPrefix + stream + "."
 	return &TransitionKeys{
 		Status: attribute.Key(p + "status"), Reason: attribute.Key(p + "reason"), Message: attribute.Key(p + "message"),
 		PrevStatus: attribute.Key(p + "previous.status"), PrevReason: attribute.Key(p + "previous.reason"),
 		PrevMessage: attribute.Key(p + "previous.message"),
 	}
-}
-
-// transitionField returns the field a key names for stream ("status",
-// "previous.reason", ...), or "" when the key is not part of stream's
-// payload. It allocates nothing.
-func transitionField(key, stream string) string {
-	n := len(TransitionPrefix) + len(stream)
-	if len(key) <= n+1 || !strings.HasPrefix(key, TransitionPrefix) ||
-		key[len(TransitionPrefix):n] != stream || key[n] != '.' {
-		return ""
-	}
-	switch f := key[n+1:]; f {
-	case "status", "reason", "message", "previous.status", "previous.reason", "previous.message":
-		return f
-	}
-	return ""
 }

@@ -28,7 +28,8 @@ func TestQuickStartBuildsInANewModule(t *testing.T) {
 	}
 	src := quickStart(t, string(readme))
 	dir := t.TempDir()
-	gomod := "module quickstart\n\ngo 1.26\n\nrequire github.com/progressotel/progressotel v0.0.0\n\nreplace github.com/progressotel/progressotel => " + root + "\n"
+	gomod := "module quickstart\n\ngo 1.26\n\nrequire github.com/progressotel/progressotel v0.0.0\n\nreplace github.com/progressotel/progressotel => " + root + "\n" +
+		"replace github.com/progressotel/progressotel/tncomessage => " + filepath.Join(root, "tncomessage") + "\n"
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
 		t.Fatal(err)

@@ -11,8 +11,8 @@ import (
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
-	"github.com/progressotel/progressotel/internal/base/wireformat"
 	"github.com/progressotel/progressotel/progress/progresstest"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the wire corpus")
@@ -30,7 +30,7 @@ func Records(t testing.TB) []Record {
 	var out []Record
 	for _, c := range Cases() {
 		sink := progresstest.NewSink()
-		l := sink.LoggerProvider().Logger(wireformat.ScopeName)
+		l := sink.LoggerProvider().Logger(tncomessage.ScopeName)
 		if err := c.Emit(context.Background(), sink.Recorder(), l); err != nil {
 			t.Fatalf("case %s: %v", c.Name, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/progressotel/progressotel/internal/base/wireformat"
 	"github.com/progressotel/progressotel/internal/testkit/hostile"
 	"github.com/progressotel/progressotel/progress/internal/redact"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 var defaults = Limits{MaxDepth: 8, MaxAttributes: 64, MaxStringLen: 4096, MaxSliceLen: 256, MaxDetailsBytes: 64 << 10}
@@ -77,7 +78,7 @@ func TestRootMarkerKeys(t *testing.T) {
 	}
 	e := encode(t, NewKeyCache(&rules), defaults, m)
 	defer Put(e)
-	if len(e.Attrs) != 1 || e.Attrs[0].Key != wireformat.DetailsPrefix+wireformat.ValueKey ||
+	if len(e.Attrs) != 1 || e.Attrs[0].Key != tncomessage.DetailsPrefix+tncomessage.ValueKey ||
 		e.Attrs[0].Value.AsString() != "[truncated: map of 20000 entries]" {
 		t.Errorf("attrs %v", e.Attrs)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/progressotel/progressotel/internal/base/wireformat"
 	"github.com/progressotel/progressotel/progress/internal/redact"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // Limits are progress.Limits with every default filled in.
@@ -196,7 +197,7 @@ func (e *Encoder) admit(parent slot, key string) (slot, bool) {
 		child.key, secret = key, e.keys.secretKey(key)
 	}
 	if secret {
-		e.put(child, e.fit(wireformat.Redacted))
+		e.put(child, e.fit(tncomessage.Redacted))
 		return slot{}, false
 	}
 	return child, true
@@ -220,7 +221,7 @@ func (e *Encoder) admitElem() (slot, bool) {
 func (e *Encoder) enter(s slot) bool {
 	if e.depth+1 > e.lim.MaxDepth {
 		e.truncated++
-		e.put(s, e.fit(wireformat.TruncatedDepth))
+		e.put(s, e.fit(tncomessage.TruncatedDepth))
 		return false
 	}
 	e.depth++
@@ -262,7 +263,7 @@ func (e *Encoder) str(s string, elem bool) attribute.Value {
 		s = cutUTF8(s, e.lim.MaxStringLen+redact.CutMargin)
 	}
 	if !e.spend(len(s)) {
-		return e.fit(wireformat.TruncatedSuffix)
+		return e.fit(tncomessage.TruncatedSuffix)
 	}
 	var secret bool
 	if elem {
@@ -271,7 +272,7 @@ func (e *Encoder) str(s string, elem bool) attribute.Value {
 		secret = e.red.SecretValue(s)
 	}
 	if secret {
-		s = wireformat.Redacted
+		s = tncomessage.Redacted
 	} else {
 		s, _ = e.red.Shapes(s)
 	}
@@ -280,7 +281,7 @@ func (e *Encoder) str(s string, elem bool) attribute.Value {
 		if len(s) > e.lim.MaxStringLen {
 			s = cutUTF8(s, e.lim.MaxStringLen)
 		}
-		s += wireformat.TruncatedSuffix
+		s += tncomessage.TruncatedSuffix
 	}
 	return e.fit(s)
 }
@@ -290,11 +291,11 @@ func (e *Encoder) str(s string, elem bool) attribute.Value {
 func (e *Encoder) fit(s string) attribute.Value {
 	if room := e.room() - valueCost; len(s) > room {
 		e.stop()
-		n := room - len(wireformat.TruncatedSuffix)
+		n := room - len(tncomessage.TruncatedSuffix)
 		if n <= 0 {
 			s = ""
 		} else {
-			s = cutUTF8(s, n) + wireformat.TruncatedSuffix
+			s = cutUTF8(s, n) + tncomessage.TruncatedSuffix
 		}
 	}
 	e.size += valueCost + len(s)
@@ -324,7 +325,7 @@ func (e *Encoder) popMap(start int) attribute.Value {
 func (e *Encoder) Envelope(key, v string) {
 	if len(v) > e.lim.MaxStringLen {
 		e.truncated++
-		v = cutUTF8(v, e.lim.MaxStringLen) + wireformat.TruncatedSuffix
+		v = cutUTF8(v, e.lim.MaxStringLen) + tncomessage.TruncatedSuffix
 	}
 	e.Attrs = append(e.Attrs, attribute.String(key, v))
 }

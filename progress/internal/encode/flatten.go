@@ -16,8 +16,8 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/progressotel/progressotel/internal/base/wireformat"
 	"github.com/progressotel/progressotel/progress/internal/redact"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // This file walks a value: the checks live in admit, admitElem, enter,
@@ -40,7 +40,7 @@ type reflectKey struct {
 // panicMarker replaces the details when the encoder itself panicked: a bug
 // of this package, never of the caller's values (their methods are called
 // through the recovering helpers of call.go). Tests look for it.
-const panicMarker = wireformat.UnsupportedPrefix + "details: encoder panicked]"
+const panicMarker = tncomessage.UnsupportedPrefix + "details: encoder panicked]"
 
 // Details flattens an event's details below DetailsRoot (see progress/wire
 // for the encoding). It never panics: should the walk itself panic, the
@@ -87,7 +87,7 @@ func (e *Encoder) details(v any) {
 		if isNil(reflect.ValueOf(d)) {
 			return
 		}
-		if s, ok := e.admit(root, wireformat.ValueKey); ok {
+		if s, ok := e.admit(root, tncomessage.ValueKey); ok {
 			s.mode = wholeMode
 			e.value(s, d)
 		}
@@ -112,7 +112,7 @@ func (e *Encoder) details(v any) {
 			e.reflectMap(root, rv, info)
 		}
 	default:
-		if s, ok := e.admit(root, wireformat.ValueKey); ok {
+		if s, ok := e.admit(root, tncomessage.ValueKey); ok {
 			s.mode = wholeMode
 			e.reflectValue(s, rv)
 		}
@@ -244,7 +244,7 @@ func (e *Encoder) wideMap(s slot, n int) {
 	e.truncated++
 	if s.node == &e.keys.root {
 		var ok bool
-		if s, ok = e.admit(s, wireformat.ValueKey); !ok {
+		if s, ok = e.admit(s, tncomessage.ValueKey); !ok {
 			return
 		}
 	}
@@ -541,16 +541,16 @@ func (e *Encoder) bytesValue(s slot, b []byte) {
 		b, cut = b[:max], true
 	}
 	if !e.spend(len(b)) {
-		e.put(s, e.fit(wireformat.TruncatedSuffix))
+		e.put(s, e.fit(tncomessage.TruncatedSuffix))
 		return
 	}
 	if e.red.SecretBytes(b) {
-		e.put(s, e.fit(wireformat.Redacted))
+		e.put(s, e.fit(tncomessage.Redacted))
 		return
 	}
 	enc := base64.StdEncoding.EncodeToString(b)
 	if cut {
-		enc += wireformat.TruncatedSuffix
+		enc += tncomessage.TruncatedSuffix
 	}
 	e.put(s, e.fit(enc))
 }
@@ -654,7 +654,7 @@ func (e *Encoder) reflectValue(s slot, rv reflect.Value) {
 // that failed, counted as a cut.
 func (e *Encoder) unsupported(s slot, t reflect.Type, what string) {
 	e.truncated++
-	e.put(s, e.fit(wireformat.UnsupportedPrefix+t.String()+what+"]"))
+	e.put(s, e.fit(tncomessage.UnsupportedPrefix+t.String()+what+"]"))
 }
 
 // errorText writes an error's Error text.
@@ -690,7 +690,7 @@ func (e *Encoder) marshaled(s slot, rv reflect.Value) {
 			e.unsupported(s, rv.Type(), ": MarshalJSON failed")
 			return
 		case !e.spend(len(b)):
-			e.put(s, e.fit(wireformat.TruncatedSuffix))
+			e.put(s, e.fit(tncomessage.TruncatedSuffix))
 			return
 		}
 		var out any
@@ -748,7 +748,7 @@ func (e *Encoder) quoted(s slot, fv reflect.Value) {
 			e.put(s, e.float(f, bits))
 			return
 		}
-		text = string(wireformat.AppendJSONFloat(nil, f, bits))
+		text = string(tncomessage.AppendJSONFloat(nil, f, bits))
 	default:
 		e.reflectValue(s, fv)
 		return

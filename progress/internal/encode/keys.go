@@ -8,8 +8,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/progressotel/progressotel/internal/base/cache"
-	"github.com/progressotel/progressotel/internal/base/wireformat"
 	"github.com/progressotel/progressotel/progress/internal/redact"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // maxCachedKeys bounds the key cache of one Recorder. Past it, new keys are
@@ -51,8 +51,8 @@ type KeyCache struct {
 // NewKeyCache returns an empty cache for keys redacted by red.
 func NewKeyCache(red *redact.Rules) *KeyCache {
 	return &KeyCache{
-		root:   keyNode{key: wireformat.DetailsRoot},
-		value:  keyNode{key: wireformat.DetailsPrefix + wireformat.ValueKey},
+		root:   keyNode{key: tncomessage.DetailsRoot},
+		value:  keyNode{key: tncomessage.DetailsPrefix + tncomessage.ValueKey},
 		red:    red,
 		secret: cache.New[string, bool](maxCachedKeys),
 	}
@@ -105,12 +105,12 @@ func (c *KeyCache) child(parent *keyNode, seg string) *keyNode {
 
 func (c *KeyCache) build(parent *keyNode, seg string) *keyNode {
 	return &keyNode{
-		key:    attribute.Key(string(parent.key) + wireformat.DetailsSeparator + wireformat.EscapeSegment(seg)),
+		key:    attribute.Key(string(parent.key) + tncomessage.DetailsSeparator + tncomessage.EscapeSegment(seg)),
 		secret: c.red.SecretKey(seg),
 	}
 }
 
 // keyLen is the length of child(parent, seg).key, without building it.
 func keyLen(parent *keyNode, seg string) int {
-	return len(parent.key) + len(wireformat.DetailsSeparator) + wireformat.EscapedLen(seg)
+	return len(parent.key) + len(tncomessage.DetailsSeparator) + tncomessage.EscapedLen(seg)
 }

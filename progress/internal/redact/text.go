@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/progressotel/progressotel/internal/base/wireformat"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // This file finds secrets in free text by their shape: a secret in a
@@ -29,7 +29,7 @@ import (
 //   - JSON Web Tokens (eyJ....eyJ....);
 //   - tokens with a well-known prefix (tokenPrefixes).
 //
-// Only the secret is replaced (by wireformat.Redacted), so that the rest
+// Only the secret is replaced (by tncomessage.Redacted), so that the rest
 // of the line still says what happened.
 //
 // The scan is linear in the text whatever the text: every loop below
@@ -71,7 +71,7 @@ const (
 )
 
 // Shapes returns v with every secret found in it by shape replaced by
-// wireformat.Redacted, and whether it changed anything. Private-key
+// tncomessage.Redacted, and whether it changed anything. Private-key
 // material is SecretValue's: callers test it first, since it redacts the
 // whole value.
 func (r *Rules) Shapes(v string) (string, bool) {
@@ -170,10 +170,10 @@ func (sc *scanner) replace(from, to int) {
 		sc.spans = append(sc.spans, [2]int{from, to})
 	}
 	if sc.out == nil {
-		sc.out = make([]byte, 0, len(sc.s)+len(wireformat.Redacted))
+		sc.out = make([]byte, 0, len(sc.s)+len(tncomessage.Redacted))
 	}
 	sc.out = append(sc.out, sc.s[sc.last:from]...)
-	sc.out = append(sc.out, wireformat.Redacted...)
+	sc.out = append(sc.out, tncomessage.Redacted...)
 	sc.last = to
 }
 
@@ -289,16 +289,16 @@ func (sc *scanner) pair(j, n int) int {
 	if v == len(s) {
 		return -1
 	}
-	if strings.HasPrefix(s[v:], wireformat.Redacted) {
-		return v + len(wireformat.Redacted) // redacted already: text redacted twice reads the same
+	if strings.HasPrefix(s[v:], tncomessage.Redacted) {
+		return v + len(tncomessage.Redacted) // redacted already: text redacted twice reads the same
 	}
 	if keep, e := sc.reference(v); keep {
 		return e
 	}
 	if s[j] == ':' {
 		v = sc.scheme(v) // a header's value
-		if strings.HasPrefix(s[v:], wireformat.Redacted) {
-			return v + len(wireformat.Redacted)
+		if strings.HasPrefix(s[v:], tncomessage.Redacted) {
+			return v + len(tncomessage.Redacted)
 		}
 	}
 	if n == 1 && s[j] == ':' && keyQuote == 0 {
@@ -688,7 +688,7 @@ func (sc *scanner) flag(i int) int {
 	if keep, end := sc.reference(from); keep {
 		return end
 	}
-	if to <= from || notSecret(s[from:to]) || strings.HasPrefix(s[from:], wireformat.Redacted) {
+	if to <= from || notSecret(s[from:to]) || strings.HasPrefix(s[from:], tncomessage.Redacted) {
 		return -1
 	}
 	sc.replace(from, to)
@@ -729,7 +729,7 @@ func (sc *scanner) replaceArg(i int, userPass bool) int {
 		}
 		from += c + 1
 	}
-	if to <= from || strings.HasPrefix(s[from:], wireformat.Redacted) {
+	if to <= from || strings.HasPrefix(s[from:], tncomessage.Redacted) {
 		return -1
 	}
 	sc.replace(from, to)

@@ -1,9 +1,19 @@
-// Package wireformat is the one home of the progress record format: the
-// attribute names, the escaping of detail paths, the markers of cut or
-// secret values, the severity names, and the zero-copy View of a record
-// that every reader adapts. Its public face is package progress/wire; it is
-// internal so that its shape can change without an API change.
-package wireformat
+// Package tncomessage builds the TNCO message, the JSON object that TNCO
+// receives on Kafka for each progress record, and holds what that takes:
+// the names of the wire contract (docs/wire.md), the escaping of detail
+// paths, the zero-copy View of a record and the JSON writers.
+//
+// It is the one builder of the message. The collector's tnco processor
+// calls it on every progress record it receives, from any sender (the Go
+// library, the Python module, otel-cli), after redacting the record's
+// attributes; the Go library calls it for a driver's own JSON lines and
+// for tests. A record is read through Record, which the SDK's log record
+// (progress/wire) and pdata's log record (the tnco processor) implement.
+//
+// The module depends on the standard library and the OTel attribute
+// types only, so that the collector and the driver share it without
+// sharing anything else.
+package tncomessage
 
 // Names of the wire contract. docs/wire.md documents them as a
 // table; changing one is a breaking change.

@@ -1,4 +1,4 @@
-package wireformat
+package tncomessage
 
 import (
 	"strings"
@@ -67,6 +67,10 @@ type View struct {
 	HasPrevious bool
 
 	Extra []attribute.KeyValue
+
+	// noDetails makes AppendMessage write the details as {} (AppendWithin's
+	// second step).
+	noDetails bool
 
 	// raw holds the string fields above as the record has them, with
 	// their presence, for the TNCO message (AppendMessage), which writes a
@@ -221,4 +225,20 @@ func (v *View) add(kv attribute.KeyValue) bool {
 		v.Extra = append(v.Extra, kv)
 	}
 	return true
+}
+
+// transitionField returns the field a key names for stream ("status",
+// "previous.reason", ...), or "" when the key is not part of stream's
+// payload. It allocates nothing.
+func transitionField(key, stream string) string {
+	n := len(TransitionPrefix) + len(stream)
+	if len(key) <= n+1 || !strings.HasPrefix(key, TransitionPrefix) ||
+		key[len(TransitionPrefix):n] != stream || key[n] != '.' {
+		return ""
+	}
+	switch f := key[n+1:]; f {
+	case "status", "reason", "message", "previous.status", "previous.reason", "previous.message":
+		return f
+	}
+	return ""
 }

@@ -1,4 +1,4 @@
-package wireformat
+package tncomessage
 
 import (
 	"strconv"

@@ -1,4 +1,4 @@
-package wireformat
+package tncomessage
 
 import (
 	"encoding/hex"
@@ -106,7 +106,9 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 		b = AppendStdMap(b, s.component)
 	}
 	key("details")
-	if v.Kind == KindEvent {
+	if v.noDetails {
+		b = append(b, "{}"...)
+	} else if v.Kind == KindEvent {
 		b = AppendNestedJSON(b, v.Details, StdEscapes)
 	} else {
 		b = appendTransition(b, v)
