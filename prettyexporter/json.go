@@ -39,9 +39,11 @@ func NewJSON(opts ...Option) (*JSONExporter, error) {
 // reservedJSON are top-level names a transition's stream key must not shadow; such a stream's
 // payload (and that of a stream named tracectx.*) is written under "transition" instead.
 var reservedJSON = []string{
-	"@timestamp", "@version", "level", "logger_name", "message", "eventType", "stream",
-	"traceId", "spanId", "component", "resource", "scope", "tenant", "observedGeneration",
-	"sequence", "truncated", "attributes", "eventName", "transition",
+	tncomessage.MemberTimestamp, "@version", tncomessage.MemberLevel, "logger_name", "message",
+	tncomessage.MemberEventType, "stream", tncomessage.MemberTraceID, tncomessage.MemberSpanID,
+	tncomessage.MemberComponent, tncomessage.MemberResource, tncomessage.MemberScope, tncomessage.MemberTenant,
+	tncomessage.MemberObservedGeneration, tncomessage.MemberSequence, tncomessage.MemberTruncated,
+	"attributes", "eventName", "transition",
 }
 
 func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
@@ -51,23 +53,23 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 
 	b = append(b, '{')
 	if !e.noTime {
-		b = append(b, `"@timestamp":"`...)
+		b = append(b, `"`+tncomessage.MemberTimestamp+`":"`...)
 		b = append(recordTime(r).UTC().AppendFormat(b, timestampLayout), `",`...)
 	}
-	b = appendJSONString(append(b, `"@version":"1","level":`...), levelName(r))
+	b = appendJSONString(append(b, `"@version":"1","`+tncomessage.MemberLevel+`":`...), levelName(r))
 	if name := r.InstrumentationScope().Name; name != "" {
 		b = appendJSONString(append(b, `,"logger_name":`...), name)
 	}
-	b = append(b, `,"message":`...)
+	b = append(b, `,"`+tncomessage.MemberMessage+`":`...)
 	switch v.Kind {
 	case tncomessage.KindEvent:
 		b = appendJSONString(b, v.Name)
-		b = append(b, `,"eventType":"`+tncomessage.EventType+`","progressEventType":`...)
-		b = append(appendJSONString(b, v.Name), `,"details":`...)
+		b = append(b, `,"`+tncomessage.MemberEventType+`":"`+tncomessage.EventType+`","`+tncomessage.MemberProgressEventType+`":`...)
+		b = append(appendJSONString(b, v.Name), `,"`+tncomessage.MemberDetails+`":`...)
 		b = tncomessage.AppendNestedJSON(b, v.Details, tncomessage.TerminalEscapes)
 	case tncomessage.KindTransition:
 		b = appendJSONString(b, v.Name)
-		b = append(b, `,"eventType":"`+tncomessage.TransitionEventType+`","stream":`...)
+		b = append(b, `,"`+tncomessage.MemberEventType+`":"`+tncomessage.TransitionEventType+`","stream":`...)
 		b = append(appendJSONString(b, v.Name), ',')
 		if slices.Contains(reservedJSON, v.Name) || strings.HasPrefix(v.Name, tncomessage.TraceCtxPrefix) {
 			b = append(b, `"transition"`...)
@@ -76,7 +78,7 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 		}
 		b = appendConditionJSON(append(b, ':'), v.Transition)
 		if v.HasPrevious {
-			b = append(appendConditionJSON(append(b, `,"previous":`...), v.Previous), '}')
+			b = append(appendConditionJSON(append(b, `,"`+tncomessage.MemberPrevious+`":`...), v.Previous), '}')
 		}
 		b = append(b, '}')
 	default:
@@ -91,21 +93,21 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 		}
 	}
 	if tid := r.TraceID(); tid.IsValid() {
-		b = append(hex.AppendEncode(append(b, `,"traceId":"`...), tid[:]), '"')
+		b = append(hex.AppendEncode(append(b, `,"`+tncomessage.MemberTraceID+`":"`...), tid[:]), '"')
 	}
 	if sid := r.SpanID(); sid.IsValid() {
-		b = append(hex.AppendEncode(append(b, `,"spanId":"`...), sid[:]), '"')
+		b = append(hex.AppendEncode(append(b, `,"`+tncomessage.MemberSpanID+`":"`...), sid[:]), '"')
 	}
 	for _, kv := range v.TraceCtx {
 		b = append(appendJSONString(append(b, ','), string(kv.Key)), ':')
 		b = appendJSONString(b, kv.Value.String())
 	}
 	if v.ComponentName != "" || v.ComponentVersion != "" {
-		b = appendField(append(b, `,"component":{`...), "name", v.ComponentName)
+		b = appendField(append(b, `,"`+tncomessage.MemberComponent+`":{`...), "name", v.ComponentName)
 		b = append(appendField(b, "version", v.ComponentVersion), '}')
 	}
 	if v.HasResource() {
-		b = appendField(append(b, `,"resource":{`...), "type", v.ResourceType)
+		b = appendField(append(b, `,"`+tncomessage.MemberResource+`":{`...), "type", v.ResourceType)
 		b = appendField(appendField(b, "id", v.ResourceID), "namespace", v.ResourceNamespace)
 		b = append(appendField(b, "uid", v.ResourceUID), '}')
 	}
@@ -115,22 +117,22 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 		if len(v.Scope) > 1 && !slices.IsSortedFunc(v.Scope, tncomessage.ComparePath) {
 			slices.SortFunc(v.Scope, tncomessage.ComparePath)
 		}
-		b = appendList(append(b, `,"scope":`...), "{}", ",", v.Scope, func(b []byte, kv tncomessage.PathValue) []byte {
+		b = appendList(append(b, `,"`+tncomessage.MemberScope+`":`...), "{}", ",", v.Scope, func(b []byte, kv tncomessage.PathValue) []byte {
 			b = tncomessage.AppendJSONChars(append(b, '"'), tncomessage.UnescapeSegment(kv.Path), tncomessage.TerminalEscapes)
 			return appendJSONString(append(b, `":`...), kv.Value.String())
 		})
 	}
 	if v.Tenant != "" {
-		b = appendJSONString(append(b, `,"tenant":`...), v.Tenant)
+		b = appendJSONString(append(b, `,"`+tncomessage.MemberTenant+`":`...), v.Tenant)
 	}
 	if v.HasGeneration {
-		b = strconv.AppendInt(append(b, `,"observedGeneration":`...), v.Generation, 10)
+		b = strconv.AppendInt(append(b, `,"`+tncomessage.MemberObservedGeneration+`":`...), v.Generation, 10)
 	}
 	if v.HasSequence {
-		b = strconv.AppendInt(append(b, `,"sequence":`...), v.Sequence, 10)
+		b = strconv.AppendInt(append(b, `,"`+tncomessage.MemberSequence+`":`...), v.Sequence, 10)
 	}
 	if v.Truncated {
-		b = append(b, `,"truncated":true`...)
+		b = append(b, `,"`+tncomessage.MemberTruncated+`":true`...)
 	}
 	if len(v.Extra) > 0 {
 		b = appendList(append(b, `,"attributes":`...), "{}", ",", v.Extra, func(b []byte, kv attribute.KeyValue) []byte {
@@ -144,10 +146,10 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 // appendConditionJSON appends c as {"status":..,"reason":..,"message":..} without its closing
 // brace; the message only when there is one.
 func appendConditionJSON(b []byte, c tncomessage.Condition) []byte {
-	b = appendJSONString(append(b, `{"status":`...), c.Status)
-	b = appendJSONString(append(b, `,"reason":`...), c.Reason)
+	b = appendJSONString(append(b, `{"`+tncomessage.MemberStatus+`":`...), c.Status)
+	b = appendJSONString(append(b, `,"`+tncomessage.MemberReason+`":`...), c.Reason)
 	if c.Message != "" {
-		b = appendJSONString(append(b, `,"message":`...), c.Message)
+		b = appendJSONString(append(b, `,"`+tncomessage.MemberMessage+`":`...), c.Message)
 	}
 	return b
 }

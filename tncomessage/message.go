@@ -94,7 +94,7 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 		}
 	}
 	if m.TimeUnixNano > 0 {
-		key("@timestamp")
+		key(MemberTimestamp)
 		b = append(b, '"')
 		b = time.Unix(0, m.TimeUnixNano).UTC().AppendFormat(b, MessageTimeLayout)
 		b = append(b, '"')
@@ -102,10 +102,10 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 	s.component = v.appendRaw(s.component, rawComponentName, "name")
 	s.component = v.appendRaw(s.component, rawComponentVersion, "version")
 	if len(s.component) > 0 {
-		key("component")
+		key(MemberComponent)
 		b = AppendStdMap(b, s.component)
 	}
-	key("details")
+	key(MemberDetails)
 	if v.noDetails {
 		b = append(b, "{}"...)
 	} else if v.Kind == KindEvent {
@@ -113,42 +113,42 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 	} else {
 		b = appendTransition(b, v)
 	}
-	key("eventType")
+	key(MemberEventType)
 	if v.Kind == KindEvent {
 		b = AppendStdString(b, EventType)
 	} else {
 		b = AppendStdString(b, TransitionEventType)
 	}
 	if m.SeverityText != "" {
-		key("level")
+		key(MemberLevel)
 		b = AppendStdString(b, m.SeverityText)
 	}
-	field("observedGeneration", generation, v.HasGeneration, attribute.Int64Value(v.Generation))
-	key("progressEventType")
+	field(MemberObservedGeneration, generation, v.HasGeneration, attribute.Int64Value(v.Generation))
+	key(MemberProgressEventType)
 	b = AppendStdString(b, v.Name)
 	s.resource = v.appendRaw(s.resource, rawResourceID, "id")
 	s.resource = v.appendRaw(s.resource, rawResourceNamespace, "namespace")
 	s.resource = v.appendRaw(s.resource, rawResourceType, "type")
 	s.resource = v.appendRaw(s.resource, rawResourceUID, "uid")
 	if len(s.resource) > 0 {
-		key("resource")
+		key(MemberResource)
 		b = AppendStdMap(b, s.resource)
 	}
 	if len(v.Scope) > 0 {
 		for _, p := range v.Scope { // keys as on the wire (escaped), as the collector has them
 			s.scope = append(s.scope, attribute.KeyValue{Key: attribute.Key(p.Path), Value: p.Value})
 		}
-		key("scope")
+		key(MemberScope)
 		b = AppendStdMap(b, s.scope)
 	}
-	field("sequence", sequence, v.HasSequence, attribute.Int64Value(v.Sequence))
+	field(MemberSequence, sequence, v.HasSequence, attribute.Int64Value(v.Sequence))
 	if m.SpanID != [8]byte{} {
-		key("spanId")
+		key(MemberSpanID)
 		b = appendHex(b, m.SpanID[:])
 	}
-	field("tenant", tenant, v.raw[rawTenant].ok, v.raw[rawTenant].v)
+	field(MemberTenant, tenant, v.raw[rawTenant].ok, v.raw[rawTenant].v)
 	if m.TraceID != [16]byte{} {
-		key("traceId")
+		key(MemberTraceID)
 		b = appendHex(b, m.TraceID[:])
 	}
 	if len(v.TraceCtx) > 0 {
@@ -157,7 +157,7 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 		// came before).
 		b = appendMembers(append(b, ','), v.TraceCtx)
 	}
-	field("truncated", truncated, v.Truncated, attribute.BoolValue(true))
+	field(MemberTruncated, truncated, v.Truncated, attribute.BoolValue(true))
 	return append(b, '}')
 }
 
@@ -182,28 +182,20 @@ func appendHex(b []byte, id []byte) []byte {
 // only when the record has them.
 func appendTransition(b []byte, v *View) []byte {
 	b = append(b, '{')
+	member := func(b []byte, k string) []byte { return append(AppendStdString(b, k), ':') }
 	if f := v.raw[rawMessage]; f.ok {
-		b = append(b, `"message":`...)
-		b = AppendStdValue(b, f.v)
-		b = append(b, ',')
+		b = append(AppendStdValue(member(b, MemberMessage), f.v), ',')
 	}
 	if f := v.raw[rawPrevStatus]; f.ok {
-		b = append(b, `"previous":{`...)
+		b = append(member(b, MemberPrevious), '{')
 		if m := v.raw[rawPrevMessage]; m.ok {
-			b = append(b, `"message":`...)
-			b = AppendStdValue(b, m.v)
-			b = append(b, ',')
+			b = append(AppendStdValue(member(b, MemberMessage), m.v), ',')
 		}
-		b = append(b, `"reason":`...)
-		b = AppendStdValue(b, v.raw[rawPrevReason].v)
-		b = append(b, `,"status":`...)
-		b = AppendStdValue(b, f.v)
-		b = append(b, `},`...)
+		b = append(AppendStdValue(member(b, MemberReason), v.raw[rawPrevReason].v), ',')
+		b = append(AppendStdValue(member(b, MemberStatus), f.v), "},"...)
 	}
-	b = append(b, `"reason":`...)
-	b = AppendStdValue(b, v.raw[rawReason].v)
-	b = append(b, `,"status":`...)
-	b = AppendStdValue(b, v.raw[rawStatus].v)
+	b = append(AppendStdValue(member(b, MemberReason), v.raw[rawReason].v), ',')
+	b = AppendStdValue(member(b, MemberStatus), v.raw[rawStatus].v)
 	return append(b, '}')
 }
 

@@ -48,7 +48,7 @@ type Decoded struct {
 // ResourceTransitionProgressEvent.to_dict()): eventType, progressEventType
 // and the nested details.
 func (d *Decoded) Message() map[string]any {
-	return map[string]any{"eventType": d.EventType, "progressEventType": d.ProgressEventType, "details": d.Details}
+	return map[string]any{tncomessage.MemberEventType: d.EventType, tncomessage.MemberProgressEventType: d.ProgressEventType, tncomessage.MemberDetails: d.Details}
 }
 
 // Decode reads a record emitted by package progress back into its parts:
