@@ -92,13 +92,9 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 		return nil, err
 	}
 
-	popts := []sdklog.LoggerProviderOption{
-		sdklog.WithResource(res),
-		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(c.red)),
-	}
-	for _, p := range c.processors {
-		popts = append(popts, sdklog.WithProcessor(p))
-	}
+	// The provider's processors, in order: the tracectx processor first,
+	// as it decorates the records the others take.
+	procs := append([]sdklog.Processor{sdkparts.NewTraceCtxProcessor(c.red)}, c.processors...)
 	// The MeterProvider first: the batch processors count their drops
 	// through it, not through one installed before Setup.
 	t := &Telemetry{}
@@ -163,12 +159,15 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 		batches = append(batches, sdkparts.NewBatchProcessor(exp, append([]sdkparts.BatchOption{sdkparts.WithExporterName("extra")}, dropMeter...)...))
 	}
 	for _, b := range batches {
-		popts = append(popts, sdklog.WithProcessor(b))
+		procs = append(procs, b)
 	}
-	for _, p := range direct {
+	procs = append(procs, direct...)
+	popts := []sdklog.LoggerProviderOption{sdklog.WithResource(res)}
+	for _, p := range procs {
 		popts = append(popts, sdklog.WithProcessor(p))
 	}
 	t.lp, t.batches, t.output, t.local, t.direct, t.counted = sdklog.NewLoggerProvider(popts...), batches, output, liveSpans, direct, counted
+	t.progressLP = progressProvider(t.lp, res, procs, len(c.processors) > 0)
 	if output == nil && jsonOut != nil {
 		t.output, t.jsonOut = jsonOut, jsonOut
 	}
@@ -188,7 +187,7 @@ func Setup(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	}
 	otel.SetLoggerProvider(t.lp)
 	progress.SetDefault(progress.NewRecorder(append([]progress.Option{
-		progress.WithLoggerProvider(t.lp), progress.WithRedactor(c.red),
+		progress.WithLoggerProvider(t.progressLP), progress.WithRedactor(c.red),
 	}, c.recorderOpts...)...))
 	if !c.noPropagator {
 		otel.SetTextMapPropagator(propagation.Default())
@@ -318,3 +317,34 @@ func (l localSpans) OnEnd(s sdktrace.ReadOnlySpan) {
 
 func (localSpans) Shutdown(context.Context) error   { return nil }
 func (localSpans) ForceFlush(context.Context) error { return nil }
+
+// progressProvider is the provider of the progress records Setup's default
+// Recorder writes: lp's processors, in lp's order, without the SDK's check
+// for duplicate attribute keys (sdklog.WithAllowKeyDuplication), which
+// costs about a third of the driver's export path (BENCHMARKS.md). A
+// progress record has no duplicate key to drop: the Recorder writes each
+// envelope key once, detail and scope paths are distinct by construction
+// (each segment escaped, a map's keys unique), a transition's payload keys
+// cannot meet the envelope's (reserved stream names), and the tracectx
+// processor adds tracectx.* keys, one per value, which nothing else writes
+// (TestProgressRecordsHaveNoDuplicateKeys). lp owns the processors: it
+// flushes and shuts them down. With processors of the driver's own
+// (WithProcessor), which may add any key, progress records keep the check
+// and lp is returned.
+func progressProvider(lp *sdklog.LoggerProvider, res *resource.Resource, procs []sdklog.Processor, ownProcessors bool) *sdklog.LoggerProvider {
+	if ownProcessors {
+		return lp
+	}
+	opts := []sdklog.LoggerProviderOption{sdklog.WithResource(res), sdklog.WithAllowKeyDuplication()}
+	for _, p := range procs {
+		opts = append(opts, sdklog.WithProcessor(sharedProcessor{p}))
+	}
+	return sdklog.NewLoggerProvider(opts...)
+}
+
+// sharedProcessor feeds a processor that another provider owns: flushing
+// and shutting it down are the owner's.
+type sharedProcessor struct{ sdklog.Processor }
+
+func (sharedProcessor) ForceFlush(context.Context) error { return nil }
+func (sharedProcessor) Shutdown(context.Context) error   { return nil }

@@ -21,16 +21,20 @@ import (
 // exporter. Its methods are safe for concurrent use, and on a nil
 // *Telemetry they do nothing.
 type Telemetry struct {
-	lp      *sdklog.LoggerProvider
-	tp      *sdktrace.TracerProvider // nil with WithoutTracerProvider
-	mp      *sdkmetric.MeterProvider // nil without a metric reader
-	spans   *boundedSpanExporter     // nil when spans are not exported
-	batches []*sdkparts.BatchProcessor
-	output  io.Writer
-	local   []sdktrace.SpanProcessor // the local views' (the live view's tree)
-	direct  []sdklog.Processor       // the local views' log processors, not batched
-	counted []*countedProcessor      // the same, counting for Stats
-	jsonOut *jsonOutput              // Output with the json exporter and no live view
+	lp *sdklog.LoggerProvider
+	// progressLP feeds lp's processors the default Recorder's records,
+	// without the duplicate-key check (progressProvider); lp when Setup
+	// keeps the check.
+	progressLP *sdklog.LoggerProvider
+	tp         *sdktrace.TracerProvider // nil with WithoutTracerProvider
+	mp         *sdkmetric.MeterProvider // nil without a metric reader
+	spans      *boundedSpanExporter     // nil when spans are not exported
+	batches    []*sdkparts.BatchProcessor
+	output     io.Writer
+	local      []sdktrace.SpanProcessor // the local views' (the live view's tree)
+	direct     []sdklog.Processor       // the local views' log processors, not batched
+	counted    []*countedProcessor      // the same, counting for Stats
+	jsonOut    *jsonOutput              // Output with the json exporter and no live view
 
 	restoreTerminal func() // ends routeTerminal's routing through the live view
 
@@ -69,6 +73,9 @@ func (t *Telemetry) shutdown(ctx context.Context) error {
 	}
 	if t.jsonOut != nil {
 		t.jsonOut.close() // its last line, before the exporter shuts down
+	}
+	if t.progressLP != nil && t.progressLP != t.lp {
+		_ = t.progressLP.Shutdown(ctx) // stops its loggers; its processors are lp's
 	}
 	errs := []error{wrapErr("log shutdown", t.lp.Shutdown(ctx))}
 	// The provider skips its processors when ctx ends while a record is
