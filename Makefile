@@ -2,10 +2,10 @@
 GO          ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # Nested modules, each with its own go.mod: the core module never depends on them.
-NESTED      := $(wildcard kube/go.mod)
+NESTED      := $(wildcard kube/go.mod tncomessage/go.mod)
 # Every nested module, for lint; the collector ones follow the root module's
 # working tree (replace ../..), hence -mod=mod.
-LINT_MODULES := kube bench/e2e collector-config/otelcol collector-config/tncoprocessor collector-config/admissionextension collector-config/e2e
+LINT_MODULES := kube tncomessage bench/e2e collector-config/otelcol collector-config/tncoprocessor collector-config/admissionextension collector-config/e2e
 
 .PHONY: all tidy tools progressotel bench-cli test test-core test-nested demo demo-k8s demo-http demo-terraform tofu otel-cli bench-terraform bench-ansible lint fmt vet staticcheck bench bench-e2e fuzz soak licenses clean
 
@@ -152,7 +152,7 @@ repocheck:
 ## go.sum entry for a dependency the root module gained. The collector
 ## distribution is left out: its tidy needs -e (test-only modules of its
 ## dependencies are not served).
-TIDY_MODULES := . kube bench/e2e collector-config/tncoprocessor collector-config/admissionextension collector-config/e2e
+TIDY_MODULES := . kube tncomessage bench/e2e collector-config/tncoprocessor collector-config/admissionextension collector-config/e2e
 tidy:
 	@for m in $(TIDY_MODULES); do (cd $$m && $(GO) mod tidy -diff >/dev/null) || { echo "go mod tidy needed in $$m"; exit 1; }; done
 

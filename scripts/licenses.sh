@@ -20,7 +20,7 @@ if [ "${1:-}" = --check ]; then
 	exit
 fi
 GO=${GO:-go}
-NESTED=(kube collector-config/otelcol collector-config/e2e bench/e2e deploy)
+NESTED=(kube tncomessage collector-config/otelcol collector-config/e2e bench/e2e deploy)
 
 # classify DIR: the SPDX ids of the licence files at the module's root.
 classify() {
@@ -85,6 +85,7 @@ echo "| Module | Version | Licence |"
 echo "|---|---|---|"
 $GO list -deps -test -f '{{with .Module}}{{if not .Main}}{{.Path}} {{.Version}}{{end}}{{end}}' ./... | sort -u |
 	while read -r mod ver; do
+		case $mod in github.com/progressotel/progressotel/*) continue ;; esac # this repository's (replace ./)
 		row "$mod" "$ver" "$(dir "$mod@$ver")"
 	done
 
@@ -103,9 +104,9 @@ for r in json.load(sys.stdin).get("Require") or []:
         print(r["Path"], r["Version"])' | sort -u |
 		while read -r mod ver; do
 			[ -n "$mod" ] || continue
-			if [ "$mod" = github.com/progressotel/progressotel ]; then
-				continue # this repository (replace ../)
-			fi
+			case $mod in github.com/progressotel/progressotel | github.com/progressotel/progressotel/*)
+				continue ;; # this repository's (replace ../)
+			esac
 			row "$mod" "$ver" "$(cd "$m" && dir "$mod@$ver")"
 		done
 done
