@@ -67,6 +67,7 @@ func main() {
 	flag.DurationVar(&cfg.drain, "drain", 60*time.Second, "give up waiting for a step's events after this long")
 	flag.IntVar(&cfg.workers, "workers", 1, "driver goroutines sharing the offered rate")
 	flag.BoolVar(&cfg.keepGoing, "keep-going", false, "ramp: try every rate even after one is not sustained")
+	flag.StringVar(&cfg.sender, "sender", "go", "who sends the events: go (this process, otelbridge.Setup, OTLP gRPC) or python (python/progressotel, OTLP/JSON over HTTP, bench/e2e/python/pysend.py with Debian's python3)")
 	flag.StringVar(&cfg.profile, "profile", "", "cost: write CPU profiles of the first round (driver and collectors) to this directory")
 	flag.Func("collector-env", "NAME=VALUE for the collectors' environment (repeatable), e.g. PROGRESS_KEEP_ATTRIBUTES='[\"*\"]'", func(v string) error {
 		if !strings.Contains(v, "=") {
@@ -86,7 +87,9 @@ func main() {
 	case "sink":
 		err = runSink(*kafkaPort, *httpPort)
 	case "driver":
-		if cfg.rates, err = parseRates(*rates); err == nil {
+		if cfg.sender != "go" && cfg.sender != "python" {
+			err = fmt.Errorf("unknown sender %q (want go or python)", cfg.sender)
+		} else if cfg.rates, err = parseRates(*rates); err == nil {
 			if cfg.pipelines, err = parseList(*pipelines, "passthrough", "progress"); err == nil {
 				if cfg.phases, err = parseList(*phases, "cost", "ramp", "soak"); err == nil {
 					err = run(cfg)
@@ -117,6 +120,7 @@ type config struct {
 	keepGoing      bool
 	profile        string
 	collectorEnv   []string
+	sender         string // "go" or "python"
 }
 
 func parseRates(s string) ([]int, error) {
@@ -180,7 +184,11 @@ func run(cfg config) error {
 		}
 	}
 
-	fmt.Printf("e2e: driver --OTLP gRPC--> otelcol-progress: %s --> Kafka (kfake) --> consumer", strings.Join(cfg.pipelines, ", "))
+	via := "driver --OTLP gRPC-->"
+	if cfg.sender == "python" {
+		via = "Python sender --OTLP/JSON over HTTP-->"
+	}
+	fmt.Printf("e2e: %s otelcol-progress: %s --> Kafka (kfake) --> consumer", via, strings.Join(cfg.pipelines, ", "))
 	fmt.Printf("\nmachine: %d CPUs, load average %s, %s\n", runtime.NumCPU(), loadavg(), time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	if len(cfg.collectorEnv) > 0 {
 		fmt.Printf("collector environment: %s\n", strings.Join(cfg.collectorEnv, " "))
@@ -190,11 +198,14 @@ func run(cfg config) error {
 	printHeader()
 
 	step := func(rate int, d time.Duration) stepConfig {
-		return stepConfig{rate: rate, d: d, drain: cfg.drain, workers: cfg.workers}
+		return stepConfig{rate: rate, d: d, drain: cfg.drain, workers: cfg.workers, sender: cfg.sender, root: cfg.root}
 	}
 	var sum summary
 	if slices.Contains(cfg.phases, "cost") {
-		targets := append([]string{RecordAlone}, cfg.pipelines...)
+		targets := cfg.pipelines
+		if cfg.sender == "go" {
+			targets = append([]string{RecordAlone}, targets...)
+		}
 		for round := range cfg.rounds {
 			r := map[string]stepResult{}
 			for i := range targets {

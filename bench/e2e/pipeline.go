@@ -37,7 +37,8 @@ var benchTenants = []string{"acme", "globex"}
 // pipeline is one collector and its sink (broker and consumer).
 type pipeline struct {
 	name                    string
-	endpoint                string
+	endpoint                string // OTLP gRPC
+	httpEndpoint            string // OTLP/HTTP
 	countURL                string
 	pprofURL                string // the collector's pprof extension; "" without it
 	collector, sink         *exec.Cmd
@@ -168,12 +169,13 @@ func tryStartPipeline(root, name string, extraEnv []string) (_ *pipeline, err er
 		return nil, err
 	}
 	p := &pipeline{
-		name:     name,
-		endpoint: "127.0.0.1:" + strconv.Itoa(grpcPort),
-		countURL: "http://127.0.0.1:" + strconv.Itoa(count) + "/count",
-		pprofURL: "http://127.0.0.1:" + strconv.Itoa(pprofPort),
-		log:      &lockedBuffer{},
-		dir:      dir,
+		name:         name,
+		endpoint:     "127.0.0.1:" + strconv.Itoa(grpcPort),
+		httpEndpoint: "127.0.0.1:" + strconv.Itoa(httpPort),
+		countURL:     "http://127.0.0.1:" + strconv.Itoa(count) + "/count",
+		pprofURL:     "http://127.0.0.1:" + strconv.Itoa(pprofPort),
+		log:          &lockedBuffer{},
+		dir:          dir,
 	}
 	defer func() {
 		if err != nil {
@@ -197,7 +199,7 @@ func tryStartPipeline(root, name string, extraEnv []string) (_ *pipeline, err er
 	env := []string{
 		"PROGRESS_OTELCOL_BIN=" + bin,
 		"PROGRESS_OTLP_GRPC_ENDPOINT=" + p.endpoint,
-		"PROGRESS_OTLP_HTTP_ENDPOINT=127.0.0.1:" + strconv.Itoa(httpPort),
+		"PROGRESS_OTLP_HTTP_ENDPOINT=" + p.httpEndpoint,
 		"PROGRESS_METRICS_PORT=" + strconv.Itoa(metrics),
 		"PROGRESS_HEALTH_ENDPOINT=127.0.0.1:" + strconv.Itoa(health),
 		"PROGRESS_STORAGE_DIR=" + filepath.Join(dir, "storage"),

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,6 +35,7 @@ type stepConfig struct {
 	workers                         int
 	driverProfile, collectorProfile string        // CPU profiles of the step; "" for none
 	rssEvery                        time.Duration // when set, RSS samples into stepResult.samples
+	sender, root                    string        // "python": python/progressotel sends (pysend.py), from root
 }
 
 type rssSample struct {
@@ -109,11 +115,19 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 	if p != nil {
 		res.target = p.name
 	}
-	tel, err := setupDriver(ctx, p)
-	if err != nil {
-		return res, err
+	py := cfg.sender == "python"
+	if py && p == nil {
+		return res, fmt.Errorf("the Python sender needs a pipeline")
 	}
-	defer func() { _ = tel.Shutdown(context.Background()) }()
+	var tel *otelbridge.Telemetry
+	if !py {
+		var err error
+		if tel, err = setupDriver(ctx, p); err != nil {
+			return res, err
+		}
+		defer func() { _ = tel.Shutdown(context.Background()) }()
+	}
+	var err error
 
 	var c0 int64
 	var colPID, sinkPID int
@@ -166,13 +180,23 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 	}()
 
 	cpu0, col0, sink0, mach0 := selfCPU(), procCPU(colPID), procCPU(sinkPID), machineCPU()
-	res.sent = drive(cfg.rate, cfg.d, cfg.workers)
-	res.elapsed = time.Since(start)
+	var pyCPU time.Duration
+	var pyDropped int64
+	if py {
+		// The sender's own pacing ends the step; its shutdown flushes.
+		if res.sent, pyDropped, pyCPU, err = sendPython(p, cfg); err != nil {
+			return res, err
+		}
+		res.elapsed = cfg.d
+	} else {
+		res.sent = drive(cfg.rate, cfg.d, cfg.workers)
+		res.elapsed = time.Since(start)
+		fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		_ = tel.ForceFlush(fctx)
+		cancel()
+	}
 	end := start.Add(res.elapsed)
-	fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	_ = tel.ForceFlush(fctx)
-	cancel()
-	res.driverCPU = selfCPU() - cpu0
+	res.driverCPU = selfCPU() - cpu0 + pyCPU
 	if profFile != nil {
 		pprof.StopCPUProfile()
 		_ = profFile.Close()
@@ -195,7 +219,7 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 			}
 			// Lost events never arrive: stop once nothing has moved for
 			// a while and the driver has nothing queued.
-			stalled := time.Since(lastChange) > 5*time.Second && tel.Stats().Queued == 0
+			stalled := time.Since(lastChange) > 5*time.Second && (py || tel.Stats().Queued == 0)
 			if time.Now().After(deadline) || stalled {
 				res.received = n - c0
 				break
@@ -211,14 +235,45 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 	res.collectorCPU = procCPU(colPID) - col0
 	res.sinkCPU = procCPU(sinkPID) - sink0
 	// What else ran on the machine meanwhile.
-	res.otherCPU = max(0, machineCPU()-mach0-res.collectorCPU-res.sinkCPU-(selfCPU()-cpu0))
-	res.dropped = tel.Stats().Dropped
+	res.otherCPU = max(0, machineCPU()-mach0-res.collectorCPU-res.sinkCPU-(selfCPU()-cpu0)-pyCPU)
+	if py {
+		res.dropped = pyDropped
+	} else {
+		res.dropped = tel.Stats().Dropped
+	}
 	if profErr != nil {
 		if err := <-profErr; err != nil {
 			fmt.Fprintf(os.Stderr, "e2e: collector profile of %s: %v\n", p.name, err)
 		}
 	}
 	return res, nil
+}
+
+// sendPython runs bench/e2e/python/pysend.py with Debian's python3: the
+// Python sender at cfg.rate events/s for cfg.d, OTLP/JSON to p's HTTP
+// endpoint, the driver's queue size (OTEL_BLRP_MAX_QUEUE_SIZE) as it is in
+// this process's environment. It returns the events sent and dropped, and
+// the sender's CPU.
+func sendPython(p *pipeline, cfg stepConfig) (sent int, dropped int64, cpu time.Duration, err error) {
+	root, err := filepath.Abs(cfg.root)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	cmd := exec.Command("python3", "-B", filepath.Join(root, "bench", "e2e", "python", "pysend.py"),
+		strconv.Itoa(cfg.rate), strconv.FormatFloat(cfg.d.Seconds(), 'f', -1, 64), strings.Join(benchTenants, ","))
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+filepath.Join(root, "python"),
+		"OTEL_EXPORTER_OTLP_ENDPOINT=http://"+p.httpEndpoint, "OTEL_SERVICE_NAME=e2e-python-sender")
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return 0, 0, 0, fmt.Errorf("python sender: %v\n%s", err, stderr.String())
+	}
+	var r struct{ Sent, Dropped, Failed int64 }
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		return 0, 0, 0, fmt.Errorf("python sender: %v: %q", err, out.String())
+	}
+	cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return int(r.Sent), r.Dropped + r.Failed, cpu, nil
 }
 
 // drive records at rate events/s for d, spread over workers goroutines,
