@@ -83,8 +83,9 @@ func TestCollectorBuildsTheDriversMessage(t *testing.T) {
 // The collector never trusts a body a sender sends: a forged message body
 // (another tenant, sequence, trace and details, a secret) is ignored and
 // overwritten by the message built from the record's attributes; the
-// routing follows the progress.tenant attribute alone, and the details
-// attributes are redacted whatever the sender did.
+// routing follows the progress.tenant attribute alone, and every attribute
+// the message is built from (details and envelope) is redacted whatever
+// the sender did.
 func TestDriverMessageIsCheckedNotTrusted(t *testing.T) {
 	b := startBroker(t)
 	cons := startConsumer(t, b.addr())
@@ -109,6 +110,8 @@ func TestDriverMessageIsCheckedNotTrusted(t *testing.T) {
 		attribute.String(wire.DetailsPrefix+"taskName", "install"),
 		attribute.String(wire.AttrTenant, "tenant-a"),
 		attribute.Int(wire.AttrSequence, 1),
+		// A secret in an envelope attribute, not only in the details.
+		attribute.String(wire.TraceCtxPrefix+"processid", "-----BEGIN OPENSSH PRIVATE KEY-----\nMIIG\n-----END OPENSSH PRIVATE KEY-----"),
 	)
 	d.lp.Logger(wire.ScopeName).Emit(ctx, r)
 	span.End()
@@ -128,12 +131,13 @@ func TestDriverMessageIsCheckedNotTrusted(t *testing.T) {
 		"@timestamp": "2026-11-29T10:00:00.000Z", "eventType": "ResourceTransitionProgressEvent",
 		"progressEventType": "ansible/TaskStarted", "level": "INFO", "sequence": 1, "tenant": "tenant-a",
 		"traceId": sc.TraceID().String(), "spanId": sc.SpanID().String(),
-		"details": map[string]any{"apiToken": "****", "note": "****", "taskName": "install"},
+		"details":            map[string]any{"apiToken": "****", "note": "****", "taskName": "install"},
+		"tracectx.processid": "****",
 	})
 	if !jsonEqual(got, want) {
 		t.Errorf("message\n got %s\nwant %v", msgs[0].Value, want)
 	}
-	for _, leak := range []string{"tok-123", "MIIE", "tok-999", "MIIF", "injected", "tenant-b", "ffffffff"} {
+	for _, leak := range []string{"tok-123", "MIIE", "MIIG", "tok-999", "MIIF", "injected", "tenant-b", "ffffffff"} {
 		if strings.Contains(string(msgs[0].Value), leak) {
 			t.Errorf("%q from the sender's record reached Kafka: %s", leak, msgs[0].Value)
 		}
