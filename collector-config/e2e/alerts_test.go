@@ -119,8 +119,8 @@ func (p *promServer) ruleHealth(t *testing.T) []string {
 // fire). The rules are the shipped ones but for their "for:" durations,
 // cut to 1s so that the test stays within a minute or two.
 //
-//   - ProgressUnroutedEvents, ProgressTncoRejects: a driver that sends no
-//     message of its own, for a tenant nobody knows, to the gateway.
+//   - ProgressUnroutedEvents, ProgressTncoRejects: a driver's events for a
+//     tenant nobody knows, to the gateway.
 //   - ProgressMemoryLimiterRefusals: logs and spans to an agent over its
 //     memory limit.
 //   - ProgressCollectorDown: the gateway killed.

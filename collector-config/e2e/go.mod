@@ -6,6 +6,7 @@ replace github.com/progressotel/progressotel => ../..
 
 require (
 	github.com/progressotel/progressotel v0.0.0
+	github.com/progressotel/progressotel/tncomessage v0.0.0-00010101000000-000000000000
 	github.com/twmb/franz-go v1.22.3
 	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260918054303-01f206a7e32c
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1
@@ -29,7 +30,6 @@ require (
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.31.0 // indirect
 	github.com/klauspost/compress v1.20.3 // indirect
 	github.com/pierrec/lz4/v4 v4.1.33 // indirect
-	github.com/progressotel/progressotel/tncomessage v0.0.0-00010101000000-000000000000 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/contrib/propagators/envcar v0.71.0 // indirect

@@ -435,6 +435,10 @@ type driverOpt struct {
 	tls         *tls.Config
 	libRedacted bool
 	noRetry     bool // a refused export fails at once instead of after 30 s of retries
+	// noAttrLimit: no limit on a record's attribute count (the SDK's
+	// default is 128), as a sender that is not built on the SDK has none:
+	// rawEvent's details of thousands of keys reach the collector whole.
+	noAttrLimit bool
 	// flushOnly: records are exported by flush alone (no export timer),
 	// so the records emitted before a flush travel in one OTLP request.
 	flushOnly bool
@@ -482,6 +486,9 @@ func newDriver(t testing.TB, endpoint string, o driverOpt) *driver {
 	}
 	if o.capture != nil {
 		procs = append(procs, sdklog.WithProcessor(sdklog.NewSimpleProcessor(o.capture)))
+	}
+	if o.noAttrLimit {
+		procs = append(procs, sdklog.WithAttributeCountLimit(-1))
 	}
 	lp := sdklog.NewLoggerProvider(procs...)
 	d := &driver{lp: lp, tp: sdktrace.NewTracerProvider()}

@@ -16,13 +16,14 @@ import (
 	"github.com/progressotel/progressotel/progress/wire"
 )
 
-// The message a driver on this library builds (wire.AppendMessage, sent as
-// the record body) is the message TNCO receives, byte for byte: the
-// collector checks it against the record and forwards it, for events and
-// transitions alike, with the library's own redaction on. The one change
-// is the collector's: a secret key's value, which the library wrote as
-// [REDACTED], is masked as the collector masks it.
-func TestDriverMessageIsForwardedAsBuilt(t *testing.T) {
+// The message TNCO receives for a driver on this library is the message
+// wire.AppendMessage builds in-process from the records the driver sent
+// (standard records: attributes, no message body), byte for byte: the
+// collector builds it from the record's attributes with the same builder,
+// for events and transitions alike, with the library's own redaction on.
+// The one change is the collector's redaction: a secret key's value, which
+// the library wrote as [REDACTED], is masked as the collector masks it.
+func TestCollectorBuildsTheDriversMessage(t *testing.T) {
 	b := startBroker(t)
 	cons := startConsumer(t, b.addr())
 	col := newCollector(t, b.addr(), []string{"tenant-a"}, nil)
@@ -68,19 +69,23 @@ func TestDriverMessageIsForwardedAsBuilt(t *testing.T) {
 		}
 		want = bytes.ReplaceAll(want, []byte(`"password":"[REDACTED]"`), []byte(`"password":"****"`))
 		if !bytes.Equal(got[i].Value, want) {
-			t.Errorf("message %d:\n got %s\nwant %s (the driver's message)", i, got[i].Value, want)
+			t.Errorf("message %d:\n got %s\nwant %s (wire.AppendMessage of the record sent)", i, got[i].Value, want)
+		}
+		if b := recs[i].Body(); b.Type() != attribute.EMPTY && !(i == 3 && b.AsString() == string(progress.StreamProvisioning)) {
+			t.Errorf("record %d was sent with a body (%v): the driver's records are standard records", i, b)
 		}
 	}
-	if n := col.metric("otelcol_processor_tnco_records", map[string]string{"path": "fast"}); n < 4 {
-		t.Errorf("the fast path took %v records, want 4", n)
+	if n := col.metric("otelcol_processor_tnco_records", nil); n != 4 {
+		t.Errorf("tnco built %v messages, want 4", n)
 	}
 }
 
-// The collector never trusts a driver's message: a message whose envelope
-// disagrees with the record (another tenant, sequence or event type) is
-// rewritten from the record's attributes, the routing follows the
-// progress.tenant attribute alone, and the details are redacted whatever
-// the driver sent.
+// The collector never trusts a body a sender sends: a forged message body
+// (another tenant, sequence, trace and details, a secret) is ignored and
+// overwritten by the message built from the record's attributes; the
+// routing follows the progress.tenant attribute alone, and every attribute
+// the message is built from (details and envelope) is redacted whatever
+// the sender did.
 func TestDriverMessageIsCheckedNotTrusted(t *testing.T) {
 	b := startBroker(t)
 	cons := startConsumer(t, b.addr())
@@ -89,7 +94,7 @@ func TestDriverMessageIsCheckedNotTrusted(t *testing.T) {
 	d := newDriver(t, col.grpc, driverOpt{})
 	ctx, span := d.tp.Tracer("driver").Start(context.Background(), "forged")
 	sc := span.SpanContext()
-	forged := `{"details":{"apiToken":"tok-123","note":"` + "-----BEGIN RSA PRIVATE KEY-----\\nMIIE\\n-----END RSA PRIVATE KEY-----" + `"},` +
+	forged := `{"details":{"apiToken":"tok-999","injected":"from the body","note":"` + "-----BEGIN RSA PRIVATE KEY-----\\nMIIF\\n-----END RSA PRIVATE KEY-----" + `"},` +
 		`"eventType":"ResourceTransitionProgressEvent","level":"INFO","progressEventType":"ansible/TaskStarted",` +
 		`"sequence":99,"tenant":"tenant-b","traceId":"ffffffffffffffffffffffffffffffff"}`
 	var r log.Record
@@ -99,9 +104,14 @@ func TestDriverMessageIsCheckedNotTrusted(t *testing.T) {
 	r.SetTimestamp(time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC))
 	r.SetBody(attribute.ByteSliceValue([]byte(forged)))
 	r.AddAttributes(
-		attribute.String("progress.event_type", "ResourceTransitionProgressEvent"),
-		attribute.String("progress.tenant", "tenant-a"),
-		attribute.Int("progress.sequence", 1),
+		attribute.String(wire.AttrEventType, wire.EventType),
+		attribute.String(wire.DetailsPrefix+"apiToken", "tok-123"),
+		attribute.String(wire.DetailsPrefix+"note", "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----"),
+		attribute.String(wire.DetailsPrefix+"taskName", "install"),
+		attribute.String(wire.AttrTenant, "tenant-a"),
+		attribute.Int(wire.AttrSequence, 1),
+		// A secret in an envelope attribute, not only in the details.
+		attribute.String(wire.TraceCtxPrefix+"processid", "-----BEGIN OPENSSH PRIVATE KEY-----\nMIIG\n-----END OPENSSH PRIVATE KEY-----"),
 	)
 	d.lp.Logger(wire.ScopeName).Emit(ctx, r)
 	span.End()
@@ -121,20 +131,22 @@ func TestDriverMessageIsCheckedNotTrusted(t *testing.T) {
 		"@timestamp": "2026-11-29T10:00:00.000Z", "eventType": "ResourceTransitionProgressEvent",
 		"progressEventType": "ansible/TaskStarted", "level": "INFO", "sequence": 1, "tenant": "tenant-a",
 		"traceId": sc.TraceID().String(), "spanId": sc.SpanID().String(),
-		"details": map[string]any{"apiToken": "****", "note": "****"},
+		"details":            map[string]any{"apiToken": "****", "note": "****", "taskName": "install"},
+		"tracectx.processid": "****",
 	})
 	if !jsonEqual(got, want) {
 		t.Errorf("message\n got %s\nwant %v", msgs[0].Value, want)
 	}
-	for _, leak := range []string{"tok-123", "MIIE", "tenant-b", "ffffffff"} {
+	for _, leak := range []string{"tok-123", "MIIE", "MIIG", "tok-999", "MIIF", "injected", "tenant-b", "ffffffff"} {
 		if strings.Contains(string(msgs[0].Value), leak) {
-			t.Errorf("%q from the driver's message reached Kafka: %s", leak, msgs[0].Value)
+			t.Errorf("%q from the sender's record reached Kafka: %s", leak, msgs[0].Value)
 		}
 	}
 }
 
-// A driver's message over the size limit takes the stock statements and
-// their size guard: cut, marked truncated, not lost.
+// A Go driver's record whose message is over the size limit (here 3000
+// bytes, with no string long enough to cut) reaches Kafka with its details
+// emptied, marked truncated and counted; the record after it is whole.
 func TestOversizeDriverMessageIsCut(t *testing.T) {
 	b := startBroker(t)
 	cons := startConsumer(t, b.addr())
@@ -160,9 +172,7 @@ func TestOversizeDriverMessageIsCut(t *testing.T) {
 	if second["truncated"] != nil || second["details"].(map[string]any)["taskName"] != "small" {
 		t.Errorf("the small message changed: %s", msgs[1].Value)
 	}
-	if n := col.metric("otelcol_processor_tnco_records", map[string]string{"path": "stock"}); n < 1 {
-		t.Errorf("the oversize message did not take the stock path (%v)", n)
-	}
+	oversizeCounted(t, col, "cut", 1)
 }
 
 func jsonEqual(a, b any) bool {

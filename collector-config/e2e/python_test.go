@@ -4,18 +4,24 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/log"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/progressotel/progressotel/internal/testkit/testutil"
+	"github.com/progressotel/progressotel/internal/testkit/wiretest"
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/progresstest"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
 // The Python sender (python/progressotel), run by Debian's python3 against
@@ -97,12 +103,16 @@ func goldenMessages(t *testing.T) map[string]string {
 }
 
 // Every case of the golden corpus that a Python driver can express (JSON
-// details, no Go types, no secrets or limits) reaches Kafka from the
-// Python sender as the Go library's message, byte for byte: details
+// details, no Go types, no secrets or limits) reaches Kafka byte for byte
+// as the same message from every sender, through the one real collector:
+// (a) the Go library, its records emitted through the SDK's OTLP exporter
+// (standard records, no body), and (b) the Python sender. Both equal
+// wire.AppendMessage of the Go records the driver sent (the builder the
+// collector runs, in-process) and the corpus's message.golden: details
 // flattened with escaped keys, slices, nulls, empty maps, numbers, control
 // characters, a scalar, no details, and a failure with its scope, trace
 // and generation on the tenant's topic.
-func TestPythonSenderGivesTheGoldenMessages(t *testing.T) {
+func TestGoldenMessagesFromEverySender(t *testing.T) {
 	py := testutil.RequireTool(t, debianPython, "apt-get install python3")
 	golden := goldenMessages(t)
 	b := startBroker(t)
@@ -127,7 +137,8 @@ func TestPythonSenderGivesTheGoldenMessages(t *testing.T) {
 		{"control-characters", "test/Control", ""},
 	}
 	var services []pyService
-	want := map[string]string{}
+	want := map[string]string{}   // the golden message, by progressEventType
+	caseOf := map[string]string{} // the case, by progressEventType
 	for _, c := range cases {
 		g, ok := golden[c.name]
 		if !ok {
@@ -145,6 +156,7 @@ func TestPythonSenderGivesTheGoldenMessages(t *testing.T) {
 		s.Events = []pyEvent{{Type: c.typ, Details: details, Time: when}}
 		services = append(services, s)
 		want[c.typ] = g
+		caseOf[c.typ] = c.name
 	}
 	var failure struct{ Details json.RawMessage }
 	if err := json.Unmarshal([]byte(golden["failure-with-scope"]), &failure); err != nil {
@@ -159,40 +171,100 @@ func TestPythonSenderGivesTheGoldenMessages(t *testing.T) {
 			Traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}},
 	})
 	want["common/OperationFailed"] = golden["failure-with-scope"]
+	caseOf["common/OperationFailed"] = "failure-with-scope"
+	n := len(want)
 
+	// (b) The Python sender first, all of it, so that the first n
+	// messages are its own.
 	sendPython(t, py, col, services)
-	msgs := cons.waitFor(t, 60*time.Second, "a message per case", func(m []message) bool { return len(m) >= len(want) })
-	if len(msgs) != len(want) {
-		t.Errorf("%d messages, want %d: %s", len(msgs), len(want), summary(msgs))
+	cons.waitFor(t, 60*time.Second, "a message per case from Python", func(m []message) bool { return len(m) >= n })
+
+	// (a) Then the same cases of the corpus from the Go library, each
+	// through a Recorder of its own (sequence 1, as in the corpus) on one
+	// SDK provider with the OTLP exporter, the library's redaction on as
+	// the corpus has it.
+	sent := &progresstest.Exporter{}
+	d := newDriver(t, col.grpc, driverOpt{libRedacted: true, capture: sent})
+	var sentCase []string
+	for _, c := range wiretest.Cases() {
+		if !slices.Contains(slices.Collect(maps.Values(caseOf)), c.Name) {
+			continue
+		}
+		rec := progress.NewRecorder(progress.WithLoggerProvider(d.lp))
+		if err := c.Emit(context.Background(), rec, d.lp.Logger(wire.ScopeName)); err != nil {
+			t.Fatalf("case %s: %v", c.Name, err)
+		}
+		sentCase = append(sentCase, c.Name)
 	}
-	for _, m := range msgs {
+	d.flush(t)
+	msgs := cons.waitFor(t, 60*time.Second, "a message per case from Go", func(m []message) bool { return len(m) >= 2*n })
+	time.Sleep(time.Second) // anything more would have arrived by now
+	msgs = cons.all()
+	if len(msgs) != 2*n || len(sentCase) != n {
+		t.Fatalf("%d messages, want %d (%d cases sent by Go, want %d): %s", len(msgs), 2*n, len(sentCase), n, summary(msgs))
+	}
+	// What the Go driver sent, through the in-process builder.
+	built := map[string]string{} // by case
+	recs := sent.Records()
+	if len(recs) != n {
+		t.Fatalf("the Go driver sent %d records, want %d", len(recs), n)
+	}
+	for i := range recs {
+		m, ok := wire.AppendMessage(nil, &recs[i])
+		if !ok {
+			t.Fatalf("case %s: not a progress record", sentCase[i])
+		}
+		built[sentCase[i]] = string(m)
+		if b := recs[i].Body(); b.Type() != attribute.EMPTY {
+			t.Errorf("case %s: the Go driver sent a body (%v): its records are standard records", sentCase[i], b)
+		}
+	}
+
+	for i, m := range msgs {
+		sender := "Python"
+		if i >= n {
+			sender = "Go"
+		}
 		var head struct{ ProgressEventType string }
 		if err := json.Unmarshal(m.Value, &head); err != nil {
-			t.Fatalf("message on %s: %v: %s", m.Topic, err, m.Value)
+			t.Fatalf("%s message on %s: %v: %s", sender, m.Topic, err, m.Value)
 		}
 		w, ok := want[head.ProgressEventType]
 		if !ok {
-			t.Errorf("unexpected message on %s: %s", m.Topic, m.Value)
+			t.Errorf("unexpected %s message on %s: %s", sender, m.Topic, m.Value)
 			continue
 		}
-		delete(want, head.ProgressEventType)
+		name := caseOf[head.ProgressEventType]
 		if string(m.Value) != w {
-			t.Errorf("%s:\n got %s\nwant %s (the golden corpus)", head.ProgressEventType, m.Value, w)
+			t.Errorf("%s, %s:\n got %s\nwant %s (the golden corpus)", name, sender, m.Value, w)
+		}
+		if string(m.Value) != built[name] {
+			t.Errorf("%s, %s:\n got %s\nwant %s (wire.AppendMessage of the Go record)", name, sender, m.Value, built[name])
 		}
 		if head.ProgressEventType == "common/OperationFailed" {
 			if m.Topic != "progress_events_acme" || m.Headers["tenantId"] != "acme" || string(m.Key) != "4bf92f3577b34da6a3ce929d0e0e4736" {
-				t.Errorf("the tenant's event: topic %s, tenantId %q, key %q; want progress_events_acme, acme, the trace id",
-					m.Topic, m.Headers["tenantId"], m.Key)
+				t.Errorf("the tenant's event from %s: topic %s, tenantId %q, key %q; want progress_events_acme, acme, the trace id",
+					sender, m.Topic, m.Headers["tenantId"], m.Key)
 			}
+		} else if m.Topic != "progress_unrouted" {
+			t.Errorf("%s, %s: on %s, want progress_unrouted (no tenant)", name, sender, m.Topic)
 		}
 	}
-	for typ := range want {
-		t.Errorf("no message for %s", typ)
+	// Each case once from each sender.
+	seen := map[string]int{}
+	for _, m := range msgs {
+		var head struct{ ProgressEventType string }
+		_ = json.Unmarshal(m.Value, &head)
+		seen[head.ProgressEventType]++
 	}
-	// The collector read the details from the record body, as it does the
-	// Go library's: no record took the stock statements.
-	if n := col.metric("otelcol_processor_tnco_records", map[string]string{"path": "stock"}); n != 0 {
-		t.Errorf("%v records took the stock path, want none", n)
+	for typ := range want {
+		if seen[typ] != 2 {
+			t.Errorf("%d messages for %s, want 2 (one from each sender)", seen[typ], typ)
+		}
+	}
+	// The collector built every message: none was refused or lost.
+	if got := col.metric("otelcol_processor_tnco_records", nil); got != float64(2*n) {
+		t.Errorf("tnco built %v messages, want %d", got, 2*n)
 	}
 }
 
@@ -230,10 +302,10 @@ func numbersAsGo(t *testing.T, raw string) map[string]any {
 }
 
 // The same events of one request, in one trace with its tracectx headers,
-// sent by the Python sender and by a Go driver on this library (whose
-// records carry the message body the collector checks): both land on the
-// tenant's topic with the same messages, byte for byte, sequence included,
-// and the collector redacts the secrets of both.
+// sent by the Python sender and by a Go driver on this library (standard
+// records, its redaction off): both land on the tenant's topic with the
+// same messages, byte for byte, sequence included, and the collector
+// redacts the secrets of both.
 func TestPythonSenderMatchesTheGoDriver(t *testing.T) {
 	py := testutil.RequireTool(t, debianPython, "apt-get install python3")
 	b := startBroker(t)
@@ -290,13 +362,15 @@ func TestPythonSenderMatchesTheGoDriver(t *testing.T) {
 	if len(msgs) != 2*n {
 		t.Fatalf("%d messages on %s, want %d: %s", len(msgs), topic, 2*n, summary(msgs))
 	}
-	if got := col.metric("otelcol_processor_tnco_records", map[string]string{"path": "fast"}); got != float64(2*n) {
-		t.Errorf("the fast path took %v records, want %d (the Python sender's and the Go driver's)", got, 2*n)
+	if got := col.metric("otelcol_processor_tnco_records", nil); got != float64(2*n) {
+		t.Errorf("tnco built %v messages, want %d (the Python sender's and the Go driver's)", got, 2*n)
 	}
 	for i := 0; i < n; i++ {
 		pyMsg, goMsg := msgs[i], msgs[n+i]
-		if bytes.Contains(pyMsg.Value, []byte("hunter2")) || bytes.Contains(pyMsg.Value, []byte("ghp_abc")) {
-			t.Errorf("event %d: a secret reached Kafka: %s", i, pyMsg.Value)
+		for _, m := range []message{pyMsg, goMsg} {
+			if bytes.Contains(m.Value, []byte("hunter2")) || bytes.Contains(m.Value, []byte("ghp_abc")) {
+				t.Errorf("event %d: a secret reached Kafka: %s", i, m.Value)
+			}
 		}
 		if !bytes.Equal(pyMsg.Value, goMsg.Value) {
 			t.Errorf("event %d:\nPython %s\n    Go %s", i, pyMsg.Value, goMsg.Value)

@@ -106,7 +106,7 @@ func (tr *tiers) drive(n, perRun int, pace time.Duration) (wait func() []runStat
 		}
 		lp := sdklog.NewLoggerProvider(
 			sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(nil)),
-			sdklog.WithProcessor(sdkparts.NewBatchProcessor(sdkparts.NewMessageBodyExporter(exp),
+			sdklog.WithProcessor(sdkparts.NewBatchProcessor(exp,
 				sdkparts.WithExportInterval(50*time.Millisecond), sdkparts.WithMaxQueueSize(perRun+64),
 				sdkparts.WithExportTimeout(time.Minute))))
 		rec := progress.NewRecorder(progress.WithoutRedaction(), progress.WithLoggerProvider(lp))
@@ -350,8 +350,7 @@ func TestScaleHealthy(t *testing.T) {
 
 	// Then what only a misbehaving client causes, so that those metric
 	// names are checked against this build too: an event of no known
-	// tenant, from a driver that sends no message of its own (the tnco
-	// fast path rejects it, the stock processors build it).
+	// tenant (the collector routes it to progress_unrouted).
 	// Twice, some scrapes apart, in one trace (so to one gateway): a
 	// counter series is born at its first increment, and rate() sees an
 	// increase only from its second sample.

@@ -2,7 +2,7 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,35 +11,58 @@ import (
 	"go.opentelemetry.io/otel/log"
 
 	"github.com/progressotel/progressotel/progress"
-	"github.com/progressotel/progressotel/progress/progresstest"
 	"github.com/progressotel/progressotel/progress/wire"
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 // rawEvent emits a progress event the way a driver that is not built on
 // this library can (a Python driver on the OTel SDK, say): the wire
-// contract's scope and attributes, the message as a JSON body (at least
-// eventType, progressEventType and the nested details; docs/collector.md),
-// and none of the library's limits. It is how an event larger than Kafka's message limit
-// reaches the collector.
+// contract's scope and attributes, the details flattened as docs/wire.md
+// says (flatDetails), no body, and none of the library's limits. It is how
+// an event larger than Kafka's message limit reaches the collector.
 func (d *driver) rawEvent(ctx context.Context, typ string, seq int, details attribute.Value, extra ...attribute.KeyValue) {
 	var r log.Record
 	r.SetEventName(typ)
 	r.SetTimestamp(time.Now())
 	r.SetSeverity(log.SeverityInfo)
 	r.SetSeverityText("INFO")
-	body, err := json.Marshal(map[string]any{
-		"eventType": "ResourceTransitionProgressEvent", "progressEventType": typ, "details": progresstest.ValueOf(details),
-	})
-	if err != nil {
-		panic(err) // the tests' own details: JSON by construction
-	}
-	r.SetBody(attribute.ByteSliceValue(body))
+	r.AddAttributes(attribute.String(wire.AttrEventType, wire.EventType))
+	r.AddAttributes(flatDetails(details)...)
 	r.AddAttributes(append([]attribute.KeyValue{
-		attribute.String("progress.event_type", "ResourceTransitionProgressEvent"),
-		attribute.String("progress.tenant", "tenant-a"),
-		attribute.Int("progress.sequence", seq),
+		attribute.String(wire.AttrTenant, "tenant-a"),
+		attribute.Int(wire.AttrSequence, seq),
 	}, extra...)...)
 	d.lp.Logger(wire.ScopeName).Emit(ctx, r)
+}
+
+// flatDetails flattens details by the wire contract, as a sender in
+// another language must (docs/wire.md, "Details"): a non-empty map's
+// entries below progress.details., each key escaped, keys in byte order;
+// any other value whole, a top-level one under progress.details.value.
+// Unlike progresstest.Flatten it applies no redaction and no limits.
+func flatDetails(details attribute.Value) []attribute.KeyValue {
+	if details.Type() != attribute.MAP {
+		if details.Type() == attribute.EMPTY {
+			return nil
+		}
+		return []attribute.KeyValue{{Key: wire.DetailsPrefix + wire.ValueKey, Value: details}}
+	}
+	var out []attribute.KeyValue
+	var walk func(path string, kvs []attribute.KeyValue)
+	walk = func(path string, kvs []attribute.KeyValue) {
+		kvs = slices.Clone(kvs)
+		slices.SortFunc(kvs, func(a, b attribute.KeyValue) int { return strings.Compare(string(a.Key), string(b.Key)) })
+		for _, kv := range kvs {
+			p := path + tncomessage.EscapeSegment(string(kv.Key))
+			if kv.Value.Type() == attribute.MAP && len(kv.Value.AsMap()) > 0 {
+				walk(p+wire.DetailsSeparator, kv.Value.AsMap())
+				continue
+			}
+			out = append(out, attribute.KeyValue{Key: attribute.Key(p), Value: kv.Value})
+		}
+	}
+	walk(wire.DetailsPrefix, details.AsMap())
+	return out
 }
 
 // bySequence indexes the bodies of the messages on topic by sequence.
@@ -73,15 +96,16 @@ func TestOversizeEventsAreCutNotLost(t *testing.T) {
 
 	huge := strings.Repeat("x", 1_200_000) // over 900 000, the default limit
 	under := strings.Repeat("u", 800_000)
-	str := attribute.StringValue
+	sv := attribute.StringValue
+	str := func(v any) string { s, _ := v.(string); return s }
 	events := []struct {
 		typ     string
 		details attribute.Value
 		extra   []attribute.KeyValue
 	}{
 		1: {"ansible/PlayStarted", attribute.MapValue(attribute.String("playName", "small")), nil},
-		2: {"ansible/TaskCompletedOnHost", attribute.MapValue(attribute.String("taskName", "under"), attribute.KeyValue{Key: "stdout", Value: str(under)}), nil},
-		3: {"ansible/TaskCompletedOnHost", attribute.MapValue(attribute.String("taskName", "top"), attribute.KeyValue{Key: "stdout", Value: str(huge)}), nil},
+		2: {"ansible/TaskCompletedOnHost", attribute.MapValue(attribute.String("taskName", "under"), attribute.KeyValue{Key: "stdout", Value: sv(under)}), nil},
+		3: {"ansible/TaskCompletedOnHost", attribute.MapValue(attribute.String("taskName", "top"), attribute.KeyValue{Key: "stdout", Value: sv(huge)}), nil},
 		4: {"ansible/TaskCompletedOnHost", attribute.MapValue(attribute.String("taskName", "nested"),
 			attribute.Map("taskResult", attribute.String("stdout", huge), attribute.Int("rc", 0))), nil},
 		5: {"ansible/TaskFailedOnHost", attribute.MapValue(attribute.String("taskName", "envelope")),
@@ -105,16 +129,24 @@ func TestOversizeEventsAreCutNotLost(t *testing.T) {
 		t.Errorf("small event changed: %v", got[1])
 	}
 	if det := details(2); det["stdout"] != under || got[2]["truncated"] != nil {
-		t.Errorf("an event under the limit was cut: %d bytes of stdout, truncated=%v", len(det["stdout"].(string)), got[2]["truncated"])
+		t.Errorf("an event under the limit was cut: %d bytes of stdout, truncated=%v", len(str(det["stdout"])), got[2]["truncated"])
 	}
-	if det := details(3); det["taskName"] != "top" || len(det["stdout"].(string)) != 4096 || got[3]["truncated"] != true {
-		t.Errorf("long top-level string: taskName=%v stdout=%d bytes truncated=%v, want top, 4096, true",
-			det["taskName"], len(det["stdout"].(string)), got[3]["truncated"])
+	// Details are flattened, so a string at any depth is a detail string
+	// the first step cuts, and the rest of the details stay.
+	cutTo := strings.Repeat("x", tncomessage.CutLen) + wire.TruncatedSuffix
+	if det := details(3); det["taskName"] != "top" || det["stdout"] != cutTo || got[3]["truncated"] != true {
+		t.Errorf("long top-level string: taskName=%v stdout=%d bytes truncated=%v, want top, %d bytes, true",
+			det["taskName"], len(str(det["stdout"])), got[3]["truncated"], len(cutTo))
 	}
-	if det := details(4); det == nil || len(det) != 0 || got[4]["truncated"] != true || got[4]["progressEventType"] != "ansible/TaskCompletedOnHost" {
-		t.Errorf("nested oversize: details=%v truncated=%v type=%v, want {} true ansible/TaskCompletedOnHost",
-			det, got[4]["truncated"], got[4]["progressEventType"])
+	det4 := details(4)
+	res, _ := det4["taskResult"].(map[string]any)
+	if det4["taskName"] != "nested" || res["stdout"] != cutTo || res["rc"] != float64(0) || got[4]["truncated"] != true ||
+		got[4]["progressEventType"] != "ansible/TaskCompletedOnHost" {
+		t.Errorf("nested oversize: taskName=%v taskResult.stdout=%d bytes rc=%v truncated=%v type=%v, want nested, %d bytes, 0, true, ansible/TaskCompletedOnHost",
+			det4["taskName"], len(str(res["stdout"])), res["rc"], got[4]["truncated"], got[4]["progressEventType"], len(cutTo))
 	}
+	oversizeCounted(t, col, "cut", 2)
+	oversizeCounted(t, col, "report", 1)
 
 	report := got[5]
 	det := details(5)

@@ -172,10 +172,10 @@ func TestTNCOMessage(t *testing.T) {
 			}
 		}
 	}
-	// The driver sent both as messages it built: the collector checked
-	// them and masked the secrets in them, it did not build them.
-	if n := col.metric("otelcol_processor_tnco_records", map[string]string{"path": "fast"}); n < 2 {
-		t.Errorf("the tnco fast path took %v records, want the event and the transition", n)
+	// The driver sent standard records: the collector redacted their
+	// attributes and built both messages from them.
+	if n := col.metric("otelcol_processor_tnco_records", nil); n != 2 {
+		t.Errorf("tnco built %v messages, want the event and the transition", n)
 	}
 	// The ordinary record left in the same export as the events: it was
 	// counted by the ordinary pipeline, so its absence above is not luck.
@@ -184,10 +184,11 @@ func TestTNCOMessage(t *testing.T) {
 	}
 }
 
-// Without the message body (the seed map) in the record the collector cannot nest the
-// details (no unflatten in OTTL at v0.152): it sends them one level deep
-// with their wire keys and says so with "detailsFlattened": true.
-func TestTNCOMessageFlattenedFallback(t *testing.T) {
+// The collector nests the flattened details of every record (there is no
+// flattened fallback any more): wire keys are unescaped ("%2E" back to
+// "."), slices of maps stay as sent, and the message has no
+// detailsFlattened member.
+func TestTNCOMessageNestsFlattenedDetails(t *testing.T) {
 	b := startBroker(t)
 	cons := startConsumer(t, b.addr())
 	col := newCollector(t, b.addr(), []string{"tenant-a"}, nil)
@@ -207,11 +208,11 @@ func TestTNCOMessageFlattenedFallback(t *testing.T) {
 	msgs := cons.waitFor(t, 60*time.Second, "the event", func(m []message) bool { return len(m) == 1 })
 	body := msgs[0].body(t)
 	want := jsonOf(t, map[string]any{
-		"hostStats.web1%2Eexample%2Ecom.ok": 3,
-		"plays":                             []any{map[string]any{"play": map[string]any{"name": "p"}}},
+		"hostStats": map[string]any{"web1.example.com": map[string]any{"ok": 3}},
+		"plays":     []any{map[string]any{"play": map[string]any{"name": "p"}}},
 	})
-	if !reflect.DeepEqual(body["details"], want) || body["detailsFlattened"] != true {
-		t.Errorf("fallback details = %v, detailsFlattened = %v; want %v, true", body["details"], body["detailsFlattened"], want)
+	if !reflect.DeepEqual(body["details"], want) || body["detailsFlattened"] != nil {
+		t.Errorf("details = %v, detailsFlattened = %v; want %v and no detailsFlattened", body["details"], body["detailsFlattened"], want)
 	}
 	if body["eventType"] != "ResourceTransitionProgressEvent" || body["progressEventType"] != "ansible/PlaybookResult" {
 		t.Errorf("seed keys wrong: %v", body)

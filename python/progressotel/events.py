@@ -3,7 +3,6 @@
 
 import base64
 import datetime
-import decimal
 import math
 import time as _time
 
@@ -198,93 +197,3 @@ def flatten(details):
     elif details is not None:
         f.attrs.append({"key": DETAILS_PREFIX + VALUE_KEY, "value": f.value(details)})
     return f.attrs, f.truncated
-
-
-# -- the details as JSON, in the form the collector's fast path reads
-
-_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
-            "<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
-for _c in range(0x20):
-    _ESCAPES.setdefault(chr(_c), "\\u%04x" % _c)
-_ESCAPE_TABLE = str.maketrans(_ESCAPES)
-
-
-def json_string(s):
-    """s as Go's encoding/json writes a string: HTML characters, control
-    characters, U+2028 and U+2029 escaped, the rest as UTF-8 (a lone
-    surrogate, which UTF-8 cannot hold, as U+FFFD)."""
-    s = s.translate(_ESCAPE_TABLE)
-    try:
-        s.encode("utf-8")
-    except UnicodeEncodeError:
-        s = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in s)
-    return '"' + s + '"'
-
-
-def json_float(f):
-    """f as Go's encoding/json writes a float64: the shortest digits,
-    fixed notation between 1e-6 and 1e21, else an exponent (e-7, e+21)."""
-    if f == 0:
-        return "-0" if math.copysign(1.0, f) < 0 else "0"
-    r = repr(f)
-    a = abs(f)
-    if a < 1e-6 or a >= 1e21:
-        mant, _, exp = r.partition("e")
-        if mant.endswith(".0"):
-            mant = mant[:-2]
-        sign, digits = exp[0], exp[1:].lstrip("0")
-        return mant + "e" + sign + digits.rjust(2, "0") if sign == "+" else mant + "e-" + digits
-    s = format(decimal.Decimal(r), "f")
-    if "." in s:
-        s = s.rstrip("0").rstrip(".")
-    return s
-
-
-def _json_value(f, v, out):
-    """Appends v (as flatten reads it) to out as Go's encoding/json writes
-    the value the record holds: keys in byte order."""
-    if v is None:
-        out.append("null")
-    elif v is True:
-        out.append("true")
-    elif v is False:
-        out.append("false")
-    elif isinstance(v, str):
-        out.append(json_string(v))
-    elif isinstance(v, dict):
-        out.append("{")
-        for i, (k, orig) in enumerate(f.sorted_keys(v)):
-            if i:
-                out.append(",")
-            out.append(json_string(k))
-            out.append(":")
-            _json_value(f, v[orig], out)
-        out.append("}")
-    elif isinstance(v, (list, tuple)):
-        out.append("[")
-        for i, e in enumerate(v):
-            if i:
-                out.append(",")
-            _json_value(f, e, out)
-        out.append("]")
-    else:
-        val = f.value(v)  # numbers and the rest, as their attribute values
-        if "intValue" in val:
-            out.append(val["intValue"])
-        elif "doubleValue" in val:
-            out.append(json_float(val["doubleValue"]))
-        else:
-            out.append(json_string(val["stringValue"]))
-
-
-def details_json(details):
-    """The details nested, as the JSON object the message's details member
-    holds ({} for none, {"value": v} for a value that is not a dict)."""
-    f = _Flattener()
-    if details is None:
-        return "{}"
-    if not isinstance(details, dict):
-        details = {VALUE_KEY: details}
-    out = []
-    _json_value(f, details, out)
-    return "".join(out)

@@ -2,7 +2,6 @@
 blocks, one daemon thread delivers."""
 
 import atexit
-import base64
 import collections
 import json
 import logging
@@ -12,8 +11,8 @@ import time
 import weakref
 
 from .context import TraceContext
-from .events import (EVENT_TYPE, SEVERITIES, ResourceTransitionProgressEvent, _Flattener, details_json,
-                     escape_segment, flatten, rfc3339, time_unix_nano)
+from .events import (EVENT_TYPE, SEVERITIES, ResourceTransitionProgressEvent, _Flattener, escape_segment, flatten,
+                     rfc3339, time_unix_nano)
 from .export import ExportError, HandoffError, HandoffSender, OTLPExporter, environ_or
 
 log = logging.getLogger("progressotel")
@@ -169,13 +168,11 @@ class ProgressEventLogWriterService:
             attrs.append({"key": "progress.truncated", "value": {"boolValue": True}})
         for k in sorted(ctx.tracectx):
             attrs.append({"key": "tracectx." + k, "value": {"stringValue": ctx.tracectx[k]}})
-        # The body holds the details nested, as the Go library's message
-        # body does: the collector takes them from it (docs/collector.md).
-        body = b'{"details":' + details_json(event.details).encode("utf-8") + b"}"
+        # No body, as the Go library's events: the collector builds the
+        # message from the attributes.
         rec = {"timeUnixNano": str(t_ns), "observedTimeUnixNano": str(time.time_ns()),
                "severityNumber": SEVERITIES[event.severity], "severityText": event.severity,
-               "eventName": event.progress_event_type,
-               "body": {"bytesValue": base64.b64encode(body).decode("ascii")}, "attributes": attrs}
+               "eventName": event.progress_event_type, "attributes": attrs}
         if ctx.trace_id:
             rec["traceId"], rec["spanId"], rec["flags"] = ctx.trace_id, ctx.span_id, ctx.flags
         return rec

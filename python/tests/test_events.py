@@ -1,9 +1,8 @@
 import datetime
-import json
 import unittest
 
 from progressotel import ResourceTransitionProgressEvent, check_type, escape_segment, flatten
-from progressotel.events import details_json, json_float, json_string, rfc3339, time_unix_nano
+from progressotel.events import rfc3339, time_unix_nano
 
 
 class EventTest(unittest.TestCase):
@@ -60,24 +59,6 @@ class FlattenTest(unittest.TestCase):
         self.assertEqual(flatten("just text")[0], [{"key": "progress.details.value", "value": {"stringValue": "just text"}}])
         self.assertEqual(flatten(None)[0], [])
         self.assertEqual(flatten({})[0], [])
-
-
-class JSONTest(unittest.TestCase):
-    def test_strings_as_go_writes_them(self):
-        self.assertEqual(json_string('<a&b>"\\\n\t\x1b\u2028é'), '"\\u003ca\\u0026b\\u003e\\"\\\\\\n\\t\\u001b\\u2028é"')
-
-    def test_floats_as_go_writes_them(self):
-        for f, want in [(0.1, "0.1"), (100.0, "100"), (1e-9, "1e-9"), (1e-6, "0.000001"), (1e20, "100000000000000000000"),
-                        (1e21, "1e+21"), (-1.5e-7, "-1.5e-7"), (-0.0, "-0")]:
-            self.assertEqual(json_float(f), want)
-
-    def test_details_json_round_trips(self):
-        d = {"z": [1, 2.5, None, {"b": 1, "a": "x"}], "a.b": {"c": True}, "big": 1 << 64}
-        s = details_json(d)
-        self.assertEqual(s, '{"a.b":{"c":true},"big":"18446744073709551616","z":[1,2.5,null,{"a":"x","b":1}]}')
-        self.assertEqual(json.loads(s)["z"], [1, 2.5, None, {"a": "x", "b": 1}])
-        self.assertEqual(details_json("x"), '{"value":"x"}')
-        self.assertEqual(details_json(None), "{}")
 
 
 class TimeTest(unittest.TestCase):
