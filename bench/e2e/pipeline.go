@@ -308,6 +308,20 @@ func passThroughConfig(progressYAML string, names []string) ([]byte, error) {
 		}
 		cfg[c.section][c.as] = v
 	}
+	// The records go on as they came: a sender's record has no body (the
+	// collector's tnco processor builds the message), so the raw encoding
+	// has nothing to write; otlp_proto writes each record whole, its
+	// attributes included. The sink counts the records in each message.
+	kafka, ok := cfg["exporters"]["kafka"].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: exporters.kafka/unrouted is not a map", progressYAML)
+	}
+	logs, _ := kafka["logs"].(map[string]any)
+	if logs == nil {
+		logs = map[string]any{}
+		kafka["logs"] = logs
+	}
+	logs["encoding"] = "otlp_proto"
 	return yaml.Marshal(cfg)
 }
 

@@ -15,14 +15,16 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
+	"google.golang.org/protobuf/proto"
 )
 
 // runSink is the far end of the pipeline, in a process of its own so that
 // its CPU is not counted as the driver's: a Kafka-protocol broker (kfake)
-// that the collector exports to, and a consumer that counts every message
-// on the progress topics. GET /count on httpPort returns the count.
-// common/EventsDropped events, which the driver emits when it lost
-// records, are not counted: they were never sent by the load.
+// that the collector exports to, and a consumer that counts the events in
+// every message on the progress topics (records). GET /count on httpPort
+// returns the count. common/EventsDropped events, which the driver emits
+// when it lost records, are not counted: they were never sent by the load.
 func runSink(kafkaPort, httpPort int) error {
 	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(kafkaPort), kfake.ClusterID("progress-e2e-bench"),
 		kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(1))
@@ -46,11 +48,7 @@ func runSink(kafkaPort, httpPort int) error {
 	go func() {
 		for ctx.Err() == nil {
 			fs := cl.PollFetches(ctx)
-			fs.EachRecord(func(r *kgo.Record) {
-				if !bytes.Contains(r.Value, []byte(`"common/EventsDropped"`)) {
-					count.Add(1)
-				}
-			})
+			fs.EachRecord(func(r *kgo.Record) { count.Add(records(r.Value)) })
 		}
 	}()
 
@@ -66,4 +64,32 @@ func runSink(kafkaPort, httpPort int) error {
 		return err
 	}
 	return nil
+}
+
+// records is the number of load events in one Kafka message: a TNCO
+// message (JSON, one event) from progress.yaml, or an OTLP LogsData
+// (otlp_proto, the pass-through's encoding) of any number of records.
+// common/EventsDropped events are not counted.
+func records(value []byte) int64 {
+	if len(value) > 0 && value[0] == '{' {
+		if bytes.Contains(value, []byte(`"common/EventsDropped"`)) {
+			return 0
+		}
+		return 1
+	}
+	var data logspb.LogsData
+	if err := proto.Unmarshal(value, &data); err != nil {
+		return 0
+	}
+	var n int64
+	for _, rl := range data.GetResourceLogs() {
+		for _, sl := range rl.GetScopeLogs() {
+			for _, lr := range sl.GetLogRecords() {
+				if lr.GetEventName() != "common/EventsDropped" {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	collogspb "go.opentelemetry.io/proto/otlp/collector/logs/v1"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -119,8 +120,9 @@ func (p *promServer) ruleHealth(t *testing.T) []string {
 // fire). The rules are the shipped ones but for their "for:" durations,
 // cut to 1s so that the test stays within a minute or two.
 //
-//   - ProgressUnroutedEvents, ProgressTncoRejects: a driver's events for a
-//     tenant nobody knows, to the gateway.
+//   - ProgressUnroutedEvents: a driver's events for a tenant nobody knows,
+//     to the gateway; ProgressTncoRejects: events from a sender without the
+//     library's limits, over the message limit (cut by the tnco processor).
 //   - ProgressMemoryLimiterRefusals: logs and spans to an agent over its
 //     memory limit.
 //   - ProgressCollectorDown: the gateway killed.
@@ -165,6 +167,7 @@ func TestAlertsFireFromRealFaults(t *testing.T) {
 			Envelope: progress.Envelope{Scope: map[string]string{"tenant": "nobody"}}}); err != nil {
 			t.Fatal(err)
 		}
+		d.rawEvent(ctx, "ansible/PlayStarted", i+1, attribute.MapValue(attribute.String("log", strings.Repeat("x", 1_000_000))))
 		d.flush(t)
 		for range 2 {
 			if l, s := postSignals(starved.http); l == http.StatusOK || s == http.StatusOK {

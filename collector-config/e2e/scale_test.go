@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploggrpc"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -350,7 +351,9 @@ func TestScaleHealthy(t *testing.T) {
 
 	// Then what only a misbehaving client causes, so that those metric
 	// names are checked against this build too: an event of no known
-	// tenant (the collector routes it to progress_unrouted).
+	// tenant (the collector routes it to progress_unrouted), and one over
+	// the message limit from a sender without the library's limits (the
+	// tnco processor cuts it).
 	// Twice, some scrapes apart, in one trace (so to one gateway): a
 	// counter series is born at its first increment, and rate() sees an
 	// increase only from its second sample.
@@ -362,6 +365,7 @@ func TestScaleHealthy(t *testing.T) {
 			Envelope: progress.Envelope{Scope: map[string]string{"tenant": "nobody"}}}); err != nil {
 			t.Fatal(err)
 		}
+		d.rawEvent(ctx, "ansible/PlayStarted", 1, attribute.MapValue(attribute.String("log", strings.Repeat("x", 1_000_000))))
 		d.flush(t)
 		time.Sleep(3 * time.Second)
 	}

@@ -56,7 +56,7 @@ func (p *tnco) getWork() *work {
 	if w, ok := p.pool.Get().(*work); ok {
 		return w
 	}
-	return &work{chk: check{rules: p.rules, keys: map[string]bool{}}, rec: record{seen: map[string]struct{}{}}}
+	return &work{chk: check{rules: p.rules, keys: map[string]bool{}}}
 }
 
 // maxKept bounds the buffers a pooled work keeps.
@@ -64,7 +64,7 @@ const maxKept = 1 << 20
 
 func (p *tnco) putWork(w *work) {
 	w.rec.lr = plog.LogRecord{}
-	if cap(w.out) > maxKept || len(w.rec.seen) > 1024 {
+	if cap(w.out) > maxKept || cap(w.rec.seen) > 1024 {
 		return
 	}
 	p.pool.Put(w)

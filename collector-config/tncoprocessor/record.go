@@ -1,6 +1,7 @@
 package tncoprocessor
 
 import (
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -18,7 +19,7 @@ import (
 // builder keeps the last (tncomessage.Nest), and routing never reads one.
 type record struct {
 	lr   plog.LogRecord
-	seen map[string]struct{}
+	seen []string // the keys read so far, but detail keys
 }
 
 func (r *record) EventName() string { return r.lr.EventName() }
@@ -26,12 +27,14 @@ func (r *record) EventName() string { return r.lr.EventName() }
 func (r *record) WalkAttributes(f func(attribute.KeyValue) bool) {
 	attrs := r.lr.Attributes()
 	clear(r.seen)
+	r.seen = r.seen[:0]
 	for k, v := range attrs.All() {
-		if !strings.HasPrefix(k, tncomessage.DetailsPrefix) && attrs.Len() > 1 {
-			if _, dup := r.seen[k]; dup {
+		if !strings.HasPrefix(k, tncomessage.DetailsPrefix) {
+			// A linear search: a record has a dozen such keys.
+			if slices.Contains(r.seen, k) {
 				continue
 			}
-			r.seen[k] = struct{}{}
+			r.seen = append(r.seen, k)
 		}
 		if !f(attribute.KeyValue{Key: attribute.Key(k), Value: valueOf(v)}) {
 			return

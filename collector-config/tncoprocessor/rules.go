@@ -112,6 +112,9 @@ func rulesFor(cfg *redactionprocessor.Config) (*rules, error) {
 type check struct {
 	*rules
 	keys map[string]bool
+	// clean holds short texts in which no blocked value matched: the same
+	// task names, hosts and messages come in record after record.
+	clean map[string]struct{}
 	fold folder
 	text []byte // a scalar's text (redactBody)
 }
@@ -145,8 +148,17 @@ func mask(s string) string {
 
 // maskValues replaces the matches of every blocked value in s by "****".
 func (c *check) maskValues(s string) string {
+	if _, ok := c.clean[s]; ok {
+		return s
+	}
 	c.fold.reset()
 	if !c.anyValue.any(s, &c.fold) {
+		if len(c.clean) < maxCachedKeys && len(s) <= maxCachedKeyLen {
+			if c.clean == nil {
+				c.clean = map[string]struct{}{}
+			}
+			c.clean[strings.Clone(s)] = struct{}{}
+		}
 		return s // no matcher's literal: none can match
 	}
 	for _, m := range c.values {
