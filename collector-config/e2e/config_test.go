@@ -140,7 +140,7 @@ func TestValidateAndStartCatchMistakes(t *testing.T) {
 		name, old, new string
 		failsValidate  bool
 	}{
-		{"bad OTTL", `set(log.body["tenant"], `, `set(log.body["tenant"] `, true},
+		{"bad OTTL", `log.attributes["progress.tenant"] == nil`, `log.attributes["progress.tenant"] ==`, true},
 		{"bad Kafka encoding", "      encoding: raw\n", "      encoding: rawjson\n", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,14 +11,18 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/progressotel/progressotel/progress"
+	"github.com/progressotel/progressotel/progress/progresstest"
+	"github.com/progressotel/progressotel/progress/wire"
 )
 
-// secretKeys is details of n secret-named keys with empty values: each
-// "" becomes "****" in redaction, so the message grows by 4 bytes a key.
-func secretKeys(n int) attribute.Value {
+// secretLines is details of n secret-named keys, each a value of lines
+// empty lines: redaction masks a secret line by line, each line becoming
+// "****", so a value of lines newlines (2 bytes each in JSON) grows to
+// about three times its size.
+func secretLines(n, lines int) attribute.Value {
 	kvs := make([]attribute.KeyValue, n)
 	for i := range kvs {
-		kvs[i] = attribute.String(fmt.Sprintf("token%05d", i), "")
+		kvs[i] = attribute.String(fmt.Sprintf("token%03d", i), strings.Repeat("\n", lines))
 	}
 	return attribute.MapValue(kvs...)
 }
@@ -41,23 +45,30 @@ func oversizeCounted(t *testing.T, col *collector, outcome string, want float64)
 }
 
 // The size guard measures the message after redaction, its last change:
-// a record from a driver not built on the library whose details are 55,000
-// secret-named keys with empty values (55,000 flattened attributes) gives
-// an 880 kB message, under the 900 kB guard, and redaction makes it
-// 1.1 MB. It reaches the tenant's topic with its details emptied and
-// marked truncated, counted, instead of being refused by Kafka
-// (MESSAGE_TOO_LARGE) and lost without a word in the stream.
+// a record from a driver not built on the library whose details are 400
+// secret-named keys of 700 empty lines each gives a message of about
+// 570 kB, under the 900 kB guard, and redaction makes it 1.7 MB (each
+// value 3504 bytes, too short to cut). It reaches the tenant's topic with
+// its details emptied and marked truncated, counted, instead of being
+// refused by Kafka (MESSAGE_TOO_LARGE) and lost without a word in the
+// stream.
 func TestSizeGuardMeasuresAfterRedaction(t *testing.T) {
 	const topic = "progress_events_tenant-a"
 	b := startBroker(t)
 	cons := startConsumer(t, b.addr())
 	col := newCollector(t, b.addr(), []string{"tenant-a"}, nil)
 	col.start()
-	d := newDriver(t, col.grpc, driverOpt{noAttrLimit: true})
+	sent := &progresstest.Exporter{}
+	d := newDriver(t, col.grpc, driverOpt{noAttrLimit: true, capture: sent})
 	ctx := context.Background()
 	d.rawEvent(ctx, "ansible/TaskCompletedOnHost", 1, attribute.MapValue(attribute.String("taskName", "before")))
-	d.rawEvent(ctx, "ansible/TaskCompletedOnHost", 2, secretKeys(55_000))
+	d.rawEvent(ctx, "ansible/TaskCompletedOnHost", 2, secretLines(400, 700))
 	d.flush(t)
+	if recs := sent.Records(); len(recs) != 2 {
+		t.Fatalf("%d records sent, want 2", len(recs))
+	} else if msg, _ := wire.AppendMessage(nil, &recs[1]); len(msg) >= 900_000 || len(msg) < 500_000 {
+		t.Fatalf("the message before redaction is %d bytes, want it under the 900000 guard and large", len(msg))
+	}
 	d.rawEvent(ctx, "ansible/TaskCompletedOnHost", 3, attribute.MapValue(attribute.String("taskName", "after")))
 	d.flush(t)
 
