@@ -37,6 +37,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/progressotel/progressotel/tncomessage"
 )
 
 func main() {
@@ -220,7 +222,7 @@ func (p *printer) print(r *kgo.Record) {
 	var head string
 	var v map[string]any
 	if json.Unmarshal(r.Value, &v) == nil {
-		head = fmt.Sprintf("%v  %v", v["eventType"], v["progressEventType"])
+		head = fmt.Sprintf("%v  %v", v[tncomessage.MemberEventType], v[tncomessage.MemberProgressEventType])
 	}
 	fmt.Fprintf(p.out, "\n── TNCO ◀ topic %s  headers [%s]  %s\n", r.Topic, strings.Join(hs, " "), head)
 	var buf bytes.Buffer
