@@ -2,7 +2,6 @@ package tncomessage
 
 import (
 	"strconv"
-	"time"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -132,7 +131,7 @@ func appendReport(b []byte, v *View, m MessageMeta, size int) []byte {
 	var ts []byte
 	if m.TimeUnixNano > 0 {
 		var buf [32]byte
-		ts = time.Unix(0, m.TimeUnixNano).UTC().AppendFormat(buf[:0], MessageTimeLayout)
+		ts = appendTimestamp(buf[:0], m.TimeUnixNano)
 	}
 	b = append(b, '{')
 	if ts != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -96,7 +97,7 @@ func AppendMessage(b []byte, v *View, m MessageMeta) []byte {
 	if m.TimeUnixNano > 0 {
 		key(MemberTimestamp)
 		b = append(b, '"')
-		b = time.Unix(0, m.TimeUnixNano).UTC().AppendFormat(b, MessageTimeLayout)
+		b = appendTimestamp(b, m.TimeUnixNano)
 		b = append(b, '"')
 	}
 	s.component = v.appendRaw(s.component, rawComponentName, "name")
@@ -250,4 +251,26 @@ func putScratch(s *scratch) {
 	clear(s.scope)
 	*s = scratch{component: s.component[:0], resource: s.resource[:0], scope: s.scope[:0]}
 	scratchPool.Put(s)
+}
+
+// secondText is the text of one second of @timestamp, up to the dot.
+type secondText struct {
+	sec  int64
+	text string
+}
+
+// lastSecond is the second last formatted: the records of a batch share
+// it, so formatting is mostly a copy.
+var lastSecond atomic.Pointer[secondText]
+
+// appendTimestamp appends the positive time ns in MessageTimeLayout.
+func appendTimestamp(b []byte, ns int64) []byte {
+	sec, ms := ns/1e9, ns%1e9/1e6
+	st := lastSecond.Load()
+	if st == nil || st.sec != sec {
+		st = &secondText{sec, time.Unix(sec, 0).UTC().Format(MessageTimeLayout[:len("2006-01-02T15:04:05")])}
+		lastSecond.Store(st)
+	}
+	b = append(b, st.text...)
+	return append(b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
 }

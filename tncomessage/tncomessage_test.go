@@ -3,6 +3,7 @@ package tncomessage
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 )
@@ -125,6 +126,18 @@ func TestTransitionField(t *testing.T) {
 	} {
 		if got := transitionField(key, "lifecycle"); got != want {
 			t.Errorf("transitionField(%q) = %q, want %q", key, got, want)
+		}
+	}
+}
+
+// appendTimestamp, with its cache of the last second, writes what the
+// layout writes, for times in and across seconds, in any order.
+func TestAppendTimestamp(t *testing.T) {
+	for _, ns := range []int64{1, 999_999, 1_000_000, 1_764_432_000_123_456_789, 1_764_432_000_999_999_999,
+		1_764_432_001_000_000_000, 1_764_432_000_000_000_001, 253_402_300_799_999_999, 1_000_000_000} {
+		want := time.Unix(0, ns).UTC().Format(MessageTimeLayout)
+		if got := string(appendTimestamp(nil, ns)); got != want {
+			t.Errorf("appendTimestamp(%d) = %s, want %s", ns, got, want)
 		}
 	}
 }

@@ -101,19 +101,46 @@ const (
 	numRaw
 )
 
-// envelopeRaw and transitionRaw map the envelope's string attributes and a
-// transition's payload fields (transitionField) to their View.raw field.
-var (
-	envelopeRaw = map[string]int{
-		AttrComponentName: rawComponentName, AttrComponentVersion: rawComponentVersion,
-		AttrResourceType: rawResourceType, AttrResourceID: rawResourceID,
-		AttrResourceNamespace: rawResourceNamespace, AttrResourceUID: rawResourceUID, AttrTenant: rawTenant,
+// envelopeRaw and transitionRaw return the View.raw field of an envelope
+// string attribute and of a transition's payload field (transitionField),
+// or false. A switch: no hashing per attribute.
+func envelopeRaw(k string) (int, bool) {
+	switch k {
+	case AttrComponentName:
+		return rawComponentName, true
+	case AttrComponentVersion:
+		return rawComponentVersion, true
+	case AttrResourceType:
+		return rawResourceType, true
+	case AttrResourceID:
+		return rawResourceID, true
+	case AttrResourceNamespace:
+		return rawResourceNamespace, true
+	case AttrResourceUID:
+		return rawResourceUID, true
+	case AttrTenant:
+		return rawTenant, true
 	}
-	transitionRaw = map[string]int{
-		"status": rawStatus, "reason": rawReason, "message": rawMessage,
-		"previous.status": rawPrevStatus, "previous.reason": rawPrevReason, "previous.message": rawPrevMessage,
+	return 0, false
+}
+
+func transitionRaw(field string) (int, bool) {
+	switch field {
+	case "status":
+		return rawStatus, true
+	case "reason":
+		return rawReason, true
+	case "message":
+		return rawMessage, true
+	case "previous.status":
+		return rawPrevStatus, true
+	case "previous.reason":
+		return rawPrevReason, true
+	case "previous.message":
+		return rawPrevMessage, true
 	}
-)
+	return 0, false
+}
 
 // rawString returns the string field of v that raw field f is read into.
 func (v *View) rawString(f int) *string {
@@ -197,7 +224,7 @@ func (v *View) add(kv attribute.KeyValue) bool {
 		return true
 	}
 	if v.Kind == KindTransition {
-		if f, ok := transitionRaw[transitionField(k, v.Name)]; ok {
+		if f, ok := transitionRaw(transitionField(k, v.Name)); ok {
 			*v.rawString(f) = v.keep(f, kv.Value)
 			v.HasPrevious = v.HasPrevious || f >= rawPrevStatus
 			return true
@@ -207,7 +234,7 @@ func (v *View) add(kv attribute.KeyValue) bool {
 		v.Details = append(v.Details, PathValue{k[len(DetailsPrefix):], kv.Value})
 		return true
 	}
-	if f, ok := envelopeRaw[k]; ok {
+	if f, ok := envelopeRaw(k); ok {
 		*v.rawString(f) = v.keep(f, kv.Value)
 		return true
 	}

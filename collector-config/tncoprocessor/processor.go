@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strconv"
-	"sync"
 	"sync/atomic"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -42,7 +42,10 @@ type tnco struct {
 
 	keep map[string]bool // "*": every attribute
 
-	pool sync.Pool // *work
+	// works keeps the scratch spaces and their caches (keys and texts
+	// already judged) across calls; unlike a sync.Pool, a GC does not
+	// empty it.
+	works chan *work
 }
 
 // work is the scratch space of one ConsumeLogs call.
@@ -53,10 +56,12 @@ type work struct {
 }
 
 func (p *tnco) getWork() *work {
-	if w, ok := p.pool.Get().(*work); ok {
+	select {
+	case w := <-p.works:
 		return w
+	default:
+		return &work{chk: check{rules: p.rules, keys: map[string]bool{}}}
 	}
-	return &work{chk: check{rules: p.rules, keys: map[string]bool{}}}
 }
 
 // maxKept bounds the buffers a pooled work keeps.
@@ -67,7 +72,10 @@ func (p *tnco) putWork(w *work) {
 	if cap(w.out) > maxKept || cap(w.rec.seen) > 1024 {
 		return
 	}
-	p.pool.Put(w)
+	select {
+	case p.works <- w:
+	default:
+	}
 }
 
 func newTNCO(set processor.Settings, cfg *Config) (*tnco, error) {
@@ -75,7 +83,7 @@ func newTNCO(set processor.Settings, cfg *Config) (*tnco, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tnco.redaction: %w", err)
 	}
-	p := &tnco{cfg: cfg, rules: r, logger: set.Logger, keep: map[string]bool{}}
+	p := &tnco{cfg: cfg, rules: r, logger: set.Logger, keep: map[string]bool{}, works: make(chan *work, 2*runtime.GOMAXPROCS(0))}
 	for _, k := range cfg.KeepAttributes {
 		p.keep[k] = true
 	}

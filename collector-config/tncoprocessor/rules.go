@@ -115,8 +115,8 @@ type check struct {
 	// clean holds short texts in which no blocked value matched: the same
 	// task names, hosts and messages come in record after record.
 	clean map[string]struct{}
-	fold folder
-	text []byte // a scalar's text (redactBody)
+	fold  folder
+	text  []byte // a scalar's text (redactBody)
 }
 
 // maxCachedKeys and maxCachedKeyLen bound what a check remembers: a driver
@@ -153,19 +153,18 @@ func (c *check) maskValues(s string) string {
 	}
 	c.fold.reset()
 	if !c.anyValue.any(s, &c.fold) {
-		if len(c.clean) < maxCachedKeys && len(s) <= maxCachedKeyLen {
-			if c.clean == nil {
-				c.clean = map[string]struct{}{}
-			}
-			c.clean[strings.Clone(s)] = struct{}{}
-		}
+		c.remember(s)
 		return s // no matcher's literal: none can match
 	}
+	in := s
 	for _, m := range c.values {
 		if m.mayMatch(s, &c.fold) && m.re.MatchString(s) {
 			s = m.re.ReplaceAllString(s, "****")
 			c.fold.reset()
 		}
+	}
+	if s == in {
+		c.remember(s) // a literal, and yet no match ("globex" holds "log")
 	}
 	return s
 }
@@ -324,4 +323,15 @@ func (f *folder) of(s string) string {
 	// A view of f.buf, read only until the next reset.
 	f.s, f.done = unsafe.String(unsafe.SliceData(b), len(b)), true
 	return f.s
+}
+
+// remember records that no blocked value matches s, when s is short and
+// the cache has room.
+func (c *check) remember(s string) {
+	if len(c.clean) < maxCachedKeys && len(s) <= maxCachedKeyLen {
+		if c.clean == nil {
+			c.clean = map[string]struct{}{}
+		}
+		c.clean[strings.Clone(s)] = struct{}{}
+	}
 }
