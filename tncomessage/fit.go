@@ -135,32 +135,32 @@ func appendReport(b []byte, v *View, m MessageMeta, size int) []byte {
 	}
 	b = append(b, '{')
 	if ts != nil {
-		b = append(append(append(b, `"@timestamp":"`...), ts...), `",`...)
+		b = append(append(append(b, `"`+MemberTimestamp+`":"`...), ts...), `",`...)
 	}
-	b = strconv.AppendInt(append(b, `"details":{"bytes":`...), int64(size), 10)
+	b = strconv.AppendInt(append(b, `"`+MemberDetails+`":{"bytes":`...), int64(size), 10)
 	b = append(b, `,"count":1`...)
 	if len(v.Name) <= maxReportText {
 		b = AppendStdString(append(b, `,"droppedType":`...), v.Name)
 	}
-	b = AppendStdString(append(b, `,"reason":`...), TooLargeReason)
+	b = AppendStdString(append(b, `,"`+MemberReason+`":`...), TooLargeReason)
 	if ts != nil {
 		b = append(append(append(b, `,"since":"`...), ts...), '"')
 		b = append(append(append(b, `,"until":"`...), ts...), '"')
 	}
-	b = AppendStdString(append(b, `},"eventType":`...), EventType)
-	b = AppendStdString(append(b, `,"level":`...), "WARN")
-	b = AppendStdString(append(b, `,"progressEventType":`...), EventsDroppedType)
+	b = AppendStdString(append(b, `},"`+MemberEventType+`":`...), EventType)
+	b = AppendStdString(append(b, `,"`+MemberLevel+`":`...), "WARN")
+	b = AppendStdString(append(b, `,"`+MemberProgressEventType+`":`...), EventsDroppedType)
 	if v.HasSequence {
-		b = strconv.AppendInt(append(b, `,"sequence":`...), v.Sequence, 10)
+		b = strconv.AppendInt(append(b, `,"`+MemberSequence+`":`...), v.Sequence, 10)
 	}
 	if m.SpanID != [8]byte{} {
-		b = appendHex(append(b, `,"spanId":`...), m.SpanID[:])
+		b = appendHex(append(b, `,"`+MemberSpanID+`":`...), m.SpanID[:])
 	}
 	if t := v.raw[rawTenant]; t.ok && t.v.Type() == attribute.STRING && len(t.v.AsString()) <= maxReportTenant {
-		b = AppendStdString(append(b, `,"tenant":`...), t.v.AsString())
+		b = AppendStdString(append(b, `,"`+MemberTenant+`":`...), t.v.AsString())
 	}
 	if m.TraceID != [16]byte{} {
-		b = appendHex(append(b, `,"traceId":`...), m.TraceID[:])
+		b = appendHex(append(b, `,"`+MemberTraceID+`":`...), m.TraceID[:])
 	}
 	for _, kv := range v.TraceCtx {
 		if kv.Key == TxKey && kv.Value.Type() == attribute.STRING && len(kv.Value.AsString()) <= maxReportText {

@@ -38,8 +38,9 @@ func (c *check) redactValue(key string, v pcommon.Value) {
 func (c *check) redactBody(v pcommon.Value) {
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
-		if s := v.Str(); c.maskValues(s) != s {
-			v.SetStr(c.maskValues(s))
+		s := v.Str()
+		if out := c.maskValues(s); out != s {
+			v.SetStr(out)
 		}
 	case pcommon.ValueTypeInt:
 		c.scalar(v, strconv.AppendInt(c.text[:0], v.Int(), 10))
