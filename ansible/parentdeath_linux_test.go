@@ -146,6 +146,15 @@ func TestKilledDriversPrivateDirectoryIsCleaned(t *testing.T) {
 	if len(left) != 1 {
 		t.Fatalf("private directories after the kill: %v, want the killed driver's", left)
 	}
+	// ansible-runner outlives the driver for a moment: it stops the
+	// playbook on its parent-death signal, then writes its last artifacts
+	// into the directory. A sweep meanwhile may leave the directory to the
+	// next one (cleanStale); this test's sweep comes after runner is gone.
+	for deadline := time.Now().Add(2 * time.Minute); len(testutil.ProcessesWith(left[0])) > 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) { // a hang detector, not a timing assertion
+			t.Fatalf("ansible-runner of the killed driver never ended: %v", testutil.ProcessesWith(left[0]))
+		}
+	}
 	b, err := os.ReadFile(filepath.Join(left[0], "artifacts", runIdent, "command"))
 	if err != nil {
 		t.Fatal(err)

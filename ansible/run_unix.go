@@ -20,7 +20,10 @@ const runSupported = true
 // runner's artifacts. A directory is removed only when it is the current
 // user's and its owner, whose pid its name holds (privateDirName), no
 // longer exists; a directory of a live process, or of another user, stays.
-// It assumes that the processes sharing dir share a pid namespace.
+// It assumes that the processes sharing dir share a pid namespace. The
+// ansible-runner of a killed driver writes its last artifacts after the
+// driver's death, while it stops the playbook: a directory it is still
+// writing may survive a sweep, and the next run's sweep removes it.
 func cleanStale(dir string) {
 	if dir == "" {
 		dir = os.TempDir()
