@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync/atomic"
 
@@ -40,7 +41,8 @@ type tnco struct {
 	cutSet, reportSet metric.MeasurementOption
 	set               metric.MeasurementOption
 
-	keep map[string]bool // "*": every attribute
+	keepAll bool     // keep_attributes holds "*"
+	keep    []string // else the names it holds: one or two, so a slice
 
 	// works keeps the scratch spaces and their caches (keys and texts
 	// already judged) across calls; unlike a sync.Pool, a GC does not
@@ -83,10 +85,8 @@ func newTNCO(set processor.Settings, cfg *Config) (*tnco, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tnco.redaction: %w", err)
 	}
-	p := &tnco{cfg: cfg, rules: r, logger: set.Logger, keep: map[string]bool{}, works: make(chan *work, 2*runtime.GOMAXPROCS(0))}
-	for _, k := range cfg.KeepAttributes {
-		p.keep[k] = true
-	}
+	p := &tnco{cfg: cfg, rules: r, logger: set.Logger, works: make(chan *work, 2*runtime.GOMAXPROCS(0)),
+		keepAll: slices.Contains(cfg.KeepAttributes, "*"), keep: slices.Compact(slices.Sorted(slices.Values(cfg.KeepAttributes)))}
 	meter := set.MeterProvider.Meter("github.com/progressotel/progressotel/collector-config/tncoprocessor")
 	if p.records, err = meter.Int64Counter("otelcol_processor_tnco_records",
 		metric.WithDescription("Progress records whose TNCO message the processor built."),
@@ -177,8 +177,8 @@ func (p *tnco) build(w *work, lr plog.LogRecord) (tncomessage.Fit, bool) {
 	} else {
 		lr.Body().SetEmptyBytes().FromRaw(msg)
 	}
-	if !p.keep["*"] {
-		attrs.RemoveIf(func(k string, _ pcommon.Value) bool { return !p.keep[k] })
+	if !p.keepAll {
+		attrs.RemoveIf(func(k string, _ pcommon.Value) bool { return !slices.Contains(p.keep, k) })
 	}
 	return fit, true
 }

@@ -366,3 +366,32 @@ func TestUnsupportedRedactionIsRefused(t *testing.T) {
 		t.Errorf("Validate: %v", err)
 	}
 }
+
+// A number's or a bool's text is tested only when a blocked value could be
+// in it: with the shipped rules none can (and tnco skips the test); with
+// rules that can, its text is masked (where the redaction processor,
+// without redact_all_types, tests strings only).
+func TestNumbersAndBoolsAreTestedWhenARuleCouldMatch(t *testing.T) {
+	shipped := newProcessor(t, shippedConfig(t))
+	if !shipped.rules.numbersClean || !shipped.rules.boolsClean {
+		t.Errorf("shipped rules: numbersClean %v, boolsClean %v; want both", shipped.rules.numbersClean, shipped.rules.boolsClean)
+	}
+	cfg := shippedConfig(t)
+	cfg.KeepAttributes = []string{"*"}
+	cfg.Redaction.BlockedValues = []string{"1234", "ru", "5e"}
+	p := newProcessor(t, cfg)
+	if p.rules.numbersClean || p.rules.boolsClean {
+		t.Fatalf("numbersClean %v, boolsClean %v; want neither", p.rules.numbersClean, p.rules.boolsClean)
+	}
+	ld := plog.NewLogs()
+	sl := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty()
+	sl.Scope().SetName(scopeName)
+	progressRecord(sl, map[string]any{"progress.details.n": 991234, "progress.details.f": 1.5e300,
+		"progress.details.t": true, "progress.details.k": 42, "progress.details.no": false})
+	got := run(t, p, ld).ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Attributes().AsRaw()
+	want := map[string]any{"progress.event_type": tncomessage.EventType, "progress.details.n": "99****",
+		"progress.details.f": "1.****+300", "progress.details.t": "t****e", "progress.details.k": int64(42), "progress.details.no": false}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("attributes\n got  %v\n want %v", got, want)
+	}
+}

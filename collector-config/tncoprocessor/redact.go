@@ -43,13 +43,17 @@ func (c *check) redactBody(v pcommon.Value) {
 			v.SetStr(out)
 		}
 	case pcommon.ValueTypeInt:
-		c.scalar(v, strconv.AppendInt(c.text[:0], v.Int(), 10))
+		if !c.numbersClean {
+			c.scalar(v, strconv.AppendInt(c.text[:0], v.Int(), 10))
+		}
 	case pcommon.ValueTypeDouble:
-		if f := v.Double(); !math.IsNaN(f) && !math.IsInf(f, 0) {
+		if f := v.Double(); !c.numbersClean && !math.IsNaN(f) && !math.IsInf(f, 0) {
 			c.scalar(v, tncomessage.AppendJSONFloat(c.text[:0], f, 64))
 		}
 	case pcommon.ValueTypeBool:
-		c.scalar(v, strconv.AppendBool(c.text[:0], v.Bool()))
+		if !c.boolsClean {
+			c.scalar(v, strconv.AppendBool(c.text[:0], v.Bool()))
+		}
 	case pcommon.ValueTypeBytes:
 		c.scalar(v, base64.StdEncoding.AppendEncode(c.text[:0], v.Bytes().AsRaw()))
 	case pcommon.ValueTypeSlice:

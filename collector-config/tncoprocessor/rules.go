@@ -23,6 +23,20 @@ type rules struct {
 	// anyValue: one pass over a string tells whether any blocked value
 	// may match (the common answer is no), instead of a search per literal.
 	anyValue literalIndex
+	// numbersClean and boolsClean: no blocked value's literal can be in
+	// the text of a number (digits, "-", "+", ".", "e") or of a bool
+	// ("true", "false"), so no blocked value can match one.
+	numbersClean, boolsClean bool
+}
+
+// inNumberText reports whether literal l could be in the text of a
+// number; inBoolText, of a bool.
+func inNumberText(l literal) bool {
+	return strings.Trim(l.s, "0123456789-+.e") == ""
+}
+
+func inBoolText(l literal) bool {
+	return strings.Contains("true", l.s) || strings.Contains("false", l.s)
 }
 
 // literalIndex finds, in one pass over a text, whether it contains any of
@@ -83,7 +97,7 @@ func rulesFor(cfg *redactionprocessor.Config) (*rules, error) {
 		cfg.DBSanitizer.OpenSearchConfig.Enabled || cfg.DBSanitizer.ESConfig.Enabled:
 		return nil, fmt.Errorf("db_sanitizer is enabled")
 	}
-	r := &rules{}
+	r := &rules{numbersClean: true, boolsClean: true}
 	for i, p := range append(slices.Clone(cfg.BlockedKeyPatterns), cfg.BlockedValues...) {
 		m, err := newMatcher(p)
 		if err != nil {
@@ -100,6 +114,8 @@ func rulesFor(cfg *redactionprocessor.Config) (*rules, error) {
 		}
 		for _, l := range m.lits {
 			r.anyValue.add(l)
+			r.numbersClean = r.numbersClean && !inNumberText(l)
+			r.boolsClean = r.boolsClean && !inBoolText(l)
 		}
 		r.values = append(r.values, m)
 	}
