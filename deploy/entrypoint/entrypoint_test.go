@@ -79,6 +79,10 @@ func TestSameCommandAsRunSh(t *testing.T) {
 		{"PROGRESS_TIER": "agent", "PROGRESS_OTLP_BEARER_TOKEN": "t", "PROGRESS_GATEWAY_TLS_INSECURE": "false"},
 		{"PROGRESS_TIER": "gateway", "PROGRESS_OTLP_BEARER_TOKEN": "t", "PROGRESS_OTLP_TLS_CERT_FILE": "/c", "PROGRESS_TENANTS": "a",
 			"PROGRESS_METRICS_BACKEND_ENDPOINT": "http://m"},
+		// the Go runtime's memory policy: defaults per tier, or as set
+		{"PROGRESS_TIER": "agent", "PROGRESS_MEMORY_LIMIT_MIB": "1024"},
+		{"PROGRESS_MEMORY_LIMIT_MIB": "64", "GOGC": "50"},
+		{"PROGRESS_TIER": "gateway", "GOMEMLIMIT": "2GiB"},
 		// refused
 		{"PROGRESS_TRACES_ENDPOINT": "t", "PROGRESS_TRACES_PROTOCOL": "udp"},
 		{"PROGRESS_TIER": "bogus"},
@@ -96,7 +100,9 @@ func TestSameCommandAsRunSh(t *testing.T) {
 		{"PROGRESS_TIER": "agent", "PROGRESS_TENANTS": "a b"},
 	}
 	echo := filepath.Join(t.TempDir(), "args")
-	if err := os.WriteFile(echo, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\"\n"), 0o755); err != nil {
+	// The stand-in collector prints the runtime's variables, then its
+	// arguments.
+	if err := os.WriteFile(echo, []byte("#!/bin/sh\nprintf 'GOGC=%s\\nGOMEMLIMIT=%s\\n' \"${GOGC-}\" \"${GOMEMLIMIT-}\"\nprintf '%s\\n' \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, env := range cases {
@@ -154,13 +160,33 @@ func TestSameCommandAsRunSh(t *testing.T) {
 		if bin != echo {
 			t.Errorf("%v: binary %s, want %s", env, bin, echo)
 		}
-		got := strings.ReplaceAll(strings.Join(args, "\n"), goStorage, "STORAGE")
+		set := map[string]string{"GOGC": env["GOGC"], "GOMEMLIMIT": env["GOMEMLIMIT"]}
+		for _, kv := range runtimeEnv(getenv) {
+			k, v, _ := strings.Cut(kv, "=")
+			set[k] = v
+		}
+		lines := append([]string{"GOGC=" + set["GOGC"], "GOMEMLIMIT=" + set["GOMEMLIMIT"]}, args...)
+		got := strings.ReplaceAll(strings.Join(lines, "\n"), goStorage, "STORAGE")
 		want := strings.ReplaceAll(strings.TrimSuffix(string(out), "\n"), shStorage, "STORAGE")
 		// run.sh names its configs through its own directory, which may
 		// be a relative or symlinked path.
 		want = strings.ReplaceAll(want, filepath.Clean(configDir)+"/", configDir+"/")
 		if got != want {
 			t.Errorf("%v:\nentrypoint: %q\nrun.sh:     %q", env, got, want)
+		}
+	}
+}
+
+// The entrypoint's GOMEMLIMIT defaults are the memory_limiter's: the
+// defaults of PROGRESS_MEMORY_LIMIT_MIB in agent.yaml and progress.yaml.
+func TestMemoryLimitDefaults(t *testing.T) {
+	for file, want := range map[string]string{"agent.yaml": agentMemoryLimitMiB, "progress.yaml": memoryLimitMiB} {
+		b, err := os.ReadFile(filepath.Join(configDir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line := "limit_mib: ${env:PROGRESS_MEMORY_LIMIT_MIB:-" + want + "}"; !bytes.Contains(b, []byte(line)) {
+			t.Errorf("%s has no %q: the entrypoint's and run.sh's GOMEMLIMIT default is %s MiB", file, line, want)
 		}
 	}
 }

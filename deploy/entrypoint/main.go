@@ -47,9 +47,34 @@ func main() {
 		}
 		os.Exit(1)
 	}
-	err = syscall.Exec(bin, append([]string{bin}, args...), os.Environ())
+	err = syscall.Exec(bin, append([]string{bin}, args...), append(os.Environ(), runtimeEnv(os.Getenv)...))
 	fmt.Fprintf(os.Stderr, "entrypoint: starting %s: %v\n", bin, err)
 	os.Exit(1)
+}
+
+// The memory_limiter's limit when PROGRESS_MEMORY_LIMIT_MIB is unset: the
+// defaults of agent.yaml and of progress.yaml (TestMemoryLimitDefaults).
+const (
+	agentMemoryLimitMiB = "256"
+	memoryLimitMiB      = "512"
+)
+
+// runtimeEnv returns the Go runtime's memory policy for the collector, as
+// run.sh exports it, for the variables getenv does not set: GOGC=200, and
+// GOMEMLIMIT at the memory_limiter's limit.
+func runtimeEnv(getenv func(string) string) []string {
+	var env []string
+	if getenv("GOGC") == "" {
+		env = append(env, "GOGC=200")
+	}
+	if getenv("GOMEMLIMIT") == "" {
+		def := memoryLimitMiB
+		if getenv("PROGRESS_TIER") == "agent" {
+			def = agentMemoryLimitMiB
+		}
+		env = append(env, "GOMEMLIMIT="+or(getenv("PROGRESS_MEMORY_LIMIT_MIB"), def)+"MiB")
+	}
+	return env
 }
 
 // command returns the collector binary and its arguments for the
