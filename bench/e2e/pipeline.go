@@ -245,7 +245,20 @@ func tryStartPipeline(root, name string, extraEnv []string) (_ *pipeline, err er
 		if err := os.WriteFile(file, cfg, 0o600); err != nil {
 			return nil, err
 		}
-		p.collector = exec.Command(bin, append([]string{"--config", file}, overlay...)...)
+		// Started through run.sh as well, so that both collectors run
+		// with its environment (the Go runtime's memory policy): its
+		// stand-in binary starts the real one with the pass-through
+		// configuration instead of progress.yaml.
+		standIn := filepath.Join(dir, "passthrough.sh")
+		script := "#!/bin/sh\nexec " + shellQuote(bin) + " --config " + shellQuote(file)
+		for _, a := range overlay {
+			script += " " + shellQuote(a)
+		}
+		if err := os.WriteFile(standIn, []byte(script+"\n"), 0o700); err != nil {
+			return nil, err
+		}
+		p.collector = exec.Command(filepath.Join(root, "collector-config", "run.sh"))
+		env = append(env, "PROGRESS_OTELCOL_BIN="+standIn)
 	default:
 		return nil, fmt.Errorf("unknown pipeline %q", name)
 	}
@@ -380,4 +393,9 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
