@@ -45,43 +45,7 @@ func TestKilledDriverStopsThePlaybook(t *testing.T) {
 	requireAnsible(t)
 	inv := inventory(t)
 	marker := fmt.Sprintf("800.%d%06d", os.Getpid(), time.Now().Nanosecond()/1000)
-	spec, err := json.Marshal(Playbook{ProjectDir: projectDir, Playbook: "sleep.yml", Inventory: inv,
-		ExtraVars: map[string]any{"sleep_seconds": marker}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	driver := exec.Command(os.Args[0], "-test.run=^$")
-	driver.Env = append(os.Environ(), driverEnv+"="+string(spec))
-	driver.Stderr = os.Stderr
-	if err := driver.Start(); err != nil {
-		t.Fatal(err)
-	}
-	driverDone := make(chan struct{})
-	go func() { _ = driver.Wait(); close(driverDone) }()
-	t.Cleanup(func() {
-		_ = driver.Process.Kill()
-		<-driverDone
-		for _, p := range append(testutil.ProcessesWith(marker), testutil.ProcessesWith(inv)...) {
-			if pid, err := strconv.Atoi(strings.SplitN(p, ":", 2)[0]); err == nil {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-	})
-
-	for deadline := time.Now().Add(2 * time.Minute); len(testutil.ProcessesWith(marker)) == 0; time.Sleep(50 * time.Millisecond) {
-		select {
-		case <-driverDone:
-			t.Fatal("the driver ended before the task's sleep started")
-		default:
-		}
-		if time.Now().After(deadline) { // a hang detector, not a timing assertion
-			t.Fatalf("the task's sleep %s never started", marker)
-		}
-	}
-	if err := driver.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-driverDone
+	killDriverMidTask(t, inv, marker)
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
 		left := append(testutil.ProcessesWith(marker), testutil.ProcessesWith(inv)...)
 		if len(left) == 0 {
@@ -104,43 +68,7 @@ func TestKilledDriversPrivateDirectoryIsCleaned(t *testing.T) {
 	inv := inventory(t)
 	tmp := t.TempDir()
 	marker := fmt.Sprintf("801.%d%06d", os.Getpid(), time.Now().Nanosecond()/1000)
-	spec, err := json.Marshal(Playbook{ProjectDir: projectDir, Playbook: "sleep.yml", Inventory: inv,
-		ExtraVars: map[string]any{"sleep_seconds": marker}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const canary = "PROGRESSOTEL_TEST_DRIVER_TOKEN=tok-canary-8812"
-	driver := exec.Command(os.Args[0], "-test.run=^$")
-	driver.Env = append(os.Environ(), driverEnv+"="+string(spec), "TMPDIR="+tmp, canary)
-	driver.Stderr = os.Stderr
-	if err := driver.Start(); err != nil {
-		t.Fatal(err)
-	}
-	driverDone := make(chan struct{})
-	go func() { _ = driver.Wait(); close(driverDone) }()
-	t.Cleanup(func() {
-		_ = driver.Process.Kill()
-		<-driverDone
-		for _, p := range append(testutil.ProcessesWith(marker), testutil.ProcessesWith(inv)...) {
-			if pid, err := strconv.Atoi(strings.SplitN(p, ":", 2)[0]); err == nil {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-	})
-	for deadline := time.Now().Add(2 * time.Minute); len(testutil.ProcessesWith(marker)) == 0; time.Sleep(50 * time.Millisecond) {
-		select {
-		case <-driverDone:
-			t.Fatal("the driver ended before the task's sleep started")
-		default:
-		}
-		if time.Now().After(deadline) { // a hang detector, not a timing assertion
-			t.Fatalf("the task's sleep %s never started", marker)
-		}
-	}
-	if err := driver.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-driverDone
+	killDriverMidTask(t, inv, marker, "TMPDIR="+tmp, "PROGRESSOTEL_TEST_DRIVER_TOKEN=tok-canary-8812")
 
 	left, _ := filepath.Glob(filepath.Join(tmp, privatePrefix+"*"))
 	if len(left) != 1 {
@@ -188,4 +116,49 @@ func TestKilledDriversPrivateDirectoryIsCleaned(t *testing.T) {
 	if _, err := os.Stat(live); err != nil {
 		t.Errorf("a live process's directory was removed: %v", err)
 	}
+}
+
+// killDriverMidTask starts this test binary as a driver (TestMain) running
+// sleep.yml on inv, with a task that sleeps for marker seconds (a number
+// no other process has on its command line) and env added to its
+// environment, and kills it with SIGKILL once the sleep has started. The
+// test's cleanup kills whatever of the run is left.
+func killDriverMidTask(t *testing.T, inv, marker string, env ...string) {
+	t.Helper()
+	spec, err := json.Marshal(Playbook{ProjectDir: projectDir, Playbook: "sleep.yml", Inventory: inv,
+		ExtraVars: map[string]any{"sleep_seconds": marker}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	driver := exec.Command(os.Args[0], "-test.run=^$")
+	driver.Env = append(append(os.Environ(), driverEnv+"="+string(spec)), env...)
+	driver.Stderr = os.Stderr
+	if err := driver.Start(); err != nil {
+		t.Fatal(err)
+	}
+	driverDone := make(chan struct{})
+	go func() { _ = driver.Wait(); close(driverDone) }()
+	t.Cleanup(func() {
+		_ = driver.Process.Kill()
+		<-driverDone
+		for _, p := range append(testutil.ProcessesWith(marker), testutil.ProcessesWith(inv)...) {
+			if pid, err := strconv.Atoi(strings.SplitN(p, ":", 2)[0]); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	for deadline := time.Now().Add(2 * time.Minute); len(testutil.ProcessesWith(marker)) == 0; time.Sleep(50 * time.Millisecond) {
+		select {
+		case <-driverDone:
+			t.Fatal("the driver ended before the task's sleep started")
+		default:
+		}
+		if time.Now().After(deadline) { // a hang detector, not a timing assertion
+			t.Fatalf("the task's sleep %s never started", marker)
+		}
+	}
+	if err := driver.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-driverDone
 }
