@@ -57,6 +57,45 @@ func ciRun(t *testing.T, gitlab bool, recs []step, n int) (out, summary string) 
 	return buf.String(), string(b)
 }
 
+// ciPipeline is a CI-format live exporter behind a logger provider (with
+// the tracectx processor, as otelbridge.Setup builds it) and a tracer
+// provider, and a Recorder on that logger provider.
+type ciPipeline struct {
+	out *testutil.SyncBuffer
+	e   *LiveExporter
+	lp  *sdklog.LoggerProvider
+	tp  *sdktrace.TracerProvider
+	rec *progress.Recorder
+}
+
+// newCIPipeline builds a ciPipeline whose exporter has opts besides its
+// writer, LiveCI and no colour; the tracer provider is shut down with the
+// test.
+func newCIPipeline(t *testing.T, opts ...Option) *ciPipeline {
+	t.Helper()
+	p := &ciPipeline{out: new(testutil.SyncBuffer)}
+	p.e, _ = NewLive(append([]Option{WithWriter(p.out), WithLiveMode(LiveCI), WithColor(ColorNever)}, opts...)...)
+	p.lp = sdklog.NewLoggerProvider(
+		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(progress.DefaultRedactor())),
+		sdklog.WithProcessor(p.e.LogProcessor()))
+	p.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p.e.SpanProcessor()))
+	t.Cleanup(func() { _ = p.tp.Shutdown(context.Background()) })
+	p.rec = progress.NewRecorder(progress.WithLoggerProvider(p.lp))
+	return p
+}
+
+// recordInPlay returns a function that records an event as a task of the
+// play site.yml does (its envelope).
+func (p *ciPipeline) recordInPlay(t *testing.T) func(context.Context, progress.Event) {
+	env := progress.Envelope{Resource: progress.Resource{Type: "Play", ID: "site.yml"}}
+	return func(ctx context.Context, ev progress.Event) {
+		ev.Envelope = env
+		if err := p.rec.Record(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // failedGlyph reports whether a row starts with the glyph of a failure.
 func failedGlyph(row string) bool {
 	for st := stCancelled; st < numStatus; st++ {
@@ -196,21 +235,8 @@ func TestCIDetect(t *testing.T) {
 func TestCIMemoryBounded(t *testing.T) {
 	t.Setenv("GITHUB_ACTIONS", "true")
 	t.Setenv("GITHUB_STEP_SUMMARY", "")
-	var out testutil.SyncBuffer
-	e, _ := NewLive(WithWriter(&out), WithLiveMode(LiveCI), WithColor(ColorNever), WithoutTime())
-	lp := sdklog.NewLoggerProvider(
-		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(progress.DefaultRedactor())),
-		sdklog.WithProcessor(e.LogProcessor()))
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(e.SpanProcessor()))
-	defer func() { _ = tp.Shutdown(context.Background()) }()
-	rec := progress.NewRecorder(progress.WithLoggerProvider(lp))
-	env := progress.Envelope{Resource: progress.Resource{Type: "Play", ID: "site.yml"}}
-	record := func(ctx context.Context, ev progress.Event) {
-		ev.Envelope = env
-		if err := rec.Record(ctx, ev); err != nil {
-			t.Fatal(err)
-		}
-	}
+	p := newCIPipeline(t, WithoutTime())
+	out, e, lp, tp, record := p.out, p.e, p.lp, p.tp, p.recordInPlay(t)
 	ctx, op := tp.Tracer("t").Start(context.Background(), "site.yml")
 	record(ctx, progress.OperationStarted("Install"))
 	tctx, task := tp.Tracer("t").Start(ctx, "task Print a lot")
@@ -271,21 +297,8 @@ func TestCIMemoryBounded(t *testing.T) {
 func TestCIEscapes(t *testing.T) {
 	t.Setenv("GITHUB_ACTIONS", "true")
 	t.Setenv("GITHUB_STEP_SUMMARY", "")
-	var out testutil.SyncBuffer
-	e, _ := NewLive(WithWriter(&out), WithLiveMode(LiveCI), WithColor(ColorNever))
-	lp := sdklog.NewLoggerProvider(
-		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(progress.DefaultRedactor())),
-		sdklog.WithProcessor(e.LogProcessor()))
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(e.SpanProcessor()))
-	defer func() { _ = tp.Shutdown(context.Background()) }()
-	rec := progress.NewRecorder(progress.WithLoggerProvider(lp))
-	env := progress.Envelope{Resource: progress.Resource{Type: "Play", ID: "site.yml"}}
-	record := func(ctx context.Context, ev progress.Event) {
-		ev.Envelope = env
-		if err := rec.Record(ctx, ev); err != nil {
-			t.Fatal(err)
-		}
-	}
+	p := newCIPipeline(t)
+	out, e, lp, tp, record := p.out, p.e, p.lp, p.tp, p.recordInPlay(t)
 	ctx, op := tp.Tracer("t").Start(context.Background(), "site.yml")
 	record(ctx, progress.OperationStarted("Install"))
 	_, ok := tp.Tracer("t").Start(ctx, "50% done, a:b %0A")
@@ -318,15 +331,8 @@ func TestCIEscapes(t *testing.T) {
 func TestCIGitLabInterleaved(t *testing.T) {
 	t.Setenv("GITLAB_CI", "true")
 	t.Setenv("GITHUB_ACTIONS", "")
-	var out testutil.SyncBuffer
-	e, _ := NewLive(WithWriter(&out), WithLiveMode(LiveCI), WithColor(ColorNever))
-	lp := sdklog.NewLoggerProvider(
-		sdklog.WithProcessor(sdkparts.NewTraceCtxProcessor(progress.DefaultRedactor())),
-		sdklog.WithProcessor(e.LogProcessor()))
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(e.SpanProcessor()))
-	defer func() { _ = tp.Shutdown(context.Background()) }()
-	rec := progress.NewRecorder(progress.WithLoggerProvider(lp))
-	tracer := tp.Tracer("t")
+	p := newCIPipeline(t)
+	out, lp, rec, tracer := p.out, p.lp, p.rec, p.tp.Tracer("t")
 	type run struct {
 		ctx  context.Context
 		op   trace.Span
