@@ -78,11 +78,9 @@ func TestKilledDriversPrivateDirectoryIsCleaned(t *testing.T) {
 	// playbook on its parent-death signal, then writes its last artifacts
 	// into the directory. A sweep meanwhile may leave the directory to the
 	// next one (cleanStale); this test's sweep comes after runner is gone.
-	for deadline := time.Now().Add(2 * time.Minute); len(testutil.ProcessesWith(left[0])) > 0; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) { // a hang detector, not a timing assertion
-			t.Fatalf("ansible-runner of the killed driver never ended: %v", testutil.ProcessesWith(left[0]))
-		}
-	}
+	waitUntil(t, func() bool { return len(testutil.ProcessesWith(left[0])) == 0 }, nil, "", func() string {
+		return fmt.Sprintf("ansible-runner of the killed driver never ended: %v", testutil.ProcessesWith(left[0]))
+	})
 	b, err := os.ReadFile(filepath.Join(left[0], "artifacts", runIdent, "command"))
 	if err != nil {
 		t.Fatal(err)
@@ -147,16 +145,8 @@ func killDriverMidTask(t *testing.T, inv, marker string, env ...string) {
 			}
 		}
 	})
-	for deadline := time.Now().Add(2 * time.Minute); len(testutil.ProcessesWith(marker)) == 0; time.Sleep(50 * time.Millisecond) {
-		select {
-		case <-driverDone:
-			t.Fatal("the driver ended before the task's sleep started")
-		default:
-		}
-		if time.Now().After(deadline) { // a hang detector, not a timing assertion
-			t.Fatalf("the task's sleep %s never started", marker)
-		}
-	}
+	waitUntil(t, func() bool { return len(testutil.ProcessesWith(marker)) > 0 }, driverDone,
+		"the driver ended before the task's sleep started", func() string { return "the task's sleep " + marker + " never started" })
 	if err := driver.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

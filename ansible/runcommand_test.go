@@ -43,17 +43,23 @@ func slowPlaybook(t *testing.T) (playbook, inventory, started string) {
 
 func waitForFile(t *testing.T, path string, done <-chan struct{}) {
 	t.Helper()
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
+	waitUntil(t, func() bool { _, err := os.Stat(path); return err == nil }, done,
+		"the run ended before its task started", func() string { return path + " never appeared" })
+}
+
+// waitUntil polls cond until it holds. The test fails with ended when done
+// closes first (a nil done never does), and with never() after two
+// minutes: a hang detector, not a timing assertion.
+func waitUntil(t *testing.T, cond func() bool, done <-chan struct{}, ended string, never func() string) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); !cond(); time.Sleep(20 * time.Millisecond) {
 		select {
 		case <-done:
-			t.Fatal("the run ended before its task started")
+			t.Fatal(ended)
 		default:
 		}
-		if time.Now().After(deadline) { // a hang detector, not a timing assertion
-			t.Fatalf("%s never appeared", path)
+		if time.Now().After(deadline) {
+			t.Fatal(never())
 		}
 	}
 }

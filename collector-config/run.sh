@@ -36,12 +36,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 # the live data (GOGC=200; Go's default, 100, spent a fifth of the
 # collector's CPU on collections), and a soft limit at the memory_limiter's
 # (GOMEMLIMIT: PROGRESS_MEMORY_LIMIT_MIB, or its default in agent.yaml or
-# progress.yaml), which makes collections more frequent again near it.
+# progress.yaml), which makes collections more frequent again near it. A
+# limit that is not a whole number is left to the collector to refuse.
 case "${PROGRESS_TIER:-single}" in
 agent) limit=${PROGRESS_MEMORY_LIMIT_MIB:-256} ;;
 *) limit=${PROGRESS_MEMORY_LIMIT_MIB:-512} ;;
 esac
-export GOGC="${GOGC:-200}" GOMEMLIMIT="${GOMEMLIMIT:-${limit}MiB}"
+export GOGC="${GOGC:-200}"
+case $limit in
+'' | *[!0-9]*) ;;
+*) export GOMEMLIMIT="${GOMEMLIMIT:-${limit}MiB}" ;;
+esac
 bin=${PROGRESS_OTELCOL_BIN:-$here/../bin/otelcol-progress}
 
 if [ -n "${PROGRESS_GATEWAY_BEARER_TOKEN:-}" ] && [ "${PROGRESS_TIER:-single}" != agent ]; then

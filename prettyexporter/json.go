@@ -60,7 +60,7 @@ func (e *JSONExporter) appendRecord(b []byte, r *sdklog.Record) []byte {
 	if name := r.InstrumentationScope().Name; name != "" {
 		b = appendJSONString(append(b, `,"logger_name":`...), name)
 	}
-	b = append(b, `,"`+tncomessage.MemberMessage+`":`...)
+	b = append(b, `,"message":`...)
 	switch v.Kind {
 	case tncomessage.KindEvent:
 		b = appendJSONString(b, v.Name)

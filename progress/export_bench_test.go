@@ -71,7 +71,7 @@ func exportProvider(tb testing.TB, sink *otlpSink, progressParts bool, opts ...s
 func BenchmarkExportPath(b *testing.B) {
 	ctx := benchCtx()
 	c := mediumCase()
-	run := func(b *testing.B, sink *otlpSink, lp *sdklog.LoggerProvider, op func()) {
+	run := func(b *testing.B, lp *sdklog.LoggerProvider, op func()) {
 		loop(b, op)
 		if err := lp.ForceFlush(context.Background()); err != nil {
 			b.Fatal(err)
@@ -99,7 +99,7 @@ func BenchmarkExportPath(b *testing.B) {
 		lp := exportProvider(b, sink, false)
 		l := lp.Logger(wire.ScopeName)
 		var seq atomic.Int64
-		run(b, sink, lp, func() { c.baseline(ctx, l, seq.Add(1)) })
+		run(b, lp, func() { c.baseline(ctx, l, seq.Add(1)) })
 		wireBytes(b, nil, func(lp *sdklog.LoggerProvider) {
 			for i := range 512 {
 				c.baseline(ctx, lp.Logger(wire.ScopeName), int64(i+1))
@@ -115,7 +115,7 @@ func BenchmarkExportPath(b *testing.B) {
 			lp := exportProvider(b, sink, true, v.opts...)
 			r := progress.NewRecorder(progress.WithLoggerProvider(lp))
 			evt := progress.Event{Type: c.typ, Details: c.asMap, Envelope: benchEnvelope}
-			run(b, sink, lp, func() { mustRecord(b, r, ctx, evt) })
+			run(b, lp, func() { mustRecord(b, r, ctx, evt) })
 			wireBytes(b, v.opts, func(lp *sdklog.LoggerProvider) {
 				r := progress.NewRecorder(progress.WithLoggerProvider(lp))
 				for range 512 {

@@ -115,7 +115,7 @@ func TestNestAllocatesNothing(t *testing.T) {
 	}
 }
 
-func TestTransitionField(t *testing.T) {
+func TestTransitionRaw(t *testing.T) {
 	for key, want := range map[string]string{
 		"progress.lifecycle.status":          "status",
 		"progress.lifecycle.previous.reason": "previous.reason",
@@ -124,8 +124,8 @@ func TestTransitionField(t *testing.T) {
 		"progress.provisioning.status":       "",
 		"progress.lifecycle":                 "",
 	} {
-		if got := transitionField(key, "lifecycle"); got != want {
-			t.Errorf("transitionField(%q) = %q, want %q", key, got, want)
+		if got, _, _ := transitionRaw(key, "lifecycle"); got != want {
+			t.Errorf("transitionRaw(%q) = %q, want %q", key, got, want)
 		}
 	}
 }

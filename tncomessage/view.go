@@ -101,8 +101,7 @@ const (
 	numRaw
 )
 
-// envelopeRaw and transitionRaw return the View.raw field of an envelope
-// string attribute and of a transition's payload field (transitionField),
+// envelopeRaw returns the View.raw field of an envelope string attribute,
 // or false. A switch: no hashing per attribute.
 func envelopeRaw(k string) (int, bool) {
 	switch k {
@@ -124,22 +123,32 @@ func envelopeRaw(k string) (int, bool) {
 	return 0, false
 }
 
-func transitionRaw(field string) (int, bool) {
-	switch field {
-	case "status":
-		return rawStatus, true
-	case "reason":
-		return rawReason, true
-	case "message":
-		return rawMessage, true
-	case "previous.status":
-		return rawPrevStatus, true
-	case "previous.reason":
-		return rawPrevReason, true
-	case "previous.message":
-		return rawPrevMessage, true
+// transitionRaw returns the field a key names in stream's payload
+// ("status", "previous.reason", ...) and its View.raw field, or false when
+// the key is not part of stream's payload. It allocates nothing.
+func transitionRaw(key, stream string) (field string, raw int, ok bool) {
+	n := len(TransitionPrefix) + len(stream)
+	if len(key) <= n+1 || !strings.HasPrefix(key, TransitionPrefix) ||
+		key[len(TransitionPrefix):n] != stream || key[n] != '.' {
+		return "", 0, false
 	}
-	return 0, false
+	switch field = key[n+1:]; field {
+	case "status":
+		raw = rawStatus
+	case "reason":
+		raw = rawReason
+	case "message":
+		raw = rawMessage
+	case "previous.status":
+		raw = rawPrevStatus
+	case "previous.reason":
+		raw = rawPrevReason
+	case "previous.message":
+		raw = rawPrevMessage
+	default:
+		return "", 0, false
+	}
+	return field, raw, true
 }
 
 // rawString returns the string field of v that raw field f is read into.
@@ -224,7 +233,7 @@ func (v *View) add(kv attribute.KeyValue) bool {
 		return true
 	}
 	if v.Kind == KindTransition {
-		if f, ok := transitionRaw(transitionField(k, v.Name)); ok {
+		if _, f, ok := transitionRaw(k, v.Name); ok {
 			*v.rawString(f) = v.keep(f, kv.Value)
 			v.HasPrevious = v.HasPrevious || f >= rawPrevStatus
 			return true
@@ -252,20 +261,4 @@ func (v *View) add(kv attribute.KeyValue) bool {
 		v.Extra = append(v.Extra, kv)
 	}
 	return true
-}
-
-// transitionField returns the field a key names for stream ("status",
-// "previous.reason", ...), or "" when the key is not part of stream's
-// payload. It allocates nothing.
-func transitionField(key, stream string) string {
-	n := len(TransitionPrefix) + len(stream)
-	if len(key) <= n+1 || !strings.HasPrefix(key, TransitionPrefix) ||
-		key[len(TransitionPrefix):n] != stream || key[n] != '.' {
-		return ""
-	}
-	switch f := key[n+1:]; f {
-	case "status", "reason", "message", "previous.status", "previous.reason", "previous.message":
-		return f
-	}
-	return ""
 }

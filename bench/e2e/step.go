@@ -120,14 +120,13 @@ func runStep(p *pipeline, cfg stepConfig) (stepResult, error) {
 		return res, fmt.Errorf("the Python sender needs a pipeline")
 	}
 	var tel *otelbridge.Telemetry
+	var err error
 	if !py {
-		var err error
 		if tel, err = setupDriver(ctx, p); err != nil {
 			return res, err
 		}
 		defer func() { _ = tel.Shutdown(context.Background()) }()
 	}
-	var err error
 
 	var c0 int64
 	var colPID, sinkPID int

@@ -42,7 +42,7 @@ type tnco struct {
 	set               metric.MeasurementOption
 
 	keepAll bool     // keep_attributes holds "*"
-	keep    []string // else the names it holds: one or two, so a slice
+	keep    []string // else the names it holds: one or two, so a slice, not a map
 
 	// works keeps the scratch spaces and their caches (keys and texts
 	// already judged) across calls; unlike a sync.Pool, a GC does not
@@ -86,7 +86,7 @@ func newTNCO(set processor.Settings, cfg *Config) (*tnco, error) {
 		return nil, fmt.Errorf("tnco.redaction: %w", err)
 	}
 	p := &tnco{cfg: cfg, rules: r, logger: set.Logger, works: make(chan *work, 2*runtime.GOMAXPROCS(0)),
-		keepAll: slices.Contains(cfg.KeepAttributes, "*"), keep: slices.Compact(slices.Sorted(slices.Values(cfg.KeepAttributes)))}
+		keepAll: slices.Contains(cfg.KeepAttributes, "*"), keep: cfg.KeepAttributes}
 	meter := set.MeterProvider.Meter("github.com/progressotel/progressotel/collector-config/tncoprocessor")
 	if p.records, err = meter.Int64Counter("otelcol_processor_tnco_records",
 		metric.WithDescription("Progress records whose TNCO message the processor built."),

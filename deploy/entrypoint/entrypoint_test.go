@@ -83,6 +83,7 @@ func TestSameCommandAsRunSh(t *testing.T) {
 		{"PROGRESS_TIER": "agent", "PROGRESS_MEMORY_LIMIT_MIB": "1024"},
 		{"PROGRESS_MEMORY_LIMIT_MIB": "64", "GOGC": "50"},
 		{"PROGRESS_TIER": "gateway", "GOMEMLIMIT": "2GiB"},
+		{"PROGRESS_MEMORY_LIMIT_MIB": "lots"}, // no GOMEMLIMIT: the collector refuses the limit
 		// refused
 		{"PROGRESS_TRACES_ENDPOINT": "t", "PROGRESS_TRACES_PROTOCOL": "udp"},
 		{"PROGRESS_TIER": "bogus"},

@@ -61,18 +61,20 @@ const (
 
 // runtimeEnv returns the Go runtime's memory policy for the collector, as
 // run.sh exports it, for the variables getenv does not set: GOGC=200, and
-// GOMEMLIMIT at the memory_limiter's limit.
+// GOMEMLIMIT at the memory_limiter's limit. A limit that is not a whole
+// number sets no GOMEMLIMIT (the Go runtime would stop at a malformed one
+// before the collector could name the variable): the collector refuses it.
 func runtimeEnv(getenv func(string) string) []string {
 	var env []string
 	if getenv("GOGC") == "" {
 		env = append(env, "GOGC=200")
 	}
-	if getenv("GOMEMLIMIT") == "" {
-		def := memoryLimitMiB
-		if getenv("PROGRESS_TIER") == "agent" {
-			def = agentMemoryLimitMiB
-		}
-		env = append(env, "GOMEMLIMIT="+or(getenv("PROGRESS_MEMORY_LIMIT_MIB"), def)+"MiB")
+	def := memoryLimitMiB
+	if getenv("PROGRESS_TIER") == "agent" {
+		def = agentMemoryLimitMiB
+	}
+	if limit := or(getenv("PROGRESS_MEMORY_LIMIT_MIB"), def); getenv("GOMEMLIMIT") == "" && strings.Trim(limit, "0123456789") == "" {
+		env = append(env, "GOMEMLIMIT="+limit+"MiB")
 	}
 	return env
 }

@@ -31,10 +31,9 @@ func TestGoldenMessage(t *testing.T) {
 	})
 }
 
-// referenceMessage builds the TNCO message of r as docs/collector.md
-// lays it out, apart from the builder (tncomessage), as Go values: the
-// details nested back by
-// Decode, everything else from the attributes, values as the
+// referenceMessage builds the TNCO message of r as docs/collector.md lays
+// it out, apart from the builder (tncomessage), as Go values: the details
+// nested back by Decode, everything else from the attributes, values as the
 // OTLP hop and pdata's AsRaw leave them. encoding/json of the result is
 // what the kafka exporter wrote.
 func referenceMessage(r *sdklog.Record) (map[string]any, bool) {
